@@ -1,0 +1,159 @@
+// The tape: record() appends a node (only when some input requires grad), run_backward()
+// replays the reachable part of the tape in reverse order of recording.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <unordered_map>
+
+#include "autograd/grad_mode.h"
+#include "autograd/node.h"
+#include "ops/elementwise.h"
+
+namespace hm::autograd {
+namespace {
+
+std::atomic<uint64_t> g_sequence{0};
+
+// Number of NaN/Inf elements (float dtypes only).
+int64_t count_nonfinite(const Tensor& t) {
+  if (!is_floating(t.dtype())) return 0;
+  Tensor c = t.to(Device::cpu()).to(DType::Float64).contiguous();
+  const double* p = c.data<double>();
+  int64_t n = 0;
+  for (int64_t i = 0; i < c.numel(); ++i) n += !std::isfinite(p[i]);
+  return n;
+}
+
+void check_finite(const Tensor& t, std::string_view what, std::string_view op) {
+  NoGradGuard guard;
+  int64_t bad = count_nonfinite(t);
+  if (bad)
+    throw_error("anomaly", fmt::format("{} of op '{}' has {} NaN/Inf value(s) out of {} (shape {})", what, op, bad,
+                                       t.numel(), str(t.shape())));
+}
+
+Edge edge_of(const Tensor& t) {
+  if (!t.defined() || !t.requires_grad()) return {};
+  if (t.grad_fn()) return {t.grad_fn(), nullptr};
+  return {nullptr, t.impl_ptr()};
+}
+
+Tensor apply_hooks(const std::vector<GradHook>& hooks, Tensor grad) {
+  for (const auto& hook : hooks) {
+    Tensor replaced = hook(grad);
+    if (replaced.defined()) grad = replaced;
+  }
+  return grad;
+}
+
+Tensor accumulate(const Tensor& current, const Tensor& incoming) {
+  return current.defined() ? add(current, incoming) : incoming;
+}
+
+}  // namespace
+
+const Tensor& Saved::get() const {
+  if (tensor_.defined() && tensor_.version() != version_)
+    throw_error("autograd", fmt::format("a tensor saved for backward ({}) was modified in place after it was saved "
+                                        "(version {} -> {}); clone it before modifying",
+                                        tensor_.desc(), version_, tensor_.version()));
+  return tensor_;
+}
+
+bool will_record(const std::vector<Tensor>& inputs) {
+  if (!grad_enabled()) return false;
+  return std::any_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.defined() && t.requires_grad(); });
+}
+
+Tensor record(std::string_view name, Tensor out, const std::vector<Tensor>& inputs, BackwardFn backward) {
+  if (anomaly_enabled()) check_finite(out, "forward output", name);
+  if (!will_record(inputs)) return out;
+  auto node = std::make_shared<Node>();
+  node->name = std::string(name);
+  node->sequence = g_sequence.fetch_add(1);
+  for (const Tensor& t : inputs) {
+    node->edges.push_back(edge_of(t));
+    node->input_shapes.push_back(t.defined() ? t.shape() : Shape{});
+    node->input_dtypes.push_back(t.defined() ? t.dtype() : DType::Float32);
+  }
+  node->backward = std::move(backward);
+  node->output = out.impl_ptr();
+  out.impl()->grad_fn = node;
+  out.impl()->requires_grad = true;
+  return out;
+}
+
+void run_backward(const Tensor& root, const Tensor& grad, bool retain_graph) {
+  NoGradGuard no_grad;
+  const std::shared_ptr<Node>& start = root.grad_fn();
+  if (!start) {  // a leaf: its gradient is the upstream gradient itself
+    TensorImpl* leaf = root.impl();
+    Tensor g = apply_hooks(leaf->hooks, grad);
+    leaf->grad = accumulate(leaf->grad, g);
+    return;
+  }
+
+  // Collect the reachable part of the tape; recording order is a topological order.
+  std::vector<Node*> nodes;
+  std::unordered_map<Node*, Tensor> grads;
+  {
+    std::vector<Node*> stack{start.get()};
+    grads[start.get()] = Tensor();
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      nodes.push_back(n);
+      for (const Edge& e : n->edges)
+        if (e.node && grads.emplace(e.node.get(), Tensor()).second) stack.push_back(e.node.get());
+    }
+  }
+  std::sort(nodes.begin(), nodes.end(), [](Node* a, Node* b) { return a->sequence > b->sequence; });
+  grads[start.get()] = grad;
+
+  for (Node* node : nodes) {
+    Tensor g = std::move(grads[node]);
+    grads.erase(node);
+    if (!g.defined()) continue;  // nothing flowed into this node
+    if (node->released)
+      throw_error("backward", fmt::format("the graph behind op '{}' was already freed by an earlier backward(); "
+                                          "pass retain_graph=true to backward through it twice",
+                                          node->name));
+    g = apply_hooks(node->hooks, g);
+    if (auto out = node->output.lock(); out && out->retains_grad) out->grad = accumulate(out->grad, g);
+
+    NeedsGrad needs(node->edges.size());
+    for (size_t i = 0; i < needs.size(); ++i) needs[i] = node->edges[i].defined();
+    std::vector<Tensor> input_grads;
+    try {
+      input_grads = node->backward(g, needs);
+    } catch (const Error& e) {
+      throw Error(fmt::format("[backward of {}] {}", node->name, e.what()));
+    }
+    check(input_grads.size() == node->edges.size(), "backward",
+          "op '{}' returned {} gradients for {} inputs", node->name, input_grads.size(), node->edges.size());
+    if (!retain_graph) {
+      node->backward = nullptr;  // frees the saved tensors
+      node->released = true;
+    }
+
+    for (size_t i = 0; i < input_grads.size(); ++i) {
+      const Edge& e = node->edges[i];
+      Tensor& gi = input_grads[i];
+      if (!e.defined() || !gi.defined()) continue;
+      check(gi.shape() == node->input_shapes[i] && gi.dtype() == node->input_dtypes[i], "backward",
+            "op '{}' produced a gradient {} for input {} of shape {} and dtype {}", node->name, gi.desc(), i,
+            str(node->input_shapes[i]), dtype_name(node->input_dtypes[i]));
+      if (anomaly_enabled()) check_finite(gi, fmt::format("gradient of input {}", i), node->name);
+      if (e.node) {
+        Tensor& slot = grads[e.node.get()];
+        slot = accumulate(slot, gi);
+      } else {
+        TensorImpl* leaf = e.leaf.get();
+        Tensor hooked = apply_hooks(leaf->hooks, gi);
+        leaf->grad = accumulate(leaf->grad, hooked.contiguous());
+      }
+    }
+  }
+}
+
+}  // namespace hm::autograd

@@ -1,0 +1,52 @@
+#include "core/random.h"
+
+#include <mutex>
+
+#include "core/parallel.h"
+#include "core/philox.h"
+
+namespace hm {
+
+uint64_t Generator::reserve(uint64_t n) {
+  uint64_t start = offset_;
+  offset_ += philox::counters_for(n);
+  return start;
+}
+
+Generator& default_generator() {
+  static Generator g(0);
+  return g;
+}
+
+void manual_seed(uint64_t seed) { default_generator().set_state(seed, 0); }
+
+namespace {
+
+void cpu_uniform(const Tensor& out, uint64_t seed, uint64_t offset, double low, double high) {
+  dispatch_float(out.dtype(), "uniform_", [&]<class T>() {
+    T* p = out.data<T>();
+    T lo = static_cast<T>(low), span = static_cast<T>(high - low);
+    parallel_for(out.numel(), 64, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) p[i] = lo + span * philox::uniform<T>(seed, offset, i);
+    });
+  });
+}
+
+void cpu_normal(const Tensor& out, uint64_t seed, uint64_t offset, double mean, double std) {
+  dispatch_float(out.dtype(), "normal_", [&]<class T>() {
+    T* p = out.data<T>();
+    T m = static_cast<T>(mean), s = static_cast<T>(std);
+    parallel_for(out.numel(), 64, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) p[i] = m + s * philox::normal<T>(seed, offset, i);
+    });
+  });
+}
+
+[[maybe_unused]] const bool bound = [] {
+  uniform_kernel.cpu = cpu_uniform;
+  normal_kernel.cpu = cpu_normal;
+  return true;
+}();
+
+}  // namespace
+}  // namespace hm

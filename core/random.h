@@ -1,0 +1,34 @@
+// Seeded random generators. A Generator is (seed, offset); each draw reads counters from
+// `offset` and advances it, so saving the pair saves the stream exactly (checkpoints).
+#pragma once
+#include <cstdint>
+
+#include "core/tensor.h"
+
+namespace hm {
+
+class Generator {
+ public:
+  explicit Generator(uint64_t seed = 0) : seed_(seed) {}
+  uint64_t seed() const { return seed_; }
+  uint64_t offset() const { return offset_; }
+  void set_state(uint64_t seed, uint64_t offset) { seed_ = seed, offset_ = offset; }
+  // Returns the offset to use for a draw of n numbers and advances past it.
+  uint64_t reserve(uint64_t n);
+
+ private:
+  uint64_t seed_ = 0;
+  uint64_t offset_ = 0;
+};
+
+// The process-wide generator used when none is passed.
+Generator& default_generator();
+void manual_seed(uint64_t seed);
+
+// Fill contiguous `out` (float32/float64) with draw (seed, offset). Per device.
+inline Kernel<void(const Tensor& out, uint64_t seed, uint64_t offset, double low, double high)> uniform_kernel{
+    "uniform_"};
+inline Kernel<void(const Tensor& out, uint64_t seed, uint64_t offset, double mean, double std)> normal_kernel{
+    "normal_"};
+
+}  // namespace hm

@@ -1,0 +1,27 @@
+// Shapes, strides and the small pieces of index arithmetic every op shares.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hm {
+
+using Shape = std::vector<int64_t>;    // sizes, outermost first
+using Strides = std::vector<int64_t>;  // in elements, not bytes
+
+int64_t numel_of(const Shape& shape);
+Strides contiguous_strides(const Shape& shape);
+std::string str(const Shape& shape);  // "(2, 3)"
+
+// Maps dim in [-ndim, ndim) to [0, ndim); throws naming fn otherwise.
+int64_t normalize_dim(int64_t dim, int64_t ndim, std::string_view fn);
+// Normalises a list of dims, sorts it and rejects repeats; empty means "all dims".
+std::vector<int64_t> normalize_dims(const std::vector<int64_t>& dims, int64_t ndim, std::string_view fn);
+
+// NumPy broadcasting of two shapes; throws naming fn when they are incompatible.
+Shape broadcast_shapes(const Shape& a, const Shape& b, std::string_view fn);
+// Strides that read a tensor of (shape, strides) as if it had shape `target` (0 on broadcast dims).
+Strides broadcast_strides(const Shape& shape, const Strides& strides, const Shape& target);
+
+}  // namespace hm

@@ -1,0 +1,43 @@
+#include "core/storage.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace hm {
+namespace {
+
+void* cpu_alloc(size_t nbytes, int) {
+  size_t rounded = (nbytes + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  if (!p) throw_error("alloc", fmt::format("out of host memory allocating {} bytes", nbytes));
+  return p;
+}
+
+void cpu_free(void* p, int) { std::free(p); }
+
+void cpu_copy(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes) {
+  check(dst_device.is_cpu() && src_device.is_cpu(), "copy_bytes", "CPU copy asked to move {} -> {}",
+        src_device.str(), dst_device.str());
+  if (nbytes) std::memcpy(dst, src, nbytes);
+}
+
+// Bind the CPU implementations at static-init time (constant-initialised slots are ready first).
+[[maybe_unused]] const bool bound = [] {
+  device_alloc_kernel.cpu = cpu_alloc;
+  device_free_kernel.cpu = cpu_free;
+  device_copy_kernel.cpu = cpu_copy;
+  return true;
+}();
+
+}  // namespace
+
+Storage::Storage(size_t nbytes_, Device device_) : nbytes(nbytes_), device(device_) {
+  data = device_alloc_kernel(device, nbytes, device.index);
+}
+
+Storage::~Storage() {
+  if (data) device_free_kernel(device, data, device.index);
+}
+
+}  // namespace hm

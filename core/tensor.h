@@ -1,0 +1,119 @@
+// Tensor: a cheap handle (one shared_ptr) over a TensorImpl that holds a view of shared
+// storage (shape, element strides, offset, dtype) plus its autograd state. Views made by
+// reshape/permute/slice/expand share storage; contiguous() copies only when needed.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/shape.h"
+#include "core/storage.h"
+
+namespace hm {
+
+namespace autograd {
+struct Node;
+}
+class Tensor;
+
+// A gradient hook sees the gradient flowing into a tensor; it may return a replacement
+// gradient, or an undefined Tensor to leave it unchanged.
+using GradHook = std::function<Tensor(const Tensor& grad)>;
+
+struct TensorImpl;
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  // An uninitialised contiguous tensor.
+  static Tensor empty(const Shape& shape, DType dtype = DType::Float32, Device device = Device::cpu());
+  // A view of existing storage.
+  static Tensor view_of(std::shared_ptr<Storage> storage, Shape shape, Strides strides, int64_t offset, DType dtype);
+
+  // -- metadata ---------------------------------------------------------------------------
+  bool defined() const { return impl_ != nullptr; }
+  const Shape& shape() const;
+  const Strides& strides() const;
+  int64_t offset() const;
+  int64_t dim() const { return static_cast<int64_t>(shape().size()); }
+  int64_t size(int64_t d) const;  // negative d counts from the back
+  int64_t numel() const { return numel_of(shape()); }
+  DType dtype() const;
+  Device device() const;
+  bool is_contiguous() const;
+  const std::shared_ptr<Storage>& storage() const;
+  TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+  bool same(const Tensor& other) const { return impl_ == other.impl_; }
+  // "float32 (2, 3) cpu", for error messages.
+  std::string desc() const;
+
+  // -- data -------------------------------------------------------------------------------
+  void* raw_data() const;                    // address of the first element
+  template <class T> T* data() const;        // typed; checks the dtype and the device is the CPU
+  template <class T> T item() const;         // the single element of a 1-element tensor, converted to T
+  std::vector<double> to_vector() const;     // all elements in row-major order (for tests, printing)
+  template <class T> std::vector<T> to_vector_as() const;
+
+  // -- conversions (differentiable where it makes sense) ------------------------------------
+  Tensor contiguous() const;   // self when already contiguous
+  Tensor clone() const;        // always a fresh contiguous copy
+  Tensor to(DType dtype) const;
+  Tensor to(Device device) const;
+
+  // -- autograd ---------------------------------------------------------------------------
+  bool requires_grad() const;
+  Tensor& requires_grad_(bool on = true);
+  bool is_leaf() const;
+  const std::shared_ptr<autograd::Node>& grad_fn() const;
+  Tensor grad() const;                       // accumulated gradient of a leaf (or retained non-leaf)
+  void set_grad(const Tensor& g) const;
+  void zero_grad() const;                    // drops the accumulated gradient
+  Tensor detach() const;                     // same storage, no history
+  // Reverse-mode pass from this tensor. grad defaults to 1 for a one-element tensor.
+  void backward(const Tensor& grad = {}, bool retain_graph = false) const;
+  void register_hook(GradHook hook) const;
+  void retain_grad() const;                  // keep .grad on a non-leaf
+
+  // -- in-place writes (never recorded on the tape; they bump the version counter) ---------
+  Tensor& fill_(double value);
+  Tensor& zero_() { return fill_(0.0); }
+  Tensor& copy_(const Tensor& src);          // broadcasts and converts src into this view
+  uint64_t version() const;
+  void bump_version() const;
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+struct TensorImpl {
+  std::shared_ptr<Storage> storage;
+  Shape shape;      // sizes
+  Strides strides;  // element strides
+  int64_t offset = 0;
+  DType dtype = DType::Float32;
+
+  bool requires_grad = false;
+  bool retains_grad = false;
+  Tensor grad;
+  std::shared_ptr<autograd::Node> grad_fn;  // null for leaves
+  std::vector<GradHook> hooks;              // hooks of a leaf; a non-leaf keeps them on grad_fn
+};
+
+template <class T>
+T* Tensor::data() const {
+  check(defined(), "data", "undefined tensor");
+  check(dtype() == dtype_of<T>(), "data", "requested {} pointer from a {} tensor", dtype_name(dtype_of<T>()),
+        dtype_name(dtype()));
+  return static_cast<T*>(raw_data());
+}
+
+// Converts and copies a strided tensor of any dtype into a contiguous tensor of dst's shape.
+// Shapes must match exactly (callers expand first). Bound per device like every kernel.
+inline Kernel<void(const Tensor& src, const Tensor& dst)> copy_kernel{"copy_"};
+inline Kernel<void(const Tensor& dst, double value)> fill_kernel{"fill_"};
+
+}  // namespace hm

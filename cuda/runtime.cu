@@ -1,0 +1,41 @@
+// Device discovery. Nothing here runs at static-initialisation time: the driver is touched
+// only when a function is called, so a CUDA-enabled build works on a machine without a GPU.
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include "cuda/check.cuh"
+#include "cuda/runtime.h"
+
+namespace hm::cuda {
+
+bool compiled() { return true; }
+
+int device_count() {
+  static const int count = [] {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      cudaGetLastError();  // clear the sticky "no driver"/"no device" error
+      return 0;
+    }
+    return n;
+  }();
+  return count;
+}
+
+bool available() { return device_count() > 0; }
+
+std::string describe() {
+  int n = device_count();
+  if (n == 0) {
+    int driver = 0;
+    cudaDriverGetVersion(&driver);
+    return driver == 0 ? "no CUDA driver" : "no CUDA device";
+  }
+  cudaDeviceProp prop{};
+  HM_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  return fmt::format("{} x {} (sm_{}{})", n, prop.name, prop.major, prop.minor);
+}
+
+void synchronize() { HM_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+}  // namespace hm::cuda

@@ -1,0 +1,15 @@
+// Host-side view of the CUDA backend, safe to include anywhere (no CUDA headers).
+// Whether a device exists is decided at run time: a CUDA-enabled binary runs on a
+// machine without a GPU and reports available() == false.
+#pragma once
+#include <string>
+
+namespace hm::cuda {
+
+bool compiled();        // the backend was built into this library
+int device_count();     // devices visible now (0 without a driver or GPU); never throws
+bool available();       // compiled() && device_count() > 0
+std::string describe(); // one line for logs: "2 x NVIDIA A100 ..." or why none
+void synchronize();     // waits for the current device's stream
+
+}  // namespace hm::cuda

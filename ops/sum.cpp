@@ -1,0 +1,65 @@
+// sum, mean and sum_to: the reductions every broadcasting backward relies on.
+#include "autograd/node.h"
+#include "ops/elementwise.h"
+#include "ops/kernels.h"
+#include "ops/reduce.h"
+
+namespace hm {
+namespace {
+
+Shape keepdim_shape(const Shape& shape, const std::vector<int64_t>& dims) {
+  Shape out = shape;
+  for (int64_t d : dims) out[d] = 1;
+  return out;
+}
+
+Shape dropped_shape(const Shape& shape, const std::vector<int64_t>& dims) {
+  Shape out;
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
+    if (std::find(dims.begin(), dims.end(), d) == dims.end()) out.push_back(shape[d]);
+  return out;
+}
+
+// A contiguous tensor re-labelled with another shape of equal size (no autograd).
+Tensor relabel(const Tensor& t, const Shape& shape) {
+  return Tensor::view_of(t.storage(), shape, contiguous_strides(shape), t.offset(), t.dtype());
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& x, const Dims& dims_in, bool keepdim) {
+  check(x.defined(), "sum", "undefined tensor");
+  check(x.dtype() != DType::Bool, "sum", "cannot sum a bool tensor; convert with .to(DType::Int64)");
+  std::vector<int64_t> dims = normalize_dims(dims_in, x.dim(), "sum");
+  Shape kept = keepdim_shape(x.shape(), dims);
+  Tensor out = Tensor::empty(kept, x.dtype(), x.device());
+  sum_kernel(x.device(), x, dims, out);
+  if (!keepdim) out = relabel(out, dropped_shape(x.shape(), dims));
+  return autograd::record("sum", out, {x}, [kept, shape = x.shape()](const Tensor& g, const autograd::NeedsGrad&) {
+    Tensor gk = relabel(g.contiguous(), kept);
+    return std::vector<Tensor>{Tensor::view_of(gk.storage(), shape, broadcast_strides(kept, gk.strides(), shape),
+                                               gk.offset(), gk.dtype())};
+  });
+}
+
+Tensor mean(const Tensor& x, const Dims& dims_in, bool keepdim) {
+  check(x.defined(), "mean", "undefined tensor");
+  check(is_floating(x.dtype()), "mean", "expected a floating-point tensor, got {}", x.desc());
+  std::vector<int64_t> dims = normalize_dims(dims_in, x.dim(), "mean");
+  int64_t count = 1;
+  for (int64_t d : dims) count *= x.shape()[d];
+  return div(sum(x, dims, keepdim), static_cast<double>(std::max<int64_t>(count, 1)));
+}
+
+Tensor sum_to(const Tensor& grad, const Shape& shape) {
+  if (grad.shape() == shape) return grad;
+  const int64_t lead = grad.dim() - static_cast<int64_t>(shape.size());
+  check(lead >= 0, "sum_to", "cannot reduce {} to {}", str(grad.shape()), str(shape));
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < grad.dim(); ++d)
+    if (d < lead || (shape[d - lead] == 1 && grad.shape()[d] != 1)) dims.push_back(d);
+  Tensor s = sum(grad, dims, true);
+  return relabel(s.contiguous(), shape);
+}
+
+}  // namespace hm

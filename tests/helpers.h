@@ -1,0 +1,59 @@
+// Shared test utilities: value comparison, float64 gradcheck inputs, exception matching.
+#pragma once
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/harmonic.h"
+
+namespace hm::test {
+
+// Max |a - b| <= atol + rtol |b| elementwise, with a readable failure message.
+inline bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-6) {
+  if (a.shape() != b.shape()) {
+    MESSAGE("shape mismatch " << str(a.shape()) << " vs " << str(b.shape()));
+    return false;
+  }
+  std::vector<double> x = a.to_vector(), y = b.to_vector();
+  for (size_t i = 0; i < x.size(); ++i) {
+    bool both_nan = std::isnan(x[i]) && std::isnan(y[i]);
+    if (!both_nan && !(std::fabs(x[i] - y[i]) <= atol + rtol * std::fabs(y[i]))) {
+      MESSAGE("element " << i << ": " << x[i] << " vs " << y[i]);
+      return false;
+    }
+  }
+  return true;
+}
+
+inline bool allclose(const Tensor& a, const std::vector<double>& expected, double rtol = 1e-5, double atol = 1e-6) {
+  return allclose(a, from_vector(expected, a.shape(), {.dtype = DType::Float64}), rtol, atol);
+}
+
+// A float64 leaf requiring grad with seeded normal values (for gradcheck).
+inline Tensor leaf64(const Shape& shape, uint64_t seed = 1, double scale = 1.0) {
+  Generator gen(seed);
+  Tensor t = mul(randn(shape, {.dtype = DType::Float64}, &gen), scale);
+  return t.requires_grad_(true);
+}
+
+// True when f throws an hm::Error whose message contains every fragment.
+template <class F>
+bool throws_with(F&& f, const std::vector<std::string>& fragments) {
+  try {
+    f();
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    for (const auto& frag : fragments)
+      if (msg.find(frag) == std::string::npos) {
+        MESSAGE("message '" << msg << "' lacks '" << frag << "'");
+        return false;
+      }
+    return true;
+  }
+  MESSAGE("no exception thrown");
+  return false;
+}
+
+}  // namespace hm::test
