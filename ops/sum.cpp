@@ -3,6 +3,7 @@
 #include "ops/elementwise.h"
 #include "ops/kernels.h"
 #include "ops/reduce.h"
+#include "ops/shape_ops.h"
 
 namespace hm {
 namespace {
@@ -58,8 +59,7 @@ Tensor sum_to(const Tensor& grad, const Shape& shape) {
   std::vector<int64_t> dims;
   for (int64_t d = 0; d < grad.dim(); ++d)
     if (d < lead || (shape[d - lead] == 1 && grad.shape()[d] != 1)) dims.push_back(d);
-  Tensor s = sum(grad, dims, true);
-  return relabel(s.contiguous(), shape);
+  return reshape(sum(grad, dims, true), shape);  // differentiable, so double backward works
 }
 
 }  // namespace hm
