@@ -1,0 +1,163 @@
+#include "tests/helpers.h"
+
+using namespace hm;
+using hm::test::allclose;
+using hm::test::leaf64;
+using hm::test::throws_with;
+using Inputs = std::vector<Tensor>;
+
+namespace {
+
+Tensor idx(const std::vector<int64_t>& values, const Shape& shape = {}) {
+  return from_vector(values, shape.empty() ? Shape{static_cast<int64_t>(values.size())} : shape);
+}
+
+Tensor iota(const Shape& shape) {
+  return reshape(arange(0.0, static_cast<double>(numel_of(shape)), 1.0, {.dtype = DType::Float64}), shape);
+}
+
+}  // namespace
+
+TEST_CASE("index_select and index_add: values") {
+  Tensor e = iota({4, 3});
+  // torch: e.index_select(0, tensor([3, 0, 3])) and e.index_select(1, tensor([2, 0])), e = arange(12.).reshape(4, 3)
+  CHECK(allclose(index_select(e, 0, idx({3, 0, 3})), {9, 10, 11, 0, 1, 2, 9, 10, 11}));
+  CHECK(allclose(index_select(e, 1, idx({2, 0})), {2, 0, 5, 3, 8, 6, 11, 9}));
+  CHECK(allclose(index_select(transpose(e, 0, 1), 0, idx({2})), {2, 5, 8, 11}));  // strided x
+  CHECK(
+      allclose(index_select(e, -1, slice(idx({1, 9, 0, 9}), 0, 0, 4, 2)), {1, 0, 4, 3, 7, 6, 10, 9}));  // strided index
+  CHECK(index_select(arange(5), 0, idx({4, 4})).to_vector_as<int64_t>() == std::vector<int64_t>{4, 4});
+  CHECK(index_select(e, 0, idx({})).shape() == Shape{0, 3});
+
+  // Duplicates accumulate: rows 0 and 2 of src both land in row 1.
+  Tensor src = iota({3, 3});
+  Tensor out = index_add(zeros({2, 3}, {.dtype = DType::Float64}), 0, idx({1, 0, 1}), src);
+  CHECK(allclose(out, {3, 4, 5, 6, 8, 10}));
+  CHECK(allclose(index_add(ones({2, 2}, {.dtype = DType::Float64}), 1, idx({1, 1}), iota({2, 2})), {1, 2, 1, 6}));
+}
+
+TEST_CASE("gather and scatter_add: values") {
+  Tensor x = tensor({1, 2, 3, 4, 5, 6}, {2, 3});
+  // torch: torch.gather(x, 1, tensor([[0, 0], [1, 0]])) -> [[1, 1], [5, 4]]
+  CHECK(allclose(gather(x, 1, idx({0, 0, 1, 0}, {2, 2})), {1, 1, 5, 4}));
+  // torch: torch.gather(x, 0, tensor([[1, 0, 1]])) -> [[4, 2, 6]]
+  CHECK(allclose(gather(x, 0, idx({1, 0, 1}, {1, 3})), {4, 2, 6}));
+  CHECK(allclose(gather(transpose(x, 0, 1), 1, idx({1, 0, 0}, {3, 1})), {4, 2, 3}));  // x.t().gather(1, ...)
+
+  Tensor src = tensor({1, 2, 3, 4, 5, 6}, {2, 3});
+  // torch: torch.zeros(3, 3).scatter_add(0, tensor([[0, 1, 0], [2, 0, 0]]), src)
+  CHECK(allclose(scatter_add(zeros({3, 3}), 0, idx({0, 1, 0, 2, 0, 0}, {2, 3}), src), {1, 5, 9, 0, 2, 0, 4, 0, 0}));
+  // torch: torch.ones(2, 4).scatter_add(1, tensor([[3, 3], [0, 1]]), src): src larger than index
+  CHECK(allclose(scatter_add(ones({2, 4}), 1, idx({3, 3, 0, 1}, {2, 2}), src), {1, 1, 1, 4, 5, 6, 1, 1}));
+  // Non-contiguous x and src.
+  Tensor xt = transpose(zeros({3, 2}), 0, 1);
+  CHECK(allclose(scatter_add(xt, 1, idx({2, 2, 0, 1, 1, 1}, {2, 3}), transpose(transpose(src, 0, 1), 0, 1)),
+                 {3, 0, 3, 0, 15, 0}));  // row 0: [2] += 1 + 2, [0] += 3; row 1: [1] += 4 + 5 + 6
+  CHECK(scatter_add(arange(3), 0, idx({0, 0}), idx({5, 6})).to_vector_as<int64_t>() == std::vector<int64_t>{11, 1, 2});
+}
+
+TEST_CASE("one_hot") {
+  // torch: F.one_hot(tensor([[0, 2], [1, 1]]), 3)
+  Tensor o = one_hot(idx({0, 2, 1, 1}, {2, 2}), 3);
+  CHECK(o.shape() == Shape{2, 2, 3});
+  CHECK(o.dtype() == DType::Int64);
+  CHECK(o.to_vector_as<int64_t>() == std::vector<int64_t>{1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1, 0});
+  CHECK(allclose(one_hot(idx({1}), 2, DType::Float32), {0, 1}));
+  CHECK(throws_with([] { one_hot(idx({0, 3}), 3); }, {"[one_hot]", "class value 3", "[0, 3)"}));
+  CHECK(throws_with([] { one_hot(idx({-1}), 3); }, {"[one_hot]", "class value -1"}));
+  CHECK(throws_with([] { one_hot(tensor({1}), 3); }, {"[one_hot]", "int64", "float32"}));
+  CHECK(throws_with([] { one_hot(idx({1}), 0); }, {"[one_hot]", "num_classes"}));
+}
+
+TEST_CASE("indexing: bad indices and shapes throw before touching memory") {
+  Tensor x = iota({3, 4});
+  CHECK(throws_with([&] { index_select(x, 0, idx({0, 3})); }, {"[index_select]", "index 3", "size 3", "[0, 3)"}));
+  CHECK(throws_with([&] { index_select(x, 1, idx({-1})); }, {"[index_select]", "index -1", "[0, 4)"}));
+  CHECK(throws_with([&] { index_select(x, 0, tensor({0})); }, {"[index_select]", "int64", "float32"}));
+  CHECK(throws_with([&] { index_select(x, 0, idx({0, 1}, {1, 2})); }, {"[index_select]", "1-d", "(1, 2)"}));
+  CHECK(throws_with([&] { index_select(x, 2, idx({0})); }, {"[index_select]", "dim 2"}));
+
+  CHECK(throws_with([&] { gather(x, 1, idx({0, 4}, {1, 2})); }, {"[gather]", "index 4", "dim 1", "[0, 4)"}));
+  CHECK(throws_with([&] { gather(x, 0, idx({0, 1})); }, {"[gather]", "(2,)", "(3, 4)", "dims"}));
+  CHECK(throws_with([&] { gather(x, 1, idx({0, 0, 0, 0, 0}, {5, 1})); }, {"[gather]", "(5, 1)", "dim 0"}));
+  CHECK(throws_with([&] { gather(x, 1, idx({0}, {1, 1}).to(DType::Float64)); }, {"[gather]", "int64", "float64"}));
+
+  Tensor src = ones({2, 2}, {.dtype = DType::Float64});
+  CHECK(throws_with(
+      [&] {
+        scatter_add(x, 0, idx({0, 1, 3, 0}, {2, 2}), src);
+      },
+      {"[scatter_add]", "index 3", "size 3"}));
+  CHECK(throws_with([&] { scatter_add(x, 0, idx({0, 1, -7, 0}, {2, 2}), src); }, {"[scatter_add]", "index -7"}));
+  CHECK(throws_with([&] { scatter_add(x, 0, idx({0, 0, 0}, {1, 3}), src); }, {"[scatter_add]", "(1, 3)", "(2, 2)"}));
+  CHECK(throws_with(
+      [&] {
+        scatter_add(x, 0, idx({0}, {1, 1}), src.to(DType::Float32));
+      },
+      {"[scatter_add]", "float32", "float64"}));
+  CHECK(throws_with(
+      [&] {
+        index_add(x, 0, idx({0, 5}), ones({2, 4}, {.dtype = DType::Float64}));
+      },
+      {"[index_add]", "index 5", "[0, 3)"}));
+  CHECK(throws_with(
+      [&] {
+        index_add(x, 0, idx({0}), ones({2, 4}, {.dtype = DType::Float64}));
+      },
+      {"[index_add]", "(2, 4)", "(1, 4)"}));
+  // Nothing was written by the failed calls.
+  CHECK(allclose(x, iota({3, 4})));
+}
+
+TEST_CASE("indexing: large inputs (parallel paths) match a scalar reference") {
+  const int64_t R = 300, C = 257, N = 7;
+  Generator gen(11);
+  Tensor x = randn({R, C}, {.dtype = DType::Float64}, &gen);
+  Tensor index = randint(0, N, {R, C}, &gen);
+  std::vector<double> xv = x.to_vector();
+  std::vector<int64_t> iv = index.to_vector_as<int64_t>();
+
+  // scatter_add along dim 0 into (N, C): many duplicates per column.
+  std::vector<double> expected(N * C, 0.0);
+  for (int64_t r = 0; r < R; ++r)
+    for (int64_t c = 0; c < C; ++c) expected[iv[r * C + c] * C + c] += xv[r * C + c];
+  CHECK(allclose(scatter_add(zeros({N, C}, {.dtype = DType::Float64}), 0, index, x), expected, 1e-12, 1e-12));
+
+  // gather along dim 1 with indices < N.
+  std::vector<double> gathered(R * C);
+  for (int64_t r = 0; r < R; ++r)
+    for (int64_t c = 0; c < C; ++c) gathered[r * C + c] = xv[r * C + iv[r * C + c]];
+  CHECK(allclose(gather(x, 1, index), gathered, 0, 0));
+
+  // index_add along dim 0 (the embedding-gradient shape) with repeated rows.
+  Tensor rows = randint(0, N, {R}, &gen);
+  std::vector<int64_t> rv = rows.to_vector_as<int64_t>();
+  std::vector<double> summed(N * C, 0.0);
+  for (int64_t r = 0; r < R; ++r)
+    for (int64_t c = 0; c < C; ++c) summed[rv[r] * C + c] += xv[r * C + c];
+  CHECK(allclose(index_add(zeros({N, C}, {.dtype = DType::Float64}), 0, rows, x), summed, 1e-12, 1e-12));
+  CHECK(allclose(narrow(index_select(x, 0, rows), 0, 0, 2), stack({select(x, 0, rv[0]), select(x, 0, rv[1])}), 0, 0));
+}
+
+TEST_CASE("gradcheck: index_select, index_add, gather, scatter_add (repeated indices)") {
+  auto g = [](auto f, const Inputs& in) { return gradcheck(f, in); };
+  Tensor x = leaf64({4, 3}, 1);
+  Tensor rep = idx({2, 0, 2, 2});
+  CHECK(g([&](const Inputs& v) { return index_select(v[0], 0, rep); }, {x}));
+  CHECK(g([&](const Inputs& v) { return index_select(transpose(v[0], 0, 1), 1, rep); }, {x}));  // non-contiguous
+  CHECK(g([&](const Inputs& v) { return index_select(v[0], 1, idx({1, 1, 0})); }, {x}));
+
+  Tensor s = leaf64({4, 2}, 2);
+  CHECK(g([&](const Inputs& v) { return index_add(v[0], 1, idx({2, 2}), v[1]); }, {x, s}));
+
+  Tensor gi = idx({0, 0, 2, 1, 1, 1}, {2, 3});
+  CHECK(g([&](const Inputs& v) { return gather(v[0], 1, gi); }, {x}));                   // index smaller than x
+  CHECK(g([&](const Inputs& v) { return gather(transpose(v[0], 0, 1), 0, gi); }, {x}));  // (3, 4) x
+  CHECK(g([&](const Inputs& v) { return gather(v[0], 0, idx({3, 3, 3, 0, 0, 0}, {2, 3})); }, {x}));
+
+  Tensor base = leaf64({3, 4}, 3), src = leaf64({2, 5}, 4);
+  Tensor si = idx({1, 1, 0, 2, 2, 2, 2, 0}, {2, 4});  // duplicates along dim 0 and src larger than index
+  CHECK(g([&](const Inputs& v) { return scatter_add(v[0], 0, si, v[1]); }, {base, src}));
+  CHECK(g([&](const Inputs& v) { return scatter_add(transpose(v[0], 0, 1), 1, transpose(si, 0, 1), v[1]); },
+          {base, leaf64({4, 2}, 5)}));
+}
