@@ -1,0 +1,74 @@
+#include "core/atomic_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "core/error.h"
+
+namespace hm {
+namespace {
+
+[[noreturn]] void fail(const std::string& path, std::string_view step, int err) {
+  throw_error("write_file_atomic", fmt::format("'{}': {} failed: {}", path, step, std::strerror(err)));
+}
+
+void write_all(int fd, std::string_view bytes, const std::string& path) {
+  const char* p = bytes.data();
+  size_t left = bytes.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail(path, "write", errno);
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+}
+
+// Makes the rename itself durable (best effort: some filesystems refuse fsync on a directory).
+void sync_directory(const std::string& path) {
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
+void write_file_atomic(const std::string& path, std::string_view bytes) {
+  write_file_atomic(path, std::vector<std::string_view>{bytes});
+}
+
+void write_file_atomic(const std::string& path, const std::vector<std::string_view>& pieces) {
+  check(!path.empty(), "write_file_atomic", "empty path");
+  const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail(tmp, "open", errno);
+  try {
+    for (std::string_view piece : pieces) write_all(fd, piece, tmp);
+    if (::fsync(fd) != 0) fail(tmp, "fsync", errno);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  if (::close(fd) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    fail(tmp, "close", err);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    fail(path, "rename", err);
+  }
+  sync_directory(path);
+}
+
+}  // namespace hm
