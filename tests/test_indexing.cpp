@@ -139,6 +139,33 @@ TEST_CASE("indexing: large inputs (parallel paths) match a scalar reference") {
   CHECK(allclose(narrow(index_select(x, 0, rows), 0, 0, 2), stack({select(x, 0, rv[0]), select(x, 0, rv[1])}), 0, 0));
 }
 
+TEST_CASE("scatter_add and gather: every dim of a 3-d tensor, strided operands, vs a scalar reference") {
+  Generator gen(5);
+  const Shape xs{3, 4, 5}, is{2, 3, 4};
+  for (int64_t dim = 0; dim < 3; ++dim) {
+    Tensor index = randint(0, xs[dim], is, &gen);
+    // src (2, 4, 5) read through a permuted view, so its strides are not contiguous.
+    Tensor src = permute(randn({5, 2, 4}, {.dtype = DType::Float64}, &gen), {1, 2, 0});
+    Tensor x = randn(xs, {.dtype = DType::Float64}, &gen);
+    std::vector<double> expected = x.to_vector(), sv = src.contiguous().to_vector(), xv = x.to_vector();
+    std::vector<int64_t> iv = index.to_vector_as<int64_t>();
+    std::vector<double> gathered(numel_of(is));
+    for (int64_t a = 0; a < is[0]; ++a)
+      for (int64_t b = 0; b < is[1]; ++b)
+        for (int64_t c = 0; c < is[2]; ++c) {
+          int64_t p[3] = {a, b, c};
+          const int64_t flat = (a * is[1] + b) * is[2] + c;
+          p[dim] = iv[flat];
+          const int64_t target = (p[0] * xs[1] + p[1]) * xs[2] + p[2];
+          expected[target] += sv[(a * 4 + b) * 5 + c];
+          gathered[flat] = xv[target];
+        }
+    CHECK(allclose(scatter_add(x, dim, index, src), expected, 1e-12, 1e-12));
+    CHECK(allclose(gather(x, dim, index), gathered, 0, 0));
+    CHECK(allclose(gather(x, dim, transpose(transpose(index, 0, 2).contiguous(), 0, 2)), gathered, 0, 0));
+  }
+}
+
 TEST_CASE("gradcheck: index_select, index_add, gather, scatter_add (repeated indices)") {
   auto g = [](auto f, const Inputs& in) { return gradcheck(f, in); };
   Tensor x = leaf64({4, 3}, 1);

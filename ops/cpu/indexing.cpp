@@ -67,28 +67,48 @@ void cpu_gather(std::string_view fn, const Tensor& x, int64_t dim, const Tensor&
 void cpu_scatter_add(std::string_view fn, const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {
   const int64_t size = out.shape()[dim], stride = out.strides()[dim];
   check_indices(fn, index, index.shape(), index.strides(), size, dim);
-  // Iterate with dim innermost. out's stride along it is 0 here, so the loop never merges it
-  // with another dim: every row is one whole fibre along dim, rows own disjoint elements of
-  // out, and duplicates inside a fibre accumulate serially.
-  Shape shape;
-  Strides so, si, ss;
-  for (int64_t d = 0; d < index.dim(); ++d) {
-    if (d == dim) continue;
-    shape.push_back(index.shape()[d]);
-    so.push_back(out.strides()[d]), si.push_back(index.strides()[d]), ss.push_back(src.strides()[d]);
-  }
-  shape.push_back(index.shape()[dim]);
-  so.push_back(0), si.push_back(index.strides()[dim]), ss.push_back(src.strides()[dim]);
-  StridedLoop<3> loop(shape, {so, si, ss});
+  if (index.numel() == 0) return;
+  // Loop nest (outer..., dim, last): a work item is one outer coordinate and a block of the
+  // last dim, and walks dim serially. Items differ in a non-indexed coordinate, so they own
+  // disjoint elements of out (race-free), duplicates accumulate in order, and the innermost
+  // loop runs along the last dim, which is contiguous in the common case. When dim is the
+  // last dim the "last" loop is a virtual dim of size 1.
+  const int64_t nd = index.dim();
+  const int64_t last = dim == nd - 1 ? -1 : nd - 1;
+  std::vector<int64_t> outer;  // dims other than dim and last
+  for (int64_t d = 0; d < nd; ++d)
+    if (d != dim && d != last) outer.push_back(d);
+  const int64_t K = index.shape()[dim], J = last < 0 ? 1 : index.shape()[last];
+  const int64_t so = last < 0 ? 0 : out.strides()[last], si = last < 0 ? 0 : index.strides()[last],
+                ss = last < 0 ? 0 : src.strides()[last];
+  const int64_t si_k = index.strides()[dim], ss_k = src.strides()[dim];
+  int64_t P = 1;
+  for (int64_t d : outer) P *= index.shape()[d];
+  const int64_t block = std::min<int64_t>(J, 512), nblocks = (J + block - 1) / block;
   dispatch_numeric(out.dtype(), fn, [&]<class T>() {
     T* po = static_cast<T*>(out.raw_data());
     const int64_t* pi = index.data<int64_t>();
     const T* ps = static_cast<const T*>(src.raw_data());
-    loop.run([&](const std::array<int64_t, 3>& off, int64_t n, const std::array<int64_t, 3>& st) {
-      T* o = po + off[0];
-      const int64_t* ir = pi + off[1];
-      const T* sr = ps + off[2];
-      for (int64_t i = 0; i < n; ++i) o[i * st[0] + ir[i * st[1]] * stride] += sr[i * st[2]];
+    parallel_for(P * nblocks, K * block, [&](int64_t begin, int64_t end) {
+      for (int64_t t = begin; t < end; ++t) {
+        int64_t rest = t / nblocks, oo = 0, oi = 0, os = 0;
+        for (size_t q = outer.size(); q-- > 0;) {  // decompose the outer coordinate
+          const int64_t d = outer[q], c = rest % index.shape()[d];
+          rest /= index.shape()[d];
+          oo += c * out.strides()[d], oi += c * index.strides()[d], os += c * src.strides()[d];
+        }
+        const int64_t j0 = (t % nblocks) * block, j1 = std::min(J, j0 + block);
+        T* o = po + oo;
+        for (int64_t k = 0; k < K; ++k) {
+          const int64_t* ir = pi + oi + k * si_k;
+          const T* sr = ps + os + k * ss_k;
+          if (so == 1 && si == 1 && ss == 1) {
+            for (int64_t j = j0; j < j1; ++j) o[ir[j] * stride + j] += sr[j];
+          } else {
+            for (int64_t j = j0; j < j1; ++j) o[ir[j * si] * stride + j * so] += sr[j * ss];
+          }
+        }
+      }
     });
   });
 }
