@@ -1,0 +1,209 @@
+// CPU layer norm and RMS norm over rows of D elements. Forward is one fused row pass
+// (statistics in registers, then the normalised, scaled row). Backward computes dx row by
+// row and accumulates dweight/dbias into a fixed number of row-block partials, summed at
+// the end in a fixed order: no atomics, and the result does not depend on the thread count.
+//   layer norm: xhat = (x - mean) rstd,  dx = rstd (gw - mean(gw) - xhat mean(gw xhat)),  gw = g w
+//   RMS norm:   xhat = x rstd,           dx = rstd (gw - xhat mean(gw xhat))
+#include <cmath>
+#include <vector>
+
+#include "core/parallel.h"
+#include "ops/nn_kernels.h"
+
+namespace hm {
+namespace {
+
+template <class T>
+const T* data_or_null(const Tensor& t) {
+  return t.defined() ? t.data<T>() : nullptr;
+}
+
+// -- forward ----------------------------------------------------------------------------------
+
+template <class T>
+void layer_norm_row(const T* x, const T* w, const T* b, T eps, int64_t n, T* y, T& mean_out, T& rstd_out) {
+  T s = 0;
+#pragma omp simd reduction(+ : s)
+  for (int64_t i = 0; i < n; ++i) s += x[i];
+  const T mean = s / static_cast<T>(n);
+  T v = 0;
+#pragma omp simd reduction(+ : v)
+  for (int64_t i = 0; i < n; ++i) v += (x[i] - mean) * (x[i] - mean);
+  const T rstd = T(1) / std::sqrt(v / static_cast<T>(n) + eps);
+  if (w && b) {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * rstd * w[i] + b[i];
+  } else if (w) {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * rstd * w[i];
+  } else if (b) {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * rstd + b[i];
+  } else {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * rstd;
+  }
+  mean_out = mean, rstd_out = rstd;
+}
+
+void cpu_layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps, const Tensor& out,
+                    const Tensor& mean, const Tensor& rstd) {
+  const int64_t rows = mean.numel(), n = rows == 0 ? 0 : x.numel() / rows;
+  dispatch_float(x.dtype(), "layer_norm", [&]<class T>() {
+    const T *px = x.data<T>(), *w = data_or_null<T>(weight), *b = data_or_null<T>(bias);
+    T *py = out.data<T>(), *pm = mean.data<T>(), *pr = rstd.data<T>();
+    parallel_for(rows, 4 * n, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r)
+        layer_norm_row(px + r * n, w, b, static_cast<T>(eps), n, py + r * n, pm[r], pr[r]);
+    });
+  });
+}
+
+template <class T>
+void rms_norm_row(const T* x, const T* w, T eps, int64_t n, T* y, T& rstd_out) {
+  T s = 0;
+#pragma omp simd reduction(+ : s)
+  for (int64_t i = 0; i < n; ++i) s += x[i] * x[i];
+  const T rstd = T(1) / std::sqrt(s / static_cast<T>(n) + eps);
+  if (w) {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = x[i] * rstd * w[i];
+  } else {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = x[i] * rstd;
+  }
+  rstd_out = rstd;
+}
+
+void cpu_rms_norm(const Tensor& x, const Tensor& weight, double eps, const Tensor& out, const Tensor& rstd) {
+  const int64_t rows = rstd.numel(), n = rows == 0 ? 0 : x.numel() / rows;
+  dispatch_float(x.dtype(), "rms_norm", [&]<class T>() {
+    const T *px = x.data<T>(), *w = data_or_null<T>(weight);
+    T *py = out.data<T>(), *pr = rstd.data<T>();
+    parallel_for(rows, 3 * n, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) rms_norm_row(px + r * n, w, static_cast<T>(eps), n, py + r * n, pr[r]);
+    });
+  });
+}
+
+// -- backward ---------------------------------------------------------------------------------
+
+// Splits rows into a fixed number of blocks; run(block, r0, r1, dw, db) accumulates into the
+// block's partial sums (each (n)), which are then added into dweight/dbias in block order.
+template <class T, class F>
+void blocked_rows(int64_t rows, int64_t n, bool need_dw, bool need_db, T* dweight, T* dbias, F run) {
+  constexpr int64_t kBlocks = 32;
+  const int64_t blocks = std::max<int64_t>(1, std::min(rows, kBlocks));
+  std::vector<T> dw(need_dw ? blocks * n : 0), db(need_db ? blocks * n : 0);
+  parallel_for(blocks, 6 * n * (rows / blocks + 1), [&](int64_t b0, int64_t b1) {
+    for (int64_t blk = b0; blk < b1; ++blk) {
+      T* pw = need_dw ? dw.data() + blk * n : nullptr;
+      T* pb = need_db ? db.data() + blk * n : nullptr;
+      for (int64_t i = 0; i < n; ++i) {
+        if (pw) pw[i] = 0;
+        if (pb) pb[i] = 0;
+      }
+      run(rows * blk / blocks, rows * (blk + 1) / blocks, pw, pb);
+    }
+  });
+  auto reduce = [&](const std::vector<T>& part, T* dst) {
+    parallel_for(n, blocks, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) {
+        T acc = 0;
+        for (int64_t blk = 0; blk < blocks; ++blk) acc += part[blk * n + i];
+        dst[i] = acc;
+      }
+    });
+  };
+  if (need_dw) reduce(dw, dweight);
+  if (need_db) reduce(db, dbias);
+}
+
+// dx for one row; kW selects the weighted form at compile time so the loops stay branch-free.
+template <bool kW, class T>
+void layer_norm_dx_row(const T* g, const T* x, const T* w, T m, T rs, T inv_n, int64_t n, T* d) {
+  T a = 0, c = 0;  // sum(gw), sum(gw xhat)
+#pragma omp simd reduction(+ : a, c)
+  for (int64_t i = 0; i < n; ++i) {
+    const T gw = kW ? g[i] * w[i] : g[i];
+    a += gw;
+    c += gw * (x[i] - m) * rs;
+  }
+  a *= inv_n, c *= inv_n;
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) {
+    const T gw = kW ? g[i] * w[i] : g[i];
+    d[i] = rs * (gw - a - (x[i] - m) * rs * c);
+  }
+}
+
+void cpu_layer_norm_backward(const Tensor& g, const Tensor& x, const Tensor& weight, const Tensor& mean,
+                             const Tensor& rstd, const Tensor& dx, const Tensor& dweight, const Tensor& dbias) {
+  const int64_t rows = mean.numel(), n = rows == 0 ? 0 : x.numel() / rows;
+  dispatch_float(x.dtype(), "layer_norm_backward", [&]<class T>() {
+    const T *pg = g.data<T>(), *px = x.data<T>(), *w = data_or_null<T>(weight);
+    const T *pm = mean.data<T>(), *pr = rstd.data<T>();
+    T* pdx = dx.defined() ? dx.data<T>() : nullptr;
+    T* pdw = dweight.defined() ? dweight.data<T>() : nullptr;
+    T* pdb = dbias.defined() ? dbias.data<T>() : nullptr;
+    const T inv_n = T(1) / static_cast<T>(std::max<int64_t>(n, 1));
+    blocked_rows<T>(rows, n, pdw != nullptr, pdb != nullptr, pdw, pdb, [&](int64_t r0, int64_t r1, T* dw, T* db) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const T* gr = pg + r * n;
+        const T* xr = px + r * n;
+        const T m = pm[r], rs = pr[r];
+        if (pdx && w) layer_norm_dx_row<true>(gr, xr, w, m, rs, inv_n, n, pdx + r * n);
+        if (pdx && !w) layer_norm_dx_row<false>(gr, xr, w, m, rs, inv_n, n, pdx + r * n);
+        if (dw) {
+#pragma omp simd
+          for (int64_t i = 0; i < n; ++i) dw[i] += gr[i] * (xr[i] - m) * rs;
+        }
+        if (db) {
+#pragma omp simd
+          for (int64_t i = 0; i < n; ++i) db[i] += gr[i];
+        }
+      }
+    });
+  });
+}
+
+template <bool kW, class T>
+void rms_norm_dx_row(const T* g, const T* x, const T* w, T rs, T inv_n, int64_t n, T* d) {
+  T c = 0;  // sum(gw xhat)
+#pragma omp simd reduction(+ : c)
+  for (int64_t i = 0; i < n; ++i) c += (kW ? g[i] * w[i] : g[i]) * x[i] * rs;
+  c *= inv_n;
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) d[i] = rs * ((kW ? g[i] * w[i] : g[i]) - x[i] * rs * c);
+}
+
+void cpu_rms_norm_backward(const Tensor& g, const Tensor& x, const Tensor& weight, const Tensor& rstd,
+                           const Tensor& dx, const Tensor& dweight) {
+  const int64_t rows = rstd.numel(), n = rows == 0 ? 0 : x.numel() / rows;
+  dispatch_float(x.dtype(), "rms_norm_backward", [&]<class T>() {
+    const T *pg = g.data<T>(), *px = x.data<T>(), *w = data_or_null<T>(weight), *pr = rstd.data<T>();
+    T* pdx = dx.defined() ? dx.data<T>() : nullptr;
+    T* pdw = dweight.defined() ? dweight.data<T>() : nullptr;
+    const T inv_n = T(1) / static_cast<T>(std::max<int64_t>(n, 1));
+    blocked_rows<T>(rows, n, pdw != nullptr, false, pdw, nullptr, [&](int64_t r0, int64_t r1, T* dw, T*) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const T* gr = pg + r * n;
+        const T* xr = px + r * n;
+        const T rs = pr[r];
+        if (pdx && w) rms_norm_dx_row<true>(gr, xr, w, rs, inv_n, n, pdx + r * n);
+        if (pdx && !w) rms_norm_dx_row<false>(gr, xr, w, rs, inv_n, n, pdx + r * n);
+        if (dw) {
+#pragma omp simd
+          for (int64_t i = 0; i < n; ++i) dw[i] += gr[i] * xr[i] * rs;
+        }
+      }
+    });
+  });
+}
+
+[[maybe_unused]] const bool bound =
+    (layer_norm_kernel.cpu = cpu_layer_norm, layer_norm_backward_kernel.cpu = cpu_layer_norm_backward,
+     rms_norm_kernel.cpu = cpu_rms_norm, rms_norm_backward_kernel.cpu = cpu_rms_norm_backward, true);
+
+}  // namespace
+}  // namespace hm

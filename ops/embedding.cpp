@@ -1,0 +1,70 @@
+// embedding and dropout: a gather with a race-free scatter-add backward, and a counter-based
+// mask that backward regenerates from (seed, offset) instead of storing it.
+#include "autograd/grad_mode.h"
+#include "autograd/node.h"
+#include "core/factories.h"
+#include "ops/nn_functional.h"
+#include "ops/nn_kernels.h"
+
+namespace hm {
+
+using autograd::NeedsGrad;
+using autograd::Saved;
+using Grads = std::vector<Tensor>;
+
+Tensor embedding(const Tensor& weight_in, const Tensor& indices_in, int64_t padding_idx) {
+  check(weight_in.defined() && indices_in.defined(), "embedding", "undefined tensor");
+  check(weight_in.dim() == 2 && (weight_in.dtype() == DType::Float32 || weight_in.dtype() == DType::Float64),
+        "embedding", "weight must be a float32/float64 (V, D) table, got {}", weight_in.desc());
+  check(indices_in.dtype() == DType::Int64, "embedding", "indices must be int64, got {}", indices_in.desc());
+  check(weight_in.device() == indices_in.device(), "embedding", "weight {} and indices {} on different devices",
+        weight_in.desc(), indices_in.desc());
+  check(padding_idx < weight_in.size(0), "embedding", "padding_idx {} is out of range for {} rows", padding_idx,
+        weight_in.size(0));
+  Tensor weight, indices;
+  {
+    NoGradGuard guard;
+    weight = weight_in.contiguous(), indices = indices_in.contiguous();
+  }
+  Shape shape = indices.shape();
+  shape.push_back(weight.size(1));
+  Tensor out = Tensor::empty(shape, weight.dtype(), weight.device());  // (..., D)
+  embedding_kernel(weight.device(), weight, indices, out);
+  bool rec = autograd::will_record({weight_in});
+  return autograd::record("embedding", out, {weight_in, indices_in},
+                          [si = rec ? Saved(indices) : Saved(), wshape = weight.shape(), dtype = weight.dtype(),
+                           padding_idx](const Tensor& g_in, const NeedsGrad&) {
+                            const Tensor& indices = si.get();
+                            Tensor g = g_in.contiguous();
+                            Tensor dw = Tensor::empty(wshape, dtype, g.device());
+                            embedding_backward_kernel(g.device(), g, indices, padding_idx, dw);
+                            return Grads{dw, Tensor()};
+                          });
+}
+
+Tensor dropout(const Tensor& x_in, double p, bool training, Generator* gen) {
+  check(x_in.defined(), "dropout", "undefined tensor");
+  check(p >= 0.0 && p <= 1.0, "dropout", "probability p must be in [0, 1], got {}", p);
+  check(x_in.dtype() == DType::Float32 || x_in.dtype() == DType::Float64, "dropout",
+        "expected a float32 or float64 tensor, got {}", x_in.desc());
+  if (!training || p == 0.0) return x_in;
+  Tensor x;
+  {
+    NoGradGuard guard;
+    x = x_in.contiguous();
+  }
+  Generator& g = gen ? *gen : default_generator();
+  const uint64_t seed = g.seed();
+  // p = 1 keeps nothing whatever the draw, so it consumes no random numbers.
+  const uint64_t offset = p < 1.0 ? g.reserve(static_cast<uint64_t>(x.numel())) : 0;
+  Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
+  dropout_kernel(x.device(), x, p, seed, offset, out);
+  return autograd::record("dropout", out, {x_in}, [p, seed, offset](const Tensor& g_in, const NeedsGrad&) {
+    Tensor g = g_in.contiguous();
+    Tensor dx = Tensor::empty(g.shape(), g.dtype(), g.device());
+    dropout_kernel(g.device(), g, p, seed, offset, dx);  // the same mask and scale
+    return Grads{dx};
+  });
+}
+
+}  // namespace hm

@@ -1,0 +1,126 @@
+// cross_entropy, nll_loss and mse_loss: each one fused kernel forward and one backward.
+// Cross entropy follows PyTorch exactly, including label smoothing with ignore_index:
+//   loss_i = (1 - eps) (lse_i - x_i[t_i]) + eps / C sum_c (lse_i - x_i[c]),
+// ignored targets contribute 0 and Mean divides by the number of non-ignored targets.
+#include "autograd/grad_mode.h"
+#include "autograd/node.h"
+#include "ops/nn_functional.h"
+#include "ops/nn_kernels.h"
+
+namespace hm {
+namespace {
+
+using autograd::NeedsGrad;
+using autograd::Saved;
+using Grads = std::vector<Tensor>;
+
+Tensor contiguous_nograd(const Tensor& t) {
+  NoGradGuard guard;
+  return t.contiguous();
+}
+
+// Validates scores (N, C, d...) / (C) against target (N, d...) / () and returns the
+// kernel arguments with the class dim normalised.
+ClassLossArgs class_loss_args(const Tensor& scores, const Tensor& target, const CrossEntropyOptions& opt,
+                              std::string_view fn) {
+  check(scores.defined() && target.defined(), fn, "undefined tensor");
+  check(scores.device() == target.device(), fn, "inputs on different devices: {} and {}", scores.desc(),
+        target.desc());
+  check(scores.dtype() == DType::Float32 || scores.dtype() == DType::Float64, fn,
+        "expected float32 or float64 scores, got {}", scores.desc());
+  check(target.dtype() == DType::Int64, fn, "target must hold int64 class indices, got {}", target.desc());
+  check(scores.dim() >= 1, fn, "scores need a class dim, got shape {}", str(scores.shape()));
+  ClassLossArgs args;
+  args.class_dim = scores.dim() == 1 ? 0 : normalize_dim(opt.class_dim, scores.dim(), fn);
+  args.ignore_index = opt.ignore_index;
+  args.label_smoothing = opt.label_smoothing;
+  args.reduction = opt.reduction;
+  Shape expected = scores.shape();
+  expected.erase(expected.begin() + args.class_dim);
+  check(target.shape() == expected, fn, "target shape {} does not match scores {} with class dim {} (expected {})",
+        str(target.shape()), str(scores.shape()), args.class_dim, str(expected));
+  return args;
+}
+
+Tensor loss_output(const Tensor& like, const Shape& per_position, Reduction r) {
+  return Tensor::empty(r == Reduction::None ? per_position : Shape{}, like.dtype(), like.device());
+}
+
+}  // namespace
+
+Tensor cross_entropy(const Tensor& logits_in, const Tensor& target_in, const CrossEntropyOptions& opt) {
+  ClassLossArgs args = class_loss_args(logits_in, target_in, opt, "cross_entropy");
+  check(opt.label_smoothing >= 0.0 && opt.label_smoothing <= 1.0, "cross_entropy",
+        "label_smoothing must be in [0, 1], got {}", opt.label_smoothing);
+  Tensor logits = contiguous_nograd(logits_in), target = contiguous_nograd(target_in);
+  Tensor out = loss_output(logits, target.shape(), args.reduction);
+  Tensor lse = Tensor::empty(target.shape(), logits.dtype(), logits.device());  // (N, d...)
+  const int64_t count = cross_entropy_kernel(logits.device(), logits, target, args, out, lse);
+  bool rec = autograd::will_record({logits_in});
+  return autograd::record(
+      "cross_entropy", out, {logits_in, target_in},
+      [sx = rec ? Saved(logits) : Saved(), st = rec ? Saved(target) : Saved(), sl = rec ? Saved(lse) : Saved(), args,
+       count](const Tensor& g_in, const NeedsGrad&) {
+        const Tensor& logits = sx.get();
+        Tensor g = g_in.contiguous();
+        Tensor dx = Tensor::empty(logits.shape(), logits.dtype(), logits.device());
+        double scale = args.reduction == Reduction::Mean ? 1.0 / static_cast<double>(count) : 1.0;
+        cross_entropy_backward_kernel(logits.device(), logits, st.get(), sl.get(), g, args, scale, dx);
+        return Grads{dx, Tensor()};
+      });
+}
+
+Tensor nll_loss(const Tensor& log_probs_in, const Tensor& target_in, const CrossEntropyOptions& opt) {
+  ClassLossArgs args = class_loss_args(log_probs_in, target_in, opt, "nll_loss");
+  check(opt.label_smoothing == 0.0, "nll_loss", "label smoothing is a cross_entropy option, got {}",
+        opt.label_smoothing);
+  Tensor log_probs = contiguous_nograd(log_probs_in), target = contiguous_nograd(target_in);
+  Tensor out = loss_output(log_probs, target.shape(), args.reduction);
+  const int64_t count = nll_loss_kernel(log_probs.device(), log_probs, target, args, out);
+  bool rec = autograd::will_record({log_probs_in});
+  return autograd::record("nll_loss", out, {log_probs_in, target_in},
+                          [st = rec ? Saved(target) : Saved(), shape = log_probs.shape(), dtype = log_probs.dtype(),
+                           args, count](const Tensor& g_in, const NeedsGrad&) {
+                            const Tensor& target = st.get();
+                            Tensor g = g_in.contiguous();
+                            Tensor d = Tensor::empty(shape, dtype, target.device());
+                            double scale = args.reduction == Reduction::Mean ? 1.0 / static_cast<double>(count) : 1.0;
+                            nll_loss_backward_kernel(target.device(), target, g, args, scale, d);
+                            return Grads{d, Tensor()};
+                          });
+}
+
+Tensor mse_loss(const Tensor& input_in, const Tensor& target_in, Reduction reduction) {
+  check(input_in.defined() && target_in.defined(), "mse_loss", "undefined tensor");
+  check(input_in.shape() == target_in.shape(), "mse_loss", "input {} and target {} must have the same shape",
+        str(input_in.shape()), str(target_in.shape()));
+  check(input_in.dtype() == target_in.dtype() && input_in.device() == target_in.device(), "mse_loss",
+        "input {} and target {} differ in dtype or device", input_in.desc(), target_in.desc());
+  check(input_in.dtype() == DType::Float32 || input_in.dtype() == DType::Float64, "mse_loss",
+        "expected float32 or float64 tensors, got {}", input_in.desc());
+  Tensor input = contiguous_nograd(input_in), target = contiguous_nograd(target_in);
+  Tensor out = loss_output(input, input.shape(), reduction);
+  mse_loss_kernel(input.device(), input, target, reduction, out);
+  const double numel = static_cast<double>(input.numel());
+  bool rec = autograd::will_record({input_in, target_in});
+  return autograd::record(
+      "mse_loss", out, {input_in, target_in},
+      [sx = rec ? Saved(input) : Saved(), st = rec ? Saved(target) : Saved(), reduction, numel](const Tensor& g_in,
+                                                                                                const NeedsGrad& n) {
+        const Tensor& input = sx.get();
+        Tensor g = g_in.contiguous();
+        const double scale = reduction == Reduction::Mean ? 1.0 / numel : 1.0;
+        Tensor dx, dt;  // dt = -dx, from the same kernel with the scale negated
+        if (n[0]) {
+          dx = Tensor::empty(input.shape(), input.dtype(), input.device());
+          mse_loss_backward_kernel(input.device(), input, st.get(), g, scale, dx);
+        }
+        if (n[1]) {
+          dt = Tensor::empty(input.shape(), input.dtype(), input.device());
+          mse_loss_backward_kernel(input.device(), input, st.get(), g, -scale, dt);
+        }
+        return Grads{dx, dt};
+      });
+}
+
+}  // namespace hm
