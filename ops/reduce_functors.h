@@ -10,12 +10,12 @@ namespace hm::fn {
 
 // True when v should replace best in a running max (IsMax) or min: strictly better, or the
 // first NaN (NaN propagates like torch.amax). Ties keep the earlier element.
+// Branch-free (bitwise & and |) so CPU loops calling it vectorise.
 template <bool IsMax, class T>
 HM_HD bool extremum_beats(T v, T best) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (v != v) return best == best;
-  }
-  return IsMax ? v > best : v < best;
+  const bool better = IsMax ? v > best : v < best;
+  if constexpr (std::is_floating_point_v<T>) return better | ((v != v) & (best == best));
+  return better;
 }
 
 template <class T> HM_HD T sign_of(T x) { return static_cast<T>((x > T(0)) - (x < T(0))); }

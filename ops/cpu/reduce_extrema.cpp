@@ -15,18 +15,18 @@ namespace {
 template <bool IsMax, class T>
 T row_extremum(const T* p, int64_t n) {  // p (n), n >= 1
   T acc = p[0];
-  bool nan = false;
+  int nan = 0;  // an int |-reduction vectorises; a bool || one does not
   if constexpr (IsMax) {
-#pragma omp simd reduction(max : acc) reduction(|| : nan)
+#pragma omp simd reduction(max : acc) reduction(| : nan)
     for (int64_t i = 0; i < n; ++i) {
       acc = p[i] > acc ? p[i] : acc;
-      nan = nan || p[i] != p[i];
+      nan |= p[i] != p[i];
     }
   } else {
-#pragma omp simd reduction(min : acc) reduction(|| : nan)
+#pragma omp simd reduction(min : acc) reduction(| : nan)
     for (int64_t i = 0; i < n; ++i) {
       acc = p[i] < acc ? p[i] : acc;
-      nan = nan || p[i] != p[i];
+      nan |= p[i] != p[i];
     }
   }
   if constexpr (std::is_floating_point_v<T>)
@@ -53,26 +53,29 @@ void extrema(const T* x, T* values, int64_t* indices, int64_t outer, int64_t r, 
         if (indices) indices[o] = first_index_of(p, r, v);
       },
       [&](int64_t o, int64_t i0, int64_t i1) {  // columns i0..i1 of x[o] (r, inner)
-        const T* base = x + o * r * inner;
-        T* vo = values + o * inner;
-        int64_t* io = indices ? indices + o * inner : nullptr;
-        for (int64_t i = i0; i < i1; ++i) vo[i] = base[i];
-        if (io)
-          for (int64_t i = i0; i < i1; ++i) io[i] = 0;
+        // Running best in local arrays: nothing aliases them, so the blends vectorise.
+        const T* base = x + o * r * inner + i0;
+        const int64_t w = i1 - i0;
+        T best[cpu::kColumnBlock];
+        int64_t at[cpu::kColumnBlock];
+        for (int64_t i = 0; i < w; ++i) best[i] = base[i], at[i] = 0;
         for (int64_t k = 1; k < r; ++k) {
           const T* row = base + k * inner;
-          if (io) {
+          if (indices) {
 #pragma omp simd
-            for (int64_t i = i0; i < i1; ++i) {
-              bool b = fn::extremum_beats<IsMax>(row[i], vo[i]);
-              vo[i] = b ? row[i] : vo[i];
-              io[i] = b ? k : io[i];
+            for (int64_t i = 0; i < w; ++i) {
+              const bool b = fn::extremum_beats<IsMax>(row[i], best[i]);
+              best[i] = b ? row[i] : best[i];
+              at[i] = b ? k : at[i];
             }
           } else {
 #pragma omp simd
-            for (int64_t i = i0; i < i1; ++i) vo[i] = fn::extremum_beats<IsMax>(row[i], vo[i]) ? row[i] : vo[i];
+            for (int64_t i = 0; i < w; ++i) best[i] = fn::extremum_beats<IsMax>(row[i], best[i]) ? row[i] : best[i];
           }
         }
+        for (int64_t i = 0; i < w; ++i) values[o * inner + i0 + i] = best[i];
+        if (indices)
+          for (int64_t i = 0; i < w; ++i) indices[o * inner + i0 + i] = at[i];
       });
 }
 

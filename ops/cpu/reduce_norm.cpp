@@ -43,13 +43,13 @@ void map_extreme(const T* x, T* out, int64_t outer, int64_t r, int64_t inner, T 
       [&](int64_t o) {
         const T* p = x + o * r;
         T acc = init;
-        bool seen_nan = false;
+        int seen_nan = 0;  // int |, not bool ||: only the former vectorises
         if constexpr (IsMax) {
-#pragma omp simd reduction(max : acc) reduction(|| : seen_nan)
-          for (int64_t k = 0; k < r; ++k) acc = better(f(p[k]), acc), seen_nan = seen_nan || p[k] != p[k];
+#pragma omp simd reduction(max : acc) reduction(| : seen_nan)
+          for (int64_t k = 0; k < r; ++k) acc = better(f(p[k]), acc), seen_nan |= p[k] != p[k];
         } else {
-#pragma omp simd reduction(min : acc) reduction(|| : seen_nan)
-          for (int64_t k = 0; k < r; ++k) acc = better(f(p[k]), acc), seen_nan = seen_nan || p[k] != p[k];
+#pragma omp simd reduction(min : acc) reduction(| : seen_nan)
+          for (int64_t k = 0; k < r; ++k) acc = better(f(p[k]), acc), seen_nan |= p[k] != p[k];
         }
         out[o] = seen_nan ? nan : acc;
       },
