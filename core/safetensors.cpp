@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -23,6 +24,7 @@ using Json = nlohmann::ordered_json;
 
 constexpr std::string_view kLoad = "load_safetensors";
 constexpr std::string_view kSave = "save_safetensors";
+constexpr uint64_t kMaxHeader = 100'000'000;  // the reference implementation's limit
 
 const std::pair<std::string_view, DType> kDTypes[] = {{"F32", DType::Float32}, {"F64", DType::Float64},
                                                       {"I64", DType::Int64},   {"BOOL", DType::Bool},
@@ -116,6 +118,8 @@ const Tensor& SafetensorsFile::at(const std::string& name) const {
 }
 
 SafetensorsFile load_safetensors(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) bad(path, "is a directory, not a file");
   File f(std::fopen(path.c_str(), "rb"));
   if (!f) bad(path, "cannot open: {}", std::strerror(errno));
   if (std::fseek(f.get(), 0, SEEK_END) != 0) bad(path, "cannot seek: {}", std::strerror(errno));
@@ -127,6 +131,7 @@ SafetensorsFile load_safetensors(const std::string& path) {
 
   uint64_t n = 0;
   if (std::fread(&n, 8, 1, f.get()) != 1) bad(path, "cannot read the header length");
+  if (n > kMaxHeader) bad(path, "header length {} exceeds the format's limit of {} bytes", n, kMaxHeader);
   if (n > size - 8) bad(path, "header length {} is larger than the {} bytes after it (truncated or not safetensors)", n, size - 8);
   std::string header(n, '\0');
   if (n > 0 && std::fread(header.data(), 1, n, f.get()) != n) bad(path, "cannot read the {}-byte header", n);

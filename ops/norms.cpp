@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "autograd/node.h"
+#include "core/factories.h"
 #include "ops/elementwise.h"
 #include "ops/reduce.h"
 #include "ops/reduce_common.h"
@@ -62,7 +63,7 @@ Tensor norm(const Tensor& x, double p, const Dims& dims_in, bool keepdim) {
                                                                                        const NeedsGrad&) {
         const Tensor& xv = sx.get();
         Tensor gk = detail::grad_kept(g, kept);
-        if (p == 0) return Grads{mul(xv, 0.0)};  // piecewise constant
+        if (p == 0) return Grads{zeros_like(xv)};  // piecewise constant
         if (std::isinf(p)) {
           Tensor ties = sum(reduce_grad(ReduceGradOp::AbsEqMask, p, xv, sr.get(), gk), dims, true);
           return Grads{mul(reduce_grad(ReduceGradOp::AbsEqSign, p, xv, sr.get(), gk), div(gk, ties))};

@@ -179,6 +179,9 @@ TEST_CASE("safetensors: malformed files raise errors naming the file and the pro
   CHECK(load_fails({"truncated", "3 bytes"}));
   write_raw(p, ok_entry, eight, 1000);
   CHECK(load_fails({"header length 1000"}));
+  write_raw(p, ok_entry, eight, 200'000'000);
+  CHECK(load_fails({"header length 200000000", "limit"}));
+  CHECK(throws_with([&] { load_safetensors(tmp.dir.string()); }, {"[load_safetensors]", "directory"}));
   write_raw(p, R"({"t":{"dtype":"F32",)", eight);
   CHECK(load_fails({"not valid JSON"}));
   write_raw(p, "[1, 2]");
