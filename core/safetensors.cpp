@@ -26,8 +26,8 @@ constexpr std::string_view kLoad = "load_safetensors";
 constexpr std::string_view kSave = "save_safetensors";
 constexpr uint64_t kMaxHeader = 100'000'000;  // the reference implementation's limit
 
-const std::pair<std::string_view, DType> kDTypes[] = {{"F32", DType::Float32}, {"F64", DType::Float64},
-                                                      {"I64", DType::Int64},   {"BOOL", DType::Bool},
+const std::pair<std::string_view, DType> kDTypes[] = {{"F32", DType::Float32},   {"F64", DType::Float64},
+                                                      {"I64", DType::Int64},     {"BOOL", DType::Bool},
                                                       {"BF16", DType::BFloat16}, {"F16", DType::Float16}};
 
 std::string_view dtype_code(DType t) {
@@ -77,7 +77,8 @@ Entry parse_entry(const std::string& name, const Json& info, const std::string& 
   const Json& dt = info["dtype"];
   if (!dt.is_string()) bad(path, "tensor '{}': dtype must be a string, got {}", name, dt.dump());
   Entry e{name, DType::Float32, {}, 0, 0};
-  auto it = std::find_if(std::begin(kDTypes), std::end(kDTypes), [&](const auto& p) { return p.first == dt.get<std::string>(); });
+  auto it = std::find_if(std::begin(kDTypes), std::end(kDTypes),
+                         [&](const auto& p) { return p.first == dt.get<std::string>(); });
   if (it == std::end(kDTypes))
     bad(path, "tensor '{}': unknown or unsupported dtype \"{}\" (supported: F32, F64, I64, BOOL, BF16, F16)", name,
         dt.get<std::string>());
@@ -87,12 +88,14 @@ Entry parse_entry(const std::string& name, const Json& info, const std::string& 
   int64_t numel = 1;
   for (const Json& s : shape) {
     int64_t d = header_index(s, path, name, "shape");
-    if (d != 0 && numel > std::numeric_limits<int64_t>::max() / 16 / d) bad(path, "tensor '{}': shape {} is too large", name, shape.dump());
+    if (d != 0 && numel > std::numeric_limits<int64_t>::max() / 16 / d)
+      bad(path, "tensor '{}': shape {} is too large", name, shape.dump());
     numel *= d;
     e.shape.push_back(d);
   }
   const Json& off = info["data_offsets"];
-  if (!off.is_array() || off.size() != 2) bad(path, "tensor '{}': data_offsets must be [begin, end], got {}", name, off.dump());
+  if (!off.is_array() || off.size() != 2)
+    bad(path, "tensor '{}': data_offsets must be [begin, end], got {}", name, off.dump());
   e.begin = header_index(off[0], path, name, "data_offsets");
   e.end = header_index(off[1], path, name, "data_offsets");
   if (e.end < e.begin) bad(path, "tensor '{}': data_offsets [{}, {}] end before begin", name, e.begin, e.end);
@@ -132,7 +135,8 @@ SafetensorsFile load_safetensors(const std::string& path) {
   uint64_t n = 0;
   if (std::fread(&n, 8, 1, f.get()) != 1) bad(path, "cannot read the header length");
   if (n > kMaxHeader) bad(path, "header length {} exceeds the format's limit of {} bytes", n, kMaxHeader);
-  if (n > size - 8) bad(path, "header length {} is larger than the {} bytes after it (truncated or not safetensors)", n, size - 8);
+  if (n > size - 8)
+    bad(path, "header length {} is larger than the {} bytes after it (truncated or not safetensors)", n, size - 8);
   std::string header(n, '\0');
   if (n > 0 && std::fread(header.data(), 1, n, f.get()) != n) bad(path, "cannot read the {}-byte header", n);
   const int64_t data_size = static_cast<int64_t>(size - 8 - n);
@@ -161,13 +165,14 @@ SafetensorsFile load_safetensors(const std::string& path) {
   // Non-empty ranges must lie inside the data and must not overlap (checked in data order).
   std::vector<const Entry*> by_offset;
   for (const Entry& e : entries) by_offset.push_back(&e);
-  std::stable_sort(by_offset.begin(), by_offset.end(), [](const Entry* a, const Entry* b) { return a->begin < b->begin; });
+  std::stable_sort(by_offset.begin(), by_offset.end(),
+                   [](const Entry* a, const Entry* b) { return a->begin < b->begin; });
   const Entry* prev = nullptr;
   for (const Entry* ep : by_offset) {
     const Entry& e = *ep;
     if (e.end > data_size)
-      bad(path, "tensor '{}': data_offsets [{}, {}] out of range: the data section has {} bytes", e.name, e.begin, e.end,
-          data_size);
+      bad(path, "tensor '{}': data_offsets [{}, {}] out of range: the data section has {} bytes", e.name, e.begin,
+          e.end, data_size);
     if (e.begin == e.end) continue;
     if (prev && e.begin < prev->end)
       bad(path, "tensors '{}' [{}, {}] and '{}' [{}, {}] overlap", prev->name, prev->begin, prev->end, e.name, e.begin,

@@ -16,7 +16,7 @@ namespace hm {
 
 struct SafetensorsFile {
   std::vector<std::pair<std::string, Tensor>> tensors;  // in header order
-  std::map<std::string, std::string> metadata;         // "__metadata__"
+  std::map<std::string, std::string> metadata;          // "__metadata__"
 
   bool contains(const std::string& name) const;
   // The tensor called name; throws naming the file's tensors when absent.

@@ -66,20 +66,20 @@ ValuesIndices max_min(ExtremaOp op, const Tensor& x, int64_t dim, bool keepdim, 
     out = {detail::relabel(res.values, dropped), detail::relabel(res.indices, dropped)};
   }
   bool rec = autograd::will_record({x});
-  out.values = autograd::record(
-      name, out.values, {x},
-      [si = rec ? Saved(res.indices) : Saved(), shape = x.shape(), dtype = x.dtype(), d, kept](const Tensor& g,
-                                                                                              const NeedsGrad&) {
-        Tensor gk = detail::grad_kept(g, kept);
-        if (shape.empty()) return Grads{gk};
-        // dx = g where the position along d equals the index: (1,..,n,..,1) == (..,1,..).
-        const Tensor& idx = si.get();
-        Shape pos_shape(shape.size(), 1);
-        pos_shape[d] = shape[d];
-        Tensor pos = detail::relabel(arange(shape[d], {.dtype = DType::Int64, .device = idx.device()}), pos_shape);
-        Tensor hit = detail::binary_forward(BinaryOp::Eq, pos, idx, "max_backward").to(dtype);
-        return Grads{mul(hit, gk)};
-      });
+  out.values = autograd::record(name, out.values, {x},
+                                [si = rec ? Saved(res.indices) : Saved(), shape = x.shape(), dtype = x.dtype(), d,
+                                 kept](const Tensor& g, const NeedsGrad&) {
+                                  Tensor gk = detail::grad_kept(g, kept);
+                                  if (shape.empty()) return Grads{gk};
+                                  // dx = g where the position along d equals the index: (1,..,n,..,1) == (..,1,..).
+                                  const Tensor& idx = si.get();
+                                  Shape pos_shape(shape.size(), 1);
+                                  pos_shape[d] = shape[d];
+                                  Tensor pos = detail::relabel(
+                                      arange(shape[d], {.dtype = DType::Int64, .device = idx.device()}), pos_shape);
+                                  Tensor hit = detail::binary_forward(BinaryOp::Eq, pos, idx, "max_backward").to(dtype);
+                                  return Grads{mul(hit, gk)};
+                                });
   return out;
 }
 
@@ -93,11 +93,23 @@ Tensor arg_extremum(ExtremaOp op, const Tensor& x, int64_t dim, bool keepdim, st
 
 }  // namespace
 
-Tensor amax(const Tensor& x, const Dims& dims, bool keepdim) { return amax_amin(ExtremaOp::Max, x, dims, keepdim, "amax"); }
-Tensor amin(const Tensor& x, const Dims& dims, bool keepdim) { return amax_amin(ExtremaOp::Min, x, dims, keepdim, "amin"); }
-ValuesIndices max(const Tensor& x, int64_t dim, bool keepdim) { return max_min(ExtremaOp::Max, x, dim, keepdim, "max"); }
-ValuesIndices min(const Tensor& x, int64_t dim, bool keepdim) { return max_min(ExtremaOp::Min, x, dim, keepdim, "min"); }
-Tensor argmax(const Tensor& x, int64_t dim, bool keepdim) { return arg_extremum(ExtremaOp::Max, x, dim, keepdim, "argmax"); }
-Tensor argmin(const Tensor& x, int64_t dim, bool keepdim) { return arg_extremum(ExtremaOp::Min, x, dim, keepdim, "argmin"); }
+Tensor amax(const Tensor& x, const Dims& dims, bool keepdim) {
+  return amax_amin(ExtremaOp::Max, x, dims, keepdim, "amax");
+}
+Tensor amin(const Tensor& x, const Dims& dims, bool keepdim) {
+  return amax_amin(ExtremaOp::Min, x, dims, keepdim, "amin");
+}
+ValuesIndices max(const Tensor& x, int64_t dim, bool keepdim) {
+  return max_min(ExtremaOp::Max, x, dim, keepdim, "max");
+}
+ValuesIndices min(const Tensor& x, int64_t dim, bool keepdim) {
+  return max_min(ExtremaOp::Min, x, dim, keepdim, "min");
+}
+Tensor argmax(const Tensor& x, int64_t dim, bool keepdim) {
+  return arg_extremum(ExtremaOp::Max, x, dim, keepdim, "argmax");
+}
+Tensor argmin(const Tensor& x, int64_t dim, bool keepdim) {
+  return arg_extremum(ExtremaOp::Min, x, dim, keepdim, "argmin");
+}
 
 }  // namespace hm

@@ -31,8 +31,8 @@ Tensor moments(const Tensor& x, const Dims& dims_in, int64_t correction, bool ke
   const double denom = static_cast<double>(L.r - correction);
   return autograd::record(
       name, out, {x},
-      [sx = rec ? Saved(x) : Saved(), sm = rec ? Saved(mean) : Saved(), ss = rec && is_std ? Saved(res) : Saved(),
-       kept, denom, is_std](const Tensor& g, const NeedsGrad&) {
+      [sx = rec ? Saved(x) : Saved(), sm = rec ? Saved(mean) : Saved(), ss = rec && is_std ? Saved(res) : Saved(), kept,
+       denom, is_std](const Tensor& g, const NeedsGrad&) {
         const Tensor& xv = sx.get();
         Tensor gk = detail::grad_kept(g, kept);
         Tensor scale;  // (kept)
@@ -40,7 +40,8 @@ Tensor moments(const Tensor& x, const Dims& dims_in, int64_t correction, bool ke
           scale = mul(gk, 2.0 / denom);
         } else {
           const Tensor& s = ss.get();
-          Tensor zero = detail::binary_forward(BinaryOp::Eq, s, detail::scalar_like(s, 0.0), "std_backward").to(s.dtype());
+          Tensor zero =
+              detail::binary_forward(BinaryOp::Eq, s, detail::scalar_like(s, 0.0), "std_backward").to(s.dtype());
           // g / (denom * std) where std > 0, else 0 (zero is 1 there, so no 0/0).
           scale = div(mul(gk, rsub(zero, 1.0)), add(mul(s, denom), zero));
         }

@@ -37,12 +37,11 @@ Tensor logsumexp(const Tensor& x, const Dims& dims_in, bool keepdim) {
   logsumexp_kernel(x.device(), L.x, res);
   Tensor out = keepdim ? res : detail::relabel(res, detail::dropped_shape(x.shape(), dims));
   bool rec = autograd::will_record({x});
-  return autograd::record("logsumexp", out, {x},
-                          [sx = rec ? Saved(x) : Saved(), sr = rec ? Saved(res) : Saved(), kept](const Tensor& g,
-                                                                                               const NeedsGrad&) {
-                            return Grads{reduce_grad(ReduceGradOp::LogSumExp, 0.0, sx.get(), sr.get(),
-                                                     detail::grad_kept(g, kept))};
-                          });
+  return autograd::record(
+      "logsumexp", out, {x},
+      [sx = rec ? Saved(x) : Saved(), sr = rec ? Saved(res) : Saved(), kept](const Tensor& g, const NeedsGrad&) {
+        return Grads{reduce_grad(ReduceGradOp::LogSumExp, 0.0, sx.get(), sr.get(), detail::grad_kept(g, kept))};
+      });
 }
 
 Tensor norm(const Tensor& x, double p, const Dims& dims_in, bool keepdim) {
@@ -60,7 +59,7 @@ Tensor norm(const Tensor& x, double p, const Dims& dims_in, bool keepdim) {
   return autograd::record(
       "norm", out, {x},
       [sx = rec ? Saved(x) : Saved(), sr = rec ? Saved(res) : Saved(), kept, dims, p](const Tensor& g,
-                                                                                       const NeedsGrad&) {
+                                                                                      const NeedsGrad&) {
         const Tensor& xv = sx.get();
         Tensor gk = detail::grad_kept(g, kept);
         if (p == 0) return Grads{zeros_like(xv)};  // piecewise constant

@@ -94,8 +94,8 @@ Tensor grad_kept(const Tensor& g, const Shape& kept) { return relabel(g.contiguo
 
 void check_float(const Tensor& x, std::string_view name) {
   check(x.defined(), name, "undefined tensor");
-  check(x.dtype() == DType::Float32 || x.dtype() == DType::Float64, name, "expected a float32 or float64 tensor, got {}",
-        x.desc());
+  check(x.dtype() == DType::Float32 || x.dtype() == DType::Float64, name,
+        "expected a float32 or float64 tensor, got {}", x.desc());
 }
 
 void check_numeric(const Tensor& x, std::string_view name) {

@@ -18,35 +18,57 @@ HM_HD bool extremum_beats(T v, T best) {
   return better;
 }
 
-template <class T> HM_HD T sign_of(T x) { return static_cast<T>((x > T(0)) - (x < T(0))); }
+template <class T>
+HM_HD T sign_of(T x) {
+  return static_cast<T>((x > T(0)) - (x < T(0)));
+}
 
 // -- elementwise gradients: (x, r = reduction result, g = its gradient) -> dL/dx -----------------
 struct GradLogSumExp {
-  template <class T> HM_HD T operator()(T x, T r, T g) const { return g * std::exp(x - r); }
+  template <class T>
+  HM_HD T operator()(T x, T r, T g) const {
+    return g * std::exp(x - r);
+  }
 };
 // 2-norm: g x / r, and 0 (not NaN) when the norm is 0.
 struct GradNorm2 {
-  template <class T> HM_HD T operator()(T x, T r, T g) const { return r == T(0) ? T(0) : g * x / r; }
+  template <class T>
+  HM_HD T operator()(T x, T r, T g) const {
+    return r == T(0) ? T(0) : g * x / r;
+  }
 };
 struct GradNorm1 {
-  template <class T> HM_HD T operator()(T x, T r, T g) const { return g * sign_of(x); }
+  template <class T>
+  HM_HD T operator()(T x, T r, T g) const {
+    return g * sign_of(x);
+  }
 };
 // General p: g sign(x) (|x| / r)^(p-1); 0 at x = 0 and where the norm is 0.
 struct GradNormP {
   double p;
-  template <class T> HM_HD T operator()(T x, T r, T g) const {
+  template <class T>
+  HM_HD T operator()(T x, T r, T g) const {
     if (x == T(0) || r == T(0)) return T(0);
     return g * sign_of(x) * static_cast<T>(std::pow(std::fabs(x) / r, static_cast<T>(p - 1)));
   }
 };
 struct EqMask {
-  template <class T> HM_HD T operator()(T x, T r, T) const { return x == r ? T(1) : T(0); }
+  template <class T>
+  HM_HD T operator()(T x, T r, T) const {
+    return x == r ? T(1) : T(0);
+  }
 };
 struct AbsEqMask {
-  template <class T> HM_HD T operator()(T x, T r, T) const { return std::fabs(x) == r ? T(1) : T(0); }
+  template <class T>
+  HM_HD T operator()(T x, T r, T) const {
+    return std::fabs(x) == r ? T(1) : T(0);
+  }
 };
 struct AbsEqSign {
-  template <class T> HM_HD T operator()(T x, T r, T) const { return std::fabs(x) == r ? sign_of(x) : T(0); }
+  template <class T>
+  HM_HD T operator()(T x, T r, T) const {
+    return std::fabs(x) == r ? sign_of(x) : T(0);
+  }
 };
 
 }  // namespace hm::fn

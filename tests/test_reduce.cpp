@@ -37,10 +37,10 @@ void gradcheck_both_layouts(F f, uint64_t seed = 3) {
 
 TEST_CASE("reduce: amax / amin values over dim sets") {
   Tensor x = X();
-  CHECK(amax(x).item<double>() == 9);                             // X.amax()
+  CHECK(amax(x).item<double>() == 9);  // X.amax()
   CHECK(amax(x).shape() == Shape{});
-  CHECK(allclose(amax(x, {1}), {5, 9, 5, 8, 9, 7, 9, 4}));        // X.amax(1)
-  CHECK(allclose(amax(x, {0, 2}), {9, 9, 8}));                    // X.amax((0,2))
+  CHECK(allclose(amax(x, {1}), {5, 9, 5, 8, 9, 7, 9, 4}));                 // X.amax(1)
+  CHECK(allclose(amax(x, {0, 2}), {9, 9, 8}));                             // X.amax((0,2))
   CHECK(allclose(amin(x, {0}), {3, -1, 4, 1, -5, -3, 2, 4, 5, 2, 5, 4}));  // X.amin(0)
   CHECK(amax(x, {-1}, true).shape() == Shape{2, 3, 1});
   CHECK(amax(x, {0, 2}, true).shape() == Shape{1, 3, 1});
@@ -84,11 +84,12 @@ TEST_CASE("reduce: max / min / argmax / argmin with indices") {
 TEST_CASE("reduce: var / std values") {
   Tensor x = X();
   CHECK(allclose(var(x, {2}), {4.9166666667, 36.6666666667, 4.25, 8.0, 20.9166666667, 3.6666666667}));  // X.var(2)
-  CHECK(allclose(var(x, {0, 1}), {22.6666666667, 20.9666666667, 6.6666666667, 5.8666666667}));  // X.var((0,1))
+  CHECK(allclose(var(x, {0, 1}), {22.6666666667, 20.9666666667, 6.6666666667, 5.8666666667}));          // X.var((0,1))
   CHECK(allclose(var(x, {}, 0), {12.8732638889}));  // torch.var(X, (0,1,2), unbiased=False)
   CHECK(allclose(hm::std(x, {1}), {5.2915026221, 5.0332229568, 1.5275252317, 3.6055512755, 3.5118845843, 5.0,
-                               1.5275252317, 0.5773502692}));  // X.std(1)
-  CHECK(allclose(hm::std(x, {0, 2}, 0), {3.4255474015, 4.6485884954, 1.7633419975}));  // torch.std(X, (0,2), unbiased=False)
+                                   1.5275252317, 0.5773502692}));  // X.std(1)
+  CHECK(allclose(hm::std(x, {0, 2}, 0),
+                 {3.4255474015, 4.6485884954, 1.7633419975}));  // torch.std(X, (0,2), unbiased=False)
   CHECK(hm::std(x, {0, 2}, 0, true).shape() == Shape{1, 3, 1});
   // A large offset does not destroy the variance (two-pass, not E[x^2] - E[x]^2).
   // float64 around 1e9 (x^2 ~ 1e18 would leave nothing of the 5/3), float32 around 1e7.
@@ -101,10 +102,10 @@ TEST_CASE("reduce: var / std values") {
 
 TEST_CASE("reduce: logsumexp values and stability") {
   Tensor x = X();
-  CHECK(allclose(logsumexp(x, {1}), {5.1269679984, 9.0025209718, 5.3490122168, 8.1277308716, 9.0494556097,
-                                     7.0067604435, 9.3490122168, 4.8619948041}));  // X.logsumexp(1)
+  CHECK(allclose(logsumexp(x, {1}), {5.1269679984, 9.0025209718, 5.3490122168, 8.1277308716, 9.0494556097, 7.0067604435,
+                                     9.3490122168, 4.8619948041}));                  // X.logsumexp(1)
   CHECK(allclose(logsumexp(x, {0, 2}), {9.7642632086, 9.3550382426, 8.334883147}));  // X.logsumexp((0,2))
-  CHECK(allclose(logsumexp(tensor({1000, 1000}), {0}), {1000.6931471806}, 1e-6));  // 1000 + log 2, no overflow
+  CHECK(allclose(logsumexp(tensor({1000, 1000}), {0}), {1000.6931471806}, 1e-6));    // 1000 + log 2, no overflow
   CHECK(logsumexp(tensor({-kInf, -kInf}), {0}).item<double>() == -kInf);
   CHECK(logsumexp(tensor({1, kInf}), {0}).item<double>() == kInf);
   CHECK(logsumexp(x, {2}, true).shape() == Shape{2, 3, 1});
@@ -118,8 +119,8 @@ TEST_CASE("reduce: norm values for p = 2, 1, inf, -inf, 0, 3, 0.5") {
   CHECK(allclose(norm(x, -kInf, {2}), {1, 2, 3, 3, 2, 2}));
   CHECK(allclose(norm(x, 0), {24}));
   CHECK(allclose(norm(x, 3, {0, 2}), {12.4310874497, 11.909034403, 10.8943044621}));
-  CHECK(allclose(norm(x, 0.5, {2}), {32.8564064606, 82.8058373967, 81.5881136373, 107.6987768135, 63.5957044355,
-                                     69.1091786523}));
+  CHECK(allclose(norm(x, 0.5, {2}),
+                 {32.8564064606, 82.8058373967, 81.5881136373, 107.6987768135, 63.5957044355, 69.1091786523}));
   CHECK(norm(x, 2, {1}, true).shape() == Shape{2, 1, 4});
   CHECK(allclose(norm(x.to(DType::Float32), 2), {26.4764045897}));
 }

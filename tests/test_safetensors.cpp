@@ -5,7 +5,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
@@ -33,8 +32,7 @@ struct TempDir {
 };
 
 // Writes a raw safetensors file: header length (the real one unless given), header text, data.
-void write_raw(const std::string& path, const std::string& header, const std::string& data = "",
-               int64_t length = -1) {
+void write_raw(const std::string& path, const std::string& header, const std::string& data = "", int64_t length = -1) {
   std::ofstream f(path, std::ios::binary);
   uint64_t n = length < 0 ? header.size() : static_cast<uint64_t>(length);
   f.write(reinterpret_cast<const char*>(&n), 8);
@@ -64,8 +62,15 @@ TEST_CASE("safetensors: round trip of every dtype, shapes and metadata") {
   Tensor grad_leaf = randn({2}, {.requires_grad = true}, &gen);
   std::string path = tmp.file("all.safetensors");
   save_safetensors(path,
-                   {{"f32", f32}, {"f64", f64}, {"i64", i64}, {"bool", b}, {"bf16", bf}, {"f16", f16},
-                    {"scalar", scalar}, {"empty", empty}, {"leaf", grad_leaf}},
+                   {{"f32", f32},
+                    {"f64", f64},
+                    {"i64", i64},
+                    {"bool", b},
+                    {"bf16", bf},
+                    {"f16", f16},
+                    {"scalar", scalar},
+                    {"empty", empty},
+                    {"leaf", grad_leaf}},
                    {{"format", "pt"}, {"step", "100"}});
   SafetensorsFile file = load_safetensors(path);
   REQUIRE(file.tensors.size() == 9);
@@ -158,8 +163,16 @@ TEST_CASE("safetensors: writes are atomic and replace the old file") {
   std::string content((std::istreambuf_iterator<char>(in)), {});
   CHECK(content == "abcd");
   // Bad arguments to save.
-  CHECK(throws_with([&] { save_safetensors(path, {{"x", tensor({1})}, {"x", tensor({2})}}); }, {"[save_safetensors]", "twice"}));
-  CHECK(throws_with([&] { save_safetensors(path, {{"__metadata__", tensor({1})}}); }, {"[save_safetensors]", "invalid"}));
+  CHECK(throws_with(
+      [&] {
+        save_safetensors(path, {{"x", tensor({1})}, {"x", tensor({2})}});
+      },
+      {"[save_safetensors]", "twice"}));
+  CHECK(throws_with(
+      [&] {
+        save_safetensors(path, {{"__metadata__", tensor({1})}});
+      },
+      {"[save_safetensors]", "invalid"}));
   CHECK(load_safetensors(path).at("b").item<double>() == 3);
 }
 
@@ -200,8 +213,10 @@ TEST_CASE("safetensors: malformed files raise errors naming the file and the pro
   CHECK(load_fails({"out of range", "8 bytes"}));
   write_raw(p, R"({"t":{"dtype":"F32","shape":[2],"data_offsets":[8,0]}})", eight);
   CHECK(load_fails({"end before begin"}));
-  write_raw(p, R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"I64","shape":[1],"data_offsets":[4,12]}})",
-            std::string(12, '\0'));
+  write_raw(
+      p,
+      R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"I64","shape":[1],"data_offsets":[4,12]}})",
+      std::string(12, '\0'));
   CHECK(load_fails({"overlap", "'a'", "'b'"}));
   write_raw(p, R"({"__metadata__":{"k":1}})");
   CHECK(load_fails({"__metadata__", "'k'"}));

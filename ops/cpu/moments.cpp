@@ -10,8 +10,7 @@ namespace hm {
 namespace {
 
 template <class T>
-void moments(const T* x, T* mean, T* out, int64_t outer, int64_t r, int64_t inner, int64_t correction,
-             bool take_sqrt) {
+void moments(const T* x, T* mean, T* out, int64_t outer, int64_t r, int64_t inner, int64_t correction, bool take_sqrt) {
   // float32 accumulates in double: a float mean of 1e7 + small values loses the small part.
   using Acc = double;
   // r == 0 gives 0/0 = NaN like PyTorch; r <= correction divides by 0.

@@ -84,8 +84,10 @@ void cpu_extrema(ExtremaOp op, const Tensor& x, const Tensor& values, const Tens
   check(r >= 1, "reduce_extrema", "empty reduction");
   int64_t* pi = indices.defined() ? indices.data<int64_t>() : nullptr;
   dispatch_numeric(x.dtype(), "reduce_extrema", [&]<class T>() {
-    if (op == ExtremaOp::Max) extrema<true>(x.data<T>(), values.data<T>(), pi, outer, r, inner);
-    else extrema<false>(x.data<T>(), values.data<T>(), pi, outer, r, inner);
+    if (op == ExtremaOp::Max)
+      extrema<true>(x.data<T>(), values.data<T>(), pi, outer, r, inner);
+    else
+      extrema<false>(x.data<T>(), values.data<T>(), pi, outer, r, inner);
   });
 }
 

@@ -36,14 +36,18 @@ void grad_rows(const Tensor& x, const Tensor& r, const Tensor& g, const Tensor& 
 void cpu_reduce_grad(ReduceGradOp op, double p, const Tensor& x, const Tensor& r, const Tensor& g, const Tensor& out) {
   dispatch_float(x.dtype(), "reduce_grad", [&]<class T>() {
     switch (op) {
-      case ReduceGradOp::LogSumExp: return grad_rows<T>(x, r, g, out, fn::GradLogSumExp{});
+      case ReduceGradOp::LogSumExp:
+        return grad_rows<T>(x, r, g, out, fn::GradLogSumExp{});
       case ReduceGradOp::Norm:
         if (p == 2) return grad_rows<T>(x, r, g, out, fn::GradNorm2{});
         if (p == 1) return grad_rows<T>(x, r, g, out, fn::GradNorm1{});
         return grad_rows<T>(x, r, g, out, fn::GradNormP{p});
-      case ReduceGradOp::EqMask: return grad_rows<T>(x, r, g, out, fn::EqMask{});
-      case ReduceGradOp::AbsEqMask: return grad_rows<T>(x, r, g, out, fn::AbsEqMask{});
-      case ReduceGradOp::AbsEqSign: return grad_rows<T>(x, r, g, out, fn::AbsEqSign{});
+      case ReduceGradOp::EqMask:
+        return grad_rows<T>(x, r, g, out, fn::EqMask{});
+      case ReduceGradOp::AbsEqMask:
+        return grad_rows<T>(x, r, g, out, fn::AbsEqMask{});
+      case ReduceGradOp::AbsEqSign:
+        return grad_rows<T>(x, r, g, out, fn::AbsEqSign{});
     }
   });
 }

@@ -108,9 +108,8 @@ void logsumexp(const T* x, T* out, int64_t outer, int64_t r, int64_t inner) {
 }
 
 void cpu_logsumexp(const Tensor& x, const Tensor& out) {
-  dispatch_float(x.dtype(), "logsumexp", [&]<class T>() {
-    logsumexp(x.data<T>(), out.data<T>(), x.shape()[0], x.shape()[1], x.shape()[2]);
-  });
+  dispatch_float(x.dtype(), "logsumexp",
+                 [&]<class T>() { logsumexp(x.data<T>(), out.data<T>(), x.shape()[0], x.shape()[1], x.shape()[2]); });
 }
 
 void cpu_norm(const Tensor& x, double p, const Tensor& out) {
@@ -128,8 +127,10 @@ void cpu_norm(const Tensor& x, double p, const Tensor& out) {
     } else if (p == 0) {
       map_sum(px, po, outer, r, inner, [](T v) { return v != T(0) ? T(1) : T(0); });
     } else if (std::isinf(p)) {
-      if (p > 0) map_extreme<true>(px, po, outer, r, inner, T(0), [](T v) { return std::fabs(v); });
-      else map_extreme<false>(px, po, outer, r, inner, inf, [](T v) { return std::fabs(v); });
+      if (p > 0)
+        map_extreme<true>(px, po, outer, r, inner, T(0), [](T v) { return std::fabs(v); });
+      else
+        map_extreme<false>(px, po, outer, r, inner, inf, [](T v) { return std::fabs(v); });
     } else {
       const T tp = static_cast<T>(p);
       map_sum(px, po, outer, r, inner, [tp](T v) { return std::pow(std::fabs(v), tp); });
