@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cuda/check.cuh"
+#include "cuda/context.h"
 #include "cuda/runtime.h"
 
 namespace hm::cuda {
@@ -36,6 +37,9 @@ std::string describe() {
   return fmt::format("{} x {} (sm_{}{})", n, prop.name, prop.major, prop.minor);
 }
 
-void synchronize() { HM_CUDA_CHECK(cudaDeviceSynchronize()); }
+void synchronize() {
+  check_device(0, "cuda::synchronize");
+  synchronize_device(current_device());
+}
 
 }  // namespace hm::cuda
