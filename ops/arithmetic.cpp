@@ -87,7 +87,3 @@ Tensor div(const Tensor& a, double b) { return div(a, detail::scalar_like(a, b))
 Tensor rsub(const Tensor& a, double b) { return sub(detail::scalar_like(a, b), a); }
 
 }  // namespace hm
-
-namespace hm {
-Tensor neg(const Tensor& x) { return mul(x, -1.0); }
-}  // namespace hm

@@ -1,0 +1,96 @@
+// CPU kernels of the unary family, forward and fused backward: flat loops over contiguous
+// memory that GCC vectorises (float32 transcendentals come from ops/cpu/vec_math.h, so no
+// libm call blocks the vectoriser), split across threads when large.
+#include <type_traits>
+
+#include "core/parallel.h"
+#include "ops/cpu/vec_math.h"
+#include "ops/unary_kernels.h"
+
+namespace hm {
+namespace {
+
+// Element operations per index, for parallel_for's run-inline threshold: a transcendental
+// costs several times a load-op-store.
+int64_t unary_cost(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Neg:
+    case UnaryOp::Abs:
+    case UnaryOp::Relu:
+    case UnaryOp::Clamp:
+    case UnaryOp::Square:
+    case UnaryOp::LogicalNot: return 1;
+    default: return 4;
+  }
+}
+
+// out[i] = f(x[i]) over n contiguous elements.
+template <class T, class Out, class F>
+void map(const T* x, Out* out, int64_t n, int64_t cost, F f) {
+  parallel_for(n, cost, [&](int64_t begin, int64_t end) {
+#pragma omp simd
+    for (int64_t i = begin; i < end; ++i) out[i] = f(x[i]);
+  });
+}
+
+// x^e for the exponents that have a cheaper exact form (as PyTorch does); false otherwise.
+template <class T>
+bool pow_fast_path(const T* x, T* out, int64_t n, double e) {
+  if (e == 2) map(x, out, n, 1, [](T v) { return v * v; });
+  else if (e == 3) map(x, out, n, 1, [](T v) { return v * v * v; });
+  else if (e == 1) map(x, out, n, 1, [](T v) { return v; });
+  else if (e == 0.5) map(x, out, n, 1, [](T v) { return std::sqrt(v); });
+  else if (e == -0.5) map(x, out, n, 1, [](T v) { return T(1) / std::sqrt(v); });
+  else if (e == -1) map(x, out, n, 1, [](T v) { return T(1) / v; });
+  else if (e == -2) map(x, out, n, 1, [](T v) { return T(1) / (v * v); });
+  else return false;
+  return true;
+}
+
+void cpu_unary(UnaryOp op, const Tensor& x, const Tensor& out, UnaryParams p) {
+  const int64_t n = x.numel();
+  const int64_t cost = unary_cost(op);
+  dispatch_all(x.dtype(), unary_name(op), [&]<class T>() {
+    const T* px = static_cast<const T*>(x.raw_data());
+    if (op == UnaryOp::LogicalNot) {
+      map(px, out.data<bool>(), n, cost, [](T v) { return !(v != T(0)); });
+      return;
+    }
+    T* po = out.data<T>();
+    if constexpr (std::is_floating_point_v<T>) {
+      if (op == UnaryOp::PowScalar && pow_fast_path(px, po, n, p.a)) return;
+      with_unary_functor<CpuMath>(op, p, [&](auto f) { map(px, po, n, cost, f); });
+    } else if constexpr (std::is_same_v<T, int64_t>) {
+      if (op == UnaryOp::Neg) map(px, po, n, cost, ufn::Neg{});
+      else if (op == UnaryOp::Abs) map(px, po, n, cost, ufn::Abs{});
+      else throw_error(unary_name(op), "expected a floating-point tensor, got int64");
+    } else {
+      throw_error(unary_name(op), "expected a floating-point tensor, got bool");
+    }
+  });
+}
+
+void cpu_unary_backward(UnaryOp op, const Tensor& saved, const Tensor& grad, const Tensor& grad_in, UnaryParams p) {
+  const int64_t n = grad.numel();
+  const int64_t cost = unary_cost(op);
+  dispatch_float(grad.dtype(), unary_name(op), [&]<class T>() {
+    const T* g = grad.data<T>();
+    const T* s = saved.defined() ? saved.data<T>() : g;  // ops that save nothing ignore s
+    T* gi = grad_in.data<T>();
+    with_unary_functor<CpuMath>(op, p, [&](auto f) {
+      parallel_for(n, cost, [&](int64_t begin, int64_t end) {
+#pragma omp simd
+        for (int64_t i = begin; i < end; ++i) gi[i] = f.grad(s[i], g[i]);
+      });
+    });
+  });
+}
+
+[[maybe_unused]] const bool bound = [] {
+  unary_kernel.cpu = cpu_unary;
+  unary_backward_kernel.cpu = cpu_unary_backward;
+  return true;
+}();
+
+}  // namespace
+}  // namespace hm
