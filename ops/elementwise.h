@@ -12,8 +12,8 @@ Tensor sub(const Tensor& a, const Tensor& b);       // a - b
 Tensor mul(const Tensor& a, const Tensor& b);       // a * b
 Tensor div(const Tensor& a, const Tensor& b);       // a / b
 Tensor pow(const Tensor& a, const Tensor& b);       // a ^ b (float)
-Tensor maximum(const Tensor& a, const Tensor& b);   // gradient goes to a where a >= b
-Tensor minimum(const Tensor& a, const Tensor& b);   // gradient goes to a where a <= b
+Tensor maximum(const Tensor& a, const Tensor& b);   // gradient to the larger; split in half on ties
+Tensor minimum(const Tensor& a, const Tensor& b);   // gradient to the smaller; split in half on ties
 Tensor add(const Tensor& a, double b);
 Tensor sub(const Tensor& a, double b);
 Tensor mul(const Tensor& a, double b);
@@ -51,7 +51,7 @@ Tensor ge(const Tensor& a, const Tensor& b);
 Tensor eq(const Tensor& a, double b);
 Tensor lt(const Tensor& a, double b);
 Tensor gt(const Tensor& a, double b);
-Tensor logical_not(const Tensor& x);                 // bool -> bool
+Tensor logical_not(const Tensor& x);                 // any dtype -> bool (x == 0)
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);  // cond bool, broadcast
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value);  // mask bool, broadcast to x
 
