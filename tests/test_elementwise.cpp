@@ -1,0 +1,464 @@
+// The elementwise family beyond add/sub/mul/div: unary math, pow/maximum/minimum,
+// comparisons, where/masked_fill, in-place updates, and the float32 vector math underneath.
+#include <bit>
+#include <limits>
+
+#include "autograd/node.h"
+#include "ops/cpu/vec_math.h"
+#include "tests/helpers.h"
+
+using namespace hm;
+using hm::test::allclose;
+using hm::test::leaf64;
+using hm::test::throws_with;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+Tensor f64(std::initializer_list<double> v, const Shape& shape = {}) {
+  return tensor(v, shape, {.dtype = DType::Float64});
+}
+
+// A differentiable transpose of a 2-d tensor as a strided view (shape ops live elsewhere;
+// this keeps the test self-contained): the op under test then sees a non-contiguous input.
+Tensor transposed_view(const Tensor& x) {
+  const int64_t r = x.size(0), c = x.size(1);
+  Tensor xc = x.contiguous();
+  Tensor t = Tensor::view_of(xc.storage(), {c, r}, {1, c}, xc.offset(), xc.dtype());
+  return autograd::record("transposed_view", t, {xc}, [r, c](const Tensor& g, const autograd::NeedsGrad&) {
+    Tensor gc = g.contiguous();
+    return std::vector<Tensor>{Tensor::view_of(gc.storage(), {r, c}, {1, r}, gc.offset(), gc.dtype()).contiguous()};
+  });
+}
+
+// Distance in representable floats (0 when both NaN).
+int64_t ulp_distance(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b) ? 0 : INT64_MAX;
+  if (a == b) return 0;
+  auto key = [](float f) {
+    int64_t i = std::bit_cast<int32_t>(f);
+    return i < 0 ? int64_t{INT32_MIN} - i : i;
+  };
+  return std::llabs(key(a) - key(b));
+}
+
+// Max ulp error of f against ref (double libm, rounded to float) at n points spread over [lo, hi].
+template <class F, class R>
+int64_t max_ulp(F f, R ref, float lo, float hi, int n = 200000) {
+  std::vector<float> x(n), y(n);
+  for (int i = 0; i < n; ++i) x[i] = lo + (hi - lo) * static_cast<float>(i) / static_cast<float>(n - 1);
+#pragma omp simd
+  for (int i = 0; i < n; ++i) y[i] = f(x[i]);  // the vectorised code path
+  int64_t worst = 0;
+  for (int i = 0; i < n; ++i) worst = std::max(worst, ulp_distance(y[i], static_cast<float>(ref(double{x[i]}))));
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("vec_math: float32 exp/log/log1p/tanh/erf/ndtr/sigmoid against libm") {
+  CHECK(max_ulp([](float x) { return vm::exp(x); }, [](double x) { return std::exp(x); }, -104.f, 89.f) <= 1);
+  CHECK(max_ulp([](float x) { return vm::exp(x); }, [](double x) { return std::exp(x); }, -1.f, 1.f) <= 1);
+  CHECK(max_ulp([](float x) { return vm::log(x); }, [](double x) { return std::log(x); }, 1e-3f, 4.f) <= 1);
+  CHECK(max_ulp([](float x) { return vm::log(x); }, [](double x) { return std::log(x); }, 0.f, 3e38f) <= 1);
+  CHECK(max_ulp([](float x) { return vm::log1p(x); }, [](double x) { return std::log1p(x); }, -0.999f, 10.f) <= 2);
+  CHECK(max_ulp([](float x) { return vm::log1p(x); }, [](double x) { return std::log1p(x); }, -1e-4f, 1e-4f) <= 2);
+  CHECK(max_ulp([](float x) { return vm::tanh(x); }, [](double x) { return std::tanh(x); }, -12.f, 12.f) <= 3);
+  CHECK(max_ulp([](float x) { return vm::erf(x); }, [](double x) { return std::erf(x); }, -5.f, 5.f) <= 8);
+  CHECK(max_ulp([](float x) { return vm::sigmoid(x); }, [](double x) { return 1 / (1 + std::exp(-x)); }, -80.f,
+                80.f) <= 3);
+  // ndtr(x) = (1 + erf(x/sqrt2))/2 cancels for x << 0 exactly like PyTorch's float gelu: absolute error.
+  for (float x = -8.f; x <= 8.f; x += 1e-3f)
+    REQUIRE(std::fabs(vm::ndtr(x) - 0.5 * std::erfc(-x / std::sqrt(2.0))) < 2e-7);  // ~3 ulp of 1
+
+  // Edge cases: zeros, subnormals, overflow/underflow boundaries, infinities, NaN.
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const float tiny = std::numeric_limits<float>::denorm_min();
+  CHECK(vm::exp(0.f) == 1.f);
+  CHECK(vm::exp(88.8f) == inf);
+  CHECK(vm::exp(1000.f) == inf);
+  CHECK(vm::exp(-1000.f) == 0.f);
+  CHECK(vm::exp(-inf) == 0.f);
+  CHECK(vm::exp(inf) == inf);
+  CHECK(vm::exp(-103.0f) == std::exp(-103.0f));  // subnormal result
+  CHECK(std::isnan(vm::exp(nan)));
+  CHECK(vm::log(0.f) == -inf);
+  CHECK(vm::log(-0.f) == -inf);
+  CHECK(std::isnan(vm::log(-1.f)));
+  CHECK(vm::log(inf) == inf);
+  CHECK(std::isnan(vm::log(nan)));
+  CHECK(vm::log(tiny) == std::log(tiny));
+  CHECK(vm::log(1.f) == 0.f);
+  CHECK(vm::log1p(-1.f) == -inf);
+  CHECK(vm::log1p(1e-30f) == 1e-30f);
+  CHECK(vm::log1p(inf) == inf);
+  CHECK(std::isnan(vm::log1p(-2.f)));
+  CHECK(std::isnan(vm::log1p(nan)));
+  CHECK(vm::tanh(inf) == 1.f);
+  CHECK(vm::tanh(-100.f) == -1.f);
+  CHECK(std::signbit(vm::tanh(-0.f)));
+  CHECK(vm::tanh(1e-30f) == 1e-30f);
+  CHECK(std::isnan(vm::tanh(nan)));
+  CHECK(vm::erf(inf) == 1.f);
+  CHECK(vm::erf(-inf) == -1.f);
+  CHECK(vm::erf(tiny) == std::erf(tiny));
+  CHECK(std::isnan(vm::erf(nan)));
+  CHECK(std::isnan(vm::ndtr(nan)));
+  CHECK(vm::sigmoid(-inf) == 0.f);
+  CHECK(vm::sigmoid(inf) == 1.f);
+  CHECK(std::isnan(vm::sigmoid(nan)));
+}
+
+// Reference numbers from torch 1.13 (float64):
+//   x = torch.tensor([-3.0, -1.5, -0.5, 0.0, 0.25, 1.0, 2.5], dtype=torch.float64)
+//   p = torch.tensor([0.001, 0.5, 1.0, 2.0, 10.0], dtype=torch.float64)
+//   F.gelu(x), F.gelu(x, approximate='tanh'), F.silu(x), F.softplus(x, beta=2, threshold=3), ...
+TEST_CASE("unary: values vs PyTorch, float64 and float32") {
+  for (DType dt : {DType::Float64, DType::Float32}) {
+    CAPTURE(dtype_name(dt));
+    const double rtol = dt == DType::Float64 ? 1e-12 : 2e-6, atol = dt == DType::Float64 ? 1e-14 : 2e-7;
+    Tensor x = f64({-3.0, -1.5, -0.5, 0.0, 0.25, 1.0, 2.5}).to(dt);
+    Tensor p = f64({0.001, 0.5, 1.0, 2.0, 10.0}).to(dt);
+    CHECK(exp(x).dtype() == dt);
+    CHECK(allclose(exp(x), {0.049787068367863944, 0.22313016014842982, 0.6065306597126334, 1.0, 1.2840254166877414,
+                            2.718281828459045, 12.182493960703473}, rtol, atol));
+    CHECK(allclose(tanh(x), {-0.9950547536867305, -0.9051482536448664, -0.46211715726000974, 0.0,
+                             0.24491866240370913, 0.7615941559557649, 0.9866142981514303}, rtol, atol));
+    CHECK(allclose(sigmoid(x), {0.04742587317756678, 0.18242552380635635, 0.3775406687981454, 0.5,
+                                0.5621765008857981, 0.7310585786300049, 0.9241418199787566}, rtol, atol));
+    CHECK(allclose(gelu(x), {-0.00404969409489031, -0.10021080190328704, -0.15426876936299344, 0.0,
+                             0.14967658142073093, 0.841344746068543, 2.4844758366855597}, rtol, atol));
+    CHECK(allclose(gelu(x, GeluApprox::Tanh), {-0.0036373920817729943, -0.10042842301976707, -0.15428599017485606,
+                                               0.0, 0.149675350701685, 0.8411919906082768, 2.484915733910001},
+                   rtol, atol));
+    CHECK(allclose(silu(x), {-0.14227761953270035, -0.2736382857095345, -0.1887703343990727, 0.0,
+                             0.14054412522144952, 0.7310585786300049, 2.3103545499468914}, rtol, atol));
+    CHECK(allclose(softplus(x, 2.0, 3.0), {0.0012378425688652247, 0.02429367578687103, 0.15663084375911143,
+                                           0.34657359027997264, 0.48703849209005334, 1.0634640055214863, 2.5},
+                   rtol, atol));
+    CHECK(allclose(softplus(x), {0.04858735157374206, 0.2014132779827524, 0.4740769841801067, 0.6931471805599453,
+                                 0.8259394198788436, 1.3132616875182228, 2.5788897342925496}, rtol, atol));
+    CHECK(allclose(sin(x), {-0.1411200080598672, -0.9974949866040544, -0.479425538604203, 0.0, 0.24740395925452294,
+                            0.8414709848078965, 0.5984721441039564}, rtol, atol));
+    CHECK(allclose(cos(x), {-0.9899924966004454, 0.0707372016677029, 0.8775825618903728, 1.0, 0.9689124217106447,
+                            0.5403023058681398, -0.8011436155469337}, rtol, atol));
+    CHECK(allclose(clamp(x, -1, 1.5), {-1, -1, -0.5, 0, 0.25, 1, 1.5}, rtol, atol));
+    CHECK(allclose(relu(x), {0, 0, 0, 0, 0.25, 1, 2.5}, rtol, atol));
+    CHECK(allclose(abs(x), {3, 1.5, 0.5, 0, 0.25, 1, 2.5}, rtol, atol));
+    CHECK(allclose(neg(x), {3, 1.5, 0.5, 0, -0.25, -1, -2.5}, rtol, atol));
+    CHECK(allclose(-x, {3, 1.5, 0.5, 0, -0.25, -1, -2.5}, rtol, atol));
+    CHECK(allclose(square(x), {9, 2.25, 0.25, 0, 0.0625, 1, 6.25}, rtol, atol));
+    CHECK(allclose(pow(x, 3.0), {-27, -3.375, -0.125, 0, 0.015625, 1, 15.625}, rtol, atol));
+    CHECK(allclose(log(p), {-6.907755278982137, -0.6931471805599453, 0.0, 0.6931471805599453, 2.302585092994046},
+                   rtol, atol));
+    CHECK(allclose(log1p(p), {0.0009995003330835331, 0.4054651081081644, 0.6931471805599453, 1.0986122886681098,
+                              2.3978952727983707}, rtol, atol));
+    CHECK(allclose(sqrt(p), {0.03162277660168379, 0.7071067811865476, 1.0, 1.4142135623730951, 3.1622776601683795},
+                   rtol, atol));
+    CHECK(allclose(rsqrt(p), {31.622776601683796, 1.414213562373095, 1.0, 0.7071067811865475, 0.31622776601683794},
+                   rtol, atol));
+    CHECK(allclose(pow(p, 2.5), {3.162277660168379e-08, 0.1767766952966369, 1.0, 5.656854249492381,
+                                 316.22776601683796}, rtol, atol));
+    CHECK(allclose(pow(p, -1.5), {31622.776601683792, 2.8284271247461903, 1.0, 0.3535533905932738,
+                                  0.03162277660168379}, rtol, atol));
+    CHECK(allclose(pow(p, 0.5), sqrt(p), rtol, atol));
+    CHECK(allclose(pow(p, -1.0), {1000, 2, 1, 0.5, 0.1}, rtol, atol));
+  }
+  // Special values follow PyTorch: NaN passes relu/clamp, |-0| = 0, relu(-0) = -0.
+  Tensor s = f64({std::nan(""), -0.0, kInf, -kInf});
+  std::vector<double> r = relu(s).to_vector();
+  CHECK(std::isnan(r[0]));
+  CHECK(std::signbit(r[1]));
+  CHECK(std::isnan(clamp(s, 0, 1).to_vector()[0]));
+  CHECK(!std::signbit(abs(s).to_vector()[1]));
+  CHECK(exp(f64({-kInf, kInf})).to_vector() == std::vector<double>{0, kInf});
+  CHECK(allclose(abs(tensor({-3, 2}, {}, {.dtype = DType::Int64})), {3, 2}));
+  CHECK(neg(tensor({-3, 2}, {}, {.dtype = DType::Int64})).dtype() == DType::Int64);
+}
+
+// Reference: xx = x.clone().requires_grad_(); f(xx).sum().backward(); xx.grad (same x as above).
+TEST_CASE("unary: fused backward values vs PyTorch, float32 and float64") {
+  for (DType dt : {DType::Float64, DType::Float32}) {
+    CAPTURE(dtype_name(dt));
+    const double rtol = dt == DType::Float64 ? 1e-12 : 5e-6, atol = dt == DType::Float64 ? 1e-14 : 5e-7;
+    auto grad_of = [&](auto f) {
+      Tensor x = f64({-3.0, -1.5, -0.5, 0.0, 0.25, 1.0, 2.5}).to(dt).requires_grad_(true);
+      sum(f(x)).backward();
+      return x.grad();
+    };
+    CHECK(allclose(grad_of([](const Tensor& t) { return gelu(t); }),
+                   {-0.01194564720418392, -0.1274691922299796, 0.13250487534383712, 0.5, 0.695373354883636,
+                    1.0833154705876864, 1.037611085908145}, rtol, atol));
+    CHECK(allclose(grad_of([](const Tensor& t) { return gelu(t, GeluApprox::Tanh); }),
+                   {-0.011584166630969648, -0.12771079315143308, 0.13263009646535764, 0.5, 0.6953540951510604,
+                    1.0829640838457826, 1.037951576212666}, rtol, atol));
+    CHECK(allclose(grad_of([](const Tensor& t) { return silu(t); }),
+                   {-0.08810410601516962, -0.041294154299142946, 0.2600388126973482, 0.5, 0.6237100215701977,
+                    0.9276705118714869, 1.0994011113415267}, rtol, atol));
+    CHECK(allclose(grad_of([](const Tensor& t) { return softplus(t, 2.0, 3.0); }),
+                   {0.0024726231566347748, 0.04742587317756679, 0.2689414213699951, 0.5, 0.6224593312018546,
+                    0.8807970779778824, 1.0}, rtol, atol));
+    CHECK(allclose(grad_of([](const Tensor& t) { return tanh(t); }),
+                   {0.009866037165440166, 0.1807066389236486, 0.7864477329659274, 1.0, 0.940014848806378,
+                    0.41997434161402614, 0.02659222668316057}, rtol, atol));
+    CHECK(allclose(grad_of([](const Tensor& t) { return sigmoid(t); }),
+                   {0.04517665973091214, 0.14914645207033286, 0.2350037122015945, 0.25, 0.24613408273759835,
+                    0.19661193324148185, 0.07010371654510807}, rtol, atol));
+    // Kinks: relu' = 0 at 0 (PyTorch), |x|' = 0 at 0, clamp' = 1 on the closed interval.
+    CHECK(allclose(grad_of([](const Tensor& t) { return relu(t); }), {0, 0, 0, 0, 1, 1, 1}));
+    CHECK(allclose(grad_of([](const Tensor& t) { return abs(t); }), {-1, -1, -1, 0, 1, 1, 1}));
+    CHECK(allclose(grad_of([](const Tensor& t) { return clamp(t, -1.5, 1.0); }), {0, 1, 1, 1, 1, 1, 0}));
+    CHECK(allclose(grad_of([](const Tensor& t) { return pow(t, 0.0); }), {0, 0, 0, 0, 0, 0, 0}));
+  }
+}
+
+TEST_CASE("unary: float32 kernels match float64 on large tensors (vector bodies, tails, threads)") {
+  Generator gen(3);
+  const int64_t n = 100003;  // odd: exercises the vector tails, and large enough to run in parallel
+  Tensor x64 = mul(randn({n}, {.dtype = DType::Float64}, &gen), 4.0);
+  Tensor pos64 = add(abs(x64), 1e-3);
+  Tensor x32 = x64.to(DType::Float32), pos32 = pos64.to(DType::Float32);
+  // The float32 input is the float64 one rounded; compare against float64 math on that same input.
+  Tensor xr = x32.to(DType::Float64), posr = pos32.to(DType::Float64);
+  auto same = [](const Tensor& a32, const Tensor& b64, double rtol, double atol) {
+    return allclose(a32.to(DType::Float64), b64, rtol, atol);
+  };
+  CHECK(same(exp(x32), exp(xr), 2e-7, 0));
+  CHECK(same(log(pos32), log(posr), 0, 3e-7));
+  CHECK(same(log1p(pos32), log1p(posr), 3e-7, 0));
+  CHECK(same(tanh(x32), tanh(xr), 4e-7, 1e-30));
+  CHECK(same(sigmoid(x32), sigmoid(xr), 4e-7, 1e-30));
+  CHECK(same(gelu(x32), gelu(xr), 1e-6, 1e-6));
+  CHECK(same(gelu(x32, GeluApprox::Tanh), gelu(xr, GeluApprox::Tanh), 1e-6, 1e-6));
+  CHECK(same(silu(x32), silu(xr), 1e-6, 1e-7));
+  CHECK(same(softplus(x32), softplus(xr), 1e-6, 1e-7));
+  CHECK(same(sqrt(pos32), sqrt(posr), 2e-7, 0));
+  CHECK(same(rsqrt(pos32), rsqrt(posr), 3e-7, 0));
+  // Threads do not change the numbers.
+  set_num_threads(1);
+  Tensor one = gelu(x32);
+  set_num_threads(2);
+  CHECK(allclose(one, gelu(x32), 0, 0));
+}
+
+TEST_CASE("unary: gradcheck of every differentiable op, contiguous and transposed inputs") {
+  using Fn = std::function<Tensor(const Tensor&)>;
+  const std::vector<std::pair<const char*, Fn>> any_sign = {
+      {"neg", [](const Tensor& t) { return neg(t); }},
+      {"exp", [](const Tensor& t) { return exp(t); }},
+      {"abs", [](const Tensor& t) { return abs(t); }},
+      {"sin", [](const Tensor& t) { return sin(t); }},
+      {"cos", [](const Tensor& t) { return cos(t); }},
+      {"tanh", [](const Tensor& t) { return tanh(t); }},
+      {"sigmoid", [](const Tensor& t) { return sigmoid(t); }},
+      {"relu", [](const Tensor& t) { return relu(t); }},
+      {"gelu", [](const Tensor& t) { return gelu(t); }},
+      {"gelu_tanh", [](const Tensor& t) { return gelu(t, GeluApprox::Tanh); }},
+      {"silu", [](const Tensor& t) { return silu(t); }},
+      {"softplus", [](const Tensor& t) { return softplus(t, 1.5, 1.0); }},  // both regimes
+      {"clamp", [](const Tensor& t) { return clamp(t, -0.7, 0.9); }},
+      {"square", [](const Tensor& t) { return square(t); }},
+      {"pow3", [](const Tensor& t) { return pow(t, 3.0); }},
+  };
+  const std::vector<std::pair<const char*, Fn>> positive = {
+      {"log", [](const Tensor& t) { return log(t); }},
+      {"log1p", [](const Tensor& t) { return log1p(t); }},
+      {"sqrt", [](const Tensor& t) { return sqrt(t); }},
+      {"rsqrt", [](const Tensor& t) { return rsqrt(t); }},
+      {"pow2.5", [](const Tensor& t) { return pow(t, 2.5); }},
+      {"pow-1.3", [](const Tensor& t) { return pow(t, -1.3); }},
+  };
+  auto run = [](const std::vector<std::pair<const char*, Fn>>& ops, bool make_positive) {
+    for (const auto& [name, f] : ops) {
+      CAPTURE(name);
+      for (const Shape& shape : {Shape{3, 4}, Shape{5}, Shape{}}) {
+        Tensor x = leaf64(shape, 11, 1.5);
+        if (make_positive) {
+          NoGradGuard ng;
+          x = add(abs(x), 0.3).requires_grad_(true);
+        }
+        CHECK(gradcheck([&](const std::vector<Tensor>& in) { return f(in[0]); }, {x}));
+      }
+      Tensor x = leaf64({3, 4}, 12, 1.5);
+      if (make_positive) {
+        NoGradGuard ng;
+        x = add(abs(x), 0.3).requires_grad_(true);
+      }
+      CHECK(gradcheck([&](const std::vector<Tensor>& in) { return f(transposed_view(in[0])); }, {x}));
+    }
+  };
+  run(any_sign, false);
+  run(positive, true);
+}
+
+// Reference: a = [[0,0,2],[-2,1.5,3]], b = [2,0,-0.5]; y = torch.pow(a, b); y.sum().backward()
+TEST_CASE("pow(tensor, tensor): values, PyTorch's guards, broadcasting gradcheck") {
+  Tensor a = f64({0, 0, 2, -2, 1.5, 3}, {2, 3}).requires_grad_(true);
+  Tensor b = f64({2, 0, -0.5}).requires_grad_(true);
+  Tensor y = pow(a, b);
+  CHECK(allclose(y, {0, 1, 0.7071067811865476, 4, 1, 0.5773502691896257}));
+  sum(y).backward();
+  CHECK(allclose(a.grad(), {0, 0, -0.1767766952966369, -4, 0, -0.09622504486493763}));
+  std::vector<double> gb = b.grad().to_vector();
+  CHECK(std::isnan(gb[0]));  // log(-2): NaN like PyTorch (a == 0, b >= 0 contributes 0)
+  CHECK(gb[1] == doctest::Approx(0.4054651081081644));
+  CHECK(gb[2] == doctest::Approx(1.1244131723318376));
+
+  Tensor pa = leaf64({2, 3}, 5);
+  Tensor pb = leaf64({3}, 6);
+  {
+    NoGradGuard ng;
+    pa = add(abs(pa), 0.5).requires_grad_(true);
+  }
+  CHECK(gradcheck([](const std::vector<Tensor>& in) { return pow(in[0], in[1]); }, {pa, pb}));
+  CHECK(gradcheck([](const std::vector<Tensor>& in) { return pow(transposed_view(in[0]), in[1]); },
+                  {pa, leaf64({2}, 7)}));
+}
+
+// Reference: a = [1,2,3,4], b = [2,2,1,5]; torch.maximum(a, b).sum().backward() (ties split in half)
+TEST_CASE("maximum/minimum: values, tie gradients like PyTorch, broadcasting gradcheck") {
+  Tensor a = f64({1, 2, 3, 4}).requires_grad_(true);
+  Tensor b = f64({2, 2, 1, 5}).requires_grad_(true);
+  Tensor mx = maximum(a, b);
+  CHECK(allclose(mx, {2, 2, 3, 5}));
+  sum(mx).backward();
+  CHECK(allclose(a.grad(), {0, 0.5, 1, 0}));
+  CHECK(allclose(b.grad(), {1, 0.5, 0, 1}));
+  a.zero_grad();
+  b.zero_grad();
+  Tensor mn = minimum(a, b);
+  CHECK(allclose(mn, {1, 2, 1, 4}));
+  sum(mn).backward();
+  CHECK(allclose(a.grad(), {1, 0.5, 0, 1}));
+  CHECK(allclose(b.grad(), {0, 0.5, 1, 0}));
+  CHECK(std::isnan(maximum(f64({std::nan("")}), f64({1})).item<double>()));
+  CHECK(allclose(maximum(tensor({1, 5}, {}, {.dtype = DType::Int64}), tensor({3, 2}, {}, {.dtype = DType::Int64})),
+                 {3, 5}));
+
+  CHECK(gradcheck([](const std::vector<Tensor>& in) { return maximum(in[0], in[1]); },
+                  {leaf64({3, 4}, 1), leaf64({4}, 2)}));
+  CHECK(gradcheck([](const std::vector<Tensor>& in) { return minimum(in[0], in[1]); },
+                  {leaf64({3, 1}, 3), leaf64({1, 4}, 4)}));
+  CHECK(gradcheck([](const std::vector<Tensor>& in) { return maximum(transposed_view(in[0]), in[1]); },
+                  {leaf64({4, 3}, 5), leaf64({4}, 6)}));
+}
+
+TEST_CASE("comparisons and logical_not: bool results, broadcasting, scalar forms") {
+  Tensor a = tensor({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor b = tensor({2, 2, 2});
+  Tensor e = eq(a, b);
+  CHECK(e.dtype() == DType::Bool);
+  CHECK(e.shape() == Shape{2, 3});
+  CHECK(!e.requires_grad());
+  CHECK(allclose(e, {0, 1, 0, 0, 0, 0}));
+  CHECK(allclose(ne(a, b), {1, 0, 1, 1, 1, 1}));
+  CHECK(allclose(lt(a, b), {1, 0, 0, 0, 0, 0}));
+  CHECK(allclose(le(a, b), {1, 1, 0, 0, 0, 0}));
+  CHECK(allclose(gt(a, b), {0, 0, 1, 1, 1, 1}));
+  CHECK(allclose(ge(a, b), {0, 1, 1, 1, 1, 1}));
+  CHECK(allclose(eq(a, 4.0), {0, 0, 0, 1, 0, 0}));
+  CHECK(allclose(lt(a, 2.5), {1, 1, 0, 0, 0, 0}));
+  CHECK(allclose(gt(a, 2.5), {0, 0, 1, 1, 1, 1}));
+  Tensor w = leaf64({3}, 1);
+  CHECK(!gt(w, 0.0).requires_grad());  // not differentiable, even from a grad-requiring input
+  CHECK(allclose(logical_not(gt(a, 2.5)), {1, 1, 0, 0, 0, 0}));
+  CHECK(logical_not(e).dtype() == DType::Bool);
+  CHECK(allclose(logical_not(tensor({0, 2.5, -1})), {1, 0, 0}));
+  CHECK(allclose(eq(tensor({1, 0}).to(DType::Bool), tensor({1, 1}).to(DType::Bool)), {1, 0}));
+  CHECK(allclose(eq(f64({std::nan("")}), f64({std::nan("")})), {0.0}));  // NaN != NaN
+}
+
+TEST_CASE("where and masked_fill: values, broadcasting, gradients") {
+  Tensor cond = gt(tensor({1, -1, 2, -2, 3, -3}, {2, 3}), 0.0);  // (2, 3)
+  Tensor a = f64({10, 20}, {2, 1});
+  Tensor b = f64({-1, -2, -3});
+  Tensor w = where(cond, a, b);
+  CHECK(w.shape() == Shape{2, 3});
+  CHECK(allclose(w, {10, -2, 10, -1, 20, -3}));
+  CHECK(allclose(where(gt(f64({1, -1}), 0.0), f64({5}), f64({7})), {5, 7}));
+
+  Tensor x = f64({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor mask = gt(f64({1, 0, 1}), 0.5);  // (3,) broadcast over rows
+  CHECK(allclose(masked_fill(x, mask, -9), {-9, 2, -9, -9, 5, -9}));
+  CHECK(allclose(masked_fill(x, gt(f64({1, 0}, {2, 1}), 0.5), 1e9), {1e9, 1e9, 1e9, 4, 5, 6}));
+
+  // Gradients: to a where cond, to b elsewhere, summed over broadcast dims; masked positions get 0.
+  Tensor ga = leaf64({2, 1}, 1), gb = leaf64({3}, 2);
+  sum(where(cond, ga, gb)).backward();
+  CHECK(allclose(ga.grad(), {2, 1}));
+  CHECK(allclose(gb.grad(), {1, 1, 1}));
+  Tensor gx = leaf64({2, 3}, 3);
+  sum(masked_fill(gx, mask, 0.5)).backward();
+  CHECK(allclose(gx.grad(), {0, 1, 0, 0, 1, 0}));
+
+  CHECK(gradcheck([&](const std::vector<Tensor>& in) { return where(cond, in[0], in[1]); },
+                  {leaf64({2, 1}, 4), leaf64({3}, 5)}));
+  CHECK(gradcheck([&](const std::vector<Tensor>& in) { return where(cond, transposed_view(in[0]), in[1]); },
+                  {leaf64({3, 2}, 6), leaf64({2, 3}, 7)}));
+  CHECK(gradcheck([&](const std::vector<Tensor>& in) { return masked_fill(in[0], mask, 3.0); }, {leaf64({2, 3}, 8)}));
+  CHECK(gradcheck([&](const std::vector<Tensor>& in) { return masked_fill(transposed_view(in[0]), mask, 3.0); },
+                  {leaf64({3, 2}, 9)}));
+}
+
+TEST_CASE("add_ and mul_: in place, broadcast, strided, version bump, grad guard") {
+  Tensor x = tensor({1, 2, 3, 4, 5, 6}, {2, 3});
+  const uint64_t v0 = x.version();
+  add_(x, tensor({10, 20, 30}), 0.5);
+  CHECK(allclose(x, {6, 12, 18, 9, 15, 21}));
+  CHECK(x.version() > v0);
+  mul_(x, 2.0);
+  CHECK(allclose(x, {12, 24, 36, 18, 30, 42}));
+  // A strided (transposed) target.
+  Tensor base = f64({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor t = Tensor::view_of(base.storage(), {3, 2}, {1, 3}, 0, DType::Float64);
+  add_(t, f64({1, 2}));
+  CHECK(allclose(base, {2, 3, 4, 6, 7, 8}));
+  Tensor big = ones({70000});  // large enough to run in parallel
+  add_(big, full({70000}, 2.0), -1.0);
+  mul_(big, 3.0);
+  CHECK(allclose(sum(big), {-210000}));
+  // An optimizer step on a parameter runs under NoGradGuard; outside it, it is an error.
+  Tensor p = leaf64({3}, 1);
+  CHECK(throws_with([&] { add_(p, f64({1, 1, 1})); }, {"[add_]", "requires grad", "NoGradGuard"}));
+  CHECK(throws_with([&] { mul_(p, 0.5); }, {"[mul_]", "requires grad"}));
+  {
+    NoGradGuard ng;
+    std::vector<double> before = p.to_vector();
+    add_(p, f64({1, 1, 1}), -0.1);
+    CHECK(p.to_vector()[0] == doctest::Approx(before[0] - 0.1));
+  }
+  // A tensor saved for backward and then updated in place is caught by the version check.
+  Tensor q = leaf64({3}, 2);
+  Tensor e = exp(q);
+  {
+    NoGradGuard ng;
+    mul_(e, 2.0);
+  }
+  CHECK(throws_with([&] { sum(e).backward(); }, {"modified in place"}));
+}
+
+TEST_CASE("elementwise: bad inputs name the op and the offending shapes/dtypes") {
+  Tensor f = tensor({1, 2, 3});
+  Tensor bl = gt(f, 1.5);
+  CHECK(throws_with([&] { exp(bl); }, {"[exp]", "floating-point", "bool (3,)"}));
+  CHECK(throws_with([&] { tanh(arange(3)); }, {"[tanh]", "int64"}));
+  CHECK(throws_with([&] { gelu(Tensor()); }, {"[gelu]", "undefined"}));
+  CHECK(throws_with([&] { maximum(f, f.to(DType::Float64)); }, {"[maximum]", "float32", "float64"}));
+  CHECK(throws_with([&] { pow(f, tensor({1, 2})); }, {"[pow]", "(3,)", "(2,)"}));
+  CHECK(throws_with([&] { pow(arange(3), arange(3)); }, {"[pow]", "floating-point", "int64"}));
+  CHECK(throws_with([&] { lt(f, arange(3)); }, {"[lt]", "float32", "int64"}));
+  CHECK(throws_with([&] { where(f, f, f); }, {"[where]", "condition must be bool", "float32 (3,)"}));
+  CHECK(throws_with([&] { where(bl, f, f.to(DType::Float64)); }, {"[where]", "dtype mismatch"}));
+  CHECK(throws_with([&] { where(bl, f, tensor({1, 2})); }, {"[where]", "(3,)", "(2,)"}));
+  CHECK(throws_with([&] { masked_fill(f, f, 0.0); }, {"[masked_fill]", "mask must be bool", "float32"}));
+  CHECK(throws_with([&] { masked_fill(f, gt(zeros({2, 3}), 0.0), 0.0); },
+                    {"[masked_fill]", "(2, 3)", "does not broadcast to x (3,)"}));
+  CHECK(throws_with([&] { masked_fill(f, gt(zeros({2}), 0.0), 0.0); }, {"[masked_fill]", "(3,)", "(2,)"}));
+  Tensor x = zeros({3});
+  CHECK(throws_with([&] { add_(x, zeros({2, 3})); }, {"[add_]", "(2, 3)", "(3,)"}));
+  CHECK(throws_with([&] { add_(x, zeros({3}, {.dtype = DType::Float64})); }, {"[add_]", "dtype mismatch"}));
+  Tensor expanded = Tensor::view_of(x.storage(), {2, 3}, {0, 1}, 0, DType::Float32);
+  CHECK(throws_with([&] { mul_(expanded, 2.0); }, {"[mul_]", "broadcast view"}));
+  CHECK(throws_with([&] { clamp(f, std::nan(""), 1); }, {"[clamp]", "NaN"}));
+}
