@@ -19,13 +19,13 @@ namespace {
 
 struct DevicePool {
   std::unordered_map<size_t, std::vector<void*>> free_blocks;  // size class -> cached blocks
-  std::unordered_map<void*, size_t> live;                       // block -> size class
+  std::unordered_map<void*, size_t> live;                      // block -> size class
   AllocatorStats stats;
 };
 
 struct Allocator {
   std::mutex mutex;
-  std::vector<DevicePool> pools;       // indexed by device
+  std::vector<DevicePool> pools;         // indexed by device
   std::map<const char*, size_t> pinned;  // base -> bytes, for is_pinned() on interior pointers
 };
 

@@ -12,12 +12,12 @@
 namespace hm::cuda {
 
 struct AllocatorStats {
-  size_t in_use = 0;    // bytes held by live tensors (rounded to size classes)
-  size_t peak = 0;      // maximum of in_use since start or reset_peak_stats()
-  size_t cached = 0;    // bytes in free lists, ready for reuse
-  size_t reserved = 0;  // in_use + cached: what cudaMalloc currently holds
-  uint64_t allocations = 0;   // requests served
-  uint64_t cache_hits = 0;    // requests served from a free list
+  size_t in_use = 0;            // bytes held by live tensors (rounded to size classes)
+  size_t peak = 0;              // maximum of in_use since start or reset_peak_stats()
+  size_t cached = 0;            // bytes in free lists, ready for reuse
+  size_t reserved = 0;          // in_use + cached: what cudaMalloc currently holds
+  uint64_t allocations = 0;     // requests served
+  uint64_t cache_hits = 0;      // requests served from a free list
   uint64_t device_mallocs = 0;  // cudaMalloc calls
 };
 

@@ -27,8 +27,7 @@ void binary(Exec exec, BinaryOp op, const Tensor& a, const Tensor& b, const Tens
   check(a.shape() == out.shape() && b.shape() == out.shape(), "binary", "operands {} and {} not expanded to {}",
         str(a.shape()), str(b.shape()), str(out.shape()));
   const int device = kernel_device(exec, "binary", {&a, &b, &out});
-  const OffsetCalc<3> calc =
-      make_offset_calc<3>(out.shape(), {&out.strides(), &a.strides(), &b.strides()}, "binary");
+  const OffsetCalc<3> calc = make_offset_calc<3>(out.shape(), {&out.strides(), &a.strides(), &b.strides()}, "binary");
   // float/double/int64 get all 13 functors; bool only the 6 comparisons.
   dispatch_all(a.dtype(), "binary", [&]<class T>() {
     with_binary_functor(op, [&](auto f) {

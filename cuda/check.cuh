@@ -29,8 +29,8 @@ inline void check_cuda(cudaError_t status, const char* call, const char* file, i
 
 inline void check_cublas(cublasStatus_t status, const char* call, const char* file, int line) {
   if (status != CUBLAS_STATUS_SUCCESS) [[unlikely]]
-    throw_error("cublas", fmt::format("{} failed at {}:{}: {} ({})", call, file, line,
-                                      cublasGetStatusString(status), static_cast<int>(status)));
+    throw_error("cublas", fmt::format("{} failed at {}:{}: {} ({})", call, file, line, cublasGetStatusString(status),
+                                      static_cast<int>(status)));
 }
 
 inline void check_cudnn(cudnnStatus_t status, const char* call, const char* file, int line) {

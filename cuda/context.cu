@@ -122,9 +122,8 @@ Workspace cublaslt_workspace(int device) {
 
 int sm_count(int device) {
   DeviceContext& c = context(device);
-  std::call_once(c.sm_once, [&] {
-    HM_CUDA_CHECK(cudaDeviceGetAttribute(&c.sm_count, cudaDevAttrMultiProcessorCount, device));
-  });
+  std::call_once(c.sm_once,
+                 [&] { HM_CUDA_CHECK(cudaDeviceGetAttribute(&c.sm_count, cudaDevAttrMultiProcessorCount, device)); });
   return c.sm_count;
 }
 

@@ -26,8 +26,10 @@ template <class Sig>
 bool bind_cuda(Kernel<Sig>& slot, typename Kernel<Sig>::Fn device_fn, typename Kernel<Sig>::Fn host_twin) {
   slot.cuda = device_fn;
   host_twins().push_back({slot.name, [&slot, host_twin, saved = typename Kernel<Sig>::Fn{}](bool on) mutable {
-                            if (on) saved = slot.cpu, slot.cpu = host_twin;
-                            else slot.cpu = saved;
+                            if (on)
+                              saved = slot.cpu, slot.cpu = host_twin;
+                            else
+                              slot.cpu = saved;
                           }});
   return true;
 }

@@ -100,10 +100,9 @@ struct OffsetCalc {
 
 // Host side: merges dims (drop size-1 dims, join neighbours contiguous for every operand).
 template <int N>
-OffsetCalc<N> make_offset_calc(const Shape& shape, const std::array<const Strides*, N>& strides,
-                               std::string_view fn) {
+OffsetCalc<N> make_offset_calc(const Shape& shape, const std::array<const Strides*, N>& strides, std::string_view fn) {
   if (numel_of(shape) == 0) return {};  // nothing will run (and FastDivmod(0) would divide by 0)
-  std::vector<int64_t> sizes;  // outermost first
+  std::vector<int64_t> sizes;           // outermost first
   std::vector<std::array<int64_t, N>> st;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == 1) continue;
@@ -216,23 +215,34 @@ HM_HD float from_bf16(Bf16 x) { return bits_to_float(static_cast<uint32_t>(x.bit
 // The conversion rules of core/copy.cpp.
 template <class To, class From>
 HM_HD To convert(From x) {
-  if constexpr (std::is_same_v<To, From>) return x;
-  else if constexpr (std::is_same_v<From, Bf16>) return convert<To>(from_bf16(x));
-  else if constexpr (std::is_same_v<To, Bf16>) return to_bf16(static_cast<float>(x));
-  else if constexpr (std::is_same_v<To, bool>) return x != From(0);
-  else return static_cast<To>(x);
+  if constexpr (std::is_same_v<To, From>)
+    return x;
+  else if constexpr (std::is_same_v<From, Bf16>)
+    return convert<To>(from_bf16(x));
+  else if constexpr (std::is_same_v<To, Bf16>)
+    return to_bf16(static_cast<float>(x));
+  else if constexpr (std::is_same_v<To, bool>)
+    return x != From(0);
+  else
+    return static_cast<To>(x);
 }
 
 // Like dispatch_all plus bfloat16, with kernel-side types.
 template <class F>
 decltype(auto) dispatch_storage(DType t, std::string_view fn, F&& f) {
   switch (t) {
-    case DType::Float32: return f.template operator()<float>();
-    case DType::Float64: return f.template operator()<double>();
-    case DType::Int64: return f.template operator()<int64_t>();
-    case DType::Bool: return f.template operator()<bool>();
-    case DType::BFloat16: return f.template operator()<Bf16>();
-    default: throw_error(fn, fmt::format("no CUDA kernel for dtype {}", dtype_name(t)));
+    case DType::Float32:
+      return f.template operator()<float>();
+    case DType::Float64:
+      return f.template operator()<double>();
+    case DType::Int64:
+      return f.template operator()<int64_t>();
+    case DType::Bool:
+      return f.template operator()<bool>();
+    case DType::BFloat16:
+      return f.template operator()<Bf16>();
+    default:
+      throw_error(fn, fmt::format("no CUDA kernel for dtype {}", dtype_name(t)));
   }
 }
 

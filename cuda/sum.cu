@@ -13,7 +13,7 @@
 namespace hm::cuda {
 namespace {
 
-constexpr int kColLanes = 32, kColRows = 8;  // column layout block: (32, 8)
+constexpr int kColLanes = 32, kColRows = 8, kColThreads = 256;  // column layout block: (32, 8)
 
 template <class T>
 struct SumPass {
@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(kThreads) sum_rows_kernel(SumPass<T> p) {
 }
 
 template <class T>
-__global__ void __launch_bounds__(kColLanes * kColRows) sum_columns_kernel(SumPass<T> p) {
+__global__ void __launch_bounds__(kColThreads) sum_columns_kernel(SumPass<T> p) {
   __shared__ T rows[kColRows][kColLanes];
   const int64_t o = static_cast<int64_t>(blockIdx.x) * kColLanes + threadIdx.x;
   rows[threadIdx.y][threadIdx.x] = p.partial(o, blockIdx.y, threadIdx.y, kColRows);
@@ -127,8 +127,10 @@ void sum_pass(Exec exec, const Tensor& like, const T* x, T* out, const OffsetCal
     rows ? sum_rows_host(p, blocks, splits) : sum_columns_host(p, blocks, splits);
   } else {
     DeviceGuard guard(device);
-    if (rows) sum_rows_kernel<T><<<dim3(blocks, splits), kThreads, 0, stream(device)>>>(p);
-    else sum_columns_kernel<T><<<dim3(blocks, splits), dim3(kColLanes, kColRows), 0, stream(device)>>>(p);
+    if (rows)
+      sum_rows_kernel<T><<<dim3(blocks, splits), kThreads, 0, stream(device)>>>(p);
+    else
+      sum_columns_kernel<T><<<dim3(blocks, splits), dim3(kColLanes, kColRows), 0, stream(device)>>>(p);
     HM_CUDA_CHECK_LAUNCH();
   }
   if (splits > 1) {  // pass two: out[o] = sum over s of partials[s, o]

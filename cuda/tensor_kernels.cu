@@ -70,8 +70,10 @@ struct UniformOp {
       const int64_t i = c * kPerBlock<T> + j;
       if (i >= n) return;
       T u;
-      if constexpr (sizeof(T) == 4) u = philox::to_unit_float(b.v[j]);
-      else u = philox::to_unit_double(b.v[2 * j], b.v[2 * j + 1]);
+      if constexpr (sizeof(T) == 4)
+        u = philox::to_unit_float(b.v[j]);
+      else
+        u = philox::to_unit_double(b.v[2 * j], b.v[2 * j + 1]);
       out[i] = low + span * u;
     }
   }
@@ -105,7 +107,8 @@ void uniform(Exec exec, const Tensor& out, uint64_t seed, uint64_t offset, doubl
   check(out.is_contiguous(), "uniform_", "expected a contiguous output, got {}", out.desc());
   const int device = kernel_device(exec, "uniform_", {&out});
   dispatch_float(out.dtype(), "uniform_", [&]<class T>() {
-    UniformOp<T> op{static_cast<T*>(out.raw_data()), out.numel(), seed, offset, static_cast<T>(low), static_cast<T>(high - low)};
+    UniformOp<T> op{static_cast<T*>(out.raw_data()), out.numel(), seed, offset, static_cast<T>(low),
+                    static_cast<T>(high - low)};
     for_each_index(exec, device, (out.numel() + kPerBlock<T> - 1) / kPerBlock<T>, op);
   });
 }
@@ -114,19 +117,28 @@ void normal(Exec exec, const Tensor& out, uint64_t seed, uint64_t offset, double
   check(out.is_contiguous(), "normal_", "expected a contiguous output, got {}", out.desc());
   const int device = kernel_device(exec, "normal_", {&out});
   dispatch_float(out.dtype(), "normal_", [&]<class T>() {
-    NormalOp<T> op{static_cast<T*>(out.raw_data()), out.numel(), seed, offset, static_cast<T>(mean), static_cast<T>(std)};
+    NormalOp<T> op{
+        static_cast<T*>(out.raw_data()), out.numel(), seed, offset, static_cast<T>(mean), static_cast<T>(std)};
     for_each_index(exec, device, (out.numel() + kPerBlock<T> - 1) / kPerBlock<T>, op);
   });
 }
 
 // -- slot bindings: the device kernels and their host twins -----------------------------------
 
-template <Exec E> void copy_on(const Tensor& src, const Tensor& dst) { copy(E, src, dst); }
-template <Exec E> void fill_on(const Tensor& dst, double v) { fill(E, dst, v); }
-template <Exec E> void uniform_on(const Tensor& o, uint64_t s, uint64_t off, double a, double b) {
+template <Exec E>
+void copy_on(const Tensor& src, const Tensor& dst) {
+  copy(E, src, dst);
+}
+template <Exec E>
+void fill_on(const Tensor& dst, double v) {
+  fill(E, dst, v);
+}
+template <Exec E>
+void uniform_on(const Tensor& o, uint64_t s, uint64_t off, double a, double b) {
   uniform(E, o, s, off, a, b);
 }
-template <Exec E> void normal_on(const Tensor& o, uint64_t s, uint64_t off, double m, double sd) {
+template <Exec E>
+void normal_on(const Tensor& o, uint64_t s, uint64_t off, double m, double sd) {
   normal(E, o, s, off, m, sd);
 }
 

@@ -10,8 +10,7 @@ namespace hm::cuda {
 
 Timing time_on_device(const std::function<void()>& fn, int iters, int warmup, int device) {
   check_device(device, "time_on_device");
-  check(iters > 0 && warmup >= 0, "time_on_device", "iters must be > 0 and warmup >= 0, got {} and {}", iters,
-        warmup);
+  check(iters > 0 && warmup >= 0, "time_on_device", "iters must be > 0 and warmup >= 0, got {} and {}", iters, warmup);
   DeviceGuard guard(device);
   cudaStream_t s = stream(device);
   for (int i = 0; i < warmup; ++i) fn();

@@ -54,8 +54,7 @@ constexpr double kTolerance = 1e-7;
 
 void check_close(const Tensor& ref, const Tensor& got, const std::string& what, double tol = kTolerance) {
   const double err = normalized_error(ref, got);
-  INFO(what << ": normalised error " << err << " (tolerance " << tol << "), " << ref.desc() << " vs "
-            << got.desc());
+  INFO(what << ": normalised error " << err << " (tolerance " << tol << "), " << ref.desc() << " vs " << got.desc());
   CHECK(err <= tol);
 }
 
@@ -104,8 +103,8 @@ struct Run {
   std::vector<Tensor> grads;
 };
 
-Run run_on(const std::function<Tensor(const std::vector<Tensor>&)>& f, const std::vector<Tensor>& inputs,
-           Device device, const Tensor& upstream) {
+Run run_on(const std::function<Tensor(const std::vector<Tensor>&)>& f, const std::vector<Tensor>& inputs, Device device,
+           const Tensor& upstream) {
   std::vector<Tensor> xs;
   for (const Tensor& in : inputs) {
     Tensor x = in.detach().to(device).detach();
@@ -286,9 +285,9 @@ TEST_CASE("[cuda] rand and randn give the CPU's numbers for the same seed") {
 
 TEST_CASE("[cuda] binary kernel: every op and dtype with broadcasting") {
   announce_targets();
-  const BinaryOp all_ops[] = {BinaryOp::Add,     BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div, BinaryOp::Pow,
-                              BinaryOp::Maximum, BinaryOp::Minimum, BinaryOp::Eq, BinaryOp::Ne, BinaryOp::Lt,
-                              BinaryOp::Le,      BinaryOp::Gt,  BinaryOp::Ge};
+  const BinaryOp all_ops[] = {BinaryOp::Add,     BinaryOp::Sub,     BinaryOp::Mul, BinaryOp::Div, BinaryOp::Pow,
+                              BinaryOp::Maximum, BinaryOp::Minimum, BinaryOp::Eq,  BinaryOp::Ne,  BinaryOp::Lt,
+                              BinaryOp::Le,      BinaryOp::Gt,      BinaryOp::Ge};
   // (a shape, b shape): same shape, row broadcast, outer product, scalar, 0-d.
   const std::vector<std::pair<Shape, Shape>> shapes = {
       {{3, 4}, {3, 4}}, {{2, 3, 4}, {4}}, {{5, 1}, {1, 6}}, {{7}, {1}}, {{}, {}}};
@@ -311,10 +310,11 @@ TEST_CASE("[cuda] binary kernel: every op and dtype with broadcasting") {
             return out.to(Device::cpu());
           };
           Tensor ref = on_cpu([&] { return run(a, b, Device::cpu()); }), got = run(a, b, t.device);
-          INFO(t.name << " op " << static_cast<int>(op) << " " << dtype_name(dt) << " " << str(sa) << " "
-                      << str(sb));
-          if (op == BinaryOp::Pow) check_close(ref, got, "pow");  // device pow may differ in the last bit
-          else CHECK(same_values(ref, got));
+          INFO(t.name << " op " << static_cast<int>(op) << " " << dtype_name(dt) << " " << str(sa) << " " << str(sb));
+          if (op == BinaryOp::Pow)
+            check_close(ref, got, "pow");  // device pow may differ in the last bit
+          else
+            CHECK(same_values(ref, got));
         }
       }
     }
@@ -352,10 +352,17 @@ TEST_CASE("[cuda] sum over several dim sets matches the CPU") {
   check_against_cpu("sum permuted", [](auto& in) { return sum(view(in[0], {5, 3, 4}, {1, 20, 5}), {0, 2}); }, {x});
   check_against_cpu("mean", [](auto& in) { return mean(in[0], {1}); }, {x});
   // Long rows (a block per row, split over the grid), long columns, one huge reduction.
-  check_against_cpu("rows", [](auto& in) { return sum(in[0], {1}); }, {values({3, 70000}, DType::Float32)}, 1e-6);
-  check_against_cpu("columns", [](auto& in) { return sum(in[0], {0}); }, {values({9000, 37}, DType::Float32)}, 1e-6);
+  check_against_cpu(
+      "rows", [](auto& in) { return sum(in[0], {1}); }, {values({3, 70000}, DType::Float32)}, 1e-6);
+  check_against_cpu(
+      "columns", [](auto& in) { return sum(in[0], {0}); }, {values({9000, 37}, DType::Float32)}, 1e-6);
   check_against_cpu("all", [](auto& in) { return sum(in[0]); }, {values({100003}, DType::Float64)});
-  check_against_cpu("int64", [](auto& in) { return sum(in[0], {0, 2}); }, {values({6, 2, 700}, DType::Int64)}, 0);
+  check_against_cpu(
+      "int64",
+      [](auto& in) {
+        return sum(in[0], {0, 2});
+      },
+      {values({6, 2, 700}, DType::Int64)}, 0);
   check_against_cpu("empty", [](auto& in) { return sum(in[0], {1}); }, {zeros({3, 0})});
 }
 
