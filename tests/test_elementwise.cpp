@@ -235,6 +235,26 @@ TEST_CASE("unary: float32 kernels match float64 on large tensors (vector bodies,
   CHECK(same(softplus(x32), softplus(xr), 1e-6, 1e-7));
   CHECK(same(sqrt(pos32), sqrt(posr), 2e-7, 0));
   CHECK(same(rsqrt(pos32), rsqrt(posr), 3e-7, 0));
+  // The fused backward kernels on the same sizes.
+  auto grad_of = [](const Tensor& x, const std::function<Tensor(const Tensor&)>& f) {
+    Tensor leaf = x.detach().requires_grad_(true);
+    sum(f(leaf)).backward();
+    return leaf.grad();
+  };
+  using Fn = std::function<Tensor(const Tensor&)>;
+  for (const auto& [name, f] : std::vector<std::pair<const char*, Fn>>{
+           {"gelu", [](const Tensor& t) { return gelu(t); }},
+           {"gelu_tanh", [](const Tensor& t) { return gelu(t, GeluApprox::Tanh); }},
+           {"silu", [](const Tensor& t) { return silu(t); }},
+           {"softplus", [](const Tensor& t) { return softplus(t, 2.0, 5.0); }},
+           {"tanh", [](const Tensor& t) { return tanh(t); }},
+           {"sigmoid", [](const Tensor& t) { return sigmoid(t); }}}) {
+    CAPTURE(name);
+    CHECK(same(grad_of(x32, f), grad_of(xr, f), 2e-6, 2e-6));
+  }
+  CHECK(same(grad_of(pos32, [](const Tensor& t) { return log(t); }), grad_of(posr, [](const Tensor& t) {
+               return log(t);
+             }), 2e-7, 0));
   // Threads do not change the numbers.
   set_num_threads(1);
   Tensor one = gelu(x32);
