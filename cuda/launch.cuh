@@ -5,6 +5,14 @@
 // (Exec::Device) or by a plain loop over the same functor on CPU memory (Exec::Host). The
 // host twin lets machines without a GPU test the index math, conversions and work split
 // of the device code (cuda/emulation.h); only the launch itself stays unverified there.
+//
+// Adding a CUDA kernel for a slot (see cuda/binary.cu, the smallest example):
+//   1. an HM_HD functor with operator()(int64_t i) const, holding raw pointers and an
+//      OffsetCalc<N> from make_offset_calc (it must stay trivially copyable);
+//   2. a host function (Exec exec, tensors...) that checks devices with kernel_device,
+//      dispatches dtypes and calls for_each_index(exec, device, n, functor);
+//   3. bind_cuda(slot, fn<Exec::Device>, fn<Exec::Host>) at static initialisation;
+//   4. a "[cuda]" test with check_against_cpu (tests/device_harness.h).
 #pragma once
 #include <cuda_runtime.h>
 

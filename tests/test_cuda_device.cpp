@@ -144,8 +144,8 @@ TEST_CASE("[cuda] rand and randn give the CPU's numbers for the same seed") {
         CHECK(same_values(ref, got.to(Device::cpu())));  // bitwise: integer math and one scaling
         Tensor nref = on_cpu([&] { return randn({n, 3}, {.dtype = dt}, &a); });
         Tensor ngot = randn({n, 3}, {.dtype = dt, .device = t.device}, &b);
-        // Device log/sin/cos may differ from the host's in the last bit.
-        CHECK(test::allclose(ngot.to(Device::cpu()), nref, 0, t.emulate ? 0 : 1e-6));
+        // Device log/sin/cos may differ from the host's in the last bits; the host twin may not.
+        CHECK(test::allclose(ngot.to(Device::cpu()), nref, t.emulate ? 0 : 1e-6, t.emulate ? 0 : 1e-6));
       }
       Tensor uref = on_cpu([&] { return uniform({333}, -2, 3, {.dtype = dt}, &a); });
       Tensor ugot = uniform({333}, -2, 3, {.dtype = dt, .device = t.device}, &b);
