@@ -9,6 +9,7 @@
 #include "ops/binary_functors.h"
 
 namespace hm {
+// clang-format off
 namespace gfn {
 // d/da a^b = b a^(b-1) (0 where b == 0); d/db a^b = a^b log a (0 where a == 0 and b >= 0,
 // NaN for a < 0 like PyTorch).
@@ -34,12 +35,14 @@ struct Minimum {
   }
 };
 }  // namespace gfn
+// clang-format on
 
 // True for the ops with_binary_grad_functor knows.
 constexpr bool has_binary_grad_functor(BinaryOp op) {
   return op == BinaryOp::Pow || op == BinaryOp::Maximum || op == BinaryOp::Minimum;
 }
 
+// clang-format off
 template <class F>
 decltype(auto) with_binary_grad_functor(BinaryOp op, F&& f) {
   switch (op) {
@@ -47,6 +50,7 @@ decltype(auto) with_binary_grad_functor(BinaryOp op, F&& f) {
     case BinaryOp::Minimum: return f(gfn::Minimum{});
     default: return f(gfn::Pow{});
   }
+  // clang-format on
 }
 
 }  // namespace hm

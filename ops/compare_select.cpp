@@ -96,8 +96,7 @@ Tensor logical_not(const Tensor& x) {
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   check(cond.defined() && a.defined() && b.defined(), "where", "undefined operand");
   check(cond.dtype() == DType::Bool, "where", "condition must be bool, got {}", cond.desc());
-  check(a.dtype() == b.dtype(), "where", "dtype mismatch: {} and {} (convert one with .to(dtype))", a.desc(),
-        b.desc());
+  check(a.dtype() == b.dtype(), "where", "dtype mismatch: {} and {} (convert one with .to(dtype))", a.desc(), b.desc());
   check(cond.device() == a.device() && a.device() == b.device(), "where", "operands on different devices: {}, {}, {}",
         cond.desc(), a.desc(), b.desc());
   const Shape shape = broadcast_shapes(cond.shape(), broadcast_shapes(a.shape(), b.shape(), "where"), "where");
@@ -115,8 +114,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
   check(x.defined() && mask.defined(), "masked_fill", "undefined operand");
   check(mask.dtype() == DType::Bool, "masked_fill", "mask must be bool, got {}", mask.desc());
-  check(mask.device() == x.device(), "masked_fill", "operands on different devices: {} and {}", x.desc(),
-        mask.desc());
+  check(mask.device() == x.device(), "masked_fill", "operands on different devices: {} and {}", x.desc(), mask.desc());
   check(broadcast_shapes(x.shape(), mask.shape(), "masked_fill") == x.shape(), "masked_fill",
         "mask {} does not broadcast to x {}", str(mask.shape()), str(x.shape()));
   Tensor m = expand_to(mask, x.shape());

@@ -11,10 +11,12 @@
 
 namespace hm {
 
+// clang-format off
 enum class UnaryOp : uint8_t {
   Neg, Exp, Log, Log1p, Sqrt, Rsqrt, Abs, Sin, Cos, Tanh, Sigmoid, Relu,
   GeluErf, GeluTanh, Silu, Softplus, Clamp, Square, PowScalar, LogicalNot
 };
+// clang-format on
 
 // The op's scalar parameters: Clamp (lo, hi), Softplus (beta, threshold), PowScalar (exponent).
 struct UnaryParams {
@@ -25,6 +27,7 @@ struct UnaryParams {
 // output y (saving y lets exp/tanh/sigmoid skip recomputing the transcendental).
 enum class UnarySaves : uint8_t { Nothing, Input, Output };
 
+// clang-format off
 constexpr UnarySaves unary_saves(UnaryOp op) {
   switch (op) {
     case UnaryOp::Neg:
@@ -38,14 +41,16 @@ constexpr UnarySaves unary_saves(UnaryOp op) {
     default: return UnarySaves::Input;
   }
 }
+// clang-format on
 
 constexpr std::string_view unary_name(UnaryOp op) {
-  constexpr std::string_view names[] = {"neg",  "exp",     "log",  "log1p",     "sqrt",      "rsqrt",   "abs",
-                                        "sin",  "cos",     "tanh", "sigmoid",   "relu",      "gelu",    "gelu",
-                                        "silu", "softplus", "clamp", "square", "pow", "logical_not"};
+  constexpr std::string_view names[] = {"neg",  "exp",      "log",   "log1p",   "sqrt", "rsqrt",      "abs",
+                                        "sin",  "cos",      "tanh",  "sigmoid", "relu", "gelu",       "gelu",
+                                        "silu", "softplus", "clamp", "square",  "pow",  "logical_not"};
   return names[static_cast<int>(op)];
 }
 
+// clang-format off
 // <cmath> for every type.
 struct StdMath {
   template <class T> HM_HD static T exp(T x) { return std::exp(x); }
@@ -177,9 +182,11 @@ template <class M> struct PowScalar {  // d/dx x^e = e x^(e-1), and exactly 0 wh
   template <class T> HM_HD T grad(T x, T g) const { return e == 0 ? T(0) : g * T(e) * M::pow(x, T(e - 1)); }
 };
 }  // namespace ufn
+// clang-format on
 
 // Calls f(functor) for a run-time differentiable/float UnaryOp (LogicalNot has no functor
 // here: it maps any dtype to bool, so kernels handle it directly).
+// clang-format off
 template <class M, class F>
 decltype(auto) with_unary_functor(UnaryOp op, UnaryParams p, F&& f) {
   switch (op) {
@@ -206,5 +213,6 @@ decltype(auto) with_unary_functor(UnaryOp op, UnaryParams p, F&& f) {
   }
   return f(ufn::Neg{});
 }
+// clang-format on
 
 }  // namespace hm

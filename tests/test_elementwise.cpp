@@ -66,8 +66,8 @@ TEST_CASE("vec_math: float32 exp/log/log1p/tanh/erf/ndtr/sigmoid against libm") 
   CHECK(max_ulp([](float x) { return vm::log1p(x); }, [](double x) { return std::log1p(x); }, -1e-4f, 1e-4f) <= 2);
   CHECK(max_ulp([](float x) { return vm::tanh(x); }, [](double x) { return std::tanh(x); }, -12.f, 12.f) <= 3);
   CHECK(max_ulp([](float x) { return vm::erf(x); }, [](double x) { return std::erf(x); }, -5.f, 5.f) <= 8);
-  CHECK(max_ulp([](float x) { return vm::sigmoid(x); }, [](double x) { return 1 / (1 + std::exp(-x)); }, -80.f,
-                80.f) <= 3);
+  CHECK(max_ulp([](float x) { return vm::sigmoid(x); }, [](double x) { return 1 / (1 + std::exp(-x)); }, -80.f, 80.f) <=
+        3);
   // ndtr(x) = (1 + erf(x/sqrt2))/2 cancels for x << 0 exactly like PyTorch's float gelu: absolute error.
   for (float x = -8.f; x <= 8.f; x += 1e-3f)
     REQUIRE(std::fabs(vm::ndtr(x) - 0.5 * std::erfc(-x / std::sqrt(2.0))) < 2e-7);  // ~3 ulp of 1
@@ -121,28 +121,46 @@ TEST_CASE("unary: values vs PyTorch, float64 and float32") {
     Tensor x = f64({-3.0, -1.5, -0.5, 0.0, 0.25, 1.0, 2.5}).to(dt);
     Tensor p = f64({0.001, 0.5, 1.0, 2.0, 10.0}).to(dt);
     CHECK(exp(x).dtype() == dt);
-    CHECK(allclose(exp(x), {0.049787068367863944, 0.22313016014842982, 0.6065306597126334, 1.0, 1.2840254166877414,
-                            2.718281828459045, 12.182493960703473}, rtol, atol));
-    CHECK(allclose(tanh(x), {-0.9950547536867305, -0.9051482536448664, -0.46211715726000974, 0.0,
-                             0.24491866240370913, 0.7615941559557649, 0.9866142981514303}, rtol, atol));
-    CHECK(allclose(sigmoid(x), {0.04742587317756678, 0.18242552380635635, 0.3775406687981454, 0.5,
-                                0.5621765008857981, 0.7310585786300049, 0.9241418199787566}, rtol, atol));
-    CHECK(allclose(gelu(x), {-0.00404969409489031, -0.10021080190328704, -0.15426876936299344, 0.0,
-                             0.14967658142073093, 0.841344746068543, 2.4844758366855597}, rtol, atol));
-    CHECK(allclose(gelu(x, GeluApprox::Tanh), {-0.0036373920817729943, -0.10042842301976707, -0.15428599017485606,
-                                               0.0, 0.149675350701685, 0.8411919906082768, 2.484915733910001},
+    CHECK(allclose(exp(x),
+                   {0.049787068367863944, 0.22313016014842982, 0.6065306597126334, 1.0, 1.2840254166877414,
+                    2.718281828459045, 12.182493960703473},
                    rtol, atol));
-    CHECK(allclose(silu(x), {-0.14227761953270035, -0.2736382857095345, -0.1887703343990727, 0.0,
-                             0.14054412522144952, 0.7310585786300049, 2.3103545499468914}, rtol, atol));
-    CHECK(allclose(softplus(x, 2.0, 3.0), {0.0012378425688652247, 0.02429367578687103, 0.15663084375911143,
-                                           0.34657359027997264, 0.48703849209005334, 1.0634640055214863, 2.5},
+    CHECK(allclose(tanh(x),
+                   {-0.9950547536867305, -0.9051482536448664, -0.46211715726000974, 0.0, 0.24491866240370913,
+                    0.7615941559557649, 0.9866142981514303},
                    rtol, atol));
-    CHECK(allclose(softplus(x), {0.04858735157374206, 0.2014132779827524, 0.4740769841801067, 0.6931471805599453,
-                                 0.8259394198788436, 1.3132616875182228, 2.5788897342925496}, rtol, atol));
-    CHECK(allclose(sin(x), {-0.1411200080598672, -0.9974949866040544, -0.479425538604203, 0.0, 0.24740395925452294,
-                            0.8414709848078965, 0.5984721441039564}, rtol, atol));
-    CHECK(allclose(cos(x), {-0.9899924966004454, 0.0707372016677029, 0.8775825618903728, 1.0, 0.9689124217106447,
-                            0.5403023058681398, -0.8011436155469337}, rtol, atol));
+    CHECK(allclose(sigmoid(x),
+                   {0.04742587317756678, 0.18242552380635635, 0.3775406687981454, 0.5, 0.5621765008857981,
+                    0.7310585786300049, 0.9241418199787566},
+                   rtol, atol));
+    CHECK(allclose(gelu(x),
+                   {-0.00404969409489031, -0.10021080190328704, -0.15426876936299344, 0.0, 0.14967658142073093,
+                    0.841344746068543, 2.4844758366855597},
+                   rtol, atol));
+    CHECK(allclose(gelu(x, GeluApprox::Tanh),
+                   {-0.0036373920817729943, -0.10042842301976707, -0.15428599017485606, 0.0, 0.149675350701685,
+                    0.8411919906082768, 2.484915733910001},
+                   rtol, atol));
+    CHECK(allclose(silu(x),
+                   {-0.14227761953270035, -0.2736382857095345, -0.1887703343990727, 0.0, 0.14054412522144952,
+                    0.7310585786300049, 2.3103545499468914},
+                   rtol, atol));
+    CHECK(allclose(softplus(x, 2.0, 3.0),
+                   {0.0012378425688652247, 0.02429367578687103, 0.15663084375911143, 0.34657359027997264,
+                    0.48703849209005334, 1.0634640055214863, 2.5},
+                   rtol, atol));
+    CHECK(allclose(softplus(x),
+                   {0.04858735157374206, 0.2014132779827524, 0.4740769841801067, 0.6931471805599453, 0.8259394198788436,
+                    1.3132616875182228, 2.5788897342925496},
+                   rtol, atol));
+    CHECK(allclose(sin(x),
+                   {-0.1411200080598672, -0.9974949866040544, -0.479425538604203, 0.0, 0.24740395925452294,
+                    0.8414709848078965, 0.5984721441039564},
+                   rtol, atol));
+    CHECK(allclose(cos(x),
+                   {-0.9899924966004454, 0.0707372016677029, 0.8775825618903728, 1.0, 0.9689124217106447,
+                    0.5403023058681398, -0.8011436155469337},
+                   rtol, atol));
     CHECK(allclose(clamp(x, -1, 1.5), {-1, -1, -0.5, 0, 0.25, 1, 1.5}, rtol, atol));
     CHECK(allclose(relu(x), {0, 0, 0, 0, 0.25, 1, 2.5}, rtol, atol));
     CHECK(allclose(abs(x), {3, 1.5, 0.5, 0, 0.25, 1, 2.5}, rtol, atol));
@@ -150,18 +168,20 @@ TEST_CASE("unary: values vs PyTorch, float64 and float32") {
     CHECK(allclose(-x, {3, 1.5, 0.5, 0, -0.25, -1, -2.5}, rtol, atol));
     CHECK(allclose(square(x), {9, 2.25, 0.25, 0, 0.0625, 1, 6.25}, rtol, atol));
     CHECK(allclose(pow(x, 3.0), {-27, -3.375, -0.125, 0, 0.015625, 1, 15.625}, rtol, atol));
-    CHECK(allclose(log(p), {-6.907755278982137, -0.6931471805599453, 0.0, 0.6931471805599453, 2.302585092994046},
-                   rtol, atol));
-    CHECK(allclose(log1p(p), {0.0009995003330835331, 0.4054651081081644, 0.6931471805599453, 1.0986122886681098,
-                              2.3978952727983707}, rtol, atol));
+    CHECK(allclose(log(p), {-6.907755278982137, -0.6931471805599453, 0.0, 0.6931471805599453, 2.302585092994046}, rtol,
+                   atol));
+    CHECK(allclose(
+        log1p(p),
+        {0.0009995003330835331, 0.4054651081081644, 0.6931471805599453, 1.0986122886681098, 2.3978952727983707}, rtol,
+        atol));
     CHECK(allclose(sqrt(p), {0.03162277660168379, 0.7071067811865476, 1.0, 1.4142135623730951, 3.1622776601683795},
                    rtol, atol));
     CHECK(allclose(rsqrt(p), {31.622776601683796, 1.414213562373095, 1.0, 0.7071067811865475, 0.31622776601683794},
                    rtol, atol));
-    CHECK(allclose(pow(p, 2.5), {3.162277660168379e-08, 0.1767766952966369, 1.0, 5.656854249492381,
-                                 316.22776601683796}, rtol, atol));
-    CHECK(allclose(pow(p, -1.5), {31622.776601683792, 2.8284271247461903, 1.0, 0.3535533905932738,
-                                  0.03162277660168379}, rtol, atol));
+    CHECK(allclose(pow(p, 2.5), {3.162277660168379e-08, 0.1767766952966369, 1.0, 5.656854249492381, 316.22776601683796},
+                   rtol, atol));
+    CHECK(allclose(pow(p, -1.5), {31622.776601683792, 2.8284271247461903, 1.0, 0.3535533905932738, 0.03162277660168379},
+                   rtol, atol));
     CHECK(allclose(pow(p, 0.5), sqrt(p), rtol, atol));
     CHECK(allclose(pow(p, -1.0), {1000, 2, 1, 0.5, 0.1}, rtol, atol));
   }
@@ -189,22 +209,28 @@ TEST_CASE("unary: fused backward values vs PyTorch, float32 and float64") {
     };
     CHECK(allclose(grad_of([](const Tensor& t) { return gelu(t); }),
                    {-0.01194564720418392, -0.1274691922299796, 0.13250487534383712, 0.5, 0.695373354883636,
-                    1.0833154705876864, 1.037611085908145}, rtol, atol));
+                    1.0833154705876864, 1.037611085908145},
+                   rtol, atol));
     CHECK(allclose(grad_of([](const Tensor& t) { return gelu(t, GeluApprox::Tanh); }),
                    {-0.011584166630969648, -0.12771079315143308, 0.13263009646535764, 0.5, 0.6953540951510604,
-                    1.0829640838457826, 1.037951576212666}, rtol, atol));
+                    1.0829640838457826, 1.037951576212666},
+                   rtol, atol));
     CHECK(allclose(grad_of([](const Tensor& t) { return silu(t); }),
                    {-0.08810410601516962, -0.041294154299142946, 0.2600388126973482, 0.5, 0.6237100215701977,
-                    0.9276705118714869, 1.0994011113415267}, rtol, atol));
+                    0.9276705118714869, 1.0994011113415267},
+                   rtol, atol));
     CHECK(allclose(grad_of([](const Tensor& t) { return softplus(t, 2.0, 3.0); }),
                    {0.0024726231566347748, 0.04742587317756679, 0.2689414213699951, 0.5, 0.6224593312018546,
-                    0.8807970779778824, 1.0}, rtol, atol));
+                    0.8807970779778824, 1.0},
+                   rtol, atol));
     CHECK(allclose(grad_of([](const Tensor& t) { return tanh(t); }),
                    {0.009866037165440166, 0.1807066389236486, 0.7864477329659274, 1.0, 0.940014848806378,
-                    0.41997434161402614, 0.02659222668316057}, rtol, atol));
+                    0.41997434161402614, 0.02659222668316057},
+                   rtol, atol));
     CHECK(allclose(grad_of([](const Tensor& t) { return sigmoid(t); }),
                    {0.04517665973091214, 0.14914645207033286, 0.2350037122015945, 0.25, 0.24613408273759835,
-                    0.19661193324148185, 0.07010371654510807}, rtol, atol));
+                    0.19661193324148185, 0.07010371654510807},
+                   rtol, atol));
     // Kinks: relu' = 0 at 0 (PyTorch), |x|' = 0 at 0, clamp' = 1 on the closed interval.
     CHECK(allclose(grad_of([](const Tensor& t) { return relu(t); }), {0, 0, 0, 0, 1, 1, 1}));
     CHECK(allclose(grad_of([](const Tensor& t) { return abs(t); }), {-1, -1, -1, 0, 1, 1, 1}));
@@ -242,19 +268,18 @@ TEST_CASE("unary: float32 kernels match float64 on large tensors (vector bodies,
     return leaf.grad();
   };
   using Fn = std::function<Tensor(const Tensor&)>;
-  for (const auto& [name, f] : std::vector<std::pair<const char*, Fn>>{
-           {"gelu", [](const Tensor& t) { return gelu(t); }},
-           {"gelu_tanh", [](const Tensor& t) { return gelu(t, GeluApprox::Tanh); }},
-           {"silu", [](const Tensor& t) { return silu(t); }},
-           {"softplus", [](const Tensor& t) { return softplus(t, 2.0, 5.0); }},
-           {"tanh", [](const Tensor& t) { return tanh(t); }},
-           {"sigmoid", [](const Tensor& t) { return sigmoid(t); }}}) {
+  for (const auto& [name, f] :
+       std::vector<std::pair<const char*, Fn>>{{"gelu", [](const Tensor& t) { return gelu(t); }},
+                                               {"gelu_tanh", [](const Tensor& t) { return gelu(t, GeluApprox::Tanh); }},
+                                               {"silu", [](const Tensor& t) { return silu(t); }},
+                                               {"softplus", [](const Tensor& t) { return softplus(t, 2.0, 5.0); }},
+                                               {"tanh", [](const Tensor& t) { return tanh(t); }},
+                                               {"sigmoid", [](const Tensor& t) { return sigmoid(t); }}}) {
     CAPTURE(name);
     CHECK(same(grad_of(x32, f), grad_of(xr, f), 2e-6, 2e-6));
   }
-  CHECK(same(grad_of(pos32, [](const Tensor& t) { return log(t); }), grad_of(posr, [](const Tensor& t) {
-               return log(t);
-             }), 2e-7, 0));
+  CHECK(same(grad_of(pos32, [](const Tensor& t) { return log(t); }),
+             grad_of(posr, [](const Tensor& t) { return log(t); }), 2e-7, 0));
   // Threads do not change the numbers.
   set_num_threads(1);
   Tensor one = gelu(x32);
@@ -472,8 +497,11 @@ TEST_CASE("elementwise: bad inputs name the op and the offending shapes/dtypes")
   CHECK(throws_with([&] { where(bl, f, f.to(DType::Float64)); }, {"[where]", "dtype mismatch"}));
   CHECK(throws_with([&] { where(bl, f, tensor({1, 2})); }, {"[where]", "(3,)", "(2,)"}));
   CHECK(throws_with([&] { masked_fill(f, f, 0.0); }, {"[masked_fill]", "mask must be bool", "float32"}));
-  CHECK(throws_with([&] { masked_fill(f, gt(zeros({2, 3}), 0.0), 0.0); },
-                    {"[masked_fill]", "(2, 3)", "does not broadcast to x (3,)"}));
+  CHECK(throws_with(
+      [&] {
+        masked_fill(f, gt(zeros({2, 3}), 0.0), 0.0);
+      },
+      {"[masked_fill]", "(2, 3)", "does not broadcast to x (3,)"}));
   CHECK(throws_with([&] { masked_fill(f, gt(zeros({2}), 0.0), 0.0); }, {"[masked_fill]", "(3,)", "(2,)"}));
   Tensor x = zeros({3});
   CHECK(throws_with([&] { add_(x, zeros({2, 3})); }, {"[add_]", "(2, 3)", "(3,)"}));

@@ -39,8 +39,7 @@ void cpu_where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tenso
 
 void cpu_binary_backward(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& grad, const Tensor& grad_a,
                          const Tensor& grad_b) {
-  check(has_binary_grad_functor(op), "binary_backward", "no derivative functor for binary op {}",
-        static_cast<int>(op));
+  check(has_binary_grad_functor(op), "binary_backward", "no derivative functor for binary op {}", static_cast<int>(op));
   const Shape& shape = grad.shape();
   StridedLoop<4> loop(shape, {contiguous_strides(shape), a.strides(), b.strides(), grad.strides()});
   dispatch_float(grad.dtype(), "binary_backward", [&]<class T>() {

@@ -12,6 +12,7 @@ namespace {
 
 // Element operations per index, for parallel_for's run-inline threshold: a transcendental
 // costs several times a load-op-store.
+// clang-format off
 int64_t unary_cost(UnaryOp op) {
   switch (op) {
     case UnaryOp::Neg:
@@ -22,6 +23,7 @@ int64_t unary_cost(UnaryOp op) {
     case UnaryOp::LogicalNot: return 1;
     default: return 4;
   }
+  // clang-format on
 }
 
 // out[i] = f(x[i]) over n contiguous elements.
@@ -34,6 +36,7 @@ void map(const T* x, Out* out, int64_t n, int64_t cost, F f) {
 }
 
 // x^e for the exponents that have a cheaper exact form (as PyTorch does); false otherwise.
+// clang-format off
 template <class T>
 bool pow_fast_path(const T* x, T* out, int64_t n, double e) {
   if (e == 2) map(x, out, n, 1, [](T v) { return v * v; });
@@ -46,6 +49,7 @@ bool pow_fast_path(const T* x, T* out, int64_t n, double e) {
   else return false;
   return true;
 }
+// clang-format on
 
 void cpu_unary(UnaryOp op, const Tensor& x, const Tensor& out, UnaryParams p) {
   const int64_t n = x.numel();
@@ -61,9 +65,12 @@ void cpu_unary(UnaryOp op, const Tensor& x, const Tensor& out, UnaryParams p) {
       if (op == UnaryOp::PowScalar && pow_fast_path(px, po, n, p.a)) return;
       with_unary_functor<CpuMath>(op, p, [&](auto f) { map(px, po, n, cost, f); });
     } else if constexpr (std::is_same_v<T, int64_t>) {
-      if (op == UnaryOp::Neg) map(px, po, n, cost, ufn::Neg{});
-      else if (op == UnaryOp::Abs) map(px, po, n, cost, ufn::Abs{});
-      else throw_error(unary_name(op), "expected a floating-point tensor, got int64");
+      if (op == UnaryOp::Neg)
+        map(px, po, n, cost, ufn::Neg{});
+      else if (op == UnaryOp::Abs)
+        map(px, po, n, cost, ufn::Abs{});
+      else
+        throw_error(unary_name(op), "expected a floating-point tensor, got int64");
     } else {
       throw_error(unary_name(op), "expected a floating-point tensor, got bool");
     }

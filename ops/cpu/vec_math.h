@@ -25,7 +25,7 @@ HM_VEC_INLINE int32_t to_bits(float f) { return std::bit_cast<int32_t>(f); }
 HM_VEC_INLINE float exp(float x) {
   constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer in the low bits
   // Clamp so 2^n stays representable as two factors (NaN passes: std::min(a, b) is b < a ? b : a).
-  x = std::min(x, 88.8f);     // exp(88.73) already overflows to inf
+  x = std::min(x, 88.8f);    // exp(88.73) already overflows to inf
   x = std::max(x, -104.0f);  // exp(-104) is below half the smallest subnormal: 0
   const float t = x * 1.44269504f + kMagic;
   const float n = t - kMagic;
@@ -45,7 +45,7 @@ HM_VEC_INLINE float exp(float x) {
 
 // log(x) = e ln2 + log(1 + f) with x = 2^e (1 + f), 1 + f in [sqrt(1/2), sqrt(2)).
 HM_VEC_INLINE float log(float x) {
-  const bool subnormal = x < 1.17549435e-38f;  // scale subnormals into the normal range first
+  const bool subnormal = x < 1.17549435e-38f;       // scale subnormals into the normal range first
   const float xs = subnormal ? x * 8388608.0f : x;  // 2^23
   const int32_t bits = detail::to_bits(xs);
   int32_t e = ((bits >> 23) & 0xff) - 127 - (subnormal ? 23 : 0);
@@ -106,8 +106,8 @@ struct Rational {
 // s^(2k): that rational evaluated at x gives sp erf(s x).
 constexpr Rational scaled_erf(double s, double sp) {
   constexpr double p[] = {1.128379107e+00, 1.897180229e-01, 5.149841309e-02, 3.581083613e-03, 2.303792571e-04};
-  constexpr double q[] = {1.0, 5.014656782e-01, 1.127992645e-01, 1.442652475e-02, 1.053800457e-03, 2.315941674e-05,
-                          -1.122101452e-07};
+  constexpr double q[] = {
+      1.0, 5.014656782e-01, 1.127992645e-01, 1.442652475e-02, 1.053800457e-03, 2.315941674e-05, -1.122101452e-07};
   Rational r{};
   double pk = sp * s;
   for (int k = 0; k < 7; ++k, pk *= s * s) {
@@ -159,6 +159,7 @@ namespace hm {
 
 // The math policy of the CPU kernels (see ops/unary_functors.h): vectorisable float32
 // versions, libm for float64.
+// clang-format off
 struct CpuMath {
   HM_VEC_INLINE static float exp(float x) { return vm::exp(x); }
   HM_VEC_INLINE static float log(float x) { return vm::log(x); }
@@ -177,5 +178,6 @@ struct CpuMath {
   template <class T> HM_VEC_INLINE static T cos(T x) { return std::cos(x); }
   template <class T> HM_VEC_INLINE static T pow(T x, T y) { return std::pow(x, y); }
 };
+// clang-format on
 
 }  // namespace hm
