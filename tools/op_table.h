@@ -4,12 +4,14 @@
 // with their defaults. `harmonic op` and `harmonic bench` run ops through it, and
 // tests/test_op_runner.cpp checks it against PyTorch reference values.
 #pragma once
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/random.h"
 #include "core/tensor.h"
 #include "ops/reduce.h"
 
@@ -69,6 +71,8 @@ struct OpSpec {
   // Defaults overridden by attrs; unknown names raise an error listing the accepted ones.
   Json merge_attrs(const Json& attrs) const;
   std::string signature() const;  // "cross_entropy(x, #target) {ignore_index: -100, ...}"
+  // The declaration of the k-th tensor argument (the variadic one for every k past the end).
+  const OpInput& input(size_t k) const { return inputs[std::min(k, inputs.size() - 1)]; }
 };
 
 // Every op, sorted by family then name.
@@ -99,6 +103,19 @@ OpRun run_op(const OpSpec& spec, const NamedTensors& tensors, const Json& attrs 
 // written to out_path (with the op name and attributes as metadata). Returns the run.
 OpRun run_op_file(const std::string& op, const std::string& in_path, const std::string& out_path,
                   const Json& attrs = Json::object(), Device device = Device::cpu());
+
+// -- generated inputs (tools/op_table_inputs.cpp) ---------------------------------------------
+
+// "256x1024,1024" -> {(256, 1024), (1024)}; "" or "scalar" is a 0-d tensor. And back.
+std::vector<Shape> parse_shapes(const std::string& text);
+std::string shapes_text(const std::vector<Shape>& shapes);
+// Random inputs of the given shapes, one per tensor argument (trailing optional ones may be
+// left out: they stay undefined): float ~ N(0, 1) in `dtype` (uniform in [0.5, 1.5) for
+// positive-domain ops), int64 indices uniform below the op's index bound, masks Bernoulli(0.5).
+std::vector<Tensor> make_inputs(const OpSpec& spec, const std::vector<Shape>& shapes, const Json& attrs, DType dtype,
+                                Generator& gen);
+// The inputs under the names run_op reads (xs0, xs1, ... for a variadic list); skips undefined ones.
+NamedTensors name_inputs(const OpSpec& spec, const std::vector<Tensor>& inputs);
 
 // Table builders for each family (tools/op_table_*.cpp).
 void add_elementwise_ops(std::vector<OpSpec>& table);
