@@ -24,10 +24,12 @@ HM_HD T sign_of(T x) {
 }
 
 // -- elementwise gradients: (x, r = reduction result, g = its gradient) -> dL/dx -----------------
+// M is the backend's math policy (CpuMath in ops/cpu/vec_math.h, StdMath in ops/unary_functors.h).
+template <class M>
 struct GradLogSumExp {
   template <class T>
   HM_HD T operator()(T x, T r, T g) const {
-    return g * std::exp(x - r);
+    return g * M::exp(x - r);
   }
 };
 // 2-norm: g x / r, and 0 (not NaN) when the norm is 0.
@@ -43,13 +45,15 @@ struct GradNorm1 {
     return g * sign_of(x);
   }
 };
-// General p: g sign(x) (|x| / r)^(p-1); 0 at x = 0 and where the norm is 0.
+// General p: g sign(x) (|x| / r)^(p-1) = g sign(x) exp((p-1) log(|x| / r)); 0 at x = 0 and
+// where the norm is 0.
+template <class M>
 struct GradNormP {
   double p;
   template <class T>
   HM_HD T operator()(T x, T r, T g) const {
-    if (x == T(0) || r == T(0)) return T(0);
-    return g * sign_of(x) * static_cast<T>(std::pow(std::fabs(x) / r, static_cast<T>(p - 1)));
+    const T v = g * sign_of(x) * M::exp(static_cast<T>(p - 1) * M::log(std::fabs(x) / r));
+    return x == T(0) || r == T(0) ? T(0) : v;
   }
 };
 struct EqMask {

@@ -2,6 +2,7 @@
 // reduction's result and gradient broadcast over the reduced dims. The common layout
 // (reduced dims trailing) gives rows where r and g are constant, which vectorise.
 #include "core/strided_loop.h"
+#include "ops/cpu/vec_math.h"
 #include "ops/reduce_functors.h"
 #include "ops/reduce_kernels.h"
 
@@ -37,11 +38,11 @@ void cpu_reduce_grad(ReduceGradOp op, double p, const Tensor& x, const Tensor& r
   dispatch_float(x.dtype(), "reduce_grad", [&]<class T>() {
     switch (op) {
       case ReduceGradOp::LogSumExp:
-        return grad_rows<T>(x, r, g, out, fn::GradLogSumExp{});
+        return grad_rows<T>(x, r, g, out, fn::GradLogSumExp<CpuMath>{});
       case ReduceGradOp::Norm:
         if (p == 2) return grad_rows<T>(x, r, g, out, fn::GradNorm2{});
         if (p == 1) return grad_rows<T>(x, r, g, out, fn::GradNorm1{});
-        return grad_rows<T>(x, r, g, out, fn::GradNormP{p});
+        return grad_rows<T>(x, r, g, out, fn::GradNormP<CpuMath>{p});
       case ReduceGradOp::EqMask:
         return grad_rows<T>(x, r, g, out, fn::EqMask{});
       case ReduceGradOp::AbsEqMask:
