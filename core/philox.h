@@ -70,7 +70,8 @@ HM_HD T normal(uint64_t seed, uint64_t offset, uint64_t i) {
   return (i % 2 == 0) ? radius * std::cos(angle) : radius * std::sin(angle);
 }
 
-// Counters a draw of n numbers consumes (so the next draw starts fresh).
-HM_HD uint64_t counters_for(uint64_t n) { return (n + 3) / 4 + 1; }
+// Counters a draw of n numbers may consume (so the next draw starts fresh): float64 uses
+// one counter per 2 numbers, float32 one per 4; reserve for the larger.
+HM_HD uint64_t counters_for(uint64_t n) { return (n + 1) / 2 + 1; }
 
 }  // namespace hm::philox

@@ -154,6 +154,18 @@ Tensor Tensor::detach() const {
   return view_of(t.storage, t.shape, t.strides, t.offset, t.dtype);
 }
 
+void Tensor::set_data(const Tensor& src) const {
+  check(src.defined(), "set_data", "source tensor is undefined");
+  check(is_leaf(), "set_data", "only leaf tensors can have their data replaced, got {}", desc());
+  TensorImpl& t = *impl_;
+  t.storage = src.storage();
+  t.shape = src.shape();
+  t.strides = src.strides();
+  t.offset = src.offset();
+  t.dtype = src.dtype();
+  t.grad = Tensor();
+}
+
 void Tensor::backward(const Tensor& grad, bool retain_graph) const {
   check(requires_grad(), "backward", "tensor {} does not require grad and has no grad_fn", desc());
   Tensor g = grad;

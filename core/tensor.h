@@ -73,6 +73,9 @@ class Tensor {
   void set_grad(const Tensor& g) const;
   void zero_grad() const;                    // drops the accumulated gradient
   Tensor detach() const;                     // same storage, no history
+  // Replaces this tensor's data (storage, shape, strides, dtype) with src's, keeping the
+  // handle and its autograd flags: how Module::to() moves parameters that layers hold.
+  void set_data(const Tensor& src) const;
   // Reverse-mode pass from this tensor. grad defaults to 1 for a one-element tensor.
   void backward(const Tensor& grad = {}, bool retain_graph = false) const;
   void register_hook(GradHook hook) const;

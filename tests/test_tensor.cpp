@@ -125,3 +125,11 @@ TEST_CASE("gradcheck catches a wrong backward") {
   };
   CHECK(throws_with([&] { gradcheck(wrong, {a}); }, {"Jacobian mismatch"}));
 }
+
+TEST_CASE("random: consecutive float64 draws do not overlap") {
+  Generator g(1);
+  Tensor a = rand({1000}, {.dtype = DType::Float64}, &g);
+  Tensor b = rand({1000}, {.dtype = DType::Float64}, &g);
+  std::vector<double> va = a.to_vector(), vb = b.to_vector();
+  for (double x : vb) CHECK(std::find(va.begin(), va.end(), x) == va.end());
+}

@@ -1,0 +1,83 @@
+// Module: the base of every layer. It owns named parameters, buffers and child modules, so
+// a model's state has hierarchical names ("encoder.layers.3.attn.q.weight") and moves,
+// saves and loads as one. Layers keep Tensor handles to what they register; the handles
+// share the registered TensorImpl, so to(device) and load_state_dict update them in place.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace hm::nn {
+
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+
+class Module {
+ public:
+  explicit Module(std::string type_name = "Module") : type_name_(std::move(type_name)) {}
+  virtual ~Module() = default;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  const std::string& type_name() const { return type_name_; }
+
+  // -- traversal (depth first, registration order) ------------------------------------------
+  NamedTensors named_parameters() const;
+  std::vector<Tensor> parameters() const;
+  NamedTensors named_buffers() const;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_children() const;
+  int64_t num_parameters() const;  // total element count
+
+  // -- modes and housekeeping ----------------------------------------------------------------
+  void train(bool on = true);  // recursive
+  void eval() { train(false); }
+  bool is_training() const { return training_; }
+  void zero_grad();
+  void to(Device device);      // moves parameters and buffers in place
+  void to(DType dtype);        // converts floating parameters and buffers in place
+
+  // -- state ---------------------------------------------------------------------------------
+  // Parameters then buffers, by hierarchical name.
+  NamedTensors state_dict() const;
+  // Copies values into the registered tensors. With strict, missing or unexpected names
+  // are an error; a shape mismatch always is. The error lists every offending name.
+  void load_state_dict(const NamedTensors& state, bool strict = true);
+  void save(const std::string& path) const;  // safetensors, atomic
+  void load(const std::string& path, bool strict = true);
+
+  // One line per module with its parameter count (like printing a torch module).
+  std::string summary() const;
+
+ protected:
+  // Registers a parameter (made a leaf that requires grad) and returns the handle to keep.
+  Tensor register_parameter(const std::string& name, Tensor value, bool requires_grad = true);
+  Tensor register_buffer(const std::string& name, Tensor value);
+  template <class M>
+  std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> module) {
+    add_child(name, module);
+    return module;
+  }
+
+ private:
+  void add_child(const std::string& name, std::shared_ptr<Module> module);
+  void collect(const std::string& prefix, NamedTensors* params, NamedTensors* buffers) const;
+
+  std::string type_name_;
+  bool training_ = true;
+  NamedTensors parameters_;
+  NamedTensors buffers_;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+};
+
+// A module with one tensor in and one out: what Sequential chains.
+class UnaryModule : public Module {
+ public:
+  using Module::Module;
+  virtual Tensor forward(const Tensor& x) = 0;
+  Tensor operator()(const Tensor& x) { return forward(x); }
+};
+
+}  // namespace hm::nn
