@@ -1,0 +1,20 @@
+// Dropout: zeroes elements with probability p and scales the rest by 1/(1-p) in training;
+// the identity in eval().
+#pragma once
+#include "core/random.h"
+#include "nn/module.h"
+
+namespace hm::nn {
+
+class Dropout : public UnaryModule {
+ public:
+  explicit Dropout(double p = 0.5, Generator* gen = nullptr);
+  Tensor forward(const Tensor& x) override;
+
+  double p;
+
+ private:
+  Generator* gen_;  // not owned; null = the default generator
+};
+
+}  // namespace hm::nn

@@ -1,0 +1,35 @@
+#include "nn/linear.h"
+
+#include <cmath>
+
+#include "core/factories.h"
+#include "nn/init.h"
+#include "ops/linalg.h"
+
+namespace hm::nn {
+
+Linear::Linear(int64_t in, int64_t out, bool has_bias, Generator* gen)
+    : UnaryModule(fmt::format("Linear({}, {}{})", in, out, has_bias ? "" : ", bias=false")),
+      in_features(in),
+      out_features(out) {
+  check(in > 0 && out > 0, "Linear", "features must be positive, got in={} out={}", in, out);
+  weight = register_parameter("weight", empty({out, in}));
+  if (has_bias) bias = register_parameter("bias", empty({out}));
+  reset_parameters(gen);
+}
+
+void Linear::reset_parameters(Generator* gen) {
+  init::kaiming_uniform_(weight, std::sqrt(5.0), gen);
+  if (bias.defined()) {
+    double bound = 1.0 / std::sqrt(static_cast<double>(in_features));
+    init::uniform_(bias, -bound, bound, gen);
+  }
+}
+
+Tensor Linear::forward(const Tensor& x) {
+  check(x.dim() >= 1 && x.size(-1) == in_features, "Linear", "expected input (..., {}), got {}", in_features,
+        x.desc());
+  return linear(x, weight, bias);
+}
+
+}  // namespace hm::nn
