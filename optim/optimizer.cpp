@@ -1,0 +1,259 @@
+// Optimizer base: parameter groups, the update loop, and exact state save/restore.
+#include "optim/optimizer.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "autograd/grad_mode.h"
+#include "core/safetensors.h"
+#include "nn/module.h"
+
+namespace hm::optim {
+
+// -- building groups --------------------------------------------------------------------------
+
+Params::Params(std::vector<Tensor> params) {
+  groups.emplace_back();
+  groups.back().params = std::move(params);
+}
+
+Params::Params(const NamedTensors& named) {
+  ParamGroup g;
+  for (const auto& [name, t] : named) {
+    g.names.push_back(name);
+    g.params.push_back(t);
+  }
+  groups.push_back(std::move(g));
+}
+
+Params::Params(std::vector<ParamGroup> groups) : groups(std::move(groups)) {}
+
+bool default_no_decay(const std::string& name, const Tensor& param) {
+  if (param.dim() <= 1) return true;
+  if (name == "bias" || (name.size() >= 5 && name.ends_with(".bias"))) return true;
+  // Module path components: "blocks.0.ln_1.weight" -> blocks, 0, ln_1 (the last is the tensor).
+  size_t begin = 0;
+  for (size_t dot = name.find('.'); dot != std::string::npos; begin = dot + 1, dot = name.find('.', begin)) {
+    std::string_view part(name.data() + begin, dot - begin);
+    if (part.find("norm") != std::string_view::npos || part.starts_with("ln")) return true;
+  }
+  return false;
+}
+
+std::vector<ParamGroup> param_groups_no_decay(const nn::Module& module, double weight_decay,
+                                              const NoDecayPredicate& no_decay) {
+  check(static_cast<bool>(no_decay), "param_groups_no_decay", "the no-decay predicate is empty");
+  ParamGroup decay, plain;
+  decay.weight_decay = weight_decay;
+  plain.weight_decay = 0.0;
+  for (const auto& [name, t] : module.named_parameters()) {
+    if (!t.requires_grad()) continue;
+    ParamGroup& g = no_decay(name, t) ? plain : decay;
+    g.params.push_back(t);
+    g.names.push_back(name);
+  }
+  return {std::move(decay), std::move(plain)};
+}
+
+// -- construction -----------------------------------------------------------------------------
+
+Optimizer::Optimizer(std::string type_name, Params params, double lr, double weight_decay,
+                     std::vector<std::string> buffer_names)
+    : type_name_(std::move(type_name)), groups_(std::move(params.groups)), buffer_names_(std::move(buffer_names)) {
+  check_option(lr >= 0, "learning rate", lr, "must be >= 0");
+  check_option(weight_decay >= 0, "weight_decay", weight_decay, "must be >= 0");
+  check(!groups_.empty(), type_name_, "no parameter groups");
+  std::set<const TensorImpl*> seen;
+  int64_t total = 0;
+  for (size_t gi = 0; gi < groups_.size(); ++gi) {
+    ParamGroup& g = groups_[gi];
+    check(g.names.empty() || g.names.size() == g.params.size(), type_name_, "group {} has {} names for {} parameters",
+          gi, g.names.size(), g.params.size());
+    if (std::isnan(g.lr)) g.lr = lr;
+    if (std::isnan(g.weight_decay)) g.weight_decay = weight_decay;
+    if (std::isnan(g.initial_lr)) g.initial_lr = g.lr;
+    check_option(g.lr >= 0, "learning rate", g.lr, "must be >= 0");
+    check_option(g.weight_decay >= 0, "weight_decay", g.weight_decay, "must be >= 0");
+    for (size_t i = 0; i < g.params.size(); ++i) {
+      const Tensor& p = g.params[i];
+      std::string label = param_label(gi, i);
+      check(p.defined(), type_name_, "parameter {} is undefined", label);
+      check(p.is_leaf(), type_name_,
+            "parameter {} ({}) is not a leaf tensor: it is the output of an op; optimise the leaves it comes from",
+            label, p.desc());
+      check(is_floating(p.dtype()), type_name_, "parameter {} is {}, expected a floating tensor", label, p.desc());
+      check(seen.insert(p.impl()).second, type_name_, "parameter {} appears more than once in the groups", label);
+    }
+    total += static_cast<int64_t>(g.params.size());
+    state_.emplace_back(g.params.size(), ParamState{0, std::vector<Tensor>(buffer_names_.size())});
+  }
+  check(total > 0, type_name_, "got an empty parameter list");
+}
+
+void Optimizer::check_option(bool ok, const char* what, double value, const char* rule) const {
+  check(ok, type_name_, "invalid {} {} ({})", what, value, rule);
+}
+
+std::string Optimizer::param_label(int64_t g, int64_t i) const {
+  const ParamGroup& group = groups_[g];
+  if (!group.names.empty()) return fmt::format("'{}' (group {}, index {})", group.names[i], g, i);
+  return fmt::format("group {} index {}", g, i);
+}
+
+// -- the update loop --------------------------------------------------------------------------
+
+void Optimizer::step() {
+  NoGradGuard no_grad;
+  for (size_t gi = 0; gi < groups_.size(); ++gi) {
+    const ParamGroup& g = groups_[gi];
+    for (size_t i = 0; i < g.params.size(); ++i) {
+      Tensor p = g.params[i];
+      Tensor grad = p.grad();
+      if (!grad.defined()) continue;
+      check(grad.shape() == p.shape() && grad.dtype() == p.dtype() && grad.device() == p.device(), type_name_,
+            "gradient {} does not match parameter {} {}", grad.desc(), param_label(gi, i), p.desc());
+      ParamState& st = state_[gi][i];
+      // Module::to() may have moved or converted the parameter since the buffers were made.
+      for (Tensor& b : st.buffers)
+        if (b.defined() && (b.device() != p.device() || b.dtype() != p.dtype())) b = b.to(p.device()).to(p.dtype());
+      Tensor work = p.is_contiguous() ? p : p.contiguous();
+      update(g, work, grad.contiguous(), st);
+      if (work.same(p))
+        p.bump_version();
+      else
+        p.copy_(work);
+    }
+  }
+  ++steps_;
+}
+
+void Optimizer::zero_grad() {
+  for (const auto& g : groups_)
+    for (const auto& p : g.params) p.zero_grad();
+}
+
+const ParamGroup& Optimizer::group(int64_t i) const {
+  check(i >= 0 && i < num_groups(), type_name_, "group index {} out of range for {} groups", i, num_groups());
+  return groups_[i];
+}
+
+double Optimizer::lr(int64_t g) const { return group(g).lr; }
+
+void Optimizer::set_lr(double lr) {
+  for (int64_t g = 0; g < num_groups(); ++g) set_lr(g, lr);
+}
+
+void Optimizer::set_lr(int64_t g, double lr) {
+  group(g);
+  check(lr >= 0 && std::isfinite(lr), "set_lr", "invalid learning rate {} for {} group {} (must be finite and >= 0)",
+        lr, type_name_, g);
+  groups_[g].lr = lr;
+}
+
+// -- state ------------------------------------------------------------------------------------
+
+namespace {
+std::string state_key(size_t g, size_t i, const std::string& buffer) {
+  return fmt::format("group{}.param{}.{}", g, i, buffer);
+}
+}  // namespace
+
+NamedTensors Optimizer::state_tensors() const {
+  NamedTensors out;
+  for (size_t g = 0; g < state_.size(); ++g)
+    for (size_t i = 0; i < state_[g].size(); ++i)
+      for (size_t b = 0; b < buffer_names_.size(); ++b)
+        if (state_[g][i].buffers[b].defined())
+          out.emplace_back(state_key(g, i, buffer_names_[b]), state_[g][i].buffers[b]);
+  return out;
+}
+
+nlohmann::json Optimizer::state_json() const {
+  nlohmann::json groups = nlohmann::json::array();
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    const ParamGroup& pg = groups_[g];
+    std::vector<int64_t> steps;
+    for (const auto& st : state_[g]) steps.push_back(st.step);
+    groups.push_back({{"lr", pg.lr},
+                      {"weight_decay", pg.weight_decay},
+                      {"initial_lr", pg.initial_lr},
+                      {"num_params", pg.params.size()},
+                      {"names", pg.names},
+                      {"steps", steps}});
+  }
+  return {{"type", type_name_}, {"steps", steps_}, {"options", options_json()}, {"groups", groups}};
+}
+
+void Optimizer::load_state(const NamedTensors& tensors, const nlohmann::json& state) {
+  const std::string fn = type_name_ + ".load_state";
+  try {
+    check(state.value("type", std::string()) == type_name_, fn, "state is from a {} optimizer, not {}",
+          state.value("type", std::string("?")), type_name_);
+    const auto& groups = state.at("groups");
+    check(groups.size() == groups_.size(), fn, "state has {} parameter groups, this optimizer {}", groups.size(),
+          groups_.size());
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      size_t n = groups[g].at("num_params").get<size_t>();
+      check(n == groups_[g].params.size(), fn, "group {} has {} parameters in the state, {} here", g, n,
+            groups_[g].params.size());
+      auto names = groups[g].at("names").get<std::vector<std::string>>();
+      check(names.empty() || groups_[g].names.empty() || names == groups_[g].names, fn,
+            "group {} parameter names differ from the state's (first: '{}' vs '{}')", g, names.empty() ? "" : names[0],
+            groups_[g].names.empty() ? "" : groups_[g].names[0]);
+    }
+    // Buffers: every tensor must belong to a parameter and match its shape.
+    std::map<std::string, Tensor> incoming(tensors.begin(), tensors.end());
+    check(incoming.size() == tensors.size(), fn, "duplicate state tensor names");
+    std::vector<std::vector<ParamState>> fresh;
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      auto steps = groups[g].at("steps").get<std::vector<int64_t>>();
+      check(steps.size() == groups_[g].params.size(), fn, "group {} has {} step counters for {} parameters", g,
+            steps.size(), groups_[g].params.size());
+      fresh.emplace_back();
+      for (size_t i = 0; i < steps.size(); ++i) {
+        const Tensor& p = groups_[g].params[i];
+        ParamState st{steps[i], std::vector<Tensor>(buffer_names_.size())};
+        for (size_t b = 0; b < buffer_names_.size(); ++b) {
+          auto it = incoming.find(state_key(g, i, buffer_names_[b]));
+          if (it == incoming.end()) continue;
+          check(it->second.shape() == p.shape(), fn, "state tensor {} has shape {}, parameter {} has {}", it->first,
+                str(it->second.shape()), param_label(g, i), str(p.shape()));
+          st.buffers[b] = it->second.detach().to(p.device()).to(p.dtype()).clone();
+          incoming.erase(it);
+        }
+        fresh[g].push_back(std::move(st));
+      }
+    }
+    check(incoming.empty(), fn, "unexpected state tensor {}", incoming.empty() ? "" : incoming.begin()->first);
+    load_options(state.at("options"));
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      groups_[g].lr = groups[g].at("lr").get<double>();
+      groups_[g].weight_decay = groups[g].at("weight_decay").get<double>();
+      groups_[g].initial_lr = groups[g].at("initial_lr").get<double>();
+    }
+    steps_ = state.at("steps").get<int64_t>();
+    state_ = std::move(fresh);
+  } catch (const nlohmann::json::exception& e) {
+    throw_error(fn, fmt::format("malformed optimizer state json: {}", e.what()));
+  }
+}
+
+void Optimizer::save(const std::string& path) const {
+  save_safetensors(path, state_tensors(), {{"optimizer", state_json().dump()}});
+}
+
+void Optimizer::load(const std::string& path) {
+  SafetensorsFile file = load_safetensors(path);
+  auto it = file.metadata.find("optimizer");
+  check(it != file.metadata.end(), type_name_ + ".load", "{} has no 'optimizer' metadata", path);
+  nlohmann::json state;
+  try {
+    state = nlohmann::json::parse(it->second);
+  } catch (const nlohmann::json::exception& e) {
+    throw_error(type_name_ + ".load", fmt::format("{}: bad optimizer json: {}", path, e.what()));
+  }
+  load_state(file.tensors, state);
+}
+
+}  // namespace hm::optim
