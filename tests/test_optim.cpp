@@ -17,7 +17,7 @@ using hm::test::throws_with;
 
 namespace {
 
-// The tiny problem of the reference snippet /tmp/optim_ref.py (reproduced here):
+// The tiny problem of tests/reference/optim_reference.py (which prints every number below):
 //   p = torch.tensor([0.5, -1.0, 2.0, 0.25], dtype=torch.float64, requires_grad=True)
 //   opt = cls([p], **kw)
 //   for g in grads: p.grad = torch.tensor(g, dtype=torch.float64); opt.step(); print(p.tolist())
