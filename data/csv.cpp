@@ -1,0 +1,163 @@
+#include "data/csv.h"
+
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "core/factories.h"
+
+namespace hm::data {
+namespace {
+
+constexpr std::string_view kFn = "read_csv";
+
+std::string_view trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r')) --e;
+  return s.substr(b, e - b);
+}
+
+// Splits one line into trimmed cells; "a ""b""" quoting.
+std::vector<std::string> split_line(std::string_view line, char delim, const std::string& source, int64_t line_no) {
+  std::vector<std::string> cells;
+  std::string cell;
+  bool quoted = false, was_quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char ch = line[i];
+    if (quoted) {
+      if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cell += '"';
+        ++i;
+      } else if (ch == '"') {
+        quoted = false;
+      } else {
+        cell += ch;
+      }
+    } else if (ch == '"' && trim(cell).empty()) {
+      quoted = was_quoted = true;
+      cell.clear();
+    } else if (ch == delim) {
+      cells.push_back(was_quoted ? cell : std::string(trim(cell)));
+      cell.clear();
+      was_quoted = false;
+    } else if (!was_quoted) {
+      cell += ch;
+    }
+  }
+  check(!quoted, kFn, "'{}' line {}: unterminated quote", source, line_no);
+  cells.push_back(was_quoted ? cell : std::string(trim(cell)));
+  return cells;
+}
+
+std::optional<double> parse_number(std::string_view s) {
+  s = trim(s);
+  if (!s.empty() && s[0] == '+') s.remove_prefix(1);
+  if (s.empty()) return std::nullopt;
+  double v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+struct Line {
+  int64_t number;  // 1-based line in the file
+  std::string_view text;
+};
+
+std::vector<Line> non_blank_lines(std::string_view text) {
+  std::vector<Line> lines;
+  int64_t number = 0;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    ++number;
+    std::string_view line = text.substr(pos, end - pos);
+    if (!trim(line).empty()) lines.push_back({number, line});
+    pos = end + 1;
+  }
+  return lines;
+}
+
+}  // namespace
+
+CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::string& source) {
+  check(opt.dtype == DType::Float32 || opt.dtype == DType::Float64, kFn, "dtype must be float32 or float64, got {}",
+        dtype_name(opt.dtype));
+  std::vector<Line> lines = non_blank_lines(text);
+  check(!lines.empty(), kFn, "'{}': empty file (no lines)", source);
+  std::vector<std::string> first = split_line(lines[0].text, opt.delimiter, source, lines[0].number);
+  const auto ncols = static_cast<int64_t>(first.size());
+  bool has_header = opt.header == CsvHeader::Yes;
+  if (opt.header == CsvHeader::Auto)
+    for (const auto& cell : first) has_header |= !parse_number(cell).has_value();
+
+  std::vector<std::string> names(static_cast<size_t>(ncols));
+  for (int64_t c = 0; c < ncols; ++c) names[c] = has_header ? first[c] : std::to_string(c);
+
+  std::vector<int64_t> keep;  // selected column positions
+  if (!opt.columns.empty()) {
+    check(has_header, kFn, "'{}': columns selected by name but the file has no header line", source);
+    for (const auto& name : opt.columns) {
+      auto it = std::find(names.begin(), names.end(), name);
+      check(it != names.end(), kFn, "'{}': no column '{}' in the header (columns: {})", source, name,
+            fmt::join(names, ", "));
+      keep.push_back(it - names.begin());
+    }
+  } else if (!opt.column_indices.empty()) {
+    for (int64_t c : opt.column_indices) {
+      check(c >= 0 && c < ncols, kFn, "'{}': column index {} out of range for {} columns", source, c, ncols);
+      keep.push_back(c);
+    }
+  } else {
+    for (int64_t c = 0; c < ncols; ++c) keep.push_back(c);
+  }
+
+  const size_t first_data = has_header ? 1 : 0;
+  const auto rows = static_cast<int64_t>(lines.size() - first_data);
+  check(rows > 0, kFn, "'{}': no data rows after the header (line {})", source, lines[0].number);
+  const auto nkeep = static_cast<int64_t>(keep.size());
+  std::vector<double> values(static_cast<size_t>(rows * nkeep));
+  for (int64_t r = 0; r < rows; ++r) {
+    const Line& line = lines[first_data + r];
+    std::vector<std::string> cells = split_line(line.text, opt.delimiter, source, line.number);
+    const auto got = static_cast<int64_t>(cells.size());
+    check(got <= ncols, kFn, "'{}' line {}: {} cells but line {} has {} (extra cell at column {})", source, line.number,
+          got, lines[0].number, ncols, ncols + 1);
+    for (int64_t k = 0; k < nkeep; ++k) {
+      const int64_t c = keep[k];
+      check(c < got, kFn, "'{}' line {} column {} ('{}'): missing value (the line has only {} cells)", source,
+            line.number, c + 1, names[c], got);
+      std::optional<double> v = parse_number(cells[c]);
+      check(!cells[c].empty(), kFn, "'{}' line {} column {} ('{}'): missing value (empty cell)", source, line.number,
+            c + 1, names[c]);
+      check(v.has_value(), kFn, "'{}' line {} column {} ('{}'): '{}' is not a number{}", source, line.number, c + 1,
+            names[c], cells[c],
+            opt.columns.empty() && opt.column_indices.empty() ? " (select numeric columns with CsvOptions::columns)"
+                                                              : "");
+      values[r * nkeep + k] = *v;
+    }
+  }
+  CsvTable out;
+  out.values = from_vector(values, {rows, nkeep}, {.dtype = opt.dtype});
+  for (int64_t c : keep) out.names.push_back(names[c]);
+  return out;
+}
+
+CsvTable read_csv(const std::string& path, const CsvOptions& options) {
+  std::error_code ec;
+  check(std::filesystem::is_regular_file(path, ec), kFn, "'{}': no such file", path);
+  std::ifstream in(path, std::ios::binary);
+  check(in.good(), kFn, "cannot open '{}'", path);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return parse_csv(buffer.str(), options, path);
+}
+
+}  // namespace hm::data

@@ -1,0 +1,40 @@
+// Numeric CSV files (time series, tabular data) -> a (rows, columns) tensor. Any cell that
+// is missing or not a number raises hm::Error naming the file, line and column.
+//
+//   auto csv = data::read_csv("prices.csv", {.columns = {"open", "close"}});
+//   auto ds = std::make_shared<data::WindowDataset>(csv.values, 32, 1, 32, 1);  // 32 in, next 1
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace hm::data {
+
+enum class CsvHeader { Auto, Yes, No };  // Auto: the first line is a header if a cell of it is not a number
+
+struct CsvOptions {
+  char delimiter = ',';
+  CsvHeader header = CsvHeader::Auto;
+  // Columns to keep, by header name; empty = all. Unselected columns are not parsed, so
+  // they may hold dates or text.
+  std::vector<std::string> columns;
+  // Or by 0-based position (when there is no header); ignored when `columns` is set.
+  std::vector<int64_t> column_indices;
+  DType dtype = DType::Float32;  // float32 or float64
+};
+
+struct CsvTable {
+  Tensor values;                   // (rows, selected columns)
+  std::vector<std::string> names;  // selected column names ("0", "1", ... without a header)
+};
+
+// Reads a CSV file: RFC 4180 style double quotes (no newlines inside), blank lines skipped,
+// surrounding spaces trimmed, CRLF accepted. Numbers in C locale syntax, plus nan/inf.
+CsvTable read_csv(const std::string& path, const CsvOptions& options = {});
+
+// The same from text already in memory; `source` names it in error messages.
+CsvTable parse_csv(std::string_view text, const CsvOptions& options = {}, const std::string& source = "<string>");
+
+}  // namespace hm::data
