@@ -1,0 +1,30 @@
+// Real data sets shipped as Debian packages (installed by `bash .ci/install-data`):
+//   Fashion-MNIST  package dataset-fashion-mnist: gzip IDX files in /usr/share/datasets/fashion-mnist
+//   KJV Bible      package bible-kjv: a compressed database (/usr/lib/bible.data) read by the
+//                  `bible` command; exported once to a plain-text corpus in the cache directory.
+// A missing package gives an hm::Error naming the package and the install command.
+#pragma once
+#include <string>
+
+#include "data/dataset.h"
+
+namespace hm::data {
+
+// Where the Fashion-MNIST IDX files are: $HARMONIC_FASHION_MNIST_DIR, else the package's directory.
+std::string fashion_mnist_dir();
+bool fashion_mnist_available();
+// split "train" (60000) or "test" (10000): images (N, 28, 28) float32 in [0, 1], labels (N,)
+// int64 in 0..9, classes the ten Fashion-MNIST class names.
+LabeledImages load_fashion_mnist(const std::string& split);
+
+// Cache for derived files: $HARMONIC_DATA_DIR, else $XDG_CACHE_HOME/harmonic, else
+// ~/.cache/harmonic (created on demand).
+std::string data_cache_dir();
+bool kjv_available();  // the `bible` command and its database are installed
+// The King James Bible as plain text, one verse per line without references (about 4.3 MB).
+// Exported with `bible -f Gen1:1-Rev22:21` into cache_dir/kjv.txt on first use; later calls
+// read the cached file. cache_dir empty = data_cache_dir().
+std::string kjv_text_path(const std::string& cache_dir = "");
+std::string load_kjv_text(const std::string& cache_dir = "");
+
+}  // namespace hm::data
