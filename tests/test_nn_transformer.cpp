@@ -2,6 +2,7 @@
 #include <cmath>
 #include <map>
 
+#include "nn/patch_embedding.h"
 #include "nn/transformer.h"
 #include "tests/helpers.h"
 
@@ -192,4 +193,51 @@ TEST_CASE("transformer dropout is active in training only") {
   CHECK(allclose(a, b, 0, 0));
   layer.train();
   CHECK(sum(abs(sub(layer.forward(x), a))).item<double>() > 1e-3);
+}
+
+TEST_CASE("PatchEmbedding equals a stride-p convolution (torch 1.13), with class token and positions") {
+  // conv = torch.nn.Conv2d(2, 3, kernel_size=2, stride=2, dtype=torch.float64),
+  // weight = seq((3,2,2,2), .37, .1), bias = seq((3,), .5, .2), x = seq((2,2,4,6), .23, .4):
+  // conv(x).flatten(2).transpose(1, 2)  -> (2, 6, 3)
+  nn::PatchEmbedding pe(4, 2, 2, 3);
+  pe.to(DType::Float64);
+  {
+    NoGradGuard no_grad;
+    pe.proj->weight.copy_(reshape(seq({3, 2, 2, 2}, 0.37, 0.1), {3, 8}));
+    pe.proj->bias.copy_(seq({3}, 0.5, 0.2));
+  }
+  Tensor x = seq({2, 2, 4, 6}, 0.23, 0.4);
+  CHECK(allclose(pe.forward(x),
+                 {2.637401647792482,    -1.6631333155486954, 3.0321306740235996,  3.3983255882561707,
+                  -2.394743302015835,   3.7103674385168426,  3.494056975240044,   -2.4945684785824485,
+                  3.811003616406976,    -1.2137175524507335, 1.9707184800353028,  -0.26495314178997353,
+                  -2.4115482528742387,  3.115876151278009,   -1.31977884562198,   -3.0667277558229795,
+                  3.74718837390694,     -1.9064628494221147, -1.9757753283288886, 2.7278004371417133,
+                  -0.9921623568680349,  -0.6230931791752795, 1.4447404705380174,  0.1790815204068209,
+                  0.9004292910554709,   -0.004744184061641676, 1.5068615145002,   3.161788501505372,
+                  -2.184096211088133,   3.5325375517650808,  2.167654687978131,   -1.2448021696118472,
+                  2.678972318125786,    0.7641786538749012,  0.08720966435284239, 1.4622283915413985},
+                 1e-12, 1e-12));
+  // Class token first, then positions added to every token.
+  Generator gen(3);
+  nn::PatchEmbedding vit(4, 2, 2, 3, {.class_token = true, .learned_positions = true}, &gen);
+  vit.to(DType::Float64);
+  CHECK(vit.num_parameters() == 3 * 8 + 3 + 3 + 5 * 3);
+  Tensor img = seq({2, 2, 4, 4}, 0.31, 0.0);
+  Tensor out = vit.forward(img);  // (2, 5, 3)
+  CHECK(out.shape() == Shape{2, 5, 3});
+  CHECK(allclose(select(out, 1, 0), broadcast_to(add(reshape(vit.cls_token, {1, 3}), select(vit.pos_embed, 1, 0)),
+                                                 {2, 3}), 0, 0));
+  CHECK(allclose(narrow(out, 1, 1, 4), add(vit.proj->forward(reshape(permute(reshape(img, {2, 2, 2, 2, 2, 2}),
+                                                                             {0, 2, 4, 1, 3, 5}),
+                                                                     {2, 4, 8})),
+                                           narrow(vit.pos_embed, 1, 1, 4)),
+                 1e-12, 1e-12));
+  // gradcheck through a non-contiguous image (a transposed view).
+  CHECK(gradcheck([&](const std::vector<Tensor>& in) { return vit.forward(transpose(in[0], 2, 3)); },
+                  {leaf64({1, 2, 4, 4}, 1)}));
+  CHECK(throws_with([&] { vit.forward(zeros({1, 2, 6, 6}, {.dtype = DType::Float64})); },
+                    {"[PatchEmbedding]", "4x4", "(1, 2, 6, 6)"}));
+  CHECK(throws_with([&] { vit.forward(zeros({1, 3, 4, 4})); }, {"[PatchEmbedding]", "(1, 3, 4, 4)"}));
+  CHECK(throws_with([] { nn::PatchEmbedding(10, 3, 3, 8); }, {"[PatchEmbedding]", "patch_size 3"}));
 }
