@@ -31,7 +31,8 @@ GPTConfig GPTConfig::preset(const std::string& model_type, int64_t vocab_size, i
       return c;
     }
   throw_error("GPTConfig::preset", fmt::format("unknown model_type '{}' (gpt-nano, gpt-micro, gpt-mini, gpt2, "
-                                               "gpt2-medium)", model_type));
+                                               "gpt2-medium)",
+                                               model_type));
 }
 
 Tensor sinusoidal_positions(int64_t n, int64_t dim) {
@@ -59,8 +60,8 @@ GPT::GPT(const GPTConfig& c, Generator* gen) : nn::Module("GPT"), config(c) {
                                     .activation = nn::FFActivation::GELUTanh,
                                     .pre_norm = true,
                                     .bias = c.bias};
-  transformer =
-      register_module("transformer", std::make_shared<nn::TransformerEncoder>(c.n_layer, c.n_embd, c.n_head, layer, gen));
+  transformer = register_module("transformer",
+                                std::make_shared<nn::TransformerEncoder>(c.n_layer, c.n_embd, c.n_head, layer, gen));
   if (!c.tie_weights)
     lm_head = register_module("lm_head", std::make_shared<nn::Linear>(c.n_embd, c.vocab_size, false, gen));
   init_weights(gen);
@@ -72,9 +73,12 @@ void GPT::init_weights(Generator* gen) {
   const double resid_std = 0.02 / std::sqrt(2.0 * static_cast<double>(config.n_layer));
   for (auto& [name, t] : named_parameters()) {
     if (name.find("norm") != std::string::npos) continue;
-    if (ends_with(name, ".bias")) nn::init::zeros_(t);
-    else if (ends_with(name, "out_proj.weight") || ends_with(name, "ff.wo.weight")) nn::init::normal_(t, 0.0, resid_std, gen);
-    else nn::init::normal_(t, 0.0, 0.02, gen);
+    if (ends_with(name, ".bias"))
+      nn::init::zeros_(t);
+    else if (ends_with(name, "out_proj.weight") || ends_with(name, "ff.wo.weight"))
+      nn::init::normal_(t, 0.0, resid_std, gen);
+    else
+      nn::init::normal_(t, 0.0, 0.02, gen);
   }
 }
 
@@ -85,8 +89,9 @@ Tensor GPT::forward(const Tensor& tokens, std::vector<nn::KVCache>* caches) {
   const int64_t start = caches && !caches->empty() ? (*caches)[0].length() : 0;
   check(start + T <= config.block_size, "GPT", "sequence of {} tokens (after {} cached) exceeds block_size {}", T,
         start, config.block_size);
-  Tensor pos = wpe ? wpe->forward(arange(static_cast<double>(start), static_cast<double>(start + T)).to(tokens.device()))
-                   : narrow(pos_table, 0, start, T);  // (T, E)
+  Tensor pos =
+      wpe ? wpe->forward(arange(static_cast<double>(start), static_cast<double>(start + T)).to(tokens.device()))
+          : narrow(pos_table, 0, start, T);                  // (T, E)
   Tensor x = drop->forward(add(wte->forward(tokens), pos));  // (B, T, E)
   Tensor h = transformer->forward(x, {.causal = true}, caches);
   return lm_head ? lm_head->forward(h) : linear(h, wte->weight);  // (B, T, V)
@@ -96,11 +101,10 @@ Tensor GPT::loss(const Tensor& logits, const Tensor& targets) {
   return cross_entropy(logits, targets, {.class_dim = -1});
 }
 
-Tensor GPT::generate(const Tensor& prompt, int64_t max_new_tokens, double temperature, int64_t top_k,
-                     Generator* gen, bool use_cache) {
-  check(prompt.defined() && prompt.dtype() == DType::Int64 && prompt.dim() == 2 && prompt.size(1) > 0,
-        "GPT::generate", "prompt must be int64 (B, T0) with T0 > 0, got {}",
-        prompt.defined() ? prompt.desc() : "undefined");
+Tensor GPT::generate(const Tensor& prompt, int64_t max_new_tokens, double temperature, int64_t top_k, Generator* gen,
+                     bool use_cache) {
+  check(prompt.defined() && prompt.dtype() == DType::Int64 && prompt.dim() == 2 && prompt.size(1) > 0, "GPT::generate",
+        "prompt must be int64 (B, T0) with T0 > 0, got {}", prompt.defined() ? prompt.desc() : "undefined");
   check(max_new_tokens >= 0, "GPT::generate", "max_new_tokens {} must be >= 0", max_new_tokens);
   NoGradGuard no_grad;
   auto window = [&](const Tensor& seq) {  // the last block_size tokens
@@ -111,7 +115,7 @@ Tensor GPT::generate(const Tensor& prompt, int64_t max_new_tokens, double temper
   Tensor idx = prompt;
   Tensor logits = forward(window(idx), use_cache ? &caches : nullptr);  // (B, T, V)
   for (int64_t step = 0; step < max_new_tokens; ++step) {
-    Tensor last = select(logits, 1, logits.size(1) - 1);  // (B, V)
+    Tensor last = select(logits, 1, logits.size(1) - 1);             // (B, V)
     Tensor next = sample_next_token(last, temperature, top_k, gen);  // (B, 1)
     idx = cat({idx, next}, 1);
     if (step + 1 == max_new_tokens) break;

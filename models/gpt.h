@@ -53,7 +53,7 @@ class GPT : public nn::Module {
 
   GPTConfig config;
   std::shared_ptr<nn::Embedding> wte, wpe;  // wpe null with sinusoidal positions
-  Tensor pos_table;                          // (block_size, n_embd) sinusoidal buffer, or undefined
+  Tensor pos_table;                         // (block_size, n_embd) sinusoidal buffer, or undefined
   std::shared_ptr<nn::Dropout> drop;
   std::shared_ptr<nn::TransformerEncoder> transformer;
   std::shared_ptr<nn::Linear> lm_head;  // null when tied

@@ -73,10 +73,11 @@ Tensor T5RelativeBias::forward(int64_t q_len, int64_t k_len, int64_t q_offset) {
   std::vector<int64_t> buckets(static_cast<size_t>(q_len * k_len));
   for (int64_t i = 0; i < q_len; ++i)
     for (int64_t j = 0; j < k_len; ++j)
-      buckets[i * k_len + j] = t5_relative_position_bucket(j - (q_offset + i), bidirectional, num_buckets, max_distance);
+      buckets[i * k_len + j] =
+          t5_relative_position_bucket(j - (q_offset + i), bidirectional, num_buckets, max_distance);
   Tensor idx = from_vector(buckets, {q_len, k_len}).to(relative_attention_bias->weight.device());
   Tensor values = relative_attention_bias->forward(idx);  // (q, k, H)
-  return unsqueeze(permute(values, {2, 0, 1}), 0);       // (1, H, q, k)
+  return unsqueeze(permute(values, {2, 0, 1}), 0);        // (1, H, q, k)
 }
 
 T5::T5(const T5Config& c, Generator* gen) : nn::Module("T5"), config(c) {
@@ -85,16 +86,16 @@ T5::T5(const T5Config& c, Generator* gen) : nn::Module("T5"), config(c) {
         c.num_heads, c.num_layers);
   const int64_t dec_layers = c.num_decoder_layers > 0 ? c.num_decoder_layers : c.num_layers;
   shared = register_module("shared", std::make_shared<nn::Embedding>(c.vocab_size, c.d_model, -1, gen));
-  encoder = register_module("encoder", std::make_shared<nn::TransformerEncoder>(c.num_layers, c.d_model, c.num_heads,
-                                                                                layer_options(c), gen));
-  encoder_bias = register_module("encoder_bias", std::make_shared<T5RelativeBias>(
-                                                     c.relative_attention_num_buckets,
-                                                     c.relative_attention_max_distance, c.num_heads, true, gen));
-  decoder = register_module("decoder", std::make_shared<nn::TransformerDecoder>(dec_layers, c.d_model, c.num_heads,
-                                                                                layer_options(c), gen));
-  decoder_bias = register_module("decoder_bias", std::make_shared<T5RelativeBias>(
-                                                     c.relative_attention_num_buckets,
-                                                     c.relative_attention_max_distance, c.num_heads, false, gen));
+  encoder = register_module(
+      "encoder", std::make_shared<nn::TransformerEncoder>(c.num_layers, c.d_model, c.num_heads, layer_options(c), gen));
+  encoder_bias = register_module(
+      "encoder_bias", std::make_shared<T5RelativeBias>(c.relative_attention_num_buckets,
+                                                       c.relative_attention_max_distance, c.num_heads, true, gen));
+  decoder = register_module(
+      "decoder", std::make_shared<nn::TransformerDecoder>(dec_layers, c.d_model, c.num_heads, layer_options(c), gen));
+  decoder_bias = register_module(
+      "decoder_bias", std::make_shared<T5RelativeBias>(c.relative_attention_num_buckets,
+                                                       c.relative_attention_max_distance, c.num_heads, false, gen));
   drop = register_module("drop", std::make_shared<nn::Dropout>(c.dropout_rate, gen));
   if (!c.tie_word_embeddings)
     lm_head = register_module("lm_head", std::make_shared<nn::Linear>(c.d_model, c.vocab_size, false, gen));
@@ -108,12 +109,16 @@ void T5::init_weights(Generator* gen) {
   const double dm = static_cast<double>(config.d_model);
   for (auto& [name, t] : named_parameters()) {
     double std = 0;
-    if (name == "shared.weight" || name == "lm_head.weight") std = 1.0;
-    else if (ends_with(name, "q_proj.weight")) std = 1.0 / std::sqrt(dm * static_cast<double>(config.d_kv));
-    else if (ends_with(name, "k_proj.weight") || ends_with(name, "v_proj.weight")) std = 1.0 / std::sqrt(dm);
+    if (name == "shared.weight" || name == "lm_head.weight")
+      std = 1.0;
+    else if (ends_with(name, "q_proj.weight"))
+      std = 1.0 / std::sqrt(dm * static_cast<double>(config.d_kv));
+    else if (ends_with(name, "k_proj.weight") || ends_with(name, "v_proj.weight"))
+      std = 1.0 / std::sqrt(dm);
     else if (ends_with(name, "out_proj.weight"))
       std = 1.0 / std::sqrt(static_cast<double>(config.num_heads * config.d_kv));
-    else if (ends_with(name, "ff.wo.weight")) std = 1.0 / std::sqrt(static_cast<double>(config.d_ff));
+    else if (ends_with(name, "ff.wo.weight"))
+      std = 1.0 / std::sqrt(static_cast<double>(config.d_ff));
     else if (name.find(".ff.wi") != std::string::npos || ends_with(name, "relative_attention_bias.weight"))
       std = 1.0 / std::sqrt(dm);
     if (std > 0) nn::init::normal_(t, 0.0, std, gen);
@@ -132,8 +137,8 @@ Tensor T5::encode(const Tensor& input_ids, const Tensor& attention_mask) {
 
 Tensor T5::decode(const Tensor& decoder_input_ids, const Tensor& memory, const Tensor& attention_mask,
                   std::vector<nn::DecoderLayerCache>* caches) {
-  check(decoder_input_ids.defined() && decoder_input_ids.dtype() == DType::Int64 && decoder_input_ids.dim() == 2,
-        "T5", "decoder_input_ids must be int64 (B, T), got {}",
+  check(decoder_input_ids.defined() && decoder_input_ids.dtype() == DType::Int64 && decoder_input_ids.dim() == 2, "T5",
+        "decoder_input_ids must be int64 (B, T), got {}",
         decoder_input_ids.defined() ? decoder_input_ids.desc() : "undefined");
   check(memory.defined() && memory.dim() == 3 && memory.size(0) == decoder_input_ids.size(0), "T5",
         "memory must be (B, S, E) with B = {}, got {}", decoder_input_ids.size(0),
@@ -145,8 +150,8 @@ Tensor T5::decode(const Tensor& decoder_input_ids, const Tensor& memory, const T
         "attention_mask {} must be (B, S) of memory {}", attention_mask.defined() ? str(attention_mask.shape()) : "",
         str(memory.shape()));
   nn::AttentionMask memory_mask{.key_padding_mask = attention_mask.defined() ? logical_not(attention_mask) : Tensor()};
-  Tensor h = decoder->forward(drop->forward(shared->forward(decoder_input_ids)), memory, self_mask, memory_mask,
-                              caches);
+  Tensor h =
+      decoder->forward(drop->forward(shared->forward(decoder_input_ids)), memory, self_mask, memory_mask, caches);
   h = drop->forward(h);  // (B, T, E)
   if (lm_head) return lm_head->forward(h);
   return linear(mul(h, 1.0 / std::sqrt(static_cast<double>(config.d_model))), shared->weight);  // (B, T, V)
@@ -166,8 +171,8 @@ Tensor T5::shift_right(const Tensor& labels) const {
   return masked_fill(shifted, eq(shifted, -100.0), static_cast<double>(config.pad_token_id));
 }
 
-Tensor T5::generate(const Tensor& input_ids, const Tensor& attention_mask, int64_t max_new_tokens,
-                    double temperature, int64_t top_k, Generator* gen) {
+Tensor T5::generate(const Tensor& input_ids, const Tensor& attention_mask, int64_t max_new_tokens, double temperature,
+                    int64_t top_k, Generator* gen) {
   check(max_new_tokens >= 0, "T5::generate", "max_new_tokens {} must be >= 0", max_new_tokens);
   NoGradGuard no_grad;
   const int64_t B = input_ids.size(0);
@@ -183,8 +188,10 @@ Tensor T5::generate(const Tensor& input_ids, const Tensor& attention_mask, int64
         sample_next_token(select(logits, 1, 0), temperature, top_k, gen).to(Device::cpu()).to_vector_as<int64_t>();
     bool all_done = true;
     for (int64_t b = 0; b < B; ++b) {
-      if (done[b]) ids[b] = config.pad_token_id;
-      else if (ids[b] == config.eos_token_id) done[b] = true;
+      if (done[b])
+        ids[b] = config.pad_token_id;
+      else if (ids[b] == config.eos_token_id)
+        done[b] = true;
       all_done = all_done && done[b];
     }
     next = from_vector(ids, {B, 1}).to(input_ids.device());

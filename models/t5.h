@@ -43,7 +43,7 @@ struct T5Config {
 // Hugging Face's _relative_position_bucket for one relative position (key - query),
 // evaluated with the same float32 log so the buckets agree exactly.
 int64_t t5_relative_position_bucket(int64_t relative_position, bool bidirectional, int64_t num_buckets = 32,
-                                     int64_t max_distance = 128);
+                                    int64_t max_distance = 128);
 
 // The learned (num_buckets, n_heads) bias table of a stack's first layer.
 class T5RelativeBias : public nn::Module {

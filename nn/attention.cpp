@@ -24,7 +24,7 @@ bool broadcasts_to(const Shape& shape, const Shape& target) {
 // Blocked (i, j) where j > i + (Nk - Nq): bool (Nq, Nk).
 Tensor causal_blocked(int64_t nq, int64_t nk, Device device) {
   Tensor rows = add(reshape(arange(nq), {nq, 1}), static_cast<double>(nk - nq));  // (Nq, 1)
-  Tensor cols = reshape(arange(nk), {1, nk});                                      // (1, Nk)
+  Tensor cols = reshape(arange(nk), {1, nk});                                     // (1, Nk)
   return gt(cols, rows).to(device);
 }
 
@@ -94,8 +94,8 @@ Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const Attent
                  bool training, Generator* gen, std::optional<double> scale) {
   check(q.defined() && k.defined() && v.defined(), "attention", "q, k and v must be defined");
   check(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, "attention",
-        "expected q (B, H, Nq, D), k (B, H, Nk, D), v (B, H, Nk, Dv), got {}, {}, {}", str(q.shape()),
-        str(k.shape()), str(v.shape()));
+        "expected q (B, H, Nq, D), k (B, H, Nk, D), v (B, H, Nk, Dv), got {}, {}, {}", str(q.shape()), str(k.shape()),
+        str(v.shape()));
   check(q.size(3) == k.size(3) && k.size(2) == v.size(2) && q.size(0) == k.size(0) && k.size(0) == v.size(0) &&
             q.size(1) == k.size(1) && k.size(1) == v.size(1),
         "attention", "incompatible q {}, k {}, v {}", str(q.shape()), str(k.shape()), str(v.shape()));

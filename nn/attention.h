@@ -57,11 +57,11 @@ enum class AttentionKernel {
 };
 
 struct MultiheadAttentionOptions {
-  double dropout = 0.0;  // on the attention probabilities
-  bool bias = true;      // in the four projections
-  int64_t kdim = -1;     // width of `key` inputs (cross-attention); -1 = d_model
-  int64_t vdim = -1;     // width of `value` inputs; -1 = d_model
-  int64_t head_dim = -1; // per-head width; -1 = d_model / n_heads (T5 sets d_kv)
+  double dropout = 0.0;   // on the attention probabilities
+  bool bias = true;       // in the four projections
+  int64_t kdim = -1;      // width of `key` inputs (cross-attention); -1 = d_model
+  int64_t vdim = -1;      // width of `value` inputs; -1 = d_model
+  int64_t head_dim = -1;  // per-head width; -1 = d_model / n_heads (T5 sets d_kv)
   AttentionKernel kernel = AttentionKernel::DotProduct;
   std::optional<double> scale;  // logits scale; default 1/sqrt(head_dim)
   bool no_scale = false;        // T5: logits = q k^T (the scale is folded into the init)

@@ -41,7 +41,7 @@ Tensor PatchEmbedding::forward(const Tensor& images) {
   const int64_t B = images.size(0), C = in_channels, gh = images.size(2) / p, gw = images.size(3) / p;
   Tensor x = reshape(images, {B, C, gh, p, gw, p});
   x = reshape(permute(x, {0, 2, 4, 1, 3, 5}), {B, gh * gw, C * p * p});  // (B, N, C p p)
-  x = proj->forward(x);                                                   // (B, N, E)
+  x = proj->forward(x);                                                  // (B, N, E)
   if (cls_token.defined()) x = cat({expand(cls_token, {B, 1, embed_dim}), x}, 1);
   if (pos_embed.defined()) x = add(x, pos_embed);
   return x;

@@ -8,12 +8,16 @@ namespace {
 
 Tensor activate(FFActivation a, const Tensor& x) {
   switch (a) {
-    case FFActivation::ReLU: return relu(x);
-    case FFActivation::GELU: return gelu(x);
+    case FFActivation::ReLU:
+      return relu(x);
+    case FFActivation::GELU:
+      return gelu(x);
     case FFActivation::GELUTanh:
-    case FFActivation::GatedGELU: return gelu(x, GeluApprox::Tanh);
+    case FFActivation::GatedGELU:
+      return gelu(x, GeluApprox::Tanh);
     case FFActivation::SiLU:
-    case FFActivation::SwiGLU: return silu(x);
+    case FFActivation::SwiGLU:
+      return silu(x);
   }
   throw_error("FeedForward", fmt::format("unknown activation {}", static_cast<int>(a)));
 }
@@ -66,8 +70,8 @@ MultiheadAttentionOptions attention_options(const TransformerLayerOptions& o) {
 TransformerEncoderLayer::TransformerEncoderLayer(int64_t d_model, int64_t n_heads, TransformerLayerOptions o,
                                                  Generator* gen)
     : Module("TransformerEncoderLayer"), options(o) {
-  self_attn = register_module("self_attn", std::make_shared<MultiheadAttention>(d_model, n_heads,
-                                                                                attention_options(o), gen));
+  self_attn =
+      register_module("self_attn", std::make_shared<MultiheadAttention>(d_model, n_heads, attention_options(o), gen));
   norm1 = register_module("norm1", make_norm(o.norm, d_model, o.norm_eps));
   ff = register_module("ff", std::make_shared<FeedForward>(d_model, o.d_ff, o.activation, o.dropout, o.bias, gen));
   norm2 = register_module("norm2", make_norm(o.norm, d_model, o.norm_eps));
@@ -90,11 +94,11 @@ Tensor TransformerEncoderLayer::forward(const Tensor& x, const AttentionMask& ma
 TransformerDecoderLayer::TransformerDecoderLayer(int64_t d_model, int64_t n_heads, TransformerLayerOptions o,
                                                  Generator* gen)
     : Module("TransformerDecoderLayer"), options(o) {
-  self_attn = register_module("self_attn", std::make_shared<MultiheadAttention>(d_model, n_heads,
-                                                                                attention_options(o), gen));
+  self_attn =
+      register_module("self_attn", std::make_shared<MultiheadAttention>(d_model, n_heads, attention_options(o), gen));
   norm1 = register_module("norm1", make_norm(o.norm, d_model, o.norm_eps));
-  cross_attn = register_module("cross_attn", std::make_shared<MultiheadAttention>(d_model, n_heads,
-                                                                                  attention_options(o), gen));
+  cross_attn =
+      register_module("cross_attn", std::make_shared<MultiheadAttention>(d_model, n_heads, attention_options(o), gen));
   norm2 = register_module("norm2", make_norm(o.norm, d_model, o.norm_eps));
   ff = register_module("ff", std::make_shared<FeedForward>(d_model, o.d_ff, o.activation, o.dropout, o.bias, gen));
   norm3 = register_module("norm3", make_norm(o.norm, d_model, o.norm_eps));

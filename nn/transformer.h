@@ -16,8 +16,8 @@ enum class NormKind { LayerNorm, RMSNorm };
 
 enum class FFActivation {
   ReLU,
-  GELU,       // erf form
-  GELUTanh,   // tanh approximation (GPT-2's "gelu_new")
+  GELU,      // erf form
+  GELUTanh,  // tanh approximation (GPT-2's "gelu_new")
   SiLU,
   GatedGELU,  // T5 v1.1 "gated-gelu": gelu_tanh(wi_0 x) * wi_1 x
   SwiGLU,     // silu(wi_0 x) * wi_1 x
@@ -42,13 +42,13 @@ class FeedForward : public UnaryModule {
 
 struct TransformerLayerOptions {
   int64_t d_ff = 2048;
-  double dropout = 0.1;             // on residual branches and inside the feed-forward
-  double attention_dropout = -1;    // on attention probabilities; -1 = dropout
+  double dropout = 0.1;           // on residual branches and inside the feed-forward
+  double attention_dropout = -1;  // on attention probabilities; -1 = dropout
   FFActivation activation = FFActivation::ReLU;
-  bool pre_norm = false;            // x + f(norm(x)) instead of norm(x + f(x)) (PyTorch norm_first)
+  bool pre_norm = false;  // x + f(norm(x)) instead of norm(x + f(x)) (PyTorch norm_first)
   NormKind norm = NormKind::LayerNorm;
   double norm_eps = 1e-5;
-  bool bias = true;                 // in the attention and feed-forward linears
+  bool bias = true;  // in the attention and feed-forward linears
   AttentionKernel kernel = AttentionKernel::DotProduct;
   int64_t head_dim = -1;            // -1 = d_model / n_heads
   bool attention_no_scale = false;  // T5

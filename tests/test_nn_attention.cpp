@@ -67,12 +67,12 @@ TEST_CASE("attention matches a loop reference with and without masks") {
   Tensor pad = bool_tensor({0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0}, {2, 6});
   const double s = 1 / std::sqrt(5.0);
   CHECK(allclose(nn::attention(q, k, v), reference_attention(q, k, v, false, {}, {}, s), 1e-10, 1e-12));
-  CHECK(allclose(nn::attention(q, k, v, {.causal = true}), reference_attention(q, k, v, true, {}, {}, s), 1e-10,
-                 1e-12));
+  CHECK(
+      allclose(nn::attention(q, k, v, {.causal = true}), reference_attention(q, k, v, true, {}, {}, s), 1e-10, 1e-12));
   nn::AttentionMask all{.causal = true, .key_padding_mask = pad, .additive_bias = bias};
   CHECK(allclose(nn::attention(q, k, v, all), reference_attention(q, k, v, true, bias, pad, s), 1e-10, 1e-12));
-  CHECK(allclose(nn::attention(q, k, v, all, 0.0, false, nullptr, 0.7), reference_attention(q, k, v, true, bias, pad, 0.7),
-                 1e-10, 1e-12));
+  CHECK(allclose(nn::attention(q, k, v, all, 0.0, false, nullptr, 0.7),
+                 reference_attention(q, k, v, true, bias, pad, 0.7), 1e-10, 1e-12));
   // float32 agrees with the float64 loops.
   auto f = [](const Tensor& t) { return t.to(DType::Float32); };
   CHECK(allclose(nn::attention(f(q), f(k), f(v), {.causal = true, .key_padding_mask = pad, .additive_bias = f(bias)}),
@@ -98,8 +98,8 @@ TEST_CASE("attention matches PyTorch 1.13 on fixed values") {
                  1e-12, 1e-12));
   CHECK(allclose(nn::attention(q, k, v, {.causal = true, .additive_bias = bias}),
                  {0.18418529221125557, -0.34804175768832646, -0.16294481046402035, -0.37702552596519623,
-                  0.17834429794823475, -0.1929466708082938, 0.6038064069021885, 0.1331119769725184,
-                  0.42447493596113217, 0.12485046401431654, -0.40641331108790074, -0.47072431490424593},
+                  0.17834429794823475, -0.1929466708082938, 0.6038064069021885, 0.1331119769725184, 0.42447493596113217,
+                  0.12485046401431654, -0.40641331108790074, -0.47072431490424593},
                  1e-12, 1e-12));
 }
 
@@ -125,14 +125,14 @@ TEST_CASE("MultiheadAttention matches torch.nn.MultiheadAttention with fixed wei
   }
   Tensor x = seq({2, 3, 4}, 0.41, 0.0), mem = seq({2, 5, 4}, 0.43, 0.9);
   Tensor pad = bool_tensor({0, 0, 0, 1, 1, 0, 0, 0, 0, 0}, {2, 5});
-  CHECK(allclose(mha.forward(x, mem, mem, {.key_padding_mask = pad}),
-                 {10.544028860472455,  11.804113972741831,  6.932087911346516,   -1.3434220449515726,
-                  10.749398218005517,  12.053853345349268,  7.088758734944873,   -1.3660401080059557,
-                  -1.4475751800721026, -1.7174463641720277, -0.6781357553111099, 1.145809965190015,
-                  -1.2091221884470211, -1.4562528189004331, -0.5379437721643175, 1.0878488155223747,
-                  8.897332039080478,   9.976633387253086,   5.929537258154261,   -0.9693110915139518,
-                  8.018844505901466,   8.883568772446562,   5.223439601576462,   -0.8998564938821336},
-                 1e-10, 1e-10));
+  CHECK(
+      allclose(mha.forward(x, mem, mem, {.key_padding_mask = pad}),
+               {10.544028860472455,  11.804113972741831, 6.932087911346516,   -1.3434220449515726, 10.749398218005517,
+                12.053853345349268,  7.088758734944873,  -1.3660401080059557, -1.4475751800721026, -1.7174463641720277,
+                -0.6781357553111099, 1.145809965190015,  -1.2091221884470211, -1.4562528189004331, -0.5379437721643175,
+                1.0878488155223747,  8.897332039080478,  9.976633387253086,   5.929537258154261,   -0.9693110915139518,
+                8.018844505901466,   8.883568772446562,  5.223439601576462,   -0.8998564938821336},
+               1e-10, 1e-10));
   CHECK(mha.num_parameters() == 4 * (16 + 4));
 }
 
@@ -172,8 +172,8 @@ TEST_CASE("attention gradcheck (float64) with masks and bias") {
   auto f = [&](const std::vector<Tensor>& in) {
     return nn::attention(in[0], in[1], in[2], {.causal = true, .key_padding_mask = pad, .additive_bias = in[3]});
   };
-  CHECK(gradcheck(f, {leaf64({2, 2, 3, 3}, 1), leaf64({2, 2, 4, 3}, 2), leaf64({2, 2, 4, 2}, 3),
-                      leaf64({1, 2, 3, 4}, 4)}));
+  CHECK(gradcheck(
+      f, {leaf64({2, 2, 3, 3}, 1), leaf64({2, 2, 4, 3}, 2), leaf64({2, 2, 4, 2}, 3), leaf64({1, 2, 3, 4}, 4)}));
   // Non-contiguous q (a transposed view) and a fully masked batch.
   Tensor all_pad = bool_tensor({1, 1, 1, 0, 0, 0}, {2, 3});
   auto g = [&](const std::vector<Tensor>& in) {
@@ -187,9 +187,7 @@ TEST_CASE("MultiheadAttention gradcheck (float64, inputs and weights)") {
   nn::MultiheadAttention mha(6, 2, {.kdim = 5, .vdim = 4}, &gen);
   mha.to(DType::Float64);
   Tensor pad = bool_tensor({0, 0, 1, 0, 0, 0}, {2, 3});
-  auto f = [&](const std::vector<Tensor>& in) {
-    return mha.forward(in[0], in[1], in[2], {.key_padding_mask = pad});
-  };
+  auto f = [&](const std::vector<Tensor>& in) { return mha.forward(in[0], in[1], in[2], {.key_padding_mask = pad}); };
   CHECK(gradcheck(f, {leaf64({2, 2, 6}, 1), leaf64({2, 3, 5}, 2), leaf64({2, 3, 4}, 3)}));
   // Weight gradients: compare the k_proj weight's analytic gradient with finite differences.
   Tensor x = leaf64({2, 2, 6}, 8).detach(), m = leaf64({2, 3, 5}, 9).detach(), val = leaf64({2, 3, 4}, 10).detach();
@@ -253,21 +251,36 @@ TEST_CASE("attention errors name the function and shapes") {
   CHECK(throws_with([&] { nn::attention(q, randn({1, 2, 5, 3}), v); }, {"[attention]", "(1, 2, 5, 3)"}));
   CHECK(throws_with([&] { nn::attention(reshape(q, {2, 3, 4}), k, v); }, {"[attention]", "(2, 3, 4)"}));
   CHECK(throws_with([&] { nn::attention(q, k, randn({1, 2, 4, 3})); }, {"[attention]", "(1, 2, 4, 3)"}));
-  CHECK(throws_with([&] { nn::attention(q, k, v, {.key_padding_mask = zeros({1, 4}, {.dtype = DType::Bool})}); },
-                    {"[attention]", "key_padding_mask", "(1, 5)"}));
-  CHECK(throws_with([&] { nn::attention(q, k, v, {.key_padding_mask = zeros({1, 5})}); },
-                    {"[attention]", "float32"}));
-  CHECK(throws_with([&] { nn::attention(q, k, v, {.additive_bias = zeros({4, 5})}); },
-                    {"[attention]", "additive_bias", "(4, 5)"}));
-  CHECK(throws_with([&] { nn::attention(q, k, v, {.additive_bias = zeros({3, 5}, {.dtype = DType::Float64})}); },
-                    {"[attention]", "float64"}));
+  CHECK(throws_with(
+      [&] {
+        nn::attention(q, k, v, {.key_padding_mask = zeros({1, 4}, {.dtype = DType::Bool})});
+      },
+      {"[attention]", "key_padding_mask", "(1, 5)"}));
+  CHECK(throws_with([&] { nn::attention(q, k, v, {.key_padding_mask = zeros({1, 5})}); }, {"[attention]", "float32"}));
+  CHECK(throws_with(
+      [&] {
+        nn::attention(q, k, v, {.additive_bias = zeros({4, 5})});
+      },
+      {"[attention]", "additive_bias", "(4, 5)"}));
+  CHECK(throws_with(
+      [&] {
+        nn::attention(q, k, v, {.additive_bias = zeros({3, 5}, {.dtype = DType::Float64})});
+      },
+      {"[attention]", "float64"}));
   CHECK(throws_with([&] { nn::MultiheadAttention(6, 4); }, {"[MultiheadAttention]", "divisible"}));
   CHECK(throws_with([&] { nn::MultiheadAttention(8, 2, {.kernel = nn::AttentionKernel::Fourier}); },
                     {"[MultiheadAttention]", "Fourier", "not implemented"}));
   nn::MultiheadAttention mha(8, 2);
-  CHECK(throws_with([&] { mha.forward(randn({2, 3, 8}), randn({2, 4, 6}), randn({2, 4, 8})); },
-                    {"[MultiheadAttention]", "(2, 4, 6)"}));
+  CHECK(throws_with(
+      [&] {
+        mha.forward(randn({2, 3, 8}), randn({2, 4, 6}), randn({2, 4, 8}));
+      },
+      {"[MultiheadAttention]", "(2, 4, 6)"}));
   nn::KVCache cache;
   cache.append(randn({1, 2, 3, 4}), randn({1, 2, 3, 4}));
-  CHECK(throws_with([&] { cache.append(randn({1, 3, 1, 4}), randn({1, 3, 1, 4})); }, {"[KVCache::append]", "(1, 3, 1, 4)"}));
+  CHECK(throws_with(
+      [&] {
+        cache.append(randn({1, 3, 1, 4}), randn({1, 3, 1, 4}));
+      },
+      {"[KVCache::append]", "(1, 3, 1, 4)"}));
 }
