@@ -155,16 +155,28 @@ RawIdx read_raw(const std::string& path, std::string_view fn) {
   got = f.read(dims.data(), dims.size());
   check(got == dims.size(), fn, "'{}': truncated at byte {}: the header of a {}-d file needs {} bytes", path, 4 + got,
         ndim, 4 + dims.size());
+  constexpr int64_t kMaxElements = int64_t{1} << 40;
   int64_t count = 1;
   for (int d = 0; d < ndim; ++d) {
-    raw.shape.push_back(static_cast<int64_t>(load_be32(&dims[4 * d])));
-    count *= raw.shape.back();
-    check(count <= (int64_t{1} << 40), fn, "'{}': implausible size {} in the header", path, str(raw.shape));
+    const auto size = static_cast<int64_t>(load_be32(&dims[4 * d]));
+    raw.shape.push_back(size);
+    check(size == 0 || count <= kMaxElements / size, fn, "'{}': implausible sizes in the header (dims so far {})", path,
+          str(raw.shape));
+    count *= size;
   }
   const size_t header = 4 + dims.size();
   const size_t need = static_cast<size_t>(count) * static_cast<size_t>(element_size(raw.type));
-  raw.bytes.resize(need);
-  got = f.read(raw.bytes.data(), need);
+  // Grow in chunks so a header that promises more than the file holds fails as "truncated"
+  // instead of allocating the promised size up front.
+  constexpr size_t kChunk = size_t{64} << 20;
+  got = 0;
+  while (got < need) {
+    const size_t want = std::min(kChunk, need - got);
+    raw.bytes.resize(got + want);
+    const size_t n = f.read(raw.bytes.data() + got, want);
+    got += n;
+    if (n < want) break;
+  }
   check(got == need, fn, "'{}': truncated at byte {}: shape {} needs {} data bytes after the {}-byte header, got {}",
         path, header + got, str(raw.shape), need, header, got);
   unsigned char extra;

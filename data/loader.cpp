@@ -1,5 +1,7 @@
 #include "data/loader.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <numeric>
 
@@ -69,6 +71,10 @@ Batch Epoch::Shared::build(int64_t k) const {
 }
 
 void Epoch::Shared::worker_loop() {
+  // Gathers on this thread stay serial: the training thread's OpenMP team owns the cores,
+  // and a second team would oversubscribe them. (Only the per-thread OpenMP setting is
+  // changed; an explicit hm::set_num_threads() still applies everywhere.)
+  omp_set_num_threads(1);
   for (int64_t k = 0; k < num_batches; ++k) {
     {
       std::unique_lock<std::mutex> lock(mutex);

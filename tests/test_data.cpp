@@ -241,6 +241,11 @@ TEST_CASE("data: IDX round trip, plain and gzip, and malformed files") {
   CHECK(throws_with([&] { read_idx(dir / "cut_header"); }, {"'" + (dir / "cut_header") + "'", "truncated at byte 6"}));
   write_bytes(dir / "trailing", raw + "x");
   CHECK(throws_with([&] { read_idx(dir / "trailing"); }, {"trailing data after byte 40"}));
+  // Headers promising more than the file holds fail as truncated, never by allocating it all.
+  write_bytes(dir / "huge", std::string("\0\0\x08\x02\0\x10\0\0\0\x10\0\0\x07", 13));  // (2^20, 2^20)
+  CHECK(throws_with([&] { read_idx(dir / "huge"); }, {"truncated at byte 13", "(1048576, 1048576)"}));
+  write_bytes(dir / "absurd", std::string("\0\0\x08\x03\x7f\0\0\0\x7f\0\0\0\x7f\0\0\0", 16));
+  CHECK(throws_with([&] { read_idx(dir / "absurd"); }, {"implausible sizes"}));
   std::string gz = read_bytes(dir / "img.gz");
   write_bytes(dir / "cut.gz", gz.substr(0, gz.size() / 2));
   CHECK(throws_with([&] { read_idx(dir / "cut.gz"); }, {"[read_idx]", "cut.gz"}));
