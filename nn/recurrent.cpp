@@ -49,6 +49,19 @@ const char* kind_name(RecurrentKind kind) {
   return "?";
 }
 
+// The T steps of x (T, ...). A slice's backward scatters its gradient into zeros shaped like
+// the sliced tensor, so T selects of one recorded tensor would cost O(T^2) in backward;
+// halving recursively keeps it O(T log T). Untracked inputs take plain selects.
+void split_steps(const Tensor& x, std::vector<Tensor>* out) {
+  const int64_t n = x.size(0);
+  if (!x.requires_grad() || n == 1) {
+    for (int64_t t = 0; t < n; ++t) out->push_back(select(x, 0, t));
+    return;
+  }
+  split_steps(narrow(x, 0, 0, n / 2), out);
+  split_steps(narrow(x, 0, n / 2, n - n / 2), out);
+}
+
 void check_state(const Tensor& s, const Shape& expected, const char* fn, const char* what) {
   check(s.shape() == expected, fn, "{} must have shape {}, got {}", what, str(expected), s.desc());
 }
@@ -171,10 +184,12 @@ RecurrentOutput Recurrent::run(const Tensor& input, const Tensor& h0_in, const T
   for (int64_t l = 0; l < L; ++l) {
     Tensor xw = linear(layer_in, weight_ih[l], bias_ih[l]);  // (T, B, G*H): one GEMM for all steps
     Tensor h = select(h0, 0, l), c = c0.defined() ? select(c0, 0, l) : Tensor();
-    std::vector<Tensor> hs;
+    std::vector<Tensor> xws, hs;  // (B, G*H) and (B, H) per step
+    xws.reserve(static_cast<size_t>(T));
     hs.reserve(static_cast<size_t>(T));
+    split_steps(xw, &xws);
     for (int64_t t = 0; t < T; ++t) {
-      Tensor xt = select(xw, 0, t);  // (B, G*H)
+      const Tensor& xt = xws[static_cast<size_t>(t)];
       if (kind == RecurrentKind::LSTM) {
         LSTMState s = lstm_step(xt, {h, c}, weight_hh[l], bias_hh[l]);
         h = s.h, c = s.c;
