@@ -1,0 +1,115 @@
+// LoRA: starts equal to the base, trains only A/B, merge/unmerge equivalence, counts, gradcheck.
+#include <cmath>
+
+#include "nn/activation.h"
+#include "nn/lora.h"
+#include "nn/sequential.h"
+#include "tests/helpers.h"
+
+using namespace hm;
+using hm::test::allclose;
+using hm::test::leaf64;
+using hm::test::throws_with;
+
+namespace {
+
+std::vector<std::string> names_of(const nn::NamedTensors& list) {
+  std::vector<std::string> out;
+  for (const auto& [n, t] : list) out.push_back(n);
+  return out;
+}
+
+void randomize(const Tensor& p, Generator* gen, double scale = 0.1) {
+  NoGradGuard g;
+  Tensor(p).copy_(randn(p.shape(), {.dtype = p.dtype()}, gen) * scale);
+}
+
+}  // namespace
+
+TEST_CASE("nn LoRA: initial output equals the base; names, counts, init") {
+  Generator gen(1);
+  auto base = std::make_shared<nn::Linear>(64, 32, true, &gen);
+  Tensor x = randn({4, 64}, {}, &gen);
+  Tensor before = base->forward(x);
+  nn::LoRALinear lora(base, 8, 16.0, 0.0, &gen);
+  CHECK(lora.scaling() == 2.0);
+  CHECK(allclose(lora(x), before, 0, 0));  // B = 0: bit-identical
+  CHECK(names_of(lora.named_parameters()) == std::vector<std::string>{"lora_A", "lora_B", "base.weight", "base.bias"});
+  CHECK(lora.lora_A.shape() == Shape{8, 64});
+  CHECK(lora.lora_B.shape() == Shape{32, 8});
+  // Base 64*32 + 32; LoRA r (in + out) = 8 * 96.
+  CHECK(lora.num_parameters() == 64 * 32 + 32 + 8 * 96);
+  int64_t trainable = 0;
+  for (const Tensor& p : lora.parameters()) trainable += p.requires_grad() ? p.numel() : 0;
+  CHECK(trainable == 8 * 96);
+  CHECK_FALSE(base->weight.requires_grad());
+  CHECK_FALSE(base->bias.requires_grad());
+  // A ~ kaiming_uniform(a = sqrt(5)) = U(+-1/sqrt(in)).
+  double m = amax(abs(lora.lora_A.detach())).item<double>();
+  CHECK(m <= 1.0 / 8.0);
+  CHECK(m > 0.9 / 8.0);
+  CHECK(allclose(lora.lora_B, std::vector<double>(32 * 8, 0.0)));
+  CHECK(throws_with([&] { nn::LoRALinear(base, 0, 1.0); }, {"[LoRALinear]", "rank", "got 0"}));
+  CHECK(throws_with([&] { nn::LoRALinear(base, 33, 1.0); }, {"[LoRALinear]", "[1, 32]"}));
+  CHECK(throws_with([] { nn::LoRALinear(nullptr, 1, 1.0); }, {"[LoRALinear]", "null"}));
+}
+
+TEST_CASE("nn LoRA: only A and B receive gradients") {
+  Generator gen(2);
+  auto base = std::make_shared<nn::Linear>(6, 5, true, &gen);
+  nn::LoRALinear lora(base, 2, 4.0, 0.0, &gen);
+  Tensor x = randn({3, 6}, {}, &gen);
+  sum(lora(x) * lora(x)).backward();
+  CHECK_FALSE(base->weight.grad().defined());
+  CHECK_FALSE(base->bias.grad().defined());
+  CHECK(lora.lora_A.grad().defined());
+  CHECK(allclose(lora.lora_A.grad(), std::vector<double>(12, 0.0)));  // B = 0 blocks A's gradient at first
+  CHECK(amax(abs(lora.lora_B.grad())).item<double>() > 0);
+
+  // Gradcheck of the LoRA path in float64 (B made nonzero so both factors matter).
+  lora.to(DType::Float64);
+  randomize(lora.lora_B, &gen, 0.5);
+  Tensor x64 = leaf64({3, 6}, 3);
+  CHECK(gradcheck([&](const std::vector<Tensor>& in) { return lora(in[0]); }, {x64, lora.lora_A, lora.lora_B}));
+}
+
+TEST_CASE("nn LoRA: merge and unmerge are equivalent to the unmerged forward") {
+  Generator gen(3);
+  auto base = std::make_shared<nn::Linear>(16, 12, true, &gen);
+  Tensor w0 = base->weight.detach().clone();
+  nn::LoRALinear lora(base, 4, 8.0, 0.0, &gen);
+  randomize(lora.lora_B, &gen);
+  Tensor x = randn({2, 3, 16}, {}, &gen);
+  Tensor y = lora(x);
+  CHECK(amax(abs(y - base->forward(x))).item<double>() > 1e-3);  // the update matters
+  lora.merge();
+  CHECK(lora.merged());
+  // W' = W + (alpha / r) B A
+  CHECK(allclose(base->weight, w0 + matmul(lora.lora_B, lora.lora_A).detach() * 2.0, 1e-5, 1e-6));
+  CHECK(allclose(lora(x), y, 1e-5, 1e-5));
+  CHECK(allclose(base->forward(x), y, 1e-5, 1e-5));
+  CHECK(throws_with([&] { lora.merge(); }, {"[LoRALinear::merge]", "already merged"}));
+  lora.unmerge();
+  CHECK(allclose(base->weight, w0, 1e-5, 1e-6));
+  CHECK(allclose(lora(x), y, 1e-5, 1e-5));
+  CHECK(throws_with([&] { lora.unmerge(); }, {"[LoRALinear::unmerge]", "not merged"}));
+}
+
+TEST_CASE("nn LoRA: dropout on the LoRA path, inside a Sequential, mark_only_lora_as_trainable") {
+  Generator gen(4);
+  auto lora = std::make_shared<nn::LoRALinear>(std::make_shared<nn::Linear>(8, 8, true, &gen), 2, 2.0, 0.5, &gen);
+  randomize(lora->lora_B, &gen, 1.0);
+  nn::Sequential seq{lora, std::make_shared<nn::ReLU>(), std::make_shared<nn::Linear>(8, 3, true, &gen)};
+  CHECK(names_of(seq.named_parameters()) ==
+        std::vector<std::string>{"0.lora_A", "0.lora_B", "0.base.weight", "0.base.bias", "2.weight", "2.bias"});
+  Tensor x = randn({4, 8}, {}, &gen);
+  Tensor train_out = lora->forward(x);
+  seq.eval();
+  Tensor eval_out = lora->forward(x);
+  CHECK(amax(abs(train_out - eval_out)).item<double>() > 1e-4);  // dropout acted in training
+  CHECK(allclose(lora->forward(x), eval_out, 0, 0));              // and not in eval
+  // Only the lora_ parameters stay trainable: 2 * (8 + 8).
+  CHECK(nn::mark_only_lora_as_trainable(seq) == 32);
+  CHECK_FALSE(seq.at(2)->named_parameters()[0].second.requires_grad());
+  CHECK(lora->lora_A.requires_grad());
+}
