@@ -26,7 +26,7 @@ Tensor Module::register_parameter(const std::string& name, Tensor value, bool re
   check(!has_name(parameters_, name), "register_parameter", "parameter '{}' already registered", name);
   check(value.defined(), "register_parameter", "parameter '{}' is undefined", name);
   Tensor leaf = value.is_leaf() ? value : value.detach();
-  if (requires_grad) leaf.requires_grad_(true);
+  leaf.requires_grad_(requires_grad);  // also clears it on a leaf that arrived requiring grad
   parameters_.emplace_back(name, leaf);
   return leaf;
 }

@@ -41,6 +41,12 @@ struct Net : nn::Module {
   std::shared_ptr<nn::LayerNorm> norm;
 };
 
+// Registers a frozen parameter from a tensor that already requires grad.
+struct Frozen : nn::Module {
+  Frozen() : nn::Module("Frozen") { w = register_parameter("w", ones({2}).requires_grad_(true), false); }
+  Tensor w;
+};
+
 std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("harmonic_nn_" + name + ".safetensors")).string();
 }
@@ -201,6 +207,10 @@ TEST_CASE("nn Embedding: lookup, N(0,1) init, padding row") {
   CHECK(allclose(select(emb.weight.grad(), 0, 0), std::vector<double>(64, 0.0)));  // padding: no gradient
   CHECK(allclose(select(emb.weight.grad(), 0, 3), std::vector<double>(64, 2.0)));
   CHECK(throws_with([] { nn::Embedding(10, 4, 10); }, {"[Embedding]", "padding_idx 10"}));
+  nn::Embedding small(5, 3, -1, &gen);  // no padding row: its zero gradient is by design, not the Jacobian
+  small.to(DType::Float64);
+  Tensor ids = from_vector<int64_t>({4, 1, 4, 0}, {2, 2});
+  CHECK(gradcheck([&](const std::vector<Tensor>& in) { return small(in[1]); }, {small.weight, ids}));
 }
 
 TEST_CASE("nn Dropout: train vs eval, scaling, p bounds") {
@@ -320,6 +330,9 @@ TEST_CASE("nn state: nested names, save/load round trip, load errors, to(dtype)"
   CHECK(back.norm->weight.dtype() == DType::Float32);
   CHECK(allclose(back.forward(x), y, 1e-5, 1e-6));
   std::filesystem::remove(path64);
+
+  // register_parameter(..., requires_grad = false) freezes even a leaf that required grad.
+  CHECK_FALSE(Frozen().w.requires_grad());
 
   // zero_grad drops every gradient.
   sum(back.forward(x)).backward();
