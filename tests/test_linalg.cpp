@@ -65,6 +65,23 @@ TEST_CASE("matmul: float32 agrees with float64, views agree with copies") {
   CHECK(allclose(matmul(x, y), one, 0, 0));
 }
 
+TEST_CASE("matmul: empty dims, strided vectors, expanded batches") {
+  CHECK(matmul(zeros({0, 3}), zeros({3, 4})).shape() == Shape{0, 4});
+  CHECK(allclose(matmul(ones({2, 0}), ones({0, 3})), zeros({2, 3})));  // k = 0: a sum of nothing
+  CHECK(matmul(zeros({2, 0, 3}), zeros({3, 5})).shape() == Shape{2, 0, 5});
+  Tensor m = lin(-1, 1, {3, 4});
+  Tensor v = slice(lin(0, 1, {8}), 0, 0, 8, 2);  // stride 2
+  CHECK(allclose(matmul(m, v), matmul(m, v.contiguous()), 1e-12, 1e-12));
+  CHECK(allclose(matmul(v, transpose(m, 0, 1)), matmul(m, v.contiguous()), 1e-12, 1e-12));
+  Tensor e = expand(lin(-1, 1, {1, 2, 3}), {4, 2, 3});  // batch stride 0
+  Tensor b = lin(0, 2, {4, 3, 2});
+  CHECK(allclose(matmul(e, b), matmul(e.contiguous(), b), 1e-12, 1e-12));
+  // A gradient that arrives non-contiguous (an expanded sum gradient) still works.
+  Tensor a = leaf64({2, 3}, 1), w = leaf64({3, 4}, 2);
+  sum(matmul(a, w)).backward();
+  CHECK(allclose(a.grad(), expand(sum(w, {1}), {2, 3}), 1e-12, 1e-12));
+}
+
 TEST_CASE("matmul: gradcheck over rank combinations and broadcast batches") {
   auto mm = [](const std::vector<Tensor>& in) { return matmul(in[0], in[1]); };
   const std::vector<std::pair<Shape, Shape>> cases = {

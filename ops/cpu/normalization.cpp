@@ -94,24 +94,20 @@ template <class T, class F>
 void blocked_rows(int64_t rows, int64_t n, bool need_dw, bool need_db, T* dweight, T* dbias, F run) {
   constexpr int64_t kBlocks = 32;
   const int64_t blocks = std::max<int64_t>(1, std::min(rows, kBlocks));
-  std::vector<T> dw(need_dw ? blocks * n : 0), db(need_db ? blocks * n : 0);
+  std::vector<T> dw(need_dw ? blocks * n : 0), db(need_db ? blocks * n : 0);  // zero-initialised
   parallel_for(blocks, 6 * n * (rows / blocks + 1), [&](int64_t b0, int64_t b1) {
-    for (int64_t blk = b0; blk < b1; ++blk) {
-      T* pw = need_dw ? dw.data() + blk * n : nullptr;
-      T* pb = need_db ? db.data() + blk * n : nullptr;
-      for (int64_t i = 0; i < n; ++i) {
-        if (pw) pw[i] = 0;
-        if (pb) pb[i] = 0;
-      }
-      run(rows * blk / blocks, rows * (blk + 1) / blocks, pw, pb);
-    }
+    for (int64_t blk = b0; blk < b1; ++blk)
+      run(rows * blk / blocks, rows * (blk + 1) / blocks, need_dw ? dw.data() + blk * n : nullptr,
+          need_db ? db.data() + blk * n : nullptr);
   });
   auto reduce = [&](const std::vector<T>& part, T* dst) {
     parallel_for(n, blocks, [&](int64_t i0, int64_t i1) {
-      for (int64_t i = i0; i < i1; ++i) {
-        T acc = 0;
-        for (int64_t blk = 0; blk < blocks; ++blk) acc += part[blk * n + i];
-        dst[i] = acc;
+#pragma omp simd
+      for (int64_t i = i0; i < i1; ++i) dst[i] = part[i];
+      for (int64_t blk = 1; blk < blocks; ++blk) {
+        const T* p = part.data() + blk * n;
+#pragma omp simd
+        for (int64_t i = i0; i < i1; ++i) dst[i] += p[i];
       }
     });
   };
@@ -119,22 +115,47 @@ void blocked_rows(int64_t rows, int64_t n, bool need_dw, bool need_db, T* dweigh
   if (need_db) reduce(db, dbias);
 }
 
-// dx for one row; kW selects the weighted form at compile time so the loops stay branch-free.
-template <bool kW, class T>
-void layer_norm_dx_row(const T* g, const T* x, const T* w, T m, T rs, T inv_n, int64_t n, T* d) {
-  T a = 0, c = 0;  // sum(gw), sum(gw xhat)
+// One row of the backward: a first pass for mean(gw) and mean(gw xhat), then one fused pass
+// writing dx and accumulating dweight/dbias. The flags pick the variant at compile time so
+// the loops stay branch-free and vectorise.
+template <bool kW, bool kDX, bool kDW, bool kDB, class T>
+void layer_norm_backward_row(const T* g, const T* x, const T* w, T m, T rs, T inv_n, int64_t n, T* d, T* dw, T* db) {
+  T a = 0, c = 0;
+  if constexpr (kDX) {
 #pragma omp simd reduction(+ : a, c)
-  for (int64_t i = 0; i < n; ++i) {
-    const T gw = kW ? g[i] * w[i] : g[i];
-    a += gw;
-    c += gw * (x[i] - m) * rs;
+    for (int64_t i = 0; i < n; ++i) {
+      const T gw = kW ? g[i] * w[i] : g[i];
+      a += gw;
+      c += gw * (x[i] - m);
+    }
+    a *= inv_n, c *= inv_n * rs;
   }
-  a *= inv_n, c *= inv_n;
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) {
-    const T gw = kW ? g[i] * w[i] : g[i];
-    d[i] = rs * (gw - a - (x[i] - m) * rs * c);
+    const T xhat = (x[i] - m) * rs;
+    if constexpr (kDX) d[i] = rs * ((kW ? g[i] * w[i] : g[i]) - a - xhat * c);
+    if constexpr (kDW) dw[i] += g[i] * xhat;
+    if constexpr (kDB) db[i] += g[i];
   }
+}
+
+// Calls f.template operator()<b0, b1, b2, b3>() with run-time flags turned into constants.
+template <class F>
+void with_flags(bool b0, bool b1, bool b2, bool b3, F&& f) {
+  auto k1 = [&]<bool B0>() {
+    auto k2 = [&]<bool B1>() {
+      auto k3 = [&]<bool B2>() {
+        if (b3) f.template operator()<B0, B1, B2, true>();
+        else f.template operator()<B0, B1, B2, false>();
+      };
+      if (b2) k3.template operator()<true>();
+      else k3.template operator()<false>();
+    };
+    if (b1) k2.template operator()<true>();
+    else k2.template operator()<false>();
+  };
+  if (b0) k1.template operator()<true>();
+  else k1.template operator()<false>();
 }
 
 void cpu_layer_norm_backward(const Tensor& g, const Tensor& x, const Tensor& weight, const Tensor& mean,
@@ -147,22 +168,12 @@ void cpu_layer_norm_backward(const Tensor& g, const Tensor& x, const Tensor& wei
     T* pdw = dweight.defined() ? dweight.data<T>() : nullptr;
     T* pdb = dbias.defined() ? dbias.data<T>() : nullptr;
     const T inv_n = T(1) / static_cast<T>(std::max<int64_t>(n, 1));
-    blocked_rows<T>(rows, n, pdw != nullptr, pdb != nullptr, pdw, pdb, [&](int64_t r0, int64_t r1, T* dw, T* db) {
-      for (int64_t r = r0; r < r1; ++r) {
-        const T* gr = pg + r * n;
-        const T* xr = px + r * n;
-        const T m = pm[r], rs = pr[r];
-        if (pdx && w) layer_norm_dx_row<true>(gr, xr, w, m, rs, inv_n, n, pdx + r * n);
-        if (pdx && !w) layer_norm_dx_row<false>(gr, xr, w, m, rs, inv_n, n, pdx + r * n);
-        if (dw) {
-#pragma omp simd
-          for (int64_t i = 0; i < n; ++i) dw[i] += gr[i] * (xr[i] - m) * rs;
-        }
-        if (db) {
-#pragma omp simd
-          for (int64_t i = 0; i < n; ++i) db[i] += gr[i];
-        }
-      }
+    with_flags(w != nullptr, pdx != nullptr, pdw != nullptr, pdb != nullptr, [&]<bool kW, bool kDX, bool kDW, bool kDB>() {
+      blocked_rows<T>(rows, n, kDW, kDB, pdw, pdb, [&](int64_t r0, int64_t r1, T* dw, T* db) {
+        for (int64_t r = r0; r < r1; ++r)
+          layer_norm_backward_row<kW, kDX, kDW, kDB>(pg + r * n, px + r * n, w, pm[r], pr[r], inv_n, n,
+                                                     pdx + (kDX ? r * n : 0), dw, db);
+      });
     });
   });
 }
