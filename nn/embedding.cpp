@@ -9,7 +9,10 @@
 namespace hm::nn {
 
 Embedding::Embedding(int64_t num, int64_t dim, int64_t padding, Generator* gen)
-    : Module(fmt::format("Embedding({}, {})", num, dim)), num_embeddings(num), embedding_dim(dim), padding_idx(padding) {
+    : Module(fmt::format("Embedding({}, {})", num, dim)),
+      num_embeddings(num),
+      embedding_dim(dim),
+      padding_idx(padding) {
   check(num > 0 && dim > 0, "Embedding", "sizes must be positive, got num={} dim={}", num, dim);
   check(padding >= -1 && padding < num, "Embedding", "padding_idx {} out of range for {} embeddings", padding, num);
   weight = register_parameter("weight", empty({num, dim}));

@@ -35,8 +35,8 @@ double erfinv(double y) {
   if (w < 5.0) {
     w -= 2.5;
     double p = 2.81022636e-08;
-    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
-                     -0.00417768164, 0.246640727, 1.50140941})
+    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503, -0.00417768164,
+                     0.246640727, 1.50140941})
       p = c + p * w;
     x = p * y;
   } else {
@@ -113,14 +113,16 @@ Tensor ones_(Tensor t) { return constant_(std::move(t), 1.0); }
 
 Tensor kaiming_uniform_(Tensor t, double a, Generator* gen, FanMode mode, const std::string& nonlinearity) {
   check_floating(t, "kaiming_uniform_");
-  double std = calculate_gain(nonlinearity, a) / std::sqrt(static_cast<double>(pick_fan(t.shape(), mode, "kaiming_uniform_")));
+  double std =
+      calculate_gain(nonlinearity, a) / std::sqrt(static_cast<double>(pick_fan(t.shape(), mode, "kaiming_uniform_")));
   double bound = std::sqrt(3.0) * std;
   return uniform_(std::move(t), -bound, bound, gen);
 }
 
 Tensor kaiming_normal_(Tensor t, double a, Generator* gen, FanMode mode, const std::string& nonlinearity) {
   check_floating(t, "kaiming_normal_");
-  double std = calculate_gain(nonlinearity, a) / std::sqrt(static_cast<double>(pick_fan(t.shape(), mode, "kaiming_normal_")));
+  double std =
+      calculate_gain(nonlinearity, a) / std::sqrt(static_cast<double>(pick_fan(t.shape(), mode, "kaiming_normal_")));
   return normal_(std::move(t), 0.0, std, gen);
 }
 

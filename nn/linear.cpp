@@ -27,8 +27,7 @@ void Linear::reset_parameters(Generator* gen) {
 }
 
 Tensor Linear::forward(const Tensor& x) {
-  check(x.dim() >= 1 && x.size(-1) == in_features, "Linear", "expected input (..., {}), got {}", in_features,
-        x.desc());
+  check(x.dim() >= 1 && x.size(-1) == in_features, "Linear", "expected input (..., {}), got {}", in_features, x.desc());
   return linear(x, weight, bias);
 }
 

@@ -14,8 +14,8 @@ LoRALinear::LoRALinear(std::shared_ptr<Linear> base_, int64_t r, double alpha_, 
     : UnaryModule("LoRALinear"), base(std::move(base_)), rank(r), alpha(alpha_) {
   check(base != nullptr, "LoRALinear", "base Linear is null");
   check(r > 0 && r <= std::min(base->in_features, base->out_features), "LoRALinear",
-        "rank must be in [1, min(in, out)] = [1, {}] for {}, got {}",
-        std::min(base->in_features, base->out_features), base->type_name(), r);
+        "rank must be in [1, min(in, out)] = [1, {}] for {}, got {}", std::min(base->in_features, base->out_features),
+        base->type_name(), r);
   register_module("base", base);
   for (auto& [name, p] : base->named_parameters()) {
     p.zero_grad();

@@ -33,18 +33,24 @@ Tensor gru_step(const Tensor& xw, const Tensor& h, const Tensor& w_hh, const Ten
 
 int64_t gate_count(RecurrentKind kind) {
   switch (kind) {
-    case RecurrentKind::RNN: return 1;
-    case RecurrentKind::LSTM: return 4;
-    case RecurrentKind::GRU: return 3;
+    case RecurrentKind::RNN:
+      return 1;
+    case RecurrentKind::LSTM:
+      return 4;
+    case RecurrentKind::GRU:
+      return 3;
   }
   return 1;
 }
 
 const char* kind_name(RecurrentKind kind) {
   switch (kind) {
-    case RecurrentKind::RNN: return "RNN";
-    case RecurrentKind::LSTM: return "LSTM";
-    case RecurrentKind::GRU: return "GRU";
+    case RecurrentKind::RNN:
+      return "RNN";
+    case RecurrentKind::LSTM:
+      return "LSTM";
+    case RecurrentKind::GRU:
+      return "GRU";
   }
   return "?";
 }
@@ -75,8 +81,8 @@ Tensor rnn_tanh_cell(const Tensor& x, const Tensor& h, const Tensor& w_ih, const
   return rnn_step(linear(x, w_ih, b_ih), h, w_hh, b_hh);
 }
 
-LSTMState lstm_cell(const Tensor& x, const LSTMState& state, const Tensor& w_ih, const Tensor& w_hh,
-                    const Tensor& b_ih, const Tensor& b_hh) {
+LSTMState lstm_cell(const Tensor& x, const LSTMState& state, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
+                    const Tensor& b_hh) {
   return lstm_step(linear(x, w_ih, b_ih), state, w_hh, b_hh);
 }
 

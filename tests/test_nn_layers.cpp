@@ -174,9 +174,9 @@ TEST_CASE("nn LayerNorm / RMSNorm: values vs PyTorch, shapes, non-affine") {
   }
   Tensor x = tensor({1, 2, 4, 7, -1, 0.5, 0, 3}, {2, 4});
   // torch.nn.LayerNorm(4) with weight [1,2,.5,-1], bias [0,.1,.2,.3] applied to x:
-  CHECK(allclose(ln(x), {-1.09108841, -1.20930600, 0.30910885, -1.22752380, -1.10264301, -0.06963738, -0.01204674,
-                         -1.31155539},
-                 1e-5, 1e-5));
+  CHECK(allclose(
+      ln(x), {-1.09108841, -1.20930600, 0.30910885, -1.22752380, -1.10264301, -0.06963738, -0.01204674, -1.31155539},
+      1e-5, 1e-5));
   nn::RMSNorm rms(4);
   {
     NoGradGuard g;
@@ -290,7 +290,7 @@ TEST_CASE("nn state: nested names, save/load round trip, load errors, to(dtype)"
   net.save(path);
   Generator other(99);
   Net copy(&other);
-  CHECK(max_abs(copy.forward(x) - y) > 1e-3);  // a different init
+  CHECK(max_abs(copy.forward(x) - y) > 1e-3);                      // a different init
   Tensor held = copy.layers->at(0)->named_parameters()[0].second;  // the layer's own handle
   copy.load(path);
   CHECK(allclose(copy.forward(x), y, 0, 0));
@@ -302,9 +302,11 @@ TEST_CASE("nn state: nested names, save/load round trip, load errors, to(dtype)"
   nn::NamedTensors state = net.state_dict();
   nn::NamedTensors bad;
   for (auto& [n, t] : state) {
-    if (n == "norm.bias") continue;                                    // missing
-    if (n == "layers.2.weight") bad.emplace_back(n, zeros({3, 5}));    // mis-shaped
-    else bad.emplace_back(n, t);
+    if (n == "norm.bias") continue;  // missing
+    if (n == "layers.2.weight")
+      bad.emplace_back(n, zeros({3, 5}));  // mis-shaped
+    else
+      bad.emplace_back(n, t);
   }
   bad.emplace_back("layers.9.weight", zeros({1}));  // unexpected
   CHECK(throws_with([&] { copy.load_state_dict(bad); },
@@ -313,8 +315,11 @@ TEST_CASE("nn state: nested names, save/load round trip, load errors, to(dtype)"
   // Non-strict: missing and unexpected are tolerated, a shape mismatch is not.
   nn::NamedTensors partial = {state[0]};
   copy.load_state_dict(partial, false);
-  CHECK(throws_with([&] { copy.load_state_dict({{"norm.weight", zeros({3})}}, false); },
-                    {"[load_state_dict]", "norm.weight (expected (2,), got (3,))"}));
+  CHECK(throws_with(
+      [&] {
+        copy.load_state_dict({{"norm.weight", zeros({3})}}, false);
+      },
+      {"[load_state_dict]", "norm.weight (expected (2,), got (3,))"}));
   CHECK(throws_with([&] { copy.load("/nonexistent/dir/x.safetensors"); }, {"x.safetensors"}));
 
   // to(Float64) converts in place; the layers' handles follow; a float64 checkpoint loads

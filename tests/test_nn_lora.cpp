@@ -107,7 +107,7 @@ TEST_CASE("nn LoRA: dropout on the LoRA path, inside a Sequential, mark_only_lor
   seq.eval();
   Tensor eval_out = lora->forward(x);
   CHECK(amax(abs(train_out - eval_out)).item<double>() > 1e-4);  // dropout acted in training
-  CHECK(allclose(lora->forward(x), eval_out, 0, 0));              // and not in eval
+  CHECK(allclose(lora->forward(x), eval_out, 0, 0));             // and not in eval
   // Only the lora_ parameters stay trainable: 2 * (8 + 8).
   CHECK(nn::mark_only_lora_as_trainable(seq) == 32);
   CHECK_FALSE(seq.at(2)->named_parameters()[0].second.requires_grad());

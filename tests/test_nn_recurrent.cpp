@@ -64,9 +64,9 @@ TEST_CASE("nn recurrent: parameter counts, names and init match PyTorch") {
   CHECK(nn::RNNCell(3, 4, false).num_parameters() == 4 * 3 + 4 * 4);
   // [n for n, _ in torch.nn.LSTM(3, 4, num_layers=2).named_parameters()]
   nn::LSTM two(3, 4, {.num_layers = 2}, &gen);
-  CHECK(names_of(two.named_parameters()) ==
-        std::vector<std::string>{"weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0", "weight_ih_l1",
-                                 "weight_hh_l1", "bias_ih_l1", "bias_hh_l1"});
+  CHECK(names_of(two.named_parameters()) == std::vector<std::string>{"weight_ih_l0", "weight_hh_l0", "bias_ih_l0",
+                                                                     "bias_hh_l0", "weight_ih_l1", "weight_hh_l1",
+                                                                     "bias_ih_l1", "bias_hh_l1"});
   CHECK(two.weight_ih[1].shape() == Shape{16, 4});
   CHECK(names_of(nn::GRUCell(3, 4).named_parameters()) ==
         std::vector<std::string>{"weight_ih", "weight_hh", "bias_ih", "bias_hh"});
@@ -91,13 +91,14 @@ TEST_CASE("nn LSTM: values and gradient vs PyTorch with literal weights") {
   Tensor h0 = lit(4, {1, 2, 2}, 3, 5, 0.2), c0 = lit(4, {1, 2, 2}, 2, 7, 0.3);
   nn::RecurrentOutput r = m.forward(x, {h0, c0});
   CHECK(r.output.shape() == Shape{2, 2, 2});
-  CHECK(allclose(r.output, {-0.02457073695336581, -0.09566051446901844, 0.10675569282496299, -0.0018059895983706606,
-                            0.06491241302900606, -0.10304814620017617, 0.14283919681576826, -0.06735775977101977},
+  CHECK(allclose(r.output,
+                 {-0.02457073695336581, -0.09566051446901844, 0.10675569282496299, -0.0018059895983706606,
+                  0.06491241302900606, -0.10304814620017617, 0.14283919681576826, -0.06735775977101977},
                  1e-10, 1e-12));
-  CHECK(allclose(r.h_n, {0.06491241302900606, -0.10304814620017617, 0.14283919681576826, -0.06735775977101977},
-                 1e-10, 1e-12));
-  CHECK(allclose(r.c_n, {0.11475776867135029, -0.2036240343877677, 0.25491975641820697, -0.12765595071474792},
-                 1e-10, 1e-12));
+  CHECK(allclose(r.h_n, {0.06491241302900606, -0.10304814620017617, 0.14283919681576826, -0.06735775977101977}, 1e-10,
+                 1e-12));
+  CHECK(allclose(r.c_n, {0.11475776867135029, -0.2036240343877677, 0.25491975641820697, -0.12765595071474792}, 1e-10,
+                 1e-12));
   (sum(r.output) + sum(r.c_n)).backward();
   CHECK(allclose(m.weight_hh[0].grad(),
                  {-0.025406500451327158, 0.023605298299389364, 0.01703484150346761, -0.01573723135893266,
@@ -115,10 +116,10 @@ TEST_CASE("nn LSTM: values and gradient vs PyTorch with literal weights") {
   set(cell.bias_ih, m.bias_ih[0].detach());
   set(cell.bias_hh, m.bias_hh[0].detach());
   nn::LSTMState s = cell.forward(select(x, 0, 0), {select(h0, 0, 0), select(c0, 0, 0)});
-  CHECK(allclose(s.h, {-0.02457073695336581, -0.09566051446901844, 0.10675569282496299, -0.0018059895983706606},
-                 1e-10, 1e-12));
-  CHECK(allclose(s.c, {-0.04512454457879096, -0.19077505622001734, 0.1975693953438491, -0.003685699719661706},
-                 1e-10, 1e-12));
+  CHECK(allclose(s.h, {-0.02457073695336581, -0.09566051446901844, 0.10675569282496299, -0.0018059895983706606}, 1e-10,
+                 1e-12));
+  CHECK(allclose(s.c, {-0.04512454457879096, -0.19077505622001734, 0.1975693953438491, -0.003685699719661706}, 1e-10,
+                 1e-12));
 }
 
 TEST_CASE("nn GRU / RNN: values vs PyTorch with literal weights") {
@@ -135,8 +136,9 @@ TEST_CASE("nn GRU / RNN: values vs PyTorch with literal weights") {
   rnn.to(DType::Float64);
   set_reference_weights(rnn, 1);
   nn::RecurrentOutput r = rnn.forward(x, h0);
-  CHECK(allclose(r.output, {-0.18774620586828542, -0.29131261245159085, -0.6750698748386079, 0.3004370971476542,
-                            -0.6550153267024625, 0.20511013927152338, -0.4461862185903185, 0.41580419028766186},
+  CHECK(allclose(r.output,
+                 {-0.18774620586828542, -0.29131261245159085, -0.6750698748386079, 0.3004370971476542,
+                  -0.6550153267024625, 0.20511013927152338, -0.4461862185903185, 0.41580419028766186},
                  1e-10, 1e-12));
   CHECK_FALSE(r.c_n.defined());
   CHECK(allclose(r.h_n, reshape(select(r.output, 0, 1), {1, 2, 2})));
@@ -194,7 +196,7 @@ TEST_CASE("nn recurrent: layouts, zero default state, multi-layer, dropout, erro
   CHECK(a.output.shape() == Shape{5, 2, 3});
   CHECK(a.h_n.shape() == Shape{2, 2, 3});
   CHECK(a.c_n.shape() == Shape{2, 2, 3});
-  CHECK(allclose(select(a.h_n, 0, 1), select(a.output, 0, 4)));  // top layer's last h
+  CHECK(allclose(select(a.h_n, 0, 1), select(a.output, 0, 4)));         // top layer's last h
   nn::RecurrentOutput b = bf.forward(transpose(x, 0, 1).contiguous());  // (B, T, in)
   CHECK(b.output.shape() == Shape{2, 5, 3});
   CHECK(allclose(transpose(b.output, 0, 1), a.output));
@@ -210,8 +212,10 @@ TEST_CASE("nn recurrent: layouts, zero default state, multi-layer, dropout, erro
   // The cell run step by step equals the one-layer sequence module.
   nn::RNN one(4, 3, {}, &gen);
   nn::RNNCell cell(4, 3, true, &gen);
-  cell.load_state_dict({{"weight_ih", one.weight_ih[0]}, {"weight_hh", one.weight_hh[0]},
-                        {"bias_ih", one.bias_ih[0]}, {"bias_hh", one.bias_hh[0]}});
+  cell.load_state_dict({{"weight_ih", one.weight_ih[0]},
+                        {"weight_hh", one.weight_hh[0]},
+                        {"bias_ih", one.bias_ih[0]},
+                        {"bias_hh", one.bias_hh[0]}});
   Tensor h;
   for (int64_t t = 0; t < 5; ++t) h = cell.forward(select(x, 0, t), h);
   CHECK(allclose(h, select(one.forward(x).output, 0, 4), 1e-5, 1e-6));
