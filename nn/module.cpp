@@ -102,10 +102,9 @@ void Module::to(DType dtype) {
 }
 
 NamedTensors Module::state_dict() const {
-  NamedTensors out;
-  collect("", &out, &out);
-  // collect interleaves per module; order parameters first for readability.
-  std::stable_partition(out.begin(), out.end(), [&](const auto& p) { return has_name(named_parameters(), p.first); });
+  NamedTensors out = named_parameters();
+  NamedTensors buffers = named_buffers();
+  out.insert(out.end(), buffers.begin(), buffers.end());
   return out;
 }
 
