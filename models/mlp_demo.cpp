@@ -11,26 +11,36 @@ namespace hm::models {
 namespace {
 
 // PyTorch's default Linear init: U(-1/sqrt(in), 1/sqrt(in)) for weight and bias.
-Tensor init_uniform(const Shape& shape, int64_t fan_in, Generator& gen) {
-  double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
-  return uniform(shape, -bound, bound, {}, &gen).requires_grad_(true);
+std::shared_ptr<nn::Linear> make_linear(int64_t in, int64_t out, Generator& gen) {
+  Generator scratch(0);  // Linear's own init, overwritten below
+  auto layer = std::make_shared<nn::Linear>(in, out, true, &scratch);
+  const double bound = 1.0 / std::sqrt(static_cast<double>(in));
+  NoGradGuard no_grad;
+  layer->weight.copy_(uniform({out, in}, -bound, bound, {}, &gen));
+  layer->bias.copy_(uniform({out}, -bound, bound, {}, &gen));
+  return layer;
 }
 
 }  // namespace
 
+SpiralMLP::SpiralMLP(int64_t inputs, int64_t hidden, int64_t classes, Generator& gen) : nn::UnaryModule("SpiralMLP") {
+  fc1 = register_module("fc1", make_linear(inputs, hidden, gen));
+  fc2 = register_module("fc2", make_linear(hidden, hidden, gen));
+  fc3 = register_module("fc3", make_linear(hidden, classes, gen));
+}
+
+Tensor SpiralMLP::forward(const Tensor& x) {             // x (N, inputs)
+  Tensor a = relu(fc1->forward(x));                      // (N, hidden)
+  Tensor b = relu(fc2->forward(a));                      // (N, hidden)
+  return fc3->forward(b);                                // (N, classes)
+}
+
 SpiralDemoResult train_spiral_mlp(const SpiralDemoConfig& cfg, const std::function<void(int64_t, double)>& on_epoch) {
   Generator gen(cfg.seed);
   data::Classification data = data::make_spirals(cfg.points_per_class, cfg.classes, 0.2, gen);
-  const int64_t h = cfg.hidden;
-  std::vector<Tensor> params = {
-      init_uniform({h, 2}, 2, gen), init_uniform({h}, 2, gen),                               // layer 1
-      init_uniform({h, h}, h, gen), init_uniform({h}, h, gen),                               // layer 2
-      init_uniform({cfg.classes, h}, h, gen), init_uniform({cfg.classes}, h, gen)};          // output
-  auto forward = [&](const Tensor& x) {                                                       // x (N, 2)
-    Tensor a = relu(linear(x, params[0], params[1]));                                         // (N, h)
-    Tensor b = relu(linear(a, params[2], params[3]));                                         // (N, h)
-    return linear(b, params[4], params[5]);                                                   // (N, classes)
-  };
+  SpiralMLP model(2, cfg.hidden, cfg.classes, gen);
+  std::vector<Tensor> params = model.parameters();
+  auto forward = [&](const Tensor& x) { return model.forward(x); };
 
   SpiralDemoResult result;
   for (int64_t epoch = 0; epoch < cfg.epochs; ++epoch) {
