@@ -12,6 +12,8 @@ namespace hm {
 // op(B) (k, n) and C (m, n). A is stored (m, k) with row stride lda, or (k, m) when trans_a
 // (same for B). When bias is set, C = alpha op(A) op(B) + bias with bias (n) added to every
 // row (beta is ignored). Pointers are element addresses on the tensors' device.
+// dtype BFloat16 (autocast, CUDA only; ops/autocast.h): A and B are bfloat16, C and bias
+// float32, accumulated in float32. The CPU kernel takes float32 and float64 only.
 struct GemmDesc {
   DType dtype = DType::Float32;
   int64_t m = 0, n = 0, k = 0;

@@ -6,6 +6,7 @@
 
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
+#include "ops/autocast.h"
 #include "ops/linalg.h"
 #include "ops/linalg_kernels.h"
 #include "ops/reduce.h"
@@ -86,14 +87,32 @@ void set_operands(GemmDesc& desc, const Tensor& a, const Tensor& b) {
   desc.trans_b = lb.trans, desc.ldb = lb.ld, desc.b = b.raw_data();
 }
 
+// Products of bfloat16 operands (autocast) accumulate into float32.
+DType result_dtype(const Tensor& a) { return a.dtype() == DType::BFloat16 ? DType::Float32 : a.dtype(); }
+
+// Autocast (ops/autocast.h): float32 CUDA operands go to the GEMM as bfloat16 copies.
+bool autocasting(const Tensor& a) {
+  return a.device().is_cuda() && a.dtype() == DType::Float32 && autocast_dtype() == DType::BFloat16;
+}
+Tensor cast_nograd(const Tensor& t, bool cast) {
+  if (!cast || !t.defined()) return t;
+  NoGradGuard guard;
+  return t.to(DType::BFloat16);
+}
+// An incoming float32 gradient meets saved bfloat16 operands as bfloat16 too.
+Tensor like_operand(const Tensor& g, const Tensor& operand) {
+  return cast_nograd(g, operand.dtype() == DType::BFloat16 && g.dtype() != DType::BFloat16);
+}
+
 // out (m, n) = a (m, k) @ b (k, n) + bias, all 2-d; out is allocated contiguous.
 Tensor mm2(const Tensor& a_in, const Tensor& b_in, const Tensor& bias = {}) {
   Tensor a = blas_ready(a_in), b = blas_ready(b_in);
-  Tensor out = Tensor::empty({a.size(0), b.size(1)}, a.dtype(), a.device());
+  Tensor out = Tensor::empty({a.size(0), b.size(1)}, result_dtype(a), a.device());
   GemmDesc desc;
   set_operands(desc, a, b);
   desc.c = out.raw_data(), desc.ldc = std::max<int64_t>(desc.n, 1);
-  if (bias.defined()) desc.bias = contiguous_nograd(bias).raw_data();
+  const Tensor bias_c = bias.defined() ? contiguous_nograd(bias) : Tensor();  // alive until the GEMM has run
+  if (bias_c.defined()) desc.bias = bias_c.raw_data();
   gemm_kernel(a.device(), desc);
   return out;
 }
@@ -117,7 +136,7 @@ Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in) {
   Strides ea = broadcast_strides(batch_a, strides_a, batch), eb = broadcast_strides(batch_b, strides_b, batch);
   Shape out_shape = batch;
   out_shape.push_back(n), out_shape.push_back(m);
-  Tensor out = Tensor::empty(out_shape, a.dtype(), a.device());
+  Tensor out = Tensor::empty(out_shape, result_dtype(a), a.device());
   Strides ec(out.strides().begin(), out.strides().end() - 2);
   GemmDesc desc;
   set_operands(desc, a, b);
@@ -148,8 +167,10 @@ void check_operands(const Tensor& a, const Tensor& b, std::string_view fn) {
 
 }  // namespace
 
-Tensor matmul(const Tensor& a, const Tensor& b) {
-  check_operands(a, b, "matmul");
+Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
+  check_operands(a_in, b_in, "matmul");
+  const bool cast = autocasting(a_in);
+  const Tensor a = cast_nograd(a_in, cast), b = cast_nograd(b_in, cast);
   check(a.dim() >= 1 && b.dim() >= 1, "matmul", "both operands need at least 1 dim, got shapes {} and {}",
         str(a.shape()), str(b.shape()));
   // 1-d operands become a row (k) -> (1, k) or a column (k) -> (k, 1), squeezed from the result.
@@ -173,16 +194,16 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (!col) out_shape.push_back(full.size(-1));
   Tensor out = restride(full, out_shape, contiguous_strides(out_shape));
 
-  bool rec = autograd::will_record({a, b});
+  bool rec = autograd::will_record({a_in, b_in});
   return autograd::record(
-      "matmul", out, {a, b},
+      "matmul", out, {a_in, b_in},
       [sa = rec ? autograd::Saved(a) : autograd::Saved(), sb = rec ? autograd::Saved(b) : autograd::Saved(), row, col,
        full_shape = full.shape()](const Tensor& g_in, const autograd::NeedsGrad& need) {
         const Tensor& a = sa.get();
         const Tensor& b = sb.get();
         Tensor a2 = row ? restride(a, {1, a.size(0)}, {a.size(0) * a.strides()[0], a.strides()[0]}) : a;
         Tensor b2 = col ? restride(b, {b.size(0), 1}, {b.strides()[0], 1}) : b;
-        Tensor gc = contiguous_nograd(g_in);
+        Tensor gc = contiguous_nograd(like_operand(g_in, a));
         Tensor g = restride(gc, full_shape, contiguous_strides(full_shape));  // (batch..., n, m)
         Tensor ga, gb;
         if (need[0]) {  // dA = g @ B^T, summed over A's broadcast batch dims
@@ -202,13 +223,15 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
       });
 }
 
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
-  check_operands(x, weight, "linear");
+Tensor linear(const Tensor& x_in, const Tensor& weight_in, const Tensor& bias) {
+  check_operands(x_in, weight_in, "linear");
+  const bool cast = autocasting(x_in);
+  const Tensor x = cast_nograd(x_in, cast), weight = cast_nograd(weight_in, cast);  // bias stays float32
   check(weight.dim() == 2, "linear", "weight must be (out, in), got {}", str(weight.shape()));
   check(x.dim() >= 1 && x.size(-1) == weight.size(1), "linear", "input {} does not match weight {} (in = {})",
         str(x.shape()), str(weight.shape()), weight.size(1));
   if (bias.defined()) {
-    check_operands(x, bias, "linear");
+    check_operands(x_in, bias, "linear");
     check(bias.dim() == 1 && bias.size(0) == weight.size(0), "linear", "bias {} does not match weight {} (out = {})",
           str(bias.shape()), str(weight.shape()), weight.size(0));
   }
@@ -221,19 +244,20 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   out_shape.back() = out_features;
   Tensor out = restride(out2, out_shape, contiguous_strides(out_shape));
 
-  bool rec = autograd::will_record({x, weight, bias});
+  bool rec = autograd::will_record({x_in, weight_in, bias});
   return autograd::record(
-      "linear", out, {x, weight, bias},
+      "linear", out, {x_in, weight_in, bias},
       [sx = rec ? autograd::Saved(xr) : autograd::Saved(), sw = rec ? autograd::Saved(weight) : autograd::Saved(),
        x_shape = x.shape(), out_features](const Tensor& g_in, const autograd::NeedsGrad& need) {
         const Tensor& xr = sx.get();
         const Tensor& w = sw.get();
         Tensor gc = contiguous_nograd(g_in);
         Tensor g = restride(gc, {xr.size(0), out_features}, {out_features, 1});  // (R, out)
+        Tensor gm = like_operand(g, w);                                         // bf16 under autocast
         Tensor gx, gw, gb;
-        if (need[0]) gx = restride(mm2(g, w), x_shape, contiguous_strides(x_shape));  // (R, out) @ (out, in)
-        if (need[1]) gw = mm2(mT(g), xr);                                           // (out, R) @ (R, in)
-        if (need[2]) gb = sum(g, {0});                                               // column sums
+        if (need[0]) gx = restride(mm2(gm, w), x_shape, contiguous_strides(x_shape));  // (R, out) @ (out, in)
+        if (need[1]) gw = mm2(mT(gm), xr);                                            // (out, R) @ (R, in)
+        if (need[2]) gb = sum(g, {0});                                                 // column sums
         return Grads{gx, gw, gb};
       });
 }

@@ -2,10 +2,13 @@
 //   harmonic bench                                   the standard suite (see standard_cases)
 //   harmonic bench --op softmax --shape 256x1024 --shape 64x4096 --backward
 //   harmonic bench --op layer_norm --shape 256x1024,1024,1024 --threads 2 --json out.json
+//   harmonic bench --device cuda                     the suite on cuda:0 (GPU time, CUDA events)
 // Method (shared with tools/bench_torch.py): warm up, pick an inner count so one timed run
 // lasts >= 1 ms, then report the median over --repeat runs of (run time / inner count).
 // Forward is timed under no-grad; forward+backward calls backward with a ones gradient and
-// drops the accumulated input gradients after each call.
+// drops the accumulated input gradients after each call. With --device cuda the inputs live
+// on cuda:0 and each call is timed on the device (cuda/timing.h: CUDA events on the stream,
+// median over --repeat calls after --warmup); without a device it says so and exits 0.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,6 +19,8 @@
 #include "autograd/grad_mode.h"
 #include "core/factories.h"
 #include "core/parallel.h"
+#include "cuda/runtime.h"
+#include "cuda/timing.h"
 #include "ops/elementwise.h"
 #include "tools/commands.h"
 #include "tools/op_table.h"
@@ -24,7 +29,7 @@ namespace hm::tools {
 namespace {
 
 struct BenchOptions {
-  std::string op, attrs = "{}", dtype = "float32", json_path;
+  std::string op, attrs = "{}", dtype = "float32", json_path, device = "cpu";
   std::vector<std::string> shapes, cases;
   int threads = 0, repeat = 20, warmup = 3;
   bool backward = false, list_cases = false;
@@ -53,7 +58,8 @@ std::vector<BenchCase> standard_cases() {
 
 // Median ms per call of fn (see the file comment for the method).
 template <class F>
-double time_ms(F&& fn, int repeat, int warmup) {
+double time_ms(F&& fn, int repeat, int warmup, Device device) {
+  if (device.is_cuda()) return cuda::time_on_device(fn, repeat, warmup, device.index).median_ms;
   using Clock = std::chrono::steady_clock;
   auto ms_since = [](Clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -78,14 +84,16 @@ struct BenchResult {
   double fwd_ms = NAN, fwd_bwd_ms = NAN;
 };
 
-BenchResult bench_case(const BenchCase& c, DType dtype) {
+BenchResult bench_case(const BenchCase& c, DType dtype, Device device) {
   const OpSpec& spec = find_op(c.op);
   Generator gen(1234);
   std::vector<Tensor> inputs = make_inputs(spec, c.shapes, c.attrs, dtype, gen);
+  for (Tensor& t : inputs)
+    if (t.defined()) t = t.to(device);
   BenchResult r;
   {
     NoGradGuard no_grad;
-    r.fwd_ms = time_ms([&] { spec.call(inputs, c.attrs); }, opt.repeat, opt.warmup);
+    r.fwd_ms = time_ms([&] { spec.call(inputs, c.attrs); }, opt.repeat, opt.warmup, device);
   }
   if (!c.backward) return r;
   std::vector<Tensor> leaves;
@@ -103,7 +111,7 @@ BenchResult bench_case(const BenchCase& c, DType dtype) {
         spec.call(inputs, c.attrs).backward(g);
         for (const Tensor& t : leaves) t.zero_grad();
       },
-      opt.repeat, opt.warmup);
+      opt.repeat, opt.warmup, device);
   return r;
 }
 
@@ -121,6 +129,7 @@ void add(CLI::App& app) {
   cmd->add_option("--warmup", opt.warmup, "Untimed calls first");
   cmd->add_flag("--backward", opt.backward, "With --op: also time forward+backward");
   cmd->add_option("--dtype", opt.dtype, "float32 or float64");
+  cmd->add_option("--device", opt.device, "cpu or cuda (cuda:0; GPU time per call)");
   cmd->add_option("--json", opt.json_path, "Also write the results as JSON to this file ('-': stdout only)");
 }
 
@@ -133,6 +142,12 @@ int run() {
         opt.dtype);
   check(opt.repeat >= 1 && opt.warmup >= 0, "bench", "--repeat must be >= 1 and --warmup >= 0");
   DType dtype = opt.dtype == "float32" ? DType::Float32 : DType::Float64;
+  check(opt.device == "cpu" || opt.device == "cuda", "bench", "--device must be cpu or cuda, got {}", opt.device);
+  const Device device = opt.device == "cuda" ? Device::cuda(0) : Device::cpu();
+  if (device.is_cuda() && !cuda::available()) {
+    fmt::print("no CUDA device ({}): nothing to time\n", cuda::describe());
+    return 0;
+  }
   if (opt.threads > 0) set_num_threads(opt.threads);
   Json attrs;
   try {
@@ -158,9 +173,10 @@ int run() {
   const bool quiet = opt.json_path == "-";
   Json results = Json::array();
   for (const BenchCase& c : cases) {
-    BenchResult r = bench_case(c, dtype);
+    BenchResult r = bench_case(c, dtype, device);
     if (!quiet)
-      fmt::print("{:<28} {:<8} threads={}  fwd {} ms  fwd+bwd {} ms\n", c.name, opt.dtype, get_num_threads(),
+      fmt::print("{:<28} {:<8} {}  fwd {} ms  fwd+bwd {} ms\n", c.name, opt.dtype,
+                 device.is_cuda() ? std::string("cuda:0") : fmt::format("threads={}", get_num_threads()),
                  ms_text(r.fwd_ms), ms_text(r.fwd_bwd_ms));
     std::fflush(stdout);
     results.push_back({{"case", c.name},
@@ -171,6 +187,7 @@ int run() {
   }
   Json doc = {{"framework", "harmonic"},
               {"threads", get_num_threads()},
+              {"device", device.str()},
               {"dtype", opt.dtype},
               {"repeat", opt.repeat},
               {"results", results}};

@@ -1,0 +1,29 @@
+// Thread-local autocast mode and the TF32 switch (see ops/autocast.h).
+#include "ops/autocast.h"
+
+#include <atomic>
+
+#include "core/error.h"
+
+namespace hm {
+namespace {
+thread_local std::optional<DType> current_autocast;
+std::atomic<bool> tf32_allowed{false};
+}  // namespace
+
+std::optional<DType> autocast_dtype() { return current_autocast; }
+
+AutocastGuard::AutocastGuard(std::optional<DType> dtype) : previous_(current_autocast) {
+  check(!dtype || *dtype == DType::BFloat16, "AutocastGuard", "autocast supports bfloat16 only, got {}",
+        dtype ? dtype_name(*dtype) : "none");
+  current_autocast = dtype;
+}
+
+AutocastGuard::~AutocastGuard() { current_autocast = previous_; }
+
+namespace cuda {
+void set_allow_tf32(bool allow) { tf32_allowed.store(allow, std::memory_order_relaxed); }
+bool allow_tf32() { return tf32_allowed.load(std::memory_order_relaxed); }
+}  // namespace cuda
+
+}  // namespace hm
