@@ -28,6 +28,7 @@ constexpr int kBlock = 256;  // threads per block of every kernel here
 
 struct Geometry {
   int64_t m = 0, r = 0, inner = 1;  // outputs (outer * inner), reduced length, inner size
+  int64_t outs = 0, chunk = 0;      // split launches: m = splits * outs, split s covers chunk s of k
   int lanes = 1;                    // threads per output: a power of two <= kBlock
   bool rows = true;                 // lanes adjacent (rows) or kBlock / lanes apart (columns)
   HM_HD int groups() const { return kBlock / lanes; }
@@ -44,7 +45,7 @@ int64_t pow2_at_least(int64_t n) {
 }
 
 Geometry geometry(int64_t outer, int64_t r, int64_t inner) {
-  Geometry g{outer * inner, r, inner};
+  Geometry g{outer * inner, r, inner, outer * inner, r};
   g.rows = inner == 1;
   // Rows: a warp per output, a whole block once r is long. Columns: 8 threads along k for
   // 32 adjacent outputs, more along k when there are few outputs.
@@ -53,13 +54,15 @@ Geometry geometry(int64_t outer, int64_t r, int64_t inner) {
   return g;
 }
 
-// The partial of one lane: op.step over k = lane, lane + lanes, ... < r.
+// The partial of one lane: op.step over k = lane, lane + lanes, ... of the output's chunk
+// (all of r unless the launch is split: launch output o is split o / outs of o % outs).
 template <class Op>
 HM_HD typename Op::Acc lane_partial(const Op& op, const Geometry& g, int pass, int64_t o, int lane,
                                     const typename Op::Acc* done) {
   typename Op::Acc acc = op.identity(pass);
-  const int64_t base = g.base(o);
-  for (int64_t k = lane; k < g.r; k += g.lanes) acc = op.step(pass, acc, base + k * g.inner, k, done);
+  const int64_t s = o / g.outs, begin = s * g.chunk;
+  const int64_t base = g.base(o - s * g.outs), end = begin + g.chunk < g.r ? begin + g.chunk : g.r;
+  for (int64_t k = begin + lane; k < end; k += g.lanes) acc = op.step(pass, acc, base + k * g.inner, k, done);
   return acc;
 }
 
@@ -113,14 +116,70 @@ void reduce_host(const Op& op, const Geometry& g, int64_t blocks) {
 }
 
 template <class Op>
-void run_reduce(Exec exec, int device, const Op& op, const Geometry& g) {
+void launch_reduce(Exec exec, int device, const Op& op, const Geometry& g) {
   static_assert(std::is_trivially_copyable_v<Op>, "kernel functors are copied to the device");
-  if (g.m == 0) return;
   const int64_t blocks = (g.m + g.groups() - 1) / g.groups();
   if (exec == Exec::Host) return reduce_host(op, g, blocks);
   DeviceGuard guard(device);
   reduce_kernel<<<static_cast<unsigned>(blocks), kBlock, 0, stream(device)>>>(op, g);
   HM_CUDA_CHECK_LAUNCH();
+}
+
+// Split reductions (one-pass ops): launch one writes the partial Acc of every (split, output)
+// to scratch (splits, m); launch two combines them in split order and finishes.
+template <class Op>
+struct SplitPartialR {
+  using Acc = typename Op::Acc;
+  static constexpr int kPasses = 1;
+  Op op;
+  Acc* partial;
+  HM_HD Acc identity(int) const { return op.identity(0); }
+  HM_HD Acc step(int, Acc a, int64_t off, int64_t k, const Acc* d) const { return op.step(0, a, off, k, d); }
+  HM_HD Acc combine(int, Acc a, Acc b) const { return op.combine(0, a, b); }
+  HM_HD Acc after_pass(int, Acc a) const { return a; }
+  HM_HD void finish(int64_t o, const Acc* d) const { partial[o] = d[0]; }
+};
+
+template <class Op>
+struct CombineR {
+  using Acc = typename Op::Acc;
+  static constexpr int kPasses = 1;
+  Op op;
+  const Acc* partial;
+  HM_HD Acc identity(int) const { return op.identity(0); }
+  HM_HD Acc step(int, Acc a, int64_t off, int64_t, const Acc*) const { return op.combine(0, a, partial[off]); }
+  HM_HD Acc combine(int, Acc a, Acc b) const { return op.combine(0, a, b); }
+  HM_HD Acc after_pass(int, Acc a) const { return op.after_pass(0, a); }
+  HM_HD void finish(int64_t o, const Acc* d) const { op.finish(o, d); }
+};
+
+// Runs op over g; a one-pass op with too few blocks to fill the device splits r over the grid.
+template <class Op>
+void run_reduce(Exec exec, int device, const Op& op, const Geometry& g, const Tensor& like) {
+  if (g.m == 0) return;
+  if constexpr (Op::kPasses == 1) {
+    const int64_t blocks = (g.m + g.groups() - 1) / g.groups();
+    // Enough blocks for the device (a fixed 64 for the host twin, so tests reach this path),
+    // and at least 16 elements per thread.
+    const int64_t target = exec == Exec::Device ? int64_t{8} * sm_count(device) : 64;
+    int64_t splits = std::min({(target + blocks - 1) / blocks, g.r / (int64_t{g.lanes} * 16), int64_t{1024}});
+    if (splits > 1) {
+      using Acc = typename Op::Acc;
+      Geometry g1 = g;
+      g1.chunk = (g.r + splits - 1) / splits;
+      splits = (g.r + g1.chunk - 1) / g1.chunk;
+      g1.m = splits * g.m;
+      const int64_t words = (g1.m * static_cast<int64_t>(sizeof(Acc)) + 7) / 8;
+      Tensor scratch = Tensor::empty({words}, DType::Float64, like.device());
+      Acc* partial = static_cast<Acc*>(scratch.raw_data());
+      launch_reduce(exec, device, SplitPartialR<Op>{op, partial}, g1);
+      // Element k (split) of output o sits at partial[k * m + o].
+      const Geometry g2 = geometry(1, splits, g.m);
+      launch_reduce(exec, device, CombineR<Op>{op, partial}, g2);
+      return;
+    }
+  }
+  launch_reduce(exec, device, op, g);
 }
 
 // -- the reductions ------------------------------------------------------------------------------
@@ -259,9 +318,9 @@ void extrema(Exec exec, ExtremaOp op, const Tensor& x, const Tensor& values, con
     const T* px = static_cast<const T*>(x.raw_data());
     T* pv = static_cast<T*>(values.raw_data());
     if (op == ExtremaOp::Max)
-      run_reduce(exec, device, ExtremaR<true, T>{px, pv, pi}, g);
+      run_reduce(exec, device, ExtremaR<true, T>{px, pv, pi}, g, x);
     else
-      run_reduce(exec, device, ExtremaR<false, T>{px, pv, pi}, g);
+      run_reduce(exec, device, ExtremaR<false, T>{px, pv, pi}, g, x);
   });
 }
 
@@ -277,7 +336,7 @@ void moments(Exec exec, const Tensor& x, int64_t correction, bool take_sqrt, con
                    n,
                    denom,
                    take_sqrt};
-    run_reduce(exec, device, op, geometry(d.outer, d.r, d.inner));
+    run_reduce(exec, device, op, geometry(d.outer, d.r, d.inner), x);
   });
 }
 
@@ -286,7 +345,7 @@ void logsumexp(Exec exec, const Tensor& x, const Tensor& out) {
   const Dims3 d = dims3(x, "logsumexp");
   dispatch_float(x.dtype(), "logsumexp", [&]<class T>() {
     LogSumExpR<T> op{static_cast<const T*>(x.raw_data()), static_cast<T*>(out.raw_data())};
-    run_reduce(exec, device, op, geometry(d.outer, d.r, d.inner));
+    run_reduce(exec, device, op, geometry(d.outer, d.r, d.inner), x);
   });
 }
 
@@ -301,7 +360,7 @@ void norm(Exec exec, const Tensor& x, double p, const Tensor& out) {
                                          : NormKind::Min;
   dispatch_float(x.dtype(), "norm", [&]<class T>() {
     NormR<T> op{static_cast<const T*>(x.raw_data()), static_cast<T*>(out.raw_data()), kind, static_cast<T>(p)};
-    run_reduce(exec, device, op, geometry(d.outer, d.r, d.inner));
+    run_reduce(exec, device, op, geometry(d.outer, d.r, d.inner), x);
   });
 }
 

@@ -203,6 +203,13 @@ TEST_CASE("[cuda] amax, amin, max, min, argmax, argmin match the CPU") {
   check_against_cpu("amin few columns", [](auto& in) { return amin(in[0], {0}); }, {ties({700, 2})});
   check_against_cpu(
       "argmax wide columns", [](auto& in) { return argmax(in[0], 0); }, {ties({9, 300})}, 0);
+  // Few outputs over a long r: r is split over the grid (ties across splits: first index).
+  check_against_cpu(
+      "argmax split", [](auto& in) { return argmax(in[0], 0); }, {ties({20000})}, 0);
+  check_against_cpu(
+      "argmin split columns", [](auto& in) { return argmin(in[0], 0); }, {ties({5000, 2})}, 0);
+  check_against_cpu("amax split", [](auto& in) { return amax(in[0]); }, {ties({30000})});
+  check_against_cpu("amin split columns", [](auto& in) { return amin(in[0], {0}); }, {ties({6000, 3})});
   check_against_cpu("amax permuted", [](auto& in) { return amax(transposed(in[0]), {1}); }, {values({6, 5})});
   // int64, NaN (wins, first NaN index), and a scalar.
   check_against_cpu(
@@ -263,6 +270,10 @@ TEST_CASE("[cuda] logsumexp and norm match the CPU") {
   check_against_cpu("logsumexp few columns", [](auto& in) { return logsumexp(in[0], {0}); }, {values({900, 2})});
   check_against_cpu(
       "norm long rows", [](auto& in) { return norm(in[0], 2.0, {1}); }, {values({2, 6000}, DType::Float32)}, 1e-6);
+  for (double p : {2.0, 3.0, double(INFINITY)})
+    check_against_cpu(
+        "norm split p=" + std::to_string(p), [p](auto& in) { return norm(in[0], p); },
+        {values({50000}, DType::Float32)}, 1e-6);
   check_against_cpu("norm inf ties", [](auto& in) { return norm(in[0], INFINITY, {0}); }, {ties({50, 4})});
   check_against_cpu("norm zeros", [](auto& in) { return norm(in[0], 2.0, {1}); }, {zeros({2, 3})});
   check_against_cpu("norm NaN", [](auto& in) { return norm(in[0], INFINITY, {1}); },
