@@ -9,6 +9,7 @@ namespace hm {
 namespace {
 thread_local std::optional<DType> current_autocast;
 std::atomic<bool> tf32_allowed{false};
+bool cpu_for_tests = false;
 }  // namespace
 
 std::optional<DType> autocast_dtype() { return current_autocast; }
@@ -20,6 +21,9 @@ AutocastGuard::AutocastGuard(std::optional<DType> dtype) : previous_(current_aut
 }
 
 AutocastGuard::~AutocastGuard() { current_autocast = previous_; }
+
+void set_autocast_cpu_for_tests(bool on) { cpu_for_tests = on; }
+bool autocast_cpu_for_tests() { return cpu_for_tests; }
 
 namespace cuda {
 void set_allow_tf32(bool allow) { tf32_allowed.store(allow, std::memory_order_relaxed); }

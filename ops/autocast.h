@@ -33,6 +33,12 @@ class AutocastGuard {
   std::optional<DType> previous_;
 };
 
+// Tests only: lets CPU matmul/linear autocast too, so the CUDA kernels' host twins (which
+// run the bf16 GEMM on CPU memory, cuda/emulation.h) can check the whole autocast path on
+// machines without a GPU. The real CPU GEMM has no bf16 kernel.
+void set_autocast_cpu_for_tests(bool on);
+bool autocast_cpu_for_tests();
+
 namespace cuda {
 // Process-wide: may float32 GEMMs on CUDA use TF32 tensor cores? Off by default.
 void set_allow_tf32(bool allow);

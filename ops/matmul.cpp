@@ -92,7 +92,8 @@ DType result_dtype(const Tensor& a) { return a.dtype() == DType::BFloat16 ? DTyp
 
 // Autocast (ops/autocast.h): float32 CUDA operands go to the GEMM as bfloat16 copies.
 bool autocasting(const Tensor& a) {
-  return a.device().is_cuda() && a.dtype() == DType::Float32 && autocast_dtype() == DType::BFloat16;
+  return (a.device().is_cuda() || autocast_cpu_for_tests()) && a.dtype() == DType::Float32 &&
+         autocast_dtype() == DType::BFloat16;
 }
 Tensor cast_nograd(const Tensor& t, bool cast) {
   if (!cast || !t.defined()) return t;
