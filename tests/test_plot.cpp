@@ -197,8 +197,7 @@ TEST_CASE("plot: a bar plot with edges, a density overlay and a reference line")
   // Bars are the filled rects with the bar colour; each spans its bin and grows from 0.
   std::vector<const Element*> bars;
   for (const Element* r : named(els, "rect"))
-    if (r->attrs.count("fill") && r->attrs.at("fill") == "#9ecae1" && attr(*r, "height") > 0 &&
-        attr(*r, "width") > 25)
+    if (r->attrs.count("fill") && r->attrs.at("fill") == "#9ecae1" && attr(*r, "height") > 0 && attr(*r, "width") > 25)
       bars.push_back(r);
   REQUIRE(bars.size() == 4);
   for (size_t i = 0; i < 4; ++i) {
@@ -259,9 +258,12 @@ TEST_CASE("plot: PNG output and pixels") {
 
 TEST_CASE("plot: metrics.jsonl series and errors") {
   const fs::path path = fs::temp_directory_path() / fmt::format("hm_test_plot_{}.jsonl", ::getpid());
-  std::ofstream(path) << R"({"step": 10, "loss": 2.0, "lr": 0.1})" "\n"
-                      << R"({"step": 20, "loss": 1.5, "lr": 0.1, "val_loss": 1.8})" "\n\n"
-                      << R"({"step": 30, "loss": 1.0, "lr": 0.05})" "\n";
+  std::ofstream(path) << R"({"step": 10, "loss": 2.0, "lr": 0.1})"
+                         "\n"
+                      << R"({"step": 20, "loss": 1.5, "lr": 0.1, "val_loss": 1.8})"
+                         "\n\n"
+                      << R"({"step": 30, "loss": 1.0, "lr": 0.05})"
+                         "\n";
   LinePlot p = metrics_plot(path.string(), "step", {"loss", "val_loss"});
   REQUIRE(p.series.size() == 2);
   CHECK(p.series[0].x == std::vector<double>{10, 20, 30});

@@ -15,7 +15,8 @@ struct PlotArgs {
 } args;
 
 int run_plot() {
-  plot::LinePlot p = plot::metrics_plot(args.metrics, args.x, args.ys.empty() ? std::vector<std::string>{"loss"} : args.ys);
+  plot::LinePlot p =
+      plot::metrics_plot(args.metrics, args.x, args.ys.empty() ? std::vector<std::string>{"loss"} : args.ys);
   p.title = args.title;
   p.log_y = args.log_y;
   p.width = args.width;
@@ -27,19 +28,20 @@ int run_plot() {
   return 0;
 }
 
-Registration reg{{"plot",
-                  [](CLI::App& app) {
-                    auto* cmd = app.add_subcommand("plot", "Plot metrics.jsonl columns against the step (SVG or PNG)");
-                    cmd->add_option("--metrics", args.metrics, "a run's metrics.jsonl")->required();
-                    cmd->add_option("--y", args.ys, "metric to plot (repeatable; default loss)")->allow_extra_args(false);
-                    cmd->add_option("--x", args.x, "x axis key")->capture_default_str();
-                    cmd->add_option("--out", args.out, "output .svg or .png")->capture_default_str();
-                    cmd->add_option("--title", args.title, "plot title");
-                    cmd->add_flag("--log-y", args.log_y, "logarithmic y axis");
-                    cmd->add_option("--width", args.width, "image width (pixels)")->capture_default_str();
-                    cmd->add_option("--height", args.height, "image height (pixels)")->capture_default_str();
-                  },
-                  run_plot}};
+Registration reg{
+    {"plot",
+     [](CLI::App& app) {
+       auto* cmd = app.add_subcommand("plot", "Plot metrics.jsonl columns against the step (SVG or PNG)");
+       cmd->add_option("--metrics", args.metrics, "a run's metrics.jsonl")->required();
+       cmd->add_option("--y", args.ys, "metric to plot (repeatable; default loss)")->allow_extra_args(false);
+       cmd->add_option("--x", args.x, "x axis key")->capture_default_str();
+       cmd->add_option("--out", args.out, "output .svg or .png")->capture_default_str();
+       cmd->add_option("--title", args.title, "plot title");
+       cmd->add_flag("--log-y", args.log_y, "logarithmic y axis");
+       cmd->add_option("--width", args.width, "image width (pixels)")->capture_default_str();
+       cmd->add_option("--height", args.height, "image height (pixels)")->capture_default_str();
+     },
+     run_plot}};
 
 }  // namespace
 }  // namespace hm::tools

@@ -1,4 +1,5 @@
-// Plot layout (ranges, ticks, legend), the SVG writer and metrics.jsonl reading.
+// Plot layout (ranges, ticks, legend) drawn through a Canvas, and metrics.jsonl reading. The
+// two canvases: tools/plot_svg.cpp and tools/plot_png.cpp.
 #include "tools/plot.h"
 
 #include <algorithm>
@@ -22,7 +23,7 @@ using detail::Rgb;
 namespace {
 
 // matplotlib's tab10.
-constexpr Rgb kPalette[] = {{31, 119, 180}, {255, 127, 14}, {44, 160, 44},  {214, 39, 40},   {148, 103, 189},
+constexpr Rgb kPalette[] = {{31, 119, 180}, {255, 127, 14},  {44, 160, 44},   {214, 39, 40},  {148, 103, 189},
                             {140, 86, 75},  {227, 119, 194}, {127, 127, 127}, {188, 189, 34}, {23, 190, 207}};
 constexpr Rgb kBarFill{158, 202, 225}, kBarStroke{49, 130, 189};
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -120,8 +121,10 @@ void draw_legend(Canvas& c, const Frame& f, const std::vector<std::pair<std::str
   c.frame(x0, y0, box_w, box_h, detail::kGrid);
   for (size_t i = 0; i < entries.size(); ++i) {
     const double y = y0 + 13 + 18.0 * static_cast<double>(i);
-    if (entries[i].second == 1) c.rect(x0 + 8, y - 5, 22, 10, colors[i]);
-    else c.line(x0 + 8, y, x0 + 30, y, colors[i], 2, entries[i].second == 2);
+    if (entries[i].second == 1)
+      c.rect(x0 + 8, y - 5, 22, 10, colors[i]);
+    else
+      c.line(x0 + 8, y, x0 + 30, y, colors[i], 2, entries[i].second == 2);
     c.text(x0 + 36, y, entries[i].first, 12, Anchor::Start);
   }
 }
@@ -172,67 +175,6 @@ std::vector<Points> runs(const Series& s, const Frame& f) {
   if (out.back().empty()) out.pop_back();
   return out;
 }
-
-// -- SVG ----------------------------------------------------------------------------------------
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += ch;
-    }
-  }
-  return out;
-}
-
-std::string hex(Rgb c) { return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b); }
-
-class SvgCanvas : public Canvas {
- public:
-  SvgCanvas(int w, int h) {
-    out_ = fmt::format(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
-        "font-family=\"sans-serif\">\n<rect x=\"0\" y=\"0\" width=\"{0}\" height=\"{1}\" fill=\"#ffffff\"/>\n",
-        w, h);
-  }
-  void rect(double x, double y, double w, double h, Rgb fill) override {
-    out_ += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\"/>\n", x, y, w,
-                        h, hex(fill));
-  }
-  void frame(double x, double y, double w, double h, Rgb stroke) override {
-    out_ += fmt::format(
-        "<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"none\" stroke=\"{}\"/>\n", x, y, w,
-        h, hex(stroke));
-  }
-  void line(double x1, double y1, double x2, double y2, Rgb color, double width, bool dashed) override {
-    out_ += fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" stroke=\"{}\" stroke-width=\"{}\"{}/>\n",
-                        x1, y1, x2, y2, hex(color), width, dashed ? " stroke-dasharray=\"6 4\"" : "");
-  }
-  void polyline(const Points& points, Rgb color, double width, const std::string& label) override {
-    std::string pts;
-    for (const auto& [x, y] : points) pts += fmt::format("{}{:.2f},{:.2f}", pts.empty() ? "" : " ", x, y);
-    out_ += fmt::format(
-        "<polyline data-label=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\" stroke-linejoin=\"round\" "
-        "points=\"{}\"/>\n",
-        escape(label), hex(color), width, pts);
-  }
-  void text(double x, double y, const std::string& s, double size, Anchor anchor, bool vertical, Rgb color) override {
-    const char* a = anchor == Anchor::Start ? "start" : anchor == Anchor::Middle ? "middle" : "end";
-    out_ += fmt::format(
-        "<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"{}\" text-anchor=\"{}\" dominant-baseline=\"middle\" "
-        "fill=\"{}\"{}>{}</text>\n",
-        x, y, size, a, hex(color), vertical ? fmt::format(" transform=\"rotate(-90 {:.2f} {:.2f})\"", x, y) : "",
-        escape(s));
-  }
-  std::string finish() { return out_ + "</svg>\n"; }
-
- private:
-  std::string out_;
-};
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -305,7 +247,8 @@ Frame frame_of(const BarPlot& plot) {
   for (double v : plot.values)
     if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
   for (size_t i = 0; i < plot.overlay.y.size(); ++i)
-    if (drawable(plot.overlay.x[i], plot.overlay.y[i], false)) lo = std::min(lo, plot.overlay.y[i]), hi = std::max(hi, plot.overlay.y[i]);
+    if (drawable(plot.overlay.x[i], plot.overlay.y[i], false))
+      lo = std::min(lo, plot.overlay.y[i]), hi = std::max(hi, plot.overlay.y[i]);
   if (plot.reference) lo = std::min(lo, *plot.reference), hi = std::max(hi, *plot.reference);
   finish_range(lo, hi);
   const double pad = 0.05 * (hi - lo);
@@ -380,18 +323,6 @@ void draw(const BarPlot& plot, Canvas& c) {
 }
 
 }  // namespace detail
-
-std::string to_svg(const LinePlot& plot) {
-  SvgCanvas c(plot.width, plot.height);
-  detail::draw(plot, c);
-  return c.finish();
-}
-
-std::string to_svg(const BarPlot& plot) {
-  SvgCanvas c(plot.width, plot.height);
-  detail::draw(plot, c);
-  return c.finish();
-}
 
 std::vector<unsigned char> to_pixels(const LinePlot& plot) {
   return detail::rasterize(plot.width, plot.height, &plot, nullptr);

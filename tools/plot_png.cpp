@@ -21,8 +21,8 @@ class RasterCanvas : public Canvas {
   void rect(double x, double y, double w, double h, Rgb fill) override {
     if (w < 0) x += w, w = -w;
     if (h < 0) y += h, h = -h;
-    fill_box(static_cast<int>(std::lround(x)), static_cast<int>(std::lround(y)),
-             static_cast<int>(std::lround(x + w)), static_cast<int>(std::lround(y + h)), fill);
+    fill_box(static_cast<int>(std::lround(x)), static_cast<int>(std::lround(y)), static_cast<int>(std::lround(x + w)),
+             static_cast<int>(std::lround(y + h)), fill);
   }
   void frame(double x, double y, double w, double h, Rgb stroke) override {
     line(x, y, x + w, y, stroke, 1);
