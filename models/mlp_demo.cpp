@@ -29,10 +29,10 @@ SpiralMLP::SpiralMLP(int64_t inputs, int64_t hidden, int64_t classes, Generator&
   fc3 = register_module("fc3", make_linear(hidden, classes, gen));
 }
 
-Tensor SpiralMLP::forward(const Tensor& x) {             // x (N, inputs)
-  Tensor a = relu(fc1->forward(x));                      // (N, hidden)
-  Tensor b = relu(fc2->forward(a));                      // (N, hidden)
-  return fc3->forward(b);                                // (N, classes)
+Tensor SpiralMLP::forward(const Tensor& x) {  // x (N, inputs)
+  Tensor a = relu(fc1->forward(x));           // (N, hidden)
+  Tensor b = relu(fc2->forward(a));           // (N, hidden)
+  return fc3->forward(b);                     // (N, classes)
 }
 
 SpiralDemoResult train_spiral_mlp(const SpiralDemoConfig& cfg, const std::function<void(int64_t, double)>& on_epoch) {

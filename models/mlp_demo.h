@@ -26,7 +26,7 @@ struct SpiralDemoConfig {
   int64_t points_per_class = 200;
   int64_t classes = 3;
   int64_t hidden = 64;
-  int64_t epochs = 300;     // full-batch gradient steps
+  int64_t epochs = 300;  // full-batch gradient steps
   double learning_rate = 0.5;
   uint64_t seed = 1;
 };

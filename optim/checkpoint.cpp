@@ -116,9 +116,12 @@ CheckpointInfo load_checkpoint(const std::string& path, const TrainingState& sta
   NamedTensors optim_in;
   std::vector<std::string> foreign;
   for (const auto& [name, t] : file.tensors) {
-    if (name.starts_with(kModel)) model_in.emplace(name.substr(std::strlen(kModel)), t);
-    else if (name.starts_with(kOptim)) optim_in.emplace_back(name.substr(std::strlen(kOptim)), t);
-    else foreign.push_back(name);
+    if (name.starts_with(kModel))
+      model_in.emplace(name.substr(std::strlen(kModel)), t);
+    else if (name.starts_with(kOptim))
+      optim_in.emplace_back(name.substr(std::strlen(kOptim)), t);
+    else
+      foreign.push_back(name);
   }
 
   // Validate the model state before touching anything, naming every offending tensor.
@@ -127,7 +130,8 @@ CheckpointInfo load_checkpoint(const std::string& path, const TrainingState& sta
   for (const auto& [name, t] : state.model->state_dict()) {
     own.insert(name);
     auto it = model_in.find(name);
-    if (it == model_in.end()) missing.push_back(kModel + name);
+    if (it == model_in.end())
+      missing.push_back(kModel + name);
     else if (it->second.shape() != t.shape())
       mismatched.push_back(
           fmt::format("{}{} (model {}, file {})", kModel, name, str(t.shape()), str(it->second.shape())));

@@ -7,8 +7,8 @@
 
 #include "core/safetensors.h"
 #include "nn/sequential.h"
-#include "optim/optim.h"
 #include "optim/checkpoint.h"
+#include "optim/optim.h"
 #include "tests/helpers.h"
 
 using namespace hm;
@@ -83,8 +83,8 @@ TEST_CASE("checkpoint: round trip restores model, optimizer, generators and info
   manual_seed(123);
   default_generator().reserve(6);
   const uint64_t default_offset = default_generator().offset();
-  CheckpointInfo info{.step = 3, .epoch = 1, .config = {{"lr", 0.01}, {"trainer", {{"steps", 9}}}},
-                      .extra = {{"note", "x"}}};
+  CheckpointInfo info{
+      .step = 3, .epoch = 1, .config = {{"lr", 0.01}, {"trainer", {{"steps", 9}}}}, .extra = {{"note", "x"}}};
   save_checkpoint(dir.file("c.safetensors"), a.state(), info);
 
   // The file: one safetensors with prefixed tensor names and JSON metadata.
@@ -185,8 +185,9 @@ TEST_CASE("checkpoint: missing, unexpected and mis-shaped tensors are named; not
   Setup wider({3, 4, 5}, 2);  // last layer (5, 4) instead of (2, 4)
   const auto before = flat_params(*wider.model);
   CHECK(throws_with([&] { load_checkpoint(path, wider.state()); },
-                    {"[load_checkpoint]", "c.safetensors", "shape mismatch [model.2.weight (model (5, 4), file (2, 4)), "
-                                                           "model.2.bias (model (5,), file (2,))]"}));
+                    {"[load_checkpoint]", "c.safetensors",
+                     "shape mismatch [model.2.weight (model (5, 4), file (2, 4)), "
+                     "model.2.bias (model (5,), file (2,))]"}));
   CHECK(flat_params(*wider.model) == before);
 
   Setup deeper({3, 4, 4, 2}, 2);  // an extra layer: 4.weight/4.bias missing, 2.* shaped differently
@@ -199,14 +200,23 @@ TEST_CASE("checkpoint: missing, unexpected and mis-shaped tensors are named; not
   // The optimizer must match too (type, parameter count).
   Setup same({3, 4, 2}, 2);
   SGD sgd(same.model->named_parameters(), SGDOptions{.lr = 0.1});
-  CHECK(throws_with([&] { load_checkpoint(path, {same.model.get(), &sgd, {}}); },
-                    {"optimizer state", "state is from a Adam optimizer, not SGD"}));
+  CHECK(throws_with(
+      [&] {
+        load_checkpoint(path, {same.model.get(), &sgd, {}});
+      },
+      {"optimizer state", "state is from a Adam optimizer, not SGD"}));
   // Generators the caller expects must be in the file.
   Generator extra(1);
-  CHECK(throws_with([&] { load_checkpoint(path, {same.model.get(), same.opt.get(), {{"noise", &extra}}}); },
-                    {"no state for generator 'noise'"}));
-  CHECK(throws_with([&] { load_checkpoint(path, {same.model.get(), same.opt.get(), {{"default", &extra}}}); },
-                    {"reserved"}));
+  CHECK(throws_with(
+      [&] {
+        load_checkpoint(path, {same.model.get(), same.opt.get(), {{"noise", &extra}}});
+      },
+      {"no state for generator 'noise'"}));
+  CHECK(throws_with(
+      [&] {
+        load_checkpoint(path, {same.model.get(), same.opt.get(), {{"default", &extra}}});
+      },
+      {"reserved"}));
 
   // A plain tensor file is not a checkpoint.
   save_safetensors(dir.file("plain.safetensors"), same.model->state_dict());

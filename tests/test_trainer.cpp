@@ -47,8 +47,8 @@ std::vector<Json> read_jsonl(const std::string& path) {
 // short), SGD with momentum so the optimizer has state to carry.
 Json small_spirals(int64_t steps) {
   Json c = default_config(find_task("mlp-spirals"));
-  for (const char* s : {"points_per_class=50", "val_points_per_class=20", "hidden=16", "batch_size=32",
-                        "momentum=0.9", "lr=0.1", "trainer.log_every=3", "trainer.eval_every=5"})
+  for (const char* s : {"points_per_class=50", "val_points_per_class=20", "hidden=16", "batch_size=32", "momentum=0.9",
+                        "lr=0.1", "trainer.log_every=3", "trainer.eval_every=5"})
     apply_override(c, s);
   apply_override(c, fmt::format("trainer.steps={}", steps));
   return c;
@@ -66,8 +66,8 @@ std::vector<double> flat_params(const nn::Module& m) {
 // -- config -------------------------------------------------------------------------------------
 
 TEST_CASE("trainer config: --set parses by the default's type; errors name the key and the valid keys") {
-  Json c = {{"seed", 1}, {"lr", 0.5}, {"name", "x"}, {"flag", false}, {"dims", {4, 8}},
-            {"trainer", {{"steps", 0}, {"clip", 0.0}}}};
+  Json c = {{"seed", 1},     {"lr", 0.5},      {"name", "x"},
+            {"flag", false}, {"dims", {4, 8}}, {"trainer", {{"steps", 0}, {"clip", 0.0}}}};
   apply_override(c, "lr=1e-3");
   apply_override(c, "seed=7");
   apply_override(c, "name=hello=world");  // only the first '=' splits
@@ -85,8 +85,9 @@ TEST_CASE("trainer config: --set parses by the default's type; errors name the k
   CHECK(config_keys(c) ==
         std::vector<std::string>{"dims", "flag", "lr", "name", "seed", "trainer.clip", "trainer.steps"});
 
-  CHECK(throws_with([&] { apply_override(c, "trainer.setps=5"); },
-                    {"unknown key 'trainer.setps'", "valid keys: dims, flag, lr, name, seed, trainer.clip, trainer.steps"}));
+  CHECK(throws_with(
+      [&] { apply_override(c, "trainer.setps=5"); },
+      {"unknown key 'trainer.setps'", "valid keys: dims, flag, lr, name, seed, trainer.clip, trainer.steps"}));
   CHECK(throws_with([&] { apply_override(c, "seed=1.5"); }, {"--set seed=1.5", "expected an integer"}));
   CHECK(throws_with([&] { apply_override(c, "lr=fast"); }, {"expected a number"}));
   CHECK(throws_with([&] { apply_override(c, "flag=yes"); }, {"true or false"}));
@@ -232,7 +233,8 @@ TEST_CASE("trainer: stop at step k (SIGINT), resume in fresh objects, and match 
     }
     CHECK(optim::read_checkpoint_info(resumed_dir.str() + "/checkpoint_last.safetensors").step == k);
     // A stale metrics line of a run killed after the checkpoint is dropped on resume.
-    std::ofstream(resumed_dir.str() + "/metrics.jsonl", std::ios::app) << R"({"step": 12, "loss": 99})" << "\n";
+    std::ofstream(resumed_dir.str() + "/metrics.jsonl", std::ios::app) << R"({"step": 12, "loss": 99})"
+                                                                       << "\n";
     {
       manual_seed(999);  // the process state differs: the checkpoint must restore it
       auto fresh = build_task(spec, c, Device::cpu());

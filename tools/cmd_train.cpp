@@ -54,8 +54,9 @@ LoadedRun load_run(const RunArgs& a, const char* fn) {
   check(std::filesystem::exists(path), fn, "no checkpoint at '{}' (train first: harmonic train {} --out {})", path,
         a.task, a.out);
   optim::CheckpointInfo info = optim::read_checkpoint_info(path);
-  check(info.extra.is_object() && info.extra.value("task", "") == a.task, fn, "'{}' is a checkpoint of task '{}'",
-        path, info.extra.is_object() ? info.extra.value("task", "?") : "?");
+  check(info.extra.is_object() && info.extra.value("task", "") == a.task, fn,
+        "'{}' is a checkpoint of task '{}', not '{}'", path,
+        info.extra.is_object() ? info.extra.value("task", "?") : "?", a.task);
   Json config = resolve_config(info.config, a.config_file, a.sets);
   run.task = build_task(*run.spec, config, Device::parse(a.device));
   run.info = optim::load_checkpoint(path, {&run.task->model(), nullptr, run.task->generators()});
@@ -107,15 +108,17 @@ int run_train() {
 
 Registration train_reg{{"train",
                         [](CLI::App& app) {
-                          auto* cmd = app.add_subcommand("train", "Train a registered task (checkpoints, metrics.jsonl, "
-                                                                  "Ctrl-C saves and stops)");
+                          auto* cmd = app.add_subcommand("train",
+                                                         "Train a registered task (checkpoints, metrics.jsonl, "
+                                                         "Ctrl-C saves and stops)");
                           train_args.add(cmd, false);
                           cmd->add_option("--config", train_args.config_file, "JSON file of config values");
                           cmd->add_option("--seed", train_args.seed, "random seed (sets the config's seed)");
                           cmd->add_flag("--resume", train_args.resume, "continue from OUT/checkpoint_last.safetensors");
                           cmd->add_flag("--force", train_args.force, "start over in an OUT that holds a run");
                           cmd->add_flag("--list", train_args.list, "list the tasks and their default configs");
-                          cmd->add_flag("--print-config", train_args.print_config, "print the resolved config and exit");
+                          cmd->add_flag("--print-config", train_args.print_config,
+                                        "print the resolved config and exit");
                         },
                         run_train}};
 
@@ -133,7 +136,8 @@ int run_eval() {
   for (const auto& [k, v] : metrics.items())
     fmt::print("  {:<20} {}\n", k, v.is_number_float() ? fmt::format("{:.6g}", v.get<double>()) : v.dump());
   const std::string path = fmt::format("{}/eval_step{}.json", eval_args.out, run.info.step);
-  write_file_atomic(path, Json{{"step", run.info.step}, {"epoch", run.info.epoch}, {"metrics", metrics}}.dump(2) + "\n");
+  write_file_atomic(path,
+                    Json{{"step", run.info.step}, {"epoch", run.info.epoch}, {"metrics", metrics}}.dump(2) + "\n");
   fmt::print("written {}\n", path);
   return 0;
 }

@@ -12,8 +12,10 @@ namespace {
 void collect_keys(const Json& j, const std::string& prefix, std::vector<std::string>& out) {
   for (const auto& [k, v] : j.items()) {
     std::string key = prefix.empty() ? k : prefix + "." + k;
-    if (v.is_object() && !v.empty()) collect_keys(v, key, out);
-    else out.push_back(key);
+    if (v.is_object() && !v.empty())
+      collect_keys(v, key, out);
+    else
+      out.push_back(key);
   }
 }
 
@@ -46,17 +48,16 @@ Json* find_slot(Json& root, const std::string& key) {
 // Checks that `value` may replace `like` (same JSON type; integers may fill floats).
 Json typed(const Json& like, const Json& value, const std::string& key, const std::string& source) {
   auto fail = [&] {
-    throw_error("config", fmt::format("{}key '{}' expects {} (default {}), got {} {}",
-                                      source.empty() ? "" : source + ": ", key, type_label(like), like.dump(),
-                                      type_label(value), value.dump()));
+    throw_error("config",
+                fmt::format("{}key '{}' expects {} (default {}), got {} {}", source.empty() ? "" : source + ": ", key,
+                            type_label(like), like.dump(), type_label(value), value.dump()));
   };
   if (like.is_null()) return value;
   if (like.is_number_float()) {
     if (!value.is_number()) fail();
     return value.get<double>();
   }
-  if (like.is_number_unsigned() && value.is_number_integer() && !value.is_number_unsigned() &&
-      value.get<int64_t>() < 0)
+  if (like.is_number_unsigned() && value.is_number_integer() && !value.is_number_unsigned() && value.get<int64_t>() < 0)
     fail();
   if (like.is_number_integer()) {
     if (!value.is_number_integer()) fail();
@@ -66,7 +67,8 @@ Json typed(const Json& like, const Json& value, const std::string& key, const st
     if (!value.is_array()) fail();
     if (like.empty()) return value;
     Json out = Json::array();
-    for (size_t i = 0; i < value.size(); ++i) out.push_back(typed(like[0], value[i], fmt::format("{}[{}]", key, i), source));
+    for (size_t i = 0; i < value.size(); ++i)
+      out.push_back(typed(like[0], value[i], fmt::format("{}[{}]", key, i), source));
     return out;
   }
   if (like.type() != value.type()) fail();

@@ -22,8 +22,9 @@ std::pair<Tensor, Tensor> flat_split(const std::string& split, int64_t limit) {
 class FashionMlp : public Task {
  public:
   FashionMlp(const Json& c, Device device) : device_(device) {
-    check(data::fashion_mnist_available(), "fashion-mlp",
-          "Fashion-MNIST is not installed (Debian package dataset-fashion-mnist): install with `bash .ci/install-data`");
+    check(
+        data::fashion_mnist_available(), "fashion-mlp",
+        "Fashion-MNIST is not installed (Debian package dataset-fashion-mnist): install with `bash .ci/install-data`");
     const uint64_t seed = c.at("seed").get<uint64_t>();
     auto [train_x, train_y] = flat_split("train", c.at("train_subset").get<int64_t>());
     auto [test_x, test_y] = flat_split("test", c.at("test_subset").get<int64_t>());

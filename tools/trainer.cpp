@@ -264,7 +264,10 @@ FitResult Trainer::fit() {
       nlohmann::ordered_json record;
       if (log_now) {
         const double n = static_cast<double>(log_count_);
-        record = {{"step", step_},  {"epoch", r.epoch}, {"loss", loss_sum_ / n}, {"lr", r.lr},
+        record = {{"step", step_},
+                  {"epoch", r.epoch},
+                  {"loss", loss_sum_ / n},
+                  {"lr", r.lr},
                   {"grad_norm", grad_norm_sum_ / n}};
         loss_sum_ = grad_norm_sum_ = 0, log_count_ = 0;
         progress(r, record["loss"].get<double>());
@@ -277,13 +280,15 @@ FitResult Trainer::fit() {
           std::string line;
           for (const auto& [k, v] : result.eval.items())
             line += fmt::format("  {} {}", k, v.is_number_float() ? fmt::format("{:.4f}", v.get<double>()) : v.dump());
-          fmt::print(log, "{}eval at step {}:{}\n", tty ? "\n" : "", step_, line);
+          end_progress_line();
+          fmt::print(log, "eval at step {}:{}\n", step_, line);
         }
       }
       if (!record.empty()) write_metrics(record);
       if (options_.checkpoint_every > 0 && step_ % options_.checkpoint_every == 0 && !out_dir_.empty()) {
         save_checkpoint(checkpoint_path());
-        if (options_.keep_checkpoints) save_checkpoint(fmt::format("{}/checkpoint_step{}.safetensors", out_dir_, step_));
+        if (options_.keep_checkpoints)
+          save_checkpoint(fmt::format("{}/checkpoint_step{}.safetensors", out_dir_, step_));
         last_checkpoint = step_;
       }
       if (done || stop_requested()) break;
@@ -297,10 +302,11 @@ FitResult Trainer::fit() {
   }
   result.seconds = now_seconds() - t0;
   if (log) {
-    if (tty) fmt::print(log, "\n");
+    end_progress_line();
     if (result.interrupted)
-      fmt::print(log, "interrupted at step {}/{}{}\n", step_, total,
-                 out_dir_.empty() ? "" : fmt::format(": checkpoint saved to {}; continue with --resume", checkpoint_path()));
+      fmt::print(
+          log, "interrupted at step {}/{}{}\n", step_, total,
+          out_dir_.empty() ? "" : fmt::format(": checkpoint saved to {}; continue with --resume", checkpoint_path()));
     else
       fmt::print(log, "done: {} steps in {:.1f} s{}\n", session_steps_, result.seconds,
                  out_dir_.empty() ? "" : fmt::format(", checkpoint {}", checkpoint_path()));
@@ -309,6 +315,11 @@ FitResult Trainer::fit() {
   elapsed_before_ += result.seconds;
   session_start_ = 0;
   return result;
+}
+
+void Trainer::end_progress_line() {
+  if (log && line_open_) fmt::print(log, "\n");
+  line_open_ = false;
 }
 
 void Trainer::write_metrics(const nlohmann::ordered_json& record) {
@@ -329,8 +340,11 @@ void Trainer::progress(const StepRecord& r, double mean_loss) {
   const double eta = session_steps_ > 0 ? (total_steps() - step_) * session / static_cast<double>(session_steps_) : 0;
   std::string line = fmt::format("step {}/{} | epoch {} | loss {:.4f} | lr {:.3g} | {:.0f} items/s | ETA {}", r.step,
                                  total_steps(), r.epoch, mean_loss, r.lr, items_per_s, format_duration(eta));
-  if (tty) fmt::print(log, "\r{}\x1b[K", line);
-  else fmt::print(log, "{}\n", line);
+  if (tty)
+    fmt::print(log, "\r{}\x1b[K", line);  // rewritten in place
+  else
+    fmt::print(log, "{}\n", line);
+  line_open_ = tty;
   std::fflush(log);
 }
 

@@ -28,13 +28,13 @@ namespace hm::tools {
 
 // The "trainer" section of every task's config.
 struct TrainerOptions {
-  int64_t steps = 0;              // optimizer steps; 0: epochs * batches per epoch
-  int64_t epochs = 1;             // used when steps is 0
-  int64_t log_every = 10;         // progress and metrics line period (steps)
-  int64_t eval_every = 0;         // 0: evaluate at the end only
-  int64_t checkpoint_every = 0;   // 0: checkpoint at the end (and on Ctrl-C) only
-  bool keep_checkpoints = false;  // also keep checkpoint_step<N>.safetensors
-  double clip_grad_norm = 0.0;    // 0: no clipping (the norm is still measured)
+  int64_t steps = 0;                     // optimizer steps; 0: epochs * batches per epoch
+  int64_t epochs = 1;                    // used when steps is 0
+  int64_t log_every = 10;                // progress and metrics line period (steps)
+  int64_t eval_every = 0;                // 0: evaluate at the end only
+  int64_t checkpoint_every = 0;          // 0: checkpoint at the end (and on Ctrl-C) only
+  bool keep_checkpoints = false;         // also keep checkpoint_step<N>.safetensors
+  double clip_grad_norm = 0.0;           // 0: no clipping (the norm is still measured)
   std::string lr_schedule = "constant";  // constant | cosine | linear (to end_lr_factor * lr)
   int64_t warmup_steps = 0;
   double end_lr_factor = 0.0;
@@ -94,6 +94,7 @@ class Trainer {
   StepRecord train_step(const data::Batch& batch);
   void write_metrics(const nlohmann::ordered_json& record);
   void progress(const StepRecord& r, double mean_loss);  // mean since the last line
+  void end_progress_line();                              // newline after an in-place line
 
   Task& task_;
   std::string task_name_;
@@ -107,6 +108,7 @@ class Trainer {
   // Session timing for throughput and ETA.
   double session_start_ = 0;
   int64_t session_steps_ = 0, session_items_ = 0;
+  bool line_open_ = false;  // a TTY progress line without its newline yet
 };
 
 }  // namespace hm::tools
