@@ -9,9 +9,11 @@
 // before their second pass). Deterministic: no atomics, the same order on every run.
 //   rows    (inner == 1): the lanes of a group are adjacent threads (coalesced along k);
 //   columns (inner > 1):  adjacent threads are adjacent outputs (coalesced along inner).
+// Few outputs over a long r (a full reduction, per-channel statistics) would leave most of
+// the device idle, so r is then split over the grid: partials per (split, output) go to a
+// scratch buffer and a second launch combines them in split order (two-pass ops run each
+// pass that way, the first pass's result per output kept in a buffer).
 // The host twin runs the same per-thread partials and the same tree, thread by thread.
-// Known gap: no split of r over several blocks, so a handful of outputs over a very long r
-// (a full reduction of 10^8 elements) uses one block per output; sum.cu splits, these don't.
 #include <cmath>
 #include <limits>
 
@@ -54,6 +56,16 @@ Geometry geometry(int64_t outer, int64_t r, int64_t inner) {
   return g;
 }
 
+// The earlier passes' results step() sees for output o: the thread's own (fused passes), or
+// what op.context reads from a buffer (a pass run as its own split launch, PassR below).
+template <class Op>
+HM_HD const typename Op::Acc* context_of(const Op& op, int64_t o, const typename Op::Acc* done) {
+  if constexpr (requires { op.context(o, done); })
+    return op.context(o, done);
+  else
+    return done;
+}
+
 // The partial of one lane: op.step over k = lane, lane + lanes, ... of the output's chunk
 // (all of r unless the launch is split: launch output o is split o / outs of o % outs).
 template <class Op>
@@ -62,7 +74,8 @@ HM_HD typename Op::Acc lane_partial(const Op& op, const Geometry& g, int pass, i
   typename Op::Acc acc = op.identity(pass);
   const int64_t s = o / g.outs, begin = s * g.chunk;
   const int64_t base = g.base(o - s * g.outs), end = begin + g.chunk < g.r ? begin + g.chunk : g.r;
-  for (int64_t k = begin + lane; k < end; k += g.lanes) acc = op.step(pass, acc, base + k * g.inner, k, done);
+  const typename Op::Acc* ctx = context_of(op, o - s * g.outs, done);
+  for (int64_t k = begin + lane; k < end; k += g.lanes) acc = op.step(pass, acc, base + k * g.inner, k, ctx);
   return acc;
 }
 
@@ -134,6 +147,7 @@ struct SplitPartialR {
   Op op;
   Acc* partial;
   HM_HD Acc identity(int) const { return op.identity(0); }
+  HM_HD const Acc* context(int64_t o, const Acc* d) const { return context_of(op, o, d); }
   HM_HD Acc step(int, Acc a, int64_t off, int64_t k, const Acc* d) const { return op.step(0, a, off, k, d); }
   HM_HD Acc combine(int, Acc a, Acc b) const { return op.combine(0, a, b); }
   HM_HD Acc after_pass(int, Acc a) const { return a; }
@@ -153,33 +167,71 @@ struct CombineR {
   HM_HD void finish(int64_t o, const Acc* d) const { op.finish(o, d); }
 };
 
-// Runs op over g; a one-pass op with too few blocks to fill the device splits r over the grid.
+// Pass P of a two-pass op as a one-pass op: pass 0 stores its result per output in `first`,
+// pass 1 reads it back as the earlier result and finishes with both.
+template <class Op, int P>
+struct PassR {
+  using Acc = typename Op::Acc;
+  static constexpr int kPasses = 1;
+  Op op;
+  Acc* first;  // (m)
+  HM_HD Acc identity(int) const { return op.identity(P); }
+  HM_HD const Acc* context(int64_t o, const Acc*) const { return first + o; }
+  HM_HD Acc step(int, Acc a, int64_t off, int64_t k, const Acc* d) const { return op.step(P, a, off, k, d); }
+  HM_HD Acc combine(int, Acc a, Acc b) const { return op.combine(P, a, b); }
+  HM_HD Acc after_pass(int, Acc a) const { return op.after_pass(P, a); }
+  HM_HD void finish(int64_t o, const Acc* d) const {
+    if constexpr (P == 0) {
+      first[o] = d[0];
+    } else {
+      const Acc both[2] = {first[o], d[0]};
+      op.finish(o, both);
+    }
+  }
+};
+
+// Splits of r that fill the device (a fixed 64 blocks for the host twin, so the tests reach
+// the split path) with at least 16 elements per thread; 1 = no split.
+int64_t split_count(Exec exec, int device, const Geometry& g) {
+  const int64_t blocks = (g.m + g.groups() - 1) / g.groups();
+  const int64_t target = exec == Exec::Device ? int64_t{8} * sm_count(device) : 64;
+  return std::max<int64_t>(1, std::min({(target + blocks - 1) / blocks, g.r / (int64_t{g.lanes} * 16), int64_t{1024}}));
+}
+
+Tensor scratch_for(int64_t count, size_t bytes_each, const Tensor& like) {  // 8-byte aligned
+  return Tensor::empty({(count * static_cast<int64_t>(bytes_each) + 7) / 8}, DType::Float64, like.device());
+}
+
+// A one-pass op over g with r in `splits` chunks: partials (splits, m), then their combination.
+template <class Op>
+void launch_split(Exec exec, int device, const Op& op, const Geometry& g, int64_t splits, const Tensor& like) {
+  using Acc = typename Op::Acc;
+  Geometry g1 = g;
+  g1.chunk = (g.r + splits - 1) / splits;
+  splits = (g.r + g1.chunk - 1) / g1.chunk;
+  g1.m = splits * g.m;
+  Tensor scratch = scratch_for(g1.m, sizeof(Acc), like);
+  Acc* partial = static_cast<Acc*>(scratch.raw_data());
+  launch_reduce(exec, device, SplitPartialR<Op>{op, partial}, g1);
+  // Element k (the split) of output o sits at partial[k * m + o].
+  launch_reduce(exec, device, CombineR<Op>{op, partial}, geometry(1, splits, g.m));
+}
+
+// Runs op over g: one fused launch, or split launches when the outputs are too few.
 template <class Op>
 void run_reduce(Exec exec, int device, const Op& op, const Geometry& g, const Tensor& like) {
   if (g.m == 0) return;
+  const int64_t splits = split_count(exec, device, g);
+  if (splits == 1) return launch_reduce(exec, device, op, g);
   if constexpr (Op::kPasses == 1) {
-    const int64_t blocks = (g.m + g.groups() - 1) / g.groups();
-    // Enough blocks for the device (a fixed 64 for the host twin, so tests reach this path),
-    // and at least 16 elements per thread.
-    const int64_t target = exec == Exec::Device ? int64_t{8} * sm_count(device) : 64;
-    int64_t splits = std::min({(target + blocks - 1) / blocks, g.r / (int64_t{g.lanes} * 16), int64_t{1024}});
-    if (splits > 1) {
-      using Acc = typename Op::Acc;
-      Geometry g1 = g;
-      g1.chunk = (g.r + splits - 1) / splits;
-      splits = (g.r + g1.chunk - 1) / g1.chunk;
-      g1.m = splits * g.m;
-      const int64_t words = (g1.m * static_cast<int64_t>(sizeof(Acc)) + 7) / 8;
-      Tensor scratch = Tensor::empty({words}, DType::Float64, like.device());
-      Acc* partial = static_cast<Acc*>(scratch.raw_data());
-      launch_reduce(exec, device, SplitPartialR<Op>{op, partial}, g1);
-      // Element k (split) of output o sits at partial[k * m + o].
-      const Geometry g2 = geometry(1, splits, g.m);
-      launch_reduce(exec, device, CombineR<Op>{op, partial}, g2);
-      return;
-    }
+    launch_split(exec, device, op, g, splits, like);
+  } else {
+    static_assert(Op::kPasses == 2);
+    Tensor first = scratch_for(g.m, sizeof(typename Op::Acc), like);
+    auto* p = static_cast<typename Op::Acc*>(first.raw_data());
+    launch_split(exec, device, PassR<Op, 0>{op, p}, g, splits, like);
+    launch_split(exec, device, PassR<Op, 1>{op, p}, g, splits, like);
   }
-  launch_reduce(exec, device, op, g);
 }
 
 // -- the reductions ------------------------------------------------------------------------------

@@ -245,6 +245,10 @@ TEST_CASE("[cuda] var and std match the CPU") {
       1e-6);
   check_against_cpu("std long rows", [](auto& in) { return hm::std(in[0], {1}); }, {values({2, 10000})});
   check_against_cpu("std few columns", [](auto& in) { return hm::std(in[0], {0}); }, {values({1000, 3})});
+  // Few outputs over a long r: both passes split over the grid.
+  check_against_cpu("var split", [](auto& in) { return var(in[0]); }, {values({40000})});
+  check_against_cpu("std split columns", [](auto& in) { return hm::std(in[0], {0}); },
+                    {values({5000, 3}, DType::Float32)}, 1e-6);
   check_against_cpu("std permuted", [](auto& in) { return hm::std(transposed(in[0]), {0}); }, {values({6, 7})});
   // Constant slices: std = 0 has a zero (not NaN) gradient; r <= correction gives inf/NaN.
   check_against_cpu("std constant", [](auto& in) { return hm::std(in[0], {1}); }, {ones({3, 4})});
@@ -266,6 +270,9 @@ TEST_CASE("[cuda] logsumexp and norm match the CPU") {
   const double inf = INFINITY;
   Tensor edge = from_vector(std::vector<double>{1000, 999, -inf, -inf, -inf, -inf, inf, 1, 2, NAN, 3, 4}, {4, 3});
   check_against_cpu("logsumexp edges", [](auto& in) { return logsumexp(in[0], {1}); }, {edge});
+  check_against_cpu("logsumexp split", [](auto& in) { return logsumexp(in[0], {0}); }, {values({30000})});
+  check_against_cpu("logsumexp split columns", [](auto& in) { return logsumexp(in[0], {0}); },
+                    {values({6000, 2}, DType::Float32)}, 1e-6);
   check_against_cpu("logsumexp long rows", [](auto& in) { return logsumexp(in[0], {1}); }, {values({2, 7000})});
   check_against_cpu("logsumexp few columns", [](auto& in) { return logsumexp(in[0], {0}); }, {values({900, 2})});
   check_against_cpu(
