@@ -15,6 +15,7 @@
 #include "ops/nn_kernels.h"
 #include "ops/reduce.h"
 #include "ops/shape_ops.h"
+#include "optim/adam.h"
 #include "optim/optim_kernels.h"
 #include "tests/device_harness.h"
 
@@ -309,4 +310,29 @@ TEST_CASE("[cuda] sgd and adam kernels match the CPU") {
                       adam_steps(t.device, amsgrad, decoupled), "adam", 1e-12);
     });
   }
+}
+
+TEST_CASE("[cuda] three AdamW training steps of a small network match the CPU") {
+  // embedding -> layer_norm -> linear -> dropout -> cross_entropy, AdamW: every kernel of
+  // this file in one graph, compared after three updates (float64).
+  announce_targets();
+  const Tensor table0 = normal({11, 8}, 101), w0 = normal({5, 8}, 102), b0 = normal({5}, 103);
+  const Tensor ln_w0 = normal({8}, 104), tokens = class_targets({3, 4}, 11, 105),
+               labels = class_targets({3, 4}, 5, 106);
+  auto train = [&](Device dev) {
+    auto param = [&](const Tensor& v) { return v.detach().to(dev).detach().clone().requires_grad_(true); };
+    Tensor table = param(table0), w = param(w0), b = param(b0), ln_w = param(ln_w0);
+    optim::AdamW opt({table, w, b, ln_w}, {.lr = 0.05});
+    Generator gen(5);
+    for (int step = 0; step < 3; ++step) {
+      opt.zero_grad();
+      Tensor h = layer_norm(embedding(table, tokens.to(dev)), {8}, ln_w);  // (3, 4, 8)
+      Tensor logits = dropout(linear(h, w, b), 0.2, true, &gen);           // (3, 4, 5)
+      cross_entropy(logits, labels.to(dev), {.label_smoothing = 0.1, .class_dim = -1}).backward();
+      opt.step();
+    }
+    return cat({flatten(table.detach()), flatten(w.detach()), b.detach(), ln_w.detach()}).to(Device::cpu());
+  };
+  const Tensor ref = train(Device::cpu());
+  for_each_device([&](const Target& t) { check_close(ref, train(t.device), "trained parameters on " + t.name); });
 }
