@@ -258,7 +258,7 @@ TEST_CASE("trainer: stop at step k (SIGINT), resume in fresh objects, and match 
   }
 }
 
-TEST_CASE("trainer: request_stop ends the loop after the current step; SIGINT handler is restored") {
+TEST_CASE("trainer: request_stop ends the loop after the current step and the SIGINT handler is restored") {
   static volatile std::sig_atomic_t seen = 0;
   auto mine = +[](int) { seen = 1; };
   auto previous = std::signal(SIGINT, mine);
