@@ -125,7 +125,7 @@ TEST_CASE("checkpoint: round trip restores model, optimizer, generators and info
   CHECK(header.config == info.config);
 }
 
-TEST_CASE("checkpoint: a model-only load ignores the optimizer state; float64 models round trip") {
+TEST_CASE("checkpoint: a model-only load ignores the optimizer state, float64 models round trip") {
   ScratchDir dir;
   Setup a({2, 4, 1}, 3);
   a.model->to(DType::Float64);
@@ -139,7 +139,7 @@ TEST_CASE("checkpoint: a model-only load ignores the optimizer state; float64 mo
   CHECK(b.model->named_parameters()[0].second.dtype() == DType::Float64);
 }
 
-TEST_CASE("checkpoint: writes are atomic; a failed save leaves the old file and no temporary") {
+TEST_CASE("checkpoint: writes are atomic, a failed save leaves the old file and no temporary") {
   ScratchDir dir;
   Setup a({3, 4, 2}, 1);
   a.step(0);
@@ -175,7 +175,7 @@ TEST_CASE("checkpoint: writes are atomic; a failed save leaves the old file and 
                     {"load_safetensors", "torn.safetensors"}));
 }
 
-TEST_CASE("checkpoint: missing, unexpected and mis-shaped tensors are named; nothing changes") {
+TEST_CASE("checkpoint: missing, unexpected and mis-shaped tensors are named, nothing changes") {
   ScratchDir dir;
   Setup a({3, 4, 2}, 1);
   a.step(0);

@@ -125,7 +125,7 @@ TEST_CASE("data: TensorDataset get/get_batch, collate, WindowDataset, Subset") {
   CHECK(throws_with([&] { random_split(ds, {3, 3}, 7); }, {"[random_split]", "6", "5"}));
 }
 
-TEST_CASE("data: loader order depends only on (seed, epoch); batches and drop_last") {
+TEST_CASE("data: loader order depends only on (seed, epoch), batches and drop_last") {
   auto ds = counting_dataset(10);
   DataLoader plain(ds, 4);
   CHECK(plain.num_batches() == 3);
@@ -175,7 +175,7 @@ TEST_CASE("data: loader batch tensors, empty epochs, single iteration") {
   CHECK(epoch_targets(none, 0).empty());
 }
 
-TEST_CASE("data: worker exceptions reach the consumer; early exit does not hang") {
+TEST_CASE("data: worker exceptions reach the consumer, early exit does not hang") {
   for (bool prefetch : {true, false}) {
     DataLoader loader(std::make_shared<FailingDataset>(7), {.batch_size = 3, .prefetch = prefetch});
     int64_t seen = 0;

@@ -157,7 +157,7 @@ TEST_CASE("T5 parameter counts (t5-efficient-mini sizing, vocab 4096 + 2)") {
     CHECK((n.find("bias") == std::string::npos || n.find("relative_attention_bias") != std::string::npos));
 }
 
-TEST_CASE("T5: cached greedy generation equals full recomputation; shift_right") {
+TEST_CASE("T5: cached greedy generation equals full recomputation, shift_right") {
   Generator gen(7);
   models::T5Config c = tiny_t5(false);
   c.vocab_size = 13, c.eos_token_id = 99;  // no early stop

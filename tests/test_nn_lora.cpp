@@ -26,7 +26,7 @@ void randomize(const Tensor& p, Generator* gen, double scale = 0.1) {
 
 }  // namespace
 
-TEST_CASE("nn LoRA: initial output equals the base; names, counts, init") {
+TEST_CASE("nn LoRA: initial output equals the base, names, counts, init") {
   Generator gen(1);
   auto base = std::make_shared<nn::Linear>(64, 32, true, &gen);
   Tensor x = randn({4, 64}, {}, &gen);

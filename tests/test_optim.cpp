@@ -133,7 +133,7 @@ TEST_CASE("optim: AdamW differs from Adam only through weight decay") {
   CHECK(Adam({p}).group(0).weight_decay == 0.0);
 }
 
-TEST_CASE("optim: parameters without grad are skipped; non-contiguous parameters update in place") {
+TEST_CASE("optim: parameters without grad are skipped, non-contiguous parameters update in place") {
   Tensor a = leaf(kP0), b = leaf(kP0);
   Adam opt({a, b}, {.lr = 0.1});
   set_grad(a, kGrads[0]);

@@ -152,7 +152,7 @@ TEST_CASE("plot: a line plot's SVG is well-formed and its points sit at the mapp
   for (const char* s : {"step", "loss", "train", "val", "0", "2", "10", "1.0", "3.0"}) CHECK_MESSAGE(has(s), s);
 }
 
-TEST_CASE("plot: non-finite values break a line; a log axis maps log10 and skips y <= 0") {
+TEST_CASE("plot: non-finite values break a line, a log axis maps log10 and skips y <= 0") {
   LinePlot p;
   p.series.push_back({"a", {1, 2, 3, 4, 5}, {1, 10, NAN, 100, 1000}});
   std::vector<Element> els = parse_xml(to_svg(p));

@@ -65,7 +65,7 @@ std::vector<double> flat_params(const nn::Module& m) {
 
 // -- config -------------------------------------------------------------------------------------
 
-TEST_CASE("trainer config: --set parses by the default's type; errors name the key and the valid keys") {
+TEST_CASE("trainer config: --set parses by the default's type, errors name the key and the valid keys") {
   Json c = {{"seed", 1},     {"lr", 0.5},      {"name", "x"},
             {"flag", false}, {"dims", {4, 8}}, {"trainer", {{"steps", 0}, {"clip", 0.0}}}};
   apply_override(c, "lr=1e-3");
