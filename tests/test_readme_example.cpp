@@ -40,3 +40,18 @@ TEST_CASE("README example: the documented training loop learns") {
   double loss = train_xor_like(40);
   CHECK(loss < 0.3);  // chance level is log 2 = 0.69
 }
+
+TEST_CASE("README tensor snippet runs as documented") {
+  using namespace hm;
+  Tensor a = randn({4, 3}, {.dtype = DType::Float64, .requires_grad = true});
+  Tensor b = tensor({1, 2, 3}).to(DType::Float64);
+  Tensor loss = mean(pow(a * b - 1.0, 2.0));
+  loss.backward();
+  CHECK(a.grad().shape() == Shape{4, 3});
+  CHECK(fmt::format("{}", a.grad()).find("tensor([[") == 0);
+  CHECK(gradcheck([](const std::vector<Tensor>& v) { return tanh(v[0]); }, {a}));
+  a.register_hook([](const Tensor& g) { return g * 0.5; });
+  CHECK_THROWS_AS(gradcheck([](const std::vector<Tensor>& v) { return tanh(v[0]); }, {a}), Error);  // the hook halves it
+  CHECK(hm::test::throws_with([&] { add(a.detach().to(DType::Float32), b); },
+                              {"[add] dtype mismatch: float32 (4, 3) cpu and float64 (3,) cpu"}));
+}
