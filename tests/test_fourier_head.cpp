@@ -1,0 +1,145 @@
+// Fourier head ops (ops/fourier_head.h) and layers (nn/fourier_head.h).
+#include <complex>
+#include <numbers>
+
+#include "autograd/gradcheck.h"
+#include "ops/fourier_head.h"
+#include "tests/helpers.h"
+
+using namespace hm;
+using hm::test::allclose;
+using hm::test::leaf64;
+using hm::test::throws_with;
+
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+
+// log(y + 1e-5) composed from plain ops with the complex-free formula:
+// R = alpha cos(pi l b) + beta sin(pi l b), I = beta cos - alpha sin, y = q / sum q.
+Tensor reference_log_pmf(const Tensor& coeffs, int64_t bins) {
+  const int64_t n = coeffs.size(-1) / 2 - 1;
+  Tensor b = fourier_bin_centres(bins).to(coeffs.dtype());                              // (m)
+  Tensor l = arange(0.0, static_cast<double>(n + 1), 1.0, {.dtype = coeffs.dtype()});   // (N+1)
+  Tensor ang = mul(unsqueeze(l, 1), unsqueeze(b, 0)) * kPi;                              // (N+1, m)
+  Tensor alpha = narrow(coeffs, -1, 0, n + 1), beta = narrow(coeffs, -1, n + 1, n + 1);
+  Tensor re = add(matmul(alpha, cos(ang)), matmul(beta, sin(ang)));
+  Tensor im = sub(matmul(beta, cos(ang)), matmul(alpha, sin(ang)));
+  Tensor q = add(square(re), square(im));
+  return log(add(div(q, sum(q, {-1}, true)), 1e-5));
+}
+
+// The paper's autocorrelation form p(z) = 1/2 + Re(sum_k (c_k/c_0) e^{i pi k z}), one row.
+double paper_pdf(const std::vector<double>& row, double z) {
+  const int64_t n = static_cast<int64_t>(row.size()) / 2 - 1;
+  std::vector<std::complex<double>> a(n + 1);
+  for (int64_t l = 0; l <= n; ++l) a[l] = {row[l], row[n + 1 + l]};
+  auto c = [&](int64_t k) {
+    std::complex<double> s = 0;
+    for (int64_t l = 0; l + k <= n; ++l) s += a[l] * std::conj(a[l + k]);
+    return s;
+  };
+  std::complex<double> total = 0;
+  for (int64_t k = 1; k <= n; ++k) total += c(k) / c(0) * std::exp(std::complex<double>(0, kPi * k * z));
+  return 0.5 + total.real();
+}
+
+}  // namespace
+
+TEST_CASE("fourier_head_log_pmf matches the composed reference and the autocorrelation form") {
+  for (auto [n, m] : {std::pair<int64_t, int64_t>{1, 3}, {4, 10}, {12, 50}, {0, 4}}) {
+    Generator gen(static_cast<uint64_t>(7 + n));
+    Tensor c = randn({3, 2, 2 * (n + 1)}, {.dtype = DType::Float64}, &gen);
+    Tensor out = fourier_head_log_pmf(c, m);
+    CHECK(out.shape() == Shape{3, 2, m});
+    CHECK(allclose(out, reference_log_pmf(c, m), 1e-10, 1e-12));
+    Tensor c32 = c.to(DType::Float32);
+    CHECK(allclose(fourier_head_log_pmf(c32, m), reference_log_pmf(c32, m).to(DType::Float64), 1e-4, 1e-5));
+    // y_j vs the paper's p(b_j) normalised over the bins, in std::complex<double>.
+    std::vector<double> cv = c.to_vector(), ov = out.to_vector();
+    for (int64_t r = 0; r < 6; ++r) {
+      std::vector<double> row(cv.begin() + r * 2 * (n + 1), cv.begin() + (r + 1) * 2 * (n + 1));
+      std::vector<double> p(m);
+      double total = 0;
+      for (int64_t j = 0; j < m; ++j) total += p[j] = paper_pdf(row, -1.0 + (2.0 * j + 1) / m);
+      for (int64_t j = 0; j < m; ++j) CHECK(std::exp(ov[r * m + j]) - 1e-5 == doctest::Approx(p[j] / total).epsilon(1e-9));
+    }
+  }
+}
+
+TEST_CASE("fourier_head_log_pmf is a pmf: sums to 1 and non-negative") {
+  Generator gen(3);
+  Tensor c = randn({16, 2 * 33}, {}, &gen);  // float32, N = 32
+  Tensor y = sub(exp(fourier_head_log_pmf(c, 4096)), 1e-5);
+  std::vector<double> v = y.to_vector();
+  for (double x : v) CHECK(x >= -1e-7);
+  CHECK(allclose(sum(y, {-1}), std::vector<double>(16, 1.0), 1e-4, 1e-4));
+}
+
+TEST_CASE("fourier_head_log_pmf gradcheck (float64, several shapes, non-contiguous)") {
+  for (auto [n, m] : {std::pair<int64_t, int64_t>{1, 3}, {3, 7}, {5, 16}}) {
+    Tensor c = leaf64({2, 3, 2 * (n + 1)}, static_cast<uint64_t>(n));
+    CHECK(gradcheck([m](const std::vector<Tensor>& x) { return fourier_head_log_pmf(x[0], m); }, {c}));
+  }
+  Tensor c1 = leaf64({6}, 11);  // a single row, no batch dims
+  CHECK(gradcheck([](const std::vector<Tensor>& x) { return fourier_head_log_pmf(x[0], 5); }, {c1}));
+  Tensor t = leaf64({8, 4}, 12);  // used transposed: (4, 8) non-contiguous, N = 3
+  CHECK(gradcheck([](const std::vector<Tensor>& x) { return fourier_head_log_pmf(transpose(x[0], 0, 1), 9); }, {t}));
+}
+
+TEST_CASE("fourier_pdf: paper form, integrates to 1, gradcheck") {
+  Generator gen(5);
+  Tensor c = randn({2, 2 * 7}, {.dtype = DType::Float64}, &gen);  // N = 6
+  const int64_t points = 10001;
+  Tensor z = linspace(-1.0, 1.0, points, {.dtype = DType::Float64});
+  Tensor p = fourier_pdf(c, z);  // (2, P)
+  CHECK(p.shape() == Shape{2, points});
+  std::vector<double> pv = p.to_vector(), cv = c.to_vector(), zv = z.to_vector();
+  for (int64_t r = 0; r < 2; ++r) {
+    double integral = 0;
+    for (int64_t i = 0; i + 1 < points; ++i) integral += 0.5 * (pv[r * points + i] + pv[r * points + i + 1]) * (zv[i + 1] - zv[i]);
+    CHECK(integral == doctest::Approx(1.0).epsilon(1e-6));
+    std::vector<double> row(cv.begin() + r * 14, cv.begin() + (r + 1) * 14);
+    for (int64_t i = 0; i < points; i += 997) CHECK(pv[r * points + i] == doctest::Approx(paper_pdf(row, zv[i])).epsilon(1e-10));
+  }
+  Tensor cc = leaf64({3, 8}, 21), zz = leaf64({3, 4}, 22, 0.5);  // per-row points
+  CHECK(gradcheck([](const std::vector<Tensor>& x) { return fourier_pdf(x[0], x[1]); }, {cc, zz}));
+  Tensor zs = leaf64({5}, 23, 0.5);  // shared points
+  CHECK(gradcheck([](const std::vector<Tensor>& x) { return fourier_pdf(x[0], x[1]); }, {cc, zs}));
+}
+
+TEST_CASE("fourier_cdf: endpoints, derivative is the pdf, gradcheck") {
+  Generator gen(9);
+  Tensor c = randn({3, 2 * 5}, {.dtype = DType::Float64}, &gen);  // N = 4
+  CHECK(allclose(fourier_cdf(c, tensor({-1.0, 1.0}, {2}, {.dtype = DType::Float64})),
+                 std::vector<double>{0, 1, 0, 1, 0, 1}, 1e-12, 1e-12));
+  Tensor z = tensor({-0.9, -0.3, 0.0, 0.41, 0.8}, {5}, {.dtype = DType::Float64});
+  const double h = 1e-6;
+  Tensor deriv = div(sub(fourier_cdf(c, add(z, h)), fourier_cdf(c, sub(z, h))), 2 * h);
+  CHECK(allclose(deriv, fourier_pdf(c, z), 1e-6, 1e-7));
+  Tensor cc = leaf64({2, 6}, 31), zz = leaf64({2, 3}, 32, 0.5);
+  CHECK(gradcheck([](const std::vector<Tensor>& x) { return fourier_cdf(x[0], x[1]); }, {cc, zz}));
+}
+
+TEST_CASE("fourier_regularizer: hand value and gradcheck") {
+  // a_0 = 1 + 2i, a_1 = 3 - i: c_1 = a_0 conj(a_1) = (1 + 2i)(3 + i) = 1 + 7i, |c_1|^2 = 50.
+  Tensor c = tensor({1, 3, 2, -1}, {1, 4}, {.dtype = DType::Float64});
+  const double gamma = 1e-3;
+  CHECK(fourier_regularizer(c, gamma, 50).item<double>() == doctest::Approx(gamma * 2 * kPi * kPi / 50 * 50));
+  CHECK(fourier_regularizer(c, gamma, 50, true).item<double>() == doctest::Approx(gamma * 4 * kPi * kPi * 50));
+  // Two rows: the batch mean. Row 2 has N = 1 with a_0 = 1, a_1 = 1: c_1 = 1.
+  Tensor c2 = tensor({1, 3, 2, -1, 1, 1, 0, 0}, {2, 4}, {.dtype = DType::Float64});
+  CHECK(fourier_regularizer(c2, 1.0, 10).item<double>() == doctest::Approx(2 * kPi * kPi / 10 * (50 + 1) / 2));
+  Tensor cc = leaf64({3, 10}, 41);
+  CHECK(gradcheck([](const std::vector<Tensor>& x) { return fourier_regularizer(x[0], 0.1, 20); }, {cc}));
+}
+
+TEST_CASE("fourier head ops reject bad input") {
+  Tensor odd = zeros({2, 5});
+  CHECK(throws_with([&] { fourier_head_log_pmf(odd, 10); }, {"fourier_head_log_pmf", "even", "(2, 5)"}));
+  CHECK(throws_with([&] { fourier_head_log_pmf(ones({2, 4}), 0); }, {"fourier_head_log_pmf", "bins"}));
+  CHECK(throws_with([&] { fourier_head_log_pmf(ones({2, 4}).to(DType::BFloat16), 8); },
+                    {"fourier_head_log_pmf", "bfloat16", "upcast"}));
+  CHECK(throws_with([&] { fourier_pdf(ones({2, 4}), ones({3}, {.dtype = DType::Float64})); }, {"fourier_pdf", "dtype"}));
+  CHECK(throws_with([&] { fourier_regularizer(ones({2, 3}), 1.0, 4); }, {"fourier_regularizer", "even"}));
+}
