@@ -1,0 +1,207 @@
+// Fourier Recurrent Unit: the fused recurrence op (gradcheck in float64, fused == composed
+// gradients), FRU/SRU parameter counts of the papers' pixel-MNIST models, the running-mean
+// property of a single f = 0 frequency, and the gradient-inspection helper.
+#include <cmath>
+
+#include "autograd/gradcheck.h"
+#include "nn/fru.h"
+#include "nn/linear.h"
+#include "ops/fru_recurrence.h"
+#include "tests/helpers.h"
+
+using namespace hm;
+using hm::test::allclose;
+using hm::test::leaf64;
+using hm::test::throws_with;
+
+namespace {
+
+Tensor f64(const std::vector<double>& v) { return from_vector(v, {int64_t(v.size())}, {.dtype = DType::Float64}); }
+
+// Runs fru_recurrence on leaves and gradchecks every differentiable input.
+void gradcheck_op(int64_t T, int64_t B, int64_t K, int64_t d, int64_t R, const std::vector<double>& decay,
+                  uint64_t seed) {
+  Tensor px = leaf64({T, B, d}, seed, 0.5), w_r = leaf64({R, K * d}, seed + 1, 0.3), b_r = leaf64({R}, seed + 2, 0.2);
+  Tensor w_pr = leaf64({d, R}, seed + 3, 0.3), coef = leaf64({T, K}, seed + 4, 0.2);
+  Tensor mu0 = leaf64({B, K * d}, seed + 5, 0.5);
+  Tensor dec = f64(decay);
+  CHECK(gradcheck(
+      [&](const std::vector<Tensor>& in) { return fru_recurrence(in[0], in[1], in[2], in[3], in[4], dec, in[5]); },
+      {px, w_r, b_r, w_pr, coef, mu0}));
+}
+
+// Two identical float64 models, one fused and one composed.
+template <class M, class O>
+std::pair<std::shared_ptr<M>, std::shared_ptr<M>> twin(int64_t in, O opt) {
+  Generator g1(7), g2(7);
+  opt.gen = &g1;
+  opt.fused = true;
+  auto a = std::make_shared<M>(in, opt);
+  opt.gen = &g2;
+  opt.fused = false;
+  auto b = std::make_shared<M>(in, opt);
+  a->to(DType::Float64);
+  b->to(DType::Float64);
+  return {a, b};
+}
+
+// Loss = sum(o * w) + sum(mu_n * v); compares outputs and every gradient (params, x, mu0).
+template <class M>
+void check_fused_equals_composed(M& fused, M& composed, int64_t B, int64_t T) {
+  Tensor w = leaf64({B, T, fused.output_units}, 91).detach();
+  Tensor v = leaf64({B, fused.state_size()}, 92).detach();
+  Tensor x1 = leaf64({B, T, fused.input_size}, 93), x2 = leaf64({B, T, fused.input_size}, 93);
+  Tensor m1 = leaf64({B, fused.state_size()}, 94, 0.1), m2 = leaf64({B, fused.state_size()}, 94, 0.1);
+  auto o1 = fused.forward(x1, m1), o2 = composed.forward(x2, m2);
+  CHECK(allclose(o1.output, o2.output, 1e-10, 1e-12));
+  CHECK(allclose(o1.last, o2.last, 1e-10, 1e-12));
+  CHECK(allclose(o1.mu_n, o2.mu_n, 1e-10, 1e-12));
+  add(sum(mul(o1.output, w)), sum(mul(o1.mu_n, v))).backward();
+  add(sum(mul(o2.output, w)), sum(mul(o2.mu_n, v))).backward();
+  CHECK(allclose(x1.grad(), x2.grad(), 1e-9, 1e-12));
+  CHECK(allclose(m1.grad(), m2.grad(), 1e-9, 1e-12));
+  auto p1 = fused.named_parameters(), p2 = composed.named_parameters();
+  REQUIRE(p1.size() == p2.size());
+  for (size_t i = 0; i < p1.size(); ++i) {
+    INFO(p1[i].first);
+    REQUIRE(p1[i].second.grad().defined());
+    CHECK(allclose(p1[i].second.grad(), p2[i].second.grad(), 1e-9, 1e-12));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("fru_recurrence gradcheck: short and long sequences, f=0 mask on and off") {
+  gradcheck_op(3, 2, 3, 2, 3, {0.0, 1.0, 1.0}, 1);               // mask on
+  gradcheck_op(4, 2, 3, 2, 3, {1.0, 1.0, 1.0}, 11);              // mask off
+  gradcheck_op(5, 1, 1, 3, 2, {1.0}, 21);                        // K = 1
+  gradcheck_op(3, 2, 5, 3, 4, {0.0, 0.25, 0.5, 0.9, 0.99}, 31);  // SRU-style decays
+  gradcheck_op(50, 2, 3, 2, 3, {0.0, 1.0, 1.0}, 41);
+  gradcheck_op(50, 2, 3, 2, 3, {1.0, 1.0, 1.0}, 51);
+}
+
+TEST_CASE("fru_recurrence errors name the function and the shapes") {
+  Tensor px = zeros({4, 2, 3}), w_r = zeros({5, 6}), b_r = zeros({5}), w_pr = zeros({3, 5}), coef = zeros({4, 2});
+  Tensor dec = ones({2});
+  CHECK_NOTHROW(fru_recurrence(px, w_r, b_r, w_pr, coef, dec));
+  CHECK(throws_with(
+      [&] {
+        fru_recurrence(px, zeros({5, 7}), b_r, w_pr, coef, dec);
+      },
+      {"fru_recurrence", "w_r", "(5, 6)"}));
+  CHECK(throws_with([&] { fru_recurrence(px, w_r, b_r, w_pr, zeros({3, 2}), dec); }, {"fru_recurrence", "coef"}));
+  CHECK(throws_with(
+      [&] {
+        fru_recurrence(zeros({4, 3}), w_r, b_r, w_pr, coef, dec);
+      },
+      {"fru_recurrence", "(T, B, d)"}));
+  CHECK(throws_with([&] { fru_recurrence(px, w_r.to(DType::Float64), b_r, w_pr, coef, dec); },
+                    {"fru_recurrence", "float64"}));
+  CHECK(throws_with([&] { fru_recurrence(px, w_r, b_r, w_pr, coef, dec, zeros({3, 6})); }, {"fru_recurrence", "mu0"}));
+}
+
+TEST_CASE("FRU fused == composed (outputs and all gradients), mask on and off") {
+  for (bool mask : {true, false}) {
+    nn::FRUOptions opt{
+        .num_freqs = 4, .dims_per_freq = 3, .r_size = 5, .output_units = 6, .f_max = 7, .seq_len = 9, .mask_f0 = mask};
+    auto [a, b] = twin<nn::FRU>(2, opt);
+    check_fused_equals_composed(*a, *b, 3, 9);
+  }
+}
+
+TEST_CASE("SRU fused == composed") {
+  nn::SRUOptions opt{.decays = {0.0, 0.5, 0.99}, .phi_size = 4, .r_size = 3, .output_units = 5};
+  auto [a, b] = twin<nn::SRU>(2, opt);
+  check_fused_equals_composed(*a, *b, 2, 6);
+}
+
+TEST_CASE("FRU with one f=0 frequency and theta = 0 keeps the running mean of phi") {
+  for (bool fused : {true, false}) {
+    Generator g(3);
+    nn::FRU m(2, {.num_freqs = 1,
+                  .dims_per_freq = 4,
+                  .r_size = 3,
+                  .output_units = 5,
+                  .f_max = 10,
+                  .seq_len = 6,
+                  .mask_f0 = true,
+                  .fused = fused,
+                  .gen = &g});
+    m.to(DType::Float64);
+    {
+      NoGradGuard ng;
+      Tensor(m.theta).copy_(zeros({1}, {.dtype = DType::Float64}));
+    }
+    Tensor x = leaf64({2, 6, 2}, 5).detach();
+    Tensor mu = m.states(x);  // (B, T, d)
+    // mu_t = mu_{t-1} + phi_t / T, i.e. (sum of phi up to t) / T, with phi from the previous state.
+    Tensor prev = zeros({2, 4}, {.dtype = DType::Float64}), acc = zeros({2, 4}, {.dtype = DType::Float64});
+    for (int64_t t = 0; t < 6; ++t) {
+      Tensor r = relu(linear(prev, m.weight_r, m.bias_r));
+      Tensor phi = relu(linear(cat({select(x, 1, t), r}, 1), m.weight_phi, m.bias_phi));
+      acc = add(acc, phi);
+      prev = select(mu, 1, t);
+      CHECK(allclose(prev, mul(acc, 1.0 / 6.0), 1e-12, 1e-14));
+    }
+  }
+}
+
+TEST_CASE("FRU frequencies and parameter counts of the pixel-MNIST classifiers") {
+  CHECK(nn::fru_frequencies(1, 784) == std::vector<double>{0.0});
+  auto f = nn::fru_frequencies(60, 784);
+  REQUIRE(f.size() == 60);
+  CHECK(f[0] == 0.0);
+  CHECK(f[1] == doctest::Approx(0.25));
+  CHECK(f[59] == doctest::Approx(784));
+  CHECK(f[30] / f[29] == doctest::Approx(f[2] / f[1]));
+  // FRU_{K,d} on 784 pixels + Linear(200, 10): W_r (60, K d) + b_r, W_phi (d, 1 + 60) + b_phi,
+  // W_o (200, K d) + b_o, theta (K) and the classifier.
+  nn::Linear head(200, 10);
+  nn::FRU fru60(1, {.num_freqs = 60, .dims_per_freq = 10});
+  CHECK(fru60.num_parameters() + head.num_parameters() == 158950);
+  nn::FRU fru40(1, {.num_freqs = 40, .dims_per_freq = 10});
+  CHECK(fru40.num_parameters() + head.num_parameters() == 106930);
+  // SRU: 5 decays x phi 200 = 1000 state dims, r 60, o 200.
+  nn::SRU sru(1);
+  CHECK(sru.num_parameters() + head.num_parameters() == 274670);
+  CHECK(fru60.decay.to_vector()[0] == 0.0);
+  CHECK(nn::FRU(1, {.num_freqs = 3, .mask_f0 = false}).decay.to_vector() == std::vector<double>{1, 1, 1});
+}
+
+TEST_CASE("grads_wrt_initial_state: shapes, and each row is d loss_t / d mu0") {
+  Generator g(4);
+  nn::FRU m(1,
+            {.num_freqs = 3, .dims_per_freq = 2, .r_size = 4, .output_units = 3, .f_max = 5, .seq_len = 8, .gen = &g});
+  m.to(DType::Float64);
+  Tensor x = leaf64({2, 8, 1}, 6).detach();
+  auto loss = [](const Tensor& o, int64_t t) { return sum(square(select(o, 1, t))); };
+  Tensor grads = nn::grads_wrt_initial_state(m, x, loss);
+  CHECK(grads.shape() == Shape{8, 6});
+  Tensor norms = nn::grad_norms_per_step(grads);
+  CHECK(norms.shape() == Shape{8, 3});
+  // Row 5 by hand.
+  Tensor mu0 = zeros({2, 6}, {.dtype = DType::Float64}).requires_grad_(true);
+  loss(m.forward(x, mu0).output, 5).backward();
+  CHECK(allclose(select(grads, 0, 5), sum(mu0.grad(), {0}), 1e-12, 1e-14));
+  auto n = norms.to_vector();
+  CHECK(n[5 * 3 + 0] >= n[5 * 3 + 1]);  // L1 >= L2 >= Linf
+  CHECK(n[5 * 3 + 1] >= n[5 * 3 + 2]);
+}
+
+TEST_CASE("SingleBiasLSTM: the paper's LSTM-200 count and the bias column acts as a bias") {
+  nn::Linear head(200, 10);
+  nn::SingleBiasLSTM big(1, 200);
+  CHECK(big.num_parameters() + head.num_parameters() == 163610);
+  Generator g(2);
+  nn::SingleBiasLSTM m(2, 3, &g);
+  m.to(DType::Float64);
+  Tensor x = leaf64({2, 4, 2}, 8).detach();
+  auto out = m.forward(x);
+  CHECK(out.output.shape() == Shape{2, 4, 3});
+  // Same as lstm_cell steps with w_ih's last column as b_ih.
+  Tensor w = m.lstm->weight_ih[0];
+  Tensor w_x = narrow(w, 1, 0, 2), b = select(w, 1, 2);
+  nn::LSTMState s{zeros({2, 3}, {.dtype = DType::Float64}), zeros({2, 3}, {.dtype = DType::Float64})};
+  for (int64_t t = 0; t < 4; ++t) s = nn::lstm_cell(select(x, 1, t), s, w_x, m.lstm->weight_hh[0], b);
+  CHECK(allclose(select(out.output, 1, 3), s.h));
+}
