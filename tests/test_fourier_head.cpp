@@ -3,6 +3,7 @@
 #include <numbers>
 
 #include "autograd/gradcheck.h"
+#include "nn/fourier_head.h"
 #include "ops/fourier_head.h"
 #include "tests/helpers.h"
 
@@ -142,4 +143,83 @@ TEST_CASE("fourier head ops reject bad input") {
                     {"fourier_head_log_pmf", "bfloat16", "upcast"}));
   CHECK(throws_with([&] { fourier_pdf(ones({2, 4}), ones({3}, {.dtype = DType::Float64})); }, {"fourier_pdf", "dtype"}));
   CHECK(throws_with([&] { fourier_regularizer(ones({2, 3}), 1.0, 4); }, {"fourier_regularizer", "even"}));
+}
+
+TEST_CASE("nn::FourierHead: init (scale invariance), regularization_loss, bf16 input upcast") {
+  Generator gen(1);
+  nn::FourierHead head(8, 50, 12, 1e-6, 100.0, 100.0, &gen);
+  CHECK(head.num_parameters() == 8 * 26 + 26);
+  Tensor x = randn({4, 8}, {}, &gen);
+  Tensor out = head.forward(x);  // (4, 50)
+  CHECK(out.shape() == Shape{4, 50});
+  // p is invariant to scaling all coefficients, so equal denominators leave the initial pmf
+  // exactly as with the plain Linear init (they only shrink the coefficients / rescale the
+  // gradients); the pmf is a proper distribution, not uniform.
+  Generator gen_plain(1);
+  nn::FourierHead plain(8, 50, 12, 1e-6, 1.0, 1.0, &gen_plain);
+  CHECK(allclose(out, plain.forward(x), 1e-4, 1e-5));
+  CHECK(allclose(sum(sub(exp(out), 1e-5), {-1}), std::vector<double>(4, 1.0), 1e-4, 1e-4));
+  Tensor reg = head.regularization_loss();
+  CHECK(reg.item<double>() == doctest::Approx(fourier_regularizer(head.coefficients(x), 1e-6, 50).item<double>()));
+  add(sum(out), mul(reg, 1e6)).backward();
+  CHECK(head.linear->weight.grad().defined());
+  CHECK(head.forward(x.to(DType::BFloat16)).dtype() == DType::Float32);
+}
+
+TEST_CASE("nn::FourierHeadMLE: nll, cdf, sampling histogram matches the pdf") {
+  Generator gen(2);
+  nn::FourierHeadMLE head(3, 4, 0.0, 1.0, 1.0, 50, &gen);  // denominators 1: a non-uniform density
+  Tensor x = randn({2, 3}, {}, &gen);
+  Tensor targets = tensor({0.1, -0.5}, {2});
+  Tensor loss = head.nll(x, targets);
+  Tensor p = squeeze(head.pdf(x, unsqueeze(targets, -1)), -1);
+  CHECK(loss.item<double>() == doctest::Approx(-0.5 * (std::log(p.to_vector()[0]) + std::log(p.to_vector()[1]))).epsilon(1e-5));
+  loss.backward();
+  CHECK(head.linear->weight.grad().defined());
+  CHECK(allclose(head.cdf(x, tensor({-1.0, 1.0}, {2})), std::vector<double>{0, 1, 0, 1}, 1e-5, 1e-5));
+  // 20000 samples per row in 20 bins vs the pdf's bin masses (CDF differences): loose chi-square.
+  const int64_t s = 20000, nb = 20;
+  std::vector<double> samples = head.sample(x, s, &gen).to_vector();
+  Tensor edges = linspace(-1.0, 1.0, nb + 1, {.dtype = DType::Float64});
+  std::vector<double> f = fourier_cdf(head.forward(x).detach().to(DType::Float64), edges).to_vector();  // (2, nb+1)
+  for (int64_t r = 0; r < 2; ++r) {
+    std::vector<double> counts(nb, 0.0);
+    for (int64_t i = 0; i < s; ++i) {
+      double v = samples[r * s + i];
+      CHECK_FALSE((v < -1.0 || v > 1.0));
+      counts[std::min<int64_t>(nb - 1, static_cast<int64_t>((v + 1.0) / 2.0 * nb))] += 1;
+    }
+    double chi2 = 0;
+    for (int64_t b = 0; b < nb; ++b) {
+      double expected = s * (f[r * (nb + 1) + b + 1] - f[r * (nb + 1) + b]);
+      chi2 += (counts[b] - expected) * (counts[b] - expected) / std::max(expected, 1e-9);
+    }
+    CHECK(chi2 < 60.0);  // 19 degrees of freedom: mean 19, 60 is far in the tail
+  }
+}
+
+TEST_CASE("nn::GMMHead and mixed_precision_bin_centres") {
+  Generator gen(4);
+  nn::GMMHead head(5, 50, 2, &gen);
+  CHECK(allclose(head.stds, std::vector<double>{0.04, 0.04}));
+  Tensor out = head.forward(randn({3, 5}, {}, &gen));
+  CHECK(out.shape() == Shape{3, 50});
+  CHECK(allclose(sum(sub(exp(out), 1e-5), {-1}), std::vector<double>(3, 1.0), 1e-4, 1e-4));
+  sum(out).backward();
+  CHECK(head.stds.grad().defined());
+
+  Tensor c = nn::mixed_precision_bin_centres(4096);
+  std::vector<double> v = c.to_vector();
+  REQUIRE(v.size() == 4096);
+  for (size_t i = 1; i < v.size(); ++i) CHECK(v[i] > v[i - 1]);
+  CHECK(v.front() > -15.0);
+  CHECK(v.back() < 15.0);
+  // Dense spacing 11 / n_mid vs sparse 14 / n_low: ratio ~ sparse_density.
+  int64_t n_low = 0, n_mid = 0;
+  for (double x : v) {
+    n_low += x < -1.0;
+    n_mid += x > -1.0 && x < 10.0;
+  }
+  CHECK((11.0 / n_mid) / (14.0 / n_low) == doctest::Approx(0.2).epsilon(0.02));
+  CHECK(throws_with([] { nn::mixed_precision_bin_centres(2); }, {"mixed_precision_bin_centres"}));
 }
