@@ -5,6 +5,7 @@
 
 #include "autograd/grad_mode.h"
 #include "core/factories.h"
+#include "nn/fourier_score.h"
 #include "ops/ops.h"
 
 namespace hm::nn {
@@ -122,6 +123,11 @@ void KVCache::append(const Tensor& k_new, const Tensor& v_new) {
   v = cat({v, v_new}, 2);
 }
 
+Tensor AttentionScore::attend(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& mask,
+                              double dropout_p, bool training, Generator* gen) {
+  return nn::attend(forward(q, k), v, mask, dropout_p, training, gen);
+}
+
 Tensor DotProductScore::forward(const Tensor& q, const Tensor& k) {
   Tensor logits = matmul(q, transpose(k, -2, -1));  // (B, H, Nq, Nk)
   return scale == 1.0 ? logits : mul(logits, scale);
@@ -134,9 +140,9 @@ std::shared_ptr<AttentionScore> make_attention_score(AttentionKernel kernel, int
       double scale = options.no_scale ? 1.0 : options.scale.value_or(1.0 / std::sqrt(static_cast<double>(head_dim)));
       return std::make_shared<DotProductScore>(scale);
     }
-    case AttentionKernel::Fourier:
-      throw_error("MultiheadAttention",
-                  "the Fourier attention kernel is not implemented until the Fourier operators land (issue 5)");
+    case AttentionKernel::Fourier:  // no 1/sqrt(D): R is the bandwidth
+      return std::make_shared<FourierScore>(head_dim, options.fourier_r_init, options.fourier_r_per_dim,
+                                            options.fourier_p);
   }
   throw_error("MultiheadAttention", fmt::format("unknown attention kernel {}", static_cast<int>(kernel)));
 }
@@ -187,8 +193,7 @@ Tensor MultiheadAttention::forward_heads(const Tensor& query, const Tensor& key,
       k = cache->k, v = cache->v;
     }
   }
-  Tensor logits = score->forward(q, k);  // (B, H, Nq, Nk)
-  return attend(logits, v, mask, options.dropout, is_training(), gen_);
+  return score->attend(q, k, v, mask, options.dropout, is_training(), gen_);  // (B, H, Nq, Dv)
 }
 
 Tensor MultiheadAttention::forward(const Tensor& query, const Tensor& key, const Tensor& value,

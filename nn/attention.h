@@ -65,6 +65,10 @@ struct MultiheadAttentionOptions {
   AttentionKernel kernel = AttentionKernel::DotProduct;
   std::optional<double> scale;  // logits scale; default 1/sqrt(head_dim)
   bool no_scale = false;        // T5: logits = q k^T (the scale is folded into the init)
+  // Fourier kernel (issue 5): initial bandwidth R, one R per head dim instead of a scalar, power p (even).
+  double fourier_r_init = 2.0;
+  bool fourier_r_per_dim = false;
+  int64_t fourier_p = 4;
 };
 
 // Maps per-head queries and keys to attention logits; the softmax over keys follows in attend().
@@ -72,6 +76,9 @@ class AttentionScore : public Module {
  public:
   using Module::Module;
   virtual Tensor forward(const Tensor& q, const Tensor& k) = 0;  // (B,H,Nq,D), (B,H,Nk,D) -> (B,H,Nq,Nk)
+  // dropout(masked_softmax(forward(q, k))) v -> (B,H,Nq,Dv). A kernel with a fused op overrides this.
+  virtual Tensor attend(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& mask, double dropout_p,
+                        bool training, Generator* gen);
 };
 
 class DotProductScore : public AttentionScore {

@@ -1,0 +1,22 @@
+// The FourierFormer attention kernel for MultiheadAttention (kernel = Fourier): a learnable
+// bandwidth R (a scalar, or one per head dimension) and the even power p. Its attend() runs
+// the fused ops/fourier_attention op; forward() gives the logits for masks the fused op does
+// not take (attn_mask, additive_bias), composed from plain ops.
+#pragma once
+#include "nn/attention.h"
+
+namespace hm::nn {
+
+class FourierScore : public AttentionScore {
+ public:
+  // R starts at r_init (2 for language modelling, 1 for images in the paper).
+  FourierScore(int64_t head_dim, double r_init = 2.0, bool r_per_dim = false, int64_t p = 4);
+  Tensor forward(const Tensor& q, const Tensor& k) override;  // (B,H,Nq,D), (B,H,Nk,D) -> (B,H,Nq,Nk)
+  Tensor attend(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& mask, double dropout_p,
+                bool training, Generator* gen) override;
+
+  int64_t head_dim, p;
+  Tensor R;  // () or (head_dim)
+};
+
+}  // namespace hm::nn

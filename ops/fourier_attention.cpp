@@ -1,0 +1,99 @@
+// fourier_attention: argument checks, the saved state and the backward closure; the compute
+// is in the fourier_attention kernel slots (ops/cpu/fourier_attention.cpp on the CPU).
+#include "ops/fourier_attention.h"
+
+#include "autograd/grad_mode.h"
+#include "autograd/node.h"
+#include "core/factories.h"
+#include "ops/elementwise.h"
+#include "ops/fourier_attention_kernels.h"
+#include "ops/reduce.h"
+#include "ops/shape_ops.h"
+
+namespace hm {
+namespace {
+
+constexpr const char* kFn = "fourier_attention";
+
+void check_p(int64_t p) {
+  check(p > 0 && p % 2 == 0, kFn, "p must be a positive even integer (odd p is not a valid kernel), got {}", p);
+}
+
+// R as a contiguous (D) vector of q's dtype.
+Tensor r_vector(const Tensor& R, int64_t D) {
+  return R.dim() == 0 ? broadcast_to(R, {D}).contiguous() : R.contiguous();
+}
+
+}  // namespace
+
+using autograd::NeedsGrad;
+using autograd::Saved;
+using Grads = std::vector<Tensor>;
+
+Tensor fourier_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in, const Tensor& R_in, int64_t p,
+                         const FourierAttentionMask& mask, double dropout_p, bool training, Generator* gen) {
+  check(q_in.defined() && k_in.defined() && v_in.defined() && R_in.defined(), kFn, "q, k, v and R must be defined");
+  check_p(p);
+  check(q_in.dim() == 4 && k_in.dim() == 4 && v_in.dim() == 4, kFn,
+        "expected q (B, H, Nq, D), k (B, H, Nk, D), v (B, H, Nk, Dv), got {}, {}, {}", str(q_in.shape()),
+        str(k_in.shape()), str(v_in.shape()));
+  const int64_t B = q_in.size(0), H = q_in.size(1), Nq = q_in.size(2), D = q_in.size(3);
+  const int64_t Nk = k_in.size(2), Dv = v_in.size(3);
+  check(k_in.size(0) == B && v_in.size(0) == B && k_in.size(1) == H && v_in.size(1) == H && k_in.size(3) == D &&
+            v_in.size(2) == Nk,
+        kFn, "incompatible q {}, k {}, v {}", str(q_in.shape()), str(k_in.shape()), str(v_in.shape()));
+  check(is_floating(q_in.dtype()) && q_in.dtype() == k_in.dtype() && k_in.dtype() == v_in.dtype() &&
+            v_in.dtype() == R_in.dtype(),
+        kFn, "q, k, v and R must share one float dtype, got {}, {}, {}, {}", q_in.desc(), k_in.desc(), v_in.desc(),
+        R_in.desc());
+  check(R_in.dim() == 0 || R_in.shape() == Shape{D}, kFn, "R must be a scalar or have shape ({},) = (D,), got {}", D,
+        str(R_in.shape()));
+  check(q_in.device() == k_in.device() && k_in.device() == v_in.device() && v_in.device() == R_in.device(), kFn,
+        "q, k, v and R must be on one device, got {}, {}, {}, {}", q_in.desc(), k_in.desc(), v_in.desc(), R_in.desc());
+  if (mask.key_padding_mask.defined())
+    check(mask.key_padding_mask.dtype() == DType::Bool && mask.key_padding_mask.shape() == Shape{B, Nk}, kFn,
+          "key_padding_mask must be bool (B, Nk) = ({}, {}), got {}", B, Nk, mask.key_padding_mask.desc());
+  check(dropout_p >= 0.0 && dropout_p < 1.0, kFn, "dropout_p must be in [0, 1), got {}", dropout_p);
+
+  Tensor q, k, v, R, pad;
+  {
+    NoGradGuard no_grad;
+    q = q_in.contiguous(), k = k_in.contiguous(), v = v_in.contiguous(), R = r_vector(R_in, D);
+    if (mask.key_padding_mask.defined()) pad = mask.key_padding_mask.to(q.device()).contiguous();
+  }
+  FourierAttentionArgs args{.p = p, .causal = mask.causal};
+  if (training && dropout_p > 0.0) {
+    Generator& g = gen ? *gen : default_generator();
+    args.dropout_p = dropout_p;
+    args.seed = g.seed();
+    args.offset = g.reserve(static_cast<uint64_t>(B * H * Nq * Nk));
+  }
+  Tensor out = Tensor::empty({B, H, Nq, Dv}, q.dtype(), q.device());   // (B, H, Nq, Dv)
+  Tensor attn = Tensor::empty({B, H, Nq, Nk}, q.dtype(), q.device());  // (B, H, Nq, Nk)
+  fourier_attention_kernel(q.device(), q, k, v, R, pad, args, out, attn);
+
+  const bool rec = autograd::will_record({q_in, k_in, v_in, R_in});
+  return autograd::record(kFn, out, {q_in, k_in, v_in, R_in},
+                          [sq = rec ? Saved(q) : Saved(), sk = rec ? Saved(k) : Saved(), sv = rec ? Saved(v) : Saved(),
+                           sR = rec ? Saved(R) : Saved(), sa = rec ? Saved(attn) : Saved(), args,
+                           r_shape = R_in.shape()](const Tensor& g_in, const NeedsGrad&) {
+                            const Tensor &q = sq.get(), &k = sk.get(), &v = sv.get(), &R = sR.get();
+                            Tensor g = g_in.contiguous();
+                            Tensor dq = Tensor::empty(q.shape(), q.dtype(), q.device());
+                            Tensor dk = Tensor::empty(k.shape(), k.dtype(), k.device());
+                            Tensor dv = Tensor::empty(v.shape(), v.dtype(), v.device());
+                            Tensor dR = Tensor::empty(R.shape(), R.dtype(), R.device());
+                            fourier_attention_backward_kernel(q.device(), q, k, v, R, sa.get(), g, args, dq, dk, dv,
+                                                              dR);
+                            return Grads{dq, dk, dv, r_shape.empty() ? sum(dR) : dR};
+                          });
+}
+
+Tensor fourier_attention_logits_reference(const Tensor& q, const Tensor& k, const Tensor& R, int64_t p) {
+  check_p(p);
+  Tensor diff = sub(unsqueeze(q, 3), unsqueeze(k, 2));                      // (B, H, Nq, Nk, D)
+  Tensor x = mul(diff, R);                                                  // R 0-d or (D) broadcasts over the last dim
+  return mul(sum(log(abs(div(sin(x), x))), {-1}), static_cast<double>(p));  // (B, H, Nq, Nk)
+}
+
+}  // namespace hm

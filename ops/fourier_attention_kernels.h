@@ -1,0 +1,64 @@
+// Kernel slots of the fused Fourier attention (ops/fourier_attention.h) and the scalar
+// pieces of log|sinc| shared by the CPU and CUDA kernels (HM_HD).
+#pragma once
+#include <cmath>
+#include <cstdint>
+
+#include "core/dispatch.h"
+#include "core/host_device.h"
+#include "core/tensor.h"
+
+namespace hm {
+
+// |sinc| below this is treated as this (x at a multiple of pi): keeps log finite. The
+// derivative is 0 there, which is exactly the derivative of the clamped function.
+constexpr double kFourierSincFloor = 1e-30;
+
+// log|sin(x) / x|; the series -x^2/6 - x^4/180 near 0 where sin(x)/x loses digits.
+template <class T>
+HM_HD T log_abs_sinc(T x) {
+  using std::log, std::sin;
+  const T ax = x < T(0) ? -x : x;
+  if (ax < T(1e-3)) {
+    const T x2 = x * x;
+    return -x2 * (T(1) / T(6) + x2 * (T(1) / T(180)));
+  }
+  T s = sin(x) / x;
+  s = s < T(0) ? -s : s;
+  return log(s > T(kFourierSincFloor) ? s : T(kFourierSincFloor));
+}
+
+// d/dx log|sinc x| = cot x - 1/x; -x/3 - x^3/45 near 0; 0 where |sinc| hits the floor.
+template <class T>
+HM_HD T dlog_abs_sinc(T x) {
+  using std::cos, std::sin;
+  const T ax = x < T(0) ? -x : x;
+  if (ax < T(1e-3)) return -x * (T(1) / T(3) + x * x * (T(1) / T(45)));
+  const T s = sin(x);
+  const T as = s < T(0) ? -s : s;
+  if (as <= T(kFourierSincFloor) * ax) return T(0);
+  return cos(x) / s - T(1) / x;
+}
+
+// Everything but the tensors: shared by forward and backward.
+struct FourierAttentionArgs {
+  int64_t p = 4;
+  bool causal = false;
+  double dropout_p = 0.0;  // 0 = no dropout
+  uint64_t seed = 0, offset = 0;
+};
+
+// q (B,H,Nq,D), k (B,H,Nk,D), v (B,H,Nk,Dv), R (D) contiguous, same float dtype; pad bool
+// (B,Nk) or undefined. Writes out (B,H,Nq,Dv) and attn (B,H,Nq,Nk) = A before dropout.
+inline Kernel<void(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& R, const Tensor& pad,
+                   const FourierAttentionArgs& args, const Tensor& out, const Tensor& attn)>
+    fourier_attention_kernel{"fourier_attention"};
+
+// From the saved attn and the output gradient g (B,H,Nq,Dv): fills dq, dk, dv, dR (D)
+// (all defined, contiguous, zero-initialised by the kernel).
+inline Kernel<void(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& R, const Tensor& attn,
+                   const Tensor& g, const FourierAttentionArgs& args, const Tensor& dq, const Tensor& dk,
+                   const Tensor& dv, const Tensor& dR)>
+    fourier_attention_backward_kernel{"fourier_attention_backward"};
+
+}  // namespace hm
