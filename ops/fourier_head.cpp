@@ -1,17 +1,20 @@
 // Fourier head ops (ops/fourier_head.h).
 //
 // Forward of fourier_head_log_pmf, per row of coeffs x (K = 2N+2):
-//   z = x T                       (2m) = [R | I], T the (K, 2m) cos/sin table below
+//   [R | I] at the bins (2m), R_j = sum_l alpha_l cos(pi l b_j) + beta_l sin(pi l b_j), I likewise
 //   q_j = R_j^2 + I_j^2,  Q = sum_j q_j,  y_j = q_j / Q,  out_j = log(y_j + 1e-5).
+// The GEMM uses the symmetry b_{m-1-j} = -b_j: cos is even and sin odd, so the products of
+// alpha and beta with the cos/sin table of the first h = ceil(m/2) centres give both halves.
+// Viewing x (rows, 2N+2) as (2 rows, N+1), one GEMM against the (N+1, 2h) table [C | S] gives
+// z (rows, 4h) = [alpha.C | alpha.S | beta.C | beta.S]: half the flops of a full (K, 2m) table.
 // The paper's p_j = q_j / (2 |a|^2) carries the denominator 2 (|alpha|^2 + |beta|^2), but it is
 // the same for every bin of a row and cancels in y = p / sum p, so it contributes nothing to
-// the value or the gradient; the kernel normalises q directly (one pass fewer, no 0/0 risk
-// beyond Q = 0, i.e. all-zero coefficients).
+// the value or the gradient; the kernel normalises q directly (all-zero coefficients give NaN).
 // Backward, with g = dL/dout:
 //   dL/dy_j = h_j = g_j / (y_j + 1e-5)
 //   dL/dq_j = (h_j - sum_k h_k y_k) / Q                (through the normalisation)
-//   dL/dR_j = 2 R_j dL/dq_j,  dL/dI_j = 2 I_j dL/dq_j
-//   dL/dx   = dL/dz T^T                                 (one GEMM)
+//   dL/dR_j = 2 R_j dL/dq_j,  dL/dI_j = 2 I_j dL/dq_j   (folded into dL/dz, ops/cpu/fourier_head.cpp)
+//   dL/dx   = dL/dz [C | S]^T                           (one GEMM)
 #include "ops/fourier_head.h"
 
 #include <cmath>
@@ -47,9 +50,9 @@ int64_t check_coeffs(const Tensor& coeffs, std::string_view fn) {
   return coeffs.size(-1) / 2 - 1;
 }
 
-// The (2N+2, 2m) table [R | I]: row l (alpha_l) holds cos(pi l b_j) | -sin(pi l b_j), row N+1+l
-// (beta_l) holds sin(pi l b_j) | cos(pi l b_j). The angle pi l (2j+1-m)/m is reduced exactly
-// in integers modulo 2 pi first, so large l m loses no accuracy. Cached per (N, m, dtype, device).
+// The (N+1, 2h) table [C | S], C[l][j] = cos(pi l b_j), S[l][j] = sin(pi l b_j) for the first
+// h = ceil(m/2) centres. The angle pi l (2j+1-m)/m is reduced exactly in integers modulo 2 pi
+// first, so large l m loses no accuracy. Cached per (N, m, dtype, device).
 Tensor bin_table(int64_t n_freq, int64_t m, DType dtype, Device device) {
   static std::mutex mutex;
   static std::map<std::tuple<int64_t, int64_t, DType, std::string>, Tensor> cache;
@@ -57,19 +60,16 @@ Tensor bin_table(int64_t n_freq, int64_t m, DType dtype, Device device) {
   std::lock_guard<std::mutex> lock(mutex);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
-  const int64_t k = 2 * (n_freq + 1);
-  std::vector<double> t(static_cast<size_t>(k * 2 * m));
+  const int64_t h = (m + 1) / 2;
+  std::vector<double> t(static_cast<size_t>((n_freq + 1) * 2 * h));
   for (int64_t l = 0; l <= n_freq; ++l)
-    for (int64_t j = 0; j < m; ++j) {
+    for (int64_t j = 0; j < h; ++j) {
       int64_t num = (l * (2 * j + 1 - m)) % (2 * m);  // angle = pi num / m
       double angle = kPi * static_cast<double>(num) / static_cast<double>(m);
-      double c = std::cos(angle), s = std::sin(angle);
-      t[l * 2 * m + j] = c;
-      t[l * 2 * m + m + j] = -s;
-      t[(n_freq + 1 + l) * 2 * m + j] = s;
-      t[(n_freq + 1 + l) * 2 * m + m + j] = c;
+      t[l * 2 * h + j] = std::cos(angle);
+      t[l * 2 * h + h + j] = std::sin(angle);
     }
-  Tensor table = from_vector(t, {k, 2 * m}).to(dtype).to(device);
+  Tensor table = from_vector(t, {n_freq + 1, 2 * h}).to(dtype).to(device);
   cache.emplace(key, table);
   return table;
 }
@@ -105,27 +105,32 @@ Tensor fourier_bin_centres(int64_t bins) {
 Tensor fourier_head_log_pmf(const Tensor& coeffs, int64_t bins) {
   const int64_t n_freq = check_coeffs(coeffs, "fourier_head_log_pmf");
   check(bins >= 1, "fourier_head_log_pmf", "bins must be >= 1, got {} (coeffs {})", bins, coeffs.desc());
-  const int64_t k = coeffs.size(-1);
+  const int64_t k = coeffs.size(-1), h = (bins + 1) / 2;
   Tensor x = as_rows(coeffs);  // (rows, K)
   const int64_t rows = x.size(0);
-  Tensor table = bin_table(n_freq, bins, coeffs.dtype(), coeffs.device());  // (K, 2m)
-  Tensor z = Tensor::empty({rows, 2 * bins}, coeffs.dtype(), coeffs.device());  // (rows, 2m) = [R | I]
-  gemm(x, table, false, z);
+  Tensor x2 = Tensor::view_of(x.storage(), {2 * rows, n_freq + 1}, {n_freq + 1, 1}, x.offset(), x.dtype());
+  Tensor table = bin_table(n_freq, bins, coeffs.dtype(), coeffs.device());  // (N+1, 2h)
+  Tensor z = Tensor::empty({2 * rows, 2 * h}, coeffs.dtype(), coeffs.device());  // (rows, 4h) as (2 rows, 2h)
+  gemm(x2, table, false, z);
   Shape out_shape = coeffs.shape();
   out_shape.back() = bins;
   Tensor out = Tensor::empty(out_shape, coeffs.dtype(), coeffs.device());  // (..., m)
-  if (rows > 0) fourier_log_pmf_kernel(coeffs.device(), z, out);
+  if (rows > 0)
+    fourier_log_pmf_kernel(coeffs.device(), Tensor::view_of(z.storage(), {rows, 4 * h}, {4 * h, 1}, 0, z.dtype()), out);
   bool rec = autograd::will_record({coeffs});
   return autograd::record(
       "fourier_head_log_pmf", out, {coeffs},
-      [sz = rec ? autograd::Saved(z) : autograd::Saved(), table = rec ? table : Tensor(), shape = coeffs.shape(),
-       k](const Tensor& g, const autograd::NeedsGrad&) {
-        const Tensor& zv = sz.get();
-        const int64_t rows = zv.size(0), m2 = zv.size(1);
+      [sz = rec ? autograd::Saved(z) : autograd::Saved(), table = rec ? table : Tensor(), shape = coeffs.shape(), k,
+       h](const Tensor& g, const autograd::NeedsGrad&) {
+        const Tensor& zv = sz.get();  // (2 rows, 2h)
+        const int64_t rows = zv.size(0) / 2;
         Tensor gc = g.contiguous();
-        Tensor gz = Tensor::empty({rows, m2}, zv.dtype(), zv.device());  // (rows, 2m)
-        if (rows > 0) fourier_log_pmf_backward_kernel(zv.device(), zv, gc, gz);
-        Tensor gx = Tensor::empty({rows, k}, zv.dtype(), zv.device());  // (rows, K)
+        Tensor gz = Tensor::empty({2 * rows, 2 * h}, zv.dtype(), zv.device());
+        auto as_wide = [&](const Tensor& t) {  // (2 rows, 2h) -> (rows, 4h)
+          return Tensor::view_of(t.storage(), {rows, 4 * h}, {4 * h, 1}, t.offset(), t.dtype());
+        };
+        if (rows > 0) fourier_log_pmf_backward_kernel(zv.device(), as_wide(zv), gc, as_wide(gz));
+        Tensor gx = Tensor::empty({2 * rows, k / 2}, zv.dtype(), zv.device());  // (rows, K) as (2 rows, N+1)
         gemm(gz, table, true, gx);
         return Grads{reshape(gx, shape)};
       });

@@ -48,7 +48,7 @@ double paper_pdf(const std::vector<double>& row, double z) {
 }  // namespace
 
 TEST_CASE("fourier_head_log_pmf matches the composed reference and the autocorrelation form") {
-  for (auto [n, m] : {std::pair<int64_t, int64_t>{1, 3}, {4, 10}, {12, 50}, {0, 4}}) {
+  for (auto [n, m] : {std::pair<int64_t, int64_t>{1, 3}, {4, 10}, {12, 50}, {0, 4}, {2, 1}, {3, 2}}) {
     Generator gen(static_cast<uint64_t>(7 + n));
     Tensor c = randn({3, 2, 2 * (n + 1)}, {.dtype = DType::Float64}, &gen);
     Tensor out = fourier_head_log_pmf(c, m);
