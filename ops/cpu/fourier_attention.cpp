@@ -4,11 +4,14 @@
 // multiplies by v. Backward: one task per (b, h) owns its dk/dv slices (no races) and a
 // private dR partial; the per-dimension terms are recomputed, never stored.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "core/parallel.h"
+#include "ops/cpu/vec_math.h"
 #include "ops/fourier_attention_kernels.h"
 #include "ops/nn_functors.h"
 
@@ -25,6 +28,46 @@ inline double abs_sinc(T xt) {
   }
   const double s = std::fabs(static_cast<double>(std::sin(xt)) / x);
   return s > kFourierSincFloor ? s : kFourierSincFloor;
+}
+
+// float sin and cos as branch-free polynomials (Cephes sinf/cosf coefficients after a
+// three-part Cody-Waite reduction by pi/2) so the per-dimension loops vectorise; libm's
+// scalar calls would dominate. A few ulp for |x| < ~1e4 (|R (q - k)| is far smaller).
+HM_VEC_INLINE void vsincos(float x, float& s, float& c) {
+  constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23: the low mantissa bits hold round(x 2/pi)
+  const float t = x * 0.636619772f + kMagic;
+  const int32_t n = std::bit_cast<int32_t>(t);
+  const float k = t - kMagic;
+  float r = x - k * 1.5703125f;
+  r -= k * 4.837512969970703125e-4f;
+  r -= k * 7.54978995489188216e-8f;
+  const float r2 = r * r;
+  const float ps = r + r * r2 * (-1.6666654611e-1f + r2 * (8.3321608736e-3f + r2 * -1.9515295891e-4f));
+  const float pc =
+      1.0f - 0.5f * r2 + r2 * r2 * (4.166664568298827e-2f + r2 * (-1.388731625493765e-3f + r2 * 2.443315711809948e-5f));
+  const float sv = (n & 1) ? pc : ps, cv = (n & 1) ? ps : pc;  // quadrant n mod 4
+  s = (n & 2) ? -sv : sv;
+  c = ((n + 1) & 2) ? -cv : cv;
+}
+
+// log|sinc x| and its derivative in float, branch-free (same definitions as the HM_HD ones).
+HM_VEC_INLINE float vlog_abs_sinc(float x) {
+  float s, c;
+  vsincos(x, s, c);
+  const float ax = std::fabs(x), x2 = x * x;
+  const float sinc = std::fabs(s) / std::max(ax, 1e-30f);
+  const float lg = vm::log(std::max(sinc, static_cast<float>(kFourierSincFloor)));
+  return ax < 1e-3f ? -x2 * (1.0f / 6.0f + x2 * (1.0f / 180.0f)) : lg;
+}
+
+HM_VEC_INLINE float vdlog_abs_sinc(float x) {
+  float s, c;
+  vsincos(x, s, c);
+  const float ax = std::fabs(x);
+  const float safe_s = std::fabs(s) <= static_cast<float>(kFourierSincFloor) * ax ? 1.0f : s;
+  const float safe_x = ax < 1e-3f ? 1.0f : x;
+  const float d = std::fabs(s) <= static_cast<float>(kFourierSincFloor) * ax ? 0.0f : c / safe_s - 1.0f / safe_x;
+  return ax < 1e-3f ? -x * (1.0f / 3.0f + x * x * (1.0f / 45.0f)) : d;
 }
 
 // True when key j is hidden from query i.
@@ -46,6 +89,8 @@ void cpu_fourier_attention(const Tensor& q, const Tensor& k, const Tensor& v, co
     const int64_t shift = Nk - Nq;
     parallel_for(B * H * Nq, Nk * D * 8, [&](int64_t r0, int64_t r1) {
       std::vector<T> xr(D);
+      std::vector<float> kt, accs(std::is_same_v<T, float> ? Nk : 0);  // float: this (b, h)'s k^T (D, Nk)
+      int64_t kt_bh = -1;
       for (int64_t row = r0; row < r1; ++row) {
         const int64_t bh = row / Nq, i = row % Nq, b = bh / H;
         const T* qi = pq + row * D;       // (D)
@@ -53,23 +98,43 @@ void cpu_fourier_attention(const Tensor& q, const Tensor& k, const Tensor& v, co
         const T* vb = pv + bh * Nk * Dv;  // (Nk, Dv)
         const bool* pad_row = ppad ? ppad + b * Nk : nullptr;
         T* a = pa + row * Nk;  // (Nk): logits, then probabilities
+        if constexpr (std::is_same_v<T, float>) {
+          // float: vectorise over the keys (D is often 16, too short a loop), d outermost.
+          if (kt_bh != bh) {
+            kt.resize(D * Nk);
+            for (int64_t j = 0; j < Nk; ++j)
+              for (int64_t d = 0; d < D; ++d) kt[d * Nk + j] = kb[j * D + d];
+            kt_bh = bh;
+          }
+          std::fill(accs.begin(), accs.end(), 0.0f);
+          float* acc = accs.data();
+          for (int64_t d = 0; d < D; ++d) {
+            const float qd = qi[d], rd = pr[d], *kd = kt.data() + d * Nk;
+#pragma omp simd
+            for (int64_t j = 0; j < Nk; ++j) acc[j] += vlog_abs_sinc(rd * (qd - kd[j]));
+          }
+        }
         double m = -std::numeric_limits<double>::infinity();
         for (int64_t j = 0; j < Nk; ++j) {
           if (blocked(pad_row, args.causal, i, j, shift)) {
             a[j] = -std::numeric_limits<T>::infinity();
             continue;
           }
-          const T* kj = kb + j * D;
+          double acc = 0.0;
+          if constexpr (std::is_same_v<T, float>) {
+            acc = accs[j];
+          } else {
+            const T* kj = kb + j * D;
 #pragma omp simd
-          for (int64_t d = 0; d < D; ++d) xr[d] = pr[d] * (qi[d] - kj[d]);
-          double acc = 0.0, prod = 1.0;
-          for (int64_t d = 0; d < D; ++d) {
-            prod *= abs_sinc(xr[d]);
-            if ((d & 7) == 7) acc += std::log(prod), prod = 1.0;
+            for (int64_t d = 0; d < D; ++d) xr[d] = pr[d] * (qi[d] - kj[d]);
+            double prod = 1.0;
+            for (int64_t d = 0; d < D; ++d) {
+              prod *= abs_sinc(xr[d]);
+              if ((d & 7) == 7) acc += std::log(prod), prod = 1.0;
+            }
+            acc += std::log(prod);
           }
-          acc += std::log(prod);
-          const double logit = p * acc;
-          a[j] = static_cast<T>(logit);
+          a[j] = static_cast<T>(p * acc);
           m = std::max(m, static_cast<double>(a[j]));
         }
         T* o = po + row * Dv;  // (Dv)
@@ -114,7 +179,7 @@ void cpu_fourier_attention_backward(const Tensor& q, const Tensor& k, const Tens
     const T scale = drop ? static_cast<T>(1.0 / (1.0 - args.dropout_p)) : T(1);
     std::vector<double> dr_part(B * H * D, 0.0);  // per (b, h), summed at the end
     parallel_for(B * H, Nq * Nk * (D + Dv) * 8, [&](int64_t t0, int64_t t1) {
-      std::vector<T> ds(Nk), coef(D);
+      std::vector<T> ds(Nk), coef(D), drow(D);
       std::vector<double> drl(D);
       for (int64_t bh = t0; bh < t1; ++bh) {
         const T* qb = pq + bh * Nq * D;   // (Nq, D)
@@ -156,23 +221,36 @@ void cpu_fourier_attention_backward(const Tensor& q, const Tensor& k, const Tens
           }
           const T* qi = qb + i * D;
           T* dqi = dqb + i * D;
+          std::fill(drow.begin(), drow.end(), T(0));  // this row's dR terms
           for (int64_t j = 0; j < Nk; ++j) {
             if (a[j] == T(0)) continue;
             const T c = p * a[j] * static_cast<T>(ds[j] - rowdot);  // p dS_ij
             const T* kj = kb + j * D;
             T* dkj = dkb + j * D;
-            for (int64_t d = 0; d < D; ++d) {
-              const T diff = qi[d] - kj[d];
-              coef[d] = c * dlog_abs_sinc<T>(pr[d] * diff);
-              drl[d] += static_cast<double>(coef[d] * diff);
-            }
+            if constexpr (std::is_same_v<T, float>) {
 #pragma omp simd
-            for (int64_t d = 0; d < D; ++d) {
-              const T t = coef[d] * pr[d];
-              dqi[d] += t;
-              dkj[d] -= t;
+              for (int64_t d = 0; d < D; ++d) {
+                const float diff = qi[d] - kj[d];
+                const float cf = c * vdlog_abs_sinc(pr[d] * diff);
+                drow[d] += cf * diff;
+                dqi[d] += cf * pr[d];
+                dkj[d] -= cf * pr[d];
+              }
+            } else {
+              for (int64_t d = 0; d < D; ++d) {
+                const T diff = qi[d] - kj[d];
+                coef[d] = c * dlog_abs_sinc<T>(pr[d] * diff);
+                drow[d] += coef[d] * diff;
+              }
+#pragma omp simd
+              for (int64_t d = 0; d < D; ++d) {
+                const T t = coef[d] * pr[d];
+                dqi[d] += t;
+                dkj[d] -= t;
+              }
             }
           }
+          for (int64_t d = 0; d < D; ++d) drl[d] += static_cast<double>(drow[d]);
         }
         std::copy(drl.begin(), drl.end(), dr_part.begin() + bh * D);
       }
