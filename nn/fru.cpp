@@ -129,7 +129,7 @@ Tensor FRU::coefficients(int64_t T, const Tensor& like) const {
   const std::vector<double> f = fru_frequencies(K, options.f_max);
   std::vector<double> arg(T * K);
   for (int64_t t = 0; t < T; ++t)
-    for (int64_t k = 0; k < K; ++k) arg[t * K + k] = kTwoPi * f[k] * double(t) / Tn;
+    for (int64_t k = 0; k < K; ++k) arg[t * K + k] = kTwoPi * f[k] * double(t + options.first_step) / Tn;
   Tensor a = from_vector(arg, {T, K}, {.dtype = DType::Float64}).to(like.dtype()).to(like.device());
   return mul(cos(add(a, mul(theta, kTwoPi))), 1.0 / Tn);  // (T, K)
 }

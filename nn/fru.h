@@ -6,7 +6,8 @@
 //   mu_t[k,:] = m_k mu_{t-1}[k,:] + c_k(t) phi_t
 //   o_t   = relu(W_o mu_t + b_o)                     (units)
 // FRU: c_k(t) = cos(2 pi f_k t / T + 2 pi theta_k) / T, m_k = 1 (0 for the f = 0 slot with
-// mask_f0 and K > 1), t = 0..T-1. SRU: c_k = 1 - alpha_k, m_k = alpha_k, d = phi size.
+// mask_f0 and K > 1), t = 0..T-1 (1..T with first_step = 1). SRU: c_k = 1 - alpha_k,
+// m_k = alpha_k, d = phi size.
 // The recurrence runs as one fused tape entry (ops/fru_recurrence.h) unless fused = false,
 // which composes it step by step from ops (the reference).
 #pragma once
@@ -27,6 +28,8 @@ struct FRUOptions {
   double f_max = 784;          // largest frequency (pixel MNIST: T)
   int64_t seq_len = 784;       // T in the cos argument and the 1/T scale
   bool mask_f0 = true;         // released code: the f = 0 slot keeps no memory when K > 1
+  int64_t first_step = 0;      // t of the first input in the cos argument: 0 (NOTES, released
+                               // code) or 1 (the paper's eq. 5 sums tau = 1..t)
   bool fused = true;           // false: step-by-step composition from ops
   Generator* gen = nullptr;    // init (nullptr = default generator)
 };

@@ -205,3 +205,28 @@ TEST_CASE("SingleBiasLSTM: the paper's LSTM-200 count and the bias column acts a
   for (int64_t t = 0; t < 4; ++t) s = nn::lstm_cell(select(x, 1, t), s, w_x, m.lstm->weight_hh[0], b);
   CHECK(allclose(select(out.output, 1, 3), s.h));
 }
+
+TEST_CASE("FRU first step: mu_0 = cos(2 pi f (first_step)/T + 2 pi theta)/T phi_0") {
+  for (int64_t first : {0, 1}) {
+    for (bool fused : {true, false}) {
+      Generator g(9);
+      nn::FRU m(2, {.num_freqs = 2,
+                    .dims_per_freq = 3,
+                    .r_size = 4,
+                    .output_units = 2,
+                    .f_max = 1,
+                    .seq_len = 4,
+                    .mask_f0 = false,
+                    .first_step = first,
+                    .fused = fused,
+                    .gen = &g});
+      m.to(DType::Float64);
+      Tensor x = leaf64({2, 4, 2}, 10).detach();
+      Tensor mu0 = select(m.states(x), 1, 0);  // (B, 2 * 3); the state before is 0, so r_0 = relu(b_r) = 0
+      Tensor phi = relu(linear(select(x, 1, 0), narrow(m.weight_phi, 1, 0, 2), m.bias_phi));
+      const double th1 = m.theta.to_vector()[1], pi = 3.14159265358979323846;
+      const double c1 = std::cos(2 * pi * 0.25 * double(first) / 4 + 2 * pi * th1) / 4;
+      CHECK(allclose(narrow(mu0, 1, 3, 3), mul(phi, c1), 1e-12, 1e-14));
+    }
+  }
+}
