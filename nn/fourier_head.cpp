@@ -135,12 +135,12 @@ GMMHead::GMMHead(int64_t in, int64_t bins_, int64_t k, Generator* gen)
 }
 
 Tensor GMMHead::forward(const Tensor& x) {
-  Tensor means = unsqueeze(tanh(linear->forward(upcast(x))), -1);              // (..., K, 1)
+  Tensor means = unsqueeze(tanh(linear->forward(upcast(x))), -1);                   // (..., K, 1)
   Tensor centres = fourier_bin_centres(bins).to(means.dtype()).to(means.device());  // (m)
-  Tensor sd = unsqueeze(stds.to(means.dtype()), -1);                            // (K, 1)
-  Tensor zs = div(sub(centres, means), sd);                                     // (..., K, m)
+  Tensor sd = unsqueeze(stds.to(means.dtype()), -1);                                // (K, 1)
+  Tensor zs = div(sub(centres, means), sd);                                         // (..., K, m)
   Tensor dens = div(exp(mul(square(zs), -0.5)), mul(sd, std::sqrt(2.0 * std::numbers::pi)));
-  Tensor mix = mean(dens, {-2});                                                // (..., m), equal weights
+  Tensor mix = mean(dens, {-2});  // (..., m), equal weights
   Tensor pmf = div(mix, sum(mix, {-1}, true));
   return log(add(pmf, 1e-5));
 }

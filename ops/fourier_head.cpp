@@ -109,7 +109,7 @@ Tensor fourier_head_log_pmf(const Tensor& coeffs, int64_t bins) {
   Tensor x = as_rows(coeffs);  // (rows, K)
   const int64_t rows = x.size(0);
   Tensor x2 = Tensor::view_of(x.storage(), {2 * rows, n_freq + 1}, {n_freq + 1, 1}, x.offset(), x.dtype());
-  Tensor table = bin_table(n_freq, bins, coeffs.dtype(), coeffs.device());  // (N+1, 2h)
+  Tensor table = bin_table(n_freq, bins, coeffs.dtype(), coeffs.device());       // (N+1, 2h)
   Tensor z = Tensor::empty({2 * rows, 2 * h}, coeffs.dtype(), coeffs.device());  // (rows, 4h) as (2 rows, 2h)
   gemm(x2, table, false, z);
   Shape out_shape = coeffs.shape();
@@ -120,8 +120,8 @@ Tensor fourier_head_log_pmf(const Tensor& coeffs, int64_t bins) {
   bool rec = autograd::will_record({coeffs});
   return autograd::record(
       "fourier_head_log_pmf", out, {coeffs},
-      [sz = rec ? autograd::Saved(z) : autograd::Saved(), table = rec ? table : Tensor(), shape = coeffs.shape(), k,
-       h](const Tensor& g, const autograd::NeedsGrad&) {
+      [sz = rec ? autograd::Saved(z) : autograd::Saved(), table = rec ? table : Tensor(), shape = coeffs.shape(), k, h](
+          const Tensor& g, const autograd::NeedsGrad&) {
         const Tensor& zv = sz.get();  // (2 rows, 2h)
         const int64_t rows = zv.size(0) / 2;
         Tensor gc = g.contiguous();
@@ -148,10 +148,10 @@ std::pair<Tensor, Tensor> eval_series(const Tensor& coeffs, const Tensor& points
   Tensor freqs = mul(arange(0.0, static_cast<double>(n_freq + 1), 1.0, {.dtype = coeffs.dtype()}), kPi);
   Tensor angles = mul(unsqueeze(points, -1), freqs.to(coeffs.device()));  // (..., P, N+1)
   Tensor c = cos(angles), s = sin(angles);
-  Tensor alpha = unsqueeze(narrow(coeffs, -1, 0, n_freq + 1), -2);           // (..., 1, N+1)
-  Tensor beta = unsqueeze(narrow(coeffs, -1, n_freq + 1, n_freq + 1), -2);   // (..., 1, N+1)
-  Tensor re = sum(add(mul(alpha, c), mul(beta, s)), {-1});                   // (..., P)
-  Tensor im = sum(sub(mul(beta, c), mul(alpha, s)), {-1});                   // (..., P)
+  Tensor alpha = unsqueeze(narrow(coeffs, -1, 0, n_freq + 1), -2);          // (..., 1, N+1)
+  Tensor beta = unsqueeze(narrow(coeffs, -1, n_freq + 1, n_freq + 1), -2);  // (..., 1, N+1)
+  Tensor re = sum(add(mul(alpha, c), mul(beta, s)), {-1});                  // (..., P)
+  Tensor im = sum(sub(mul(beta, c), mul(alpha, s)), {-1});                  // (..., P)
   return {re, im};
 }
 
@@ -169,8 +169,8 @@ std::pair<Tensor, Tensor> fourier_autocorrelation(const Tensor& coeffs) {
   std::vector<Tensor> re, im;
   for (int64_t k = 0; k <= n_freq; ++k) {
     const int64_t len = n_freq + 1 - k;
-    Tensor al = narrow(alpha, -1, 0, len), bl = narrow(beta, -1, 0, len);    // a_l
-    Tensor ak = narrow(alpha, -1, k, len), bk = narrow(beta, -1, k, len);    // a_{l+k}
+    Tensor al = narrow(alpha, -1, 0, len), bl = narrow(beta, -1, 0, len);  // a_l
+    Tensor ak = narrow(alpha, -1, k, len), bk = narrow(beta, -1, k, len);  // a_{l+k}
     // (al + i bl)(ak - i bk) = al ak + bl bk + i (bl ak - al bk)
     re.push_back(sum(add(mul(al, ak), mul(bl, bk)), {-1}, true));
     im.push_back(sum(sub(mul(bl, ak), mul(al, bk)), {-1}, true));
@@ -188,14 +188,14 @@ Tensor fourier_cdf(const Tensor& coeffs, const Tensor& points) {
   Tensor base = mul(add(points, 1.0), 0.5);  // (x + 1) / 2
   if (n_freq == 0) return add(base, mul(sum(coeffs, {-1}, true), 0.0));
   auto [cre, cim] = fourier_autocorrelation(coeffs);
-  Tensor c0 = narrow(cre, -1, 0, 1);                                     // (..., 1)
-  Tensor u = unsqueeze(div(narrow(cre, -1, 1, n_freq), c0), -2);         // (..., 1, N)
-  Tensor v = unsqueeze(div(narrow(cim, -1, 1, n_freq), c0), -2);         // (..., 1, N)
+  Tensor c0 = narrow(cre, -1, 0, 1);                              // (..., 1)
+  Tensor u = unsqueeze(div(narrow(cre, -1, 1, n_freq), c0), -2);  // (..., 1, N)
+  Tensor v = unsqueeze(div(narrow(cim, -1, 1, n_freq), c0), -2);  // (..., 1, N)
   std::vector<double> kk(static_cast<size_t>(n_freq)), sign(static_cast<size_t>(n_freq));
   for (int64_t k = 1; k <= n_freq; ++k) kk[k - 1] = kPi * static_cast<double>(k), sign[k - 1] = k % 2 ? -1.0 : 1.0;
   Tensor pik = from_vector(kk, {n_freq}).to(coeffs.dtype()).to(coeffs.device());    // pi k
   Tensor alt = from_vector(sign, {n_freq}).to(coeffs.dtype()).to(coeffs.device());  // (-1)^k
-  Tensor angles = mul(unsqueeze(points, -1), pik);  // (..., P, N)
+  Tensor angles = mul(unsqueeze(points, -1), pik);                                  // (..., P, N)
   // Re((u + i v)(cos + i sin - (-1)^k) / (i pi k)) = (u sin + v (cos - (-1)^k)) / (pi k)
   Tensor terms = div(add(mul(u, sin(angles)), mul(v, sub(cos(angles), alt))), pik);
   return add(base, sum(terms, {-1}));

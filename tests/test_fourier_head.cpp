@@ -20,9 +20,9 @@ constexpr double kPi = std::numbers::pi;
 // R = alpha cos(pi l b) + beta sin(pi l b), I = beta cos - alpha sin, y = q / sum q.
 Tensor reference_log_pmf(const Tensor& coeffs, int64_t bins) {
   const int64_t n = coeffs.size(-1) / 2 - 1;
-  Tensor b = fourier_bin_centres(bins).to(coeffs.dtype());                              // (m)
-  Tensor l = arange(0.0, static_cast<double>(n + 1), 1.0, {.dtype = coeffs.dtype()});   // (N+1)
-  Tensor ang = mul(unsqueeze(l, 1), unsqueeze(b, 0)) * kPi;                              // (N+1, m)
+  Tensor b = fourier_bin_centres(bins).to(coeffs.dtype());                             // (m)
+  Tensor l = arange(0.0, static_cast<double>(n + 1), 1.0, {.dtype = coeffs.dtype()});  // (N+1)
+  Tensor ang = mul(unsqueeze(l, 1), unsqueeze(b, 0)) * kPi;                            // (N+1, m)
   Tensor alpha = narrow(coeffs, -1, 0, n + 1), beta = narrow(coeffs, -1, n + 1, n + 1);
   Tensor re = add(matmul(alpha, cos(ang)), matmul(beta, sin(ang)));
   Tensor im = sub(matmul(beta, cos(ang)), matmul(alpha, sin(ang)));
@@ -63,7 +63,8 @@ TEST_CASE("fourier_head_log_pmf matches the composed reference and the autocorre
       std::vector<double> p(m);
       double total = 0;
       for (int64_t j = 0; j < m; ++j) total += p[j] = paper_pdf(row, -1.0 + (2.0 * j + 1) / m);
-      for (int64_t j = 0; j < m; ++j) CHECK(std::exp(ov[r * m + j]) - 1e-5 == doctest::Approx(p[j] / total).epsilon(1e-9));
+      for (int64_t j = 0; j < m; ++j)
+        CHECK(std::exp(ov[r * m + j]) - 1e-5 == doctest::Approx(p[j] / total).epsilon(1e-9));
     }
   }
 }
@@ -98,10 +99,12 @@ TEST_CASE("fourier_pdf: paper form, integrates to 1, gradcheck") {
   std::vector<double> pv = p.to_vector(), cv = c.to_vector(), zv = z.to_vector();
   for (int64_t r = 0; r < 2; ++r) {
     double integral = 0;
-    for (int64_t i = 0; i + 1 < points; ++i) integral += 0.5 * (pv[r * points + i] + pv[r * points + i + 1]) * (zv[i + 1] - zv[i]);
+    for (int64_t i = 0; i + 1 < points; ++i)
+      integral += 0.5 * (pv[r * points + i] + pv[r * points + i + 1]) * (zv[i + 1] - zv[i]);
     CHECK(integral == doctest::Approx(1.0).epsilon(1e-6));
     std::vector<double> row(cv.begin() + r * 14, cv.begin() + (r + 1) * 14);
-    for (int64_t i = 0; i < points; i += 997) CHECK(pv[r * points + i] == doctest::Approx(paper_pdf(row, zv[i])).epsilon(1e-10));
+    for (int64_t i = 0; i < points; i += 997)
+      CHECK(pv[r * points + i] == doctest::Approx(paper_pdf(row, zv[i])).epsilon(1e-10));
   }
   Tensor cc = leaf64({3, 8}, 21), zz = leaf64({3, 4}, 22, 0.5);  // per-row points
   CHECK(gradcheck([](const std::vector<Tensor>& x) { return fourier_pdf(x[0], x[1]); }, {cc, zz}));
@@ -139,9 +142,16 @@ TEST_CASE("fourier head ops reject bad input") {
   Tensor odd = zeros({2, 5});
   CHECK(throws_with([&] { fourier_head_log_pmf(odd, 10); }, {"fourier_head_log_pmf", "even", "(2, 5)"}));
   CHECK(throws_with([&] { fourier_head_log_pmf(ones({2, 4}), 0); }, {"fourier_head_log_pmf", "bins"}));
-  CHECK(throws_with([&] { fourier_head_log_pmf(ones({2, 4}).to(DType::BFloat16), 8); },
-                    {"fourier_head_log_pmf", "bfloat16", "upcast"}));
-  CHECK(throws_with([&] { fourier_pdf(ones({2, 4}), ones({3}, {.dtype = DType::Float64})); }, {"fourier_pdf", "dtype"}));
+  CHECK(throws_with(
+      [&] {
+        fourier_head_log_pmf(ones({2, 4}).to(DType::BFloat16), 8);
+      },
+      {"fourier_head_log_pmf", "bfloat16", "upcast"}));
+  CHECK(throws_with(
+      [&] {
+        fourier_pdf(ones({2, 4}), ones({3}, {.dtype = DType::Float64}));
+      },
+      {"fourier_pdf", "dtype"}));
   CHECK(throws_with([&] { fourier_regularizer(ones({2, 3}), 1.0, 4); }, {"fourier_regularizer", "even"}));
 }
 
@@ -173,7 +183,8 @@ TEST_CASE("nn::FourierHeadMLE: nll, cdf, sampling histogram matches the pdf") {
   Tensor targets = tensor({0.1, -0.5}, {2});
   Tensor loss = head.nll(x, targets);
   Tensor p = squeeze(head.pdf(x, unsqueeze(targets, -1)), -1);
-  CHECK(loss.item<double>() == doctest::Approx(-0.5 * (std::log(p.to_vector()[0]) + std::log(p.to_vector()[1]))).epsilon(1e-5));
+  CHECK(loss.item<double>() ==
+        doctest::Approx(-0.5 * (std::log(p.to_vector()[0]) + std::log(p.to_vector()[1]))).epsilon(1e-5));
   loss.backward();
   CHECK(head.linear->weight.grad().defined());
   CHECK(allclose(head.cdf(x, tensor({-1.0, 1.0}, {2})), std::vector<double>{0, 1, 0, 1}, 1e-5, 1e-5));

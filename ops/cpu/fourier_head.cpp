@@ -14,7 +14,7 @@ constexpr double kPmfEps = 1e-5;
 
 template <class T>
 void log_pmf_row(const T* z, T* out, int64_t m) {  // z (4h), out (m)
-  const int64_t h = (m + 1) / 2, pairs = m / 2;     // pairs: bins with a distinct mirror
+  const int64_t h = (m + 1) / 2, pairs = m / 2;    // pairs: bins with a distinct mirror
   const T *ac = z, *as = z + h, *bc = z + 2 * h, *bs = z + 3 * h;
   T total = 0;
 #pragma omp simd reduction(+ : total)
