@@ -221,3 +221,24 @@ TEST_CASE("head_redundancy: mean pairwise L2 distance between heads") {
   CHECK(gradcheck([](const std::vector<Tensor>& in) { return nn::head_redundancy(in[0]); }, {x}));
   CHECK(throws_with([] { nn::head_redundancy(zeros({1, 1, 2, 2})); }, {"[head_redundancy]", "2 heads"}));
 }
+
+TEST_CASE("fourier_attention float32 kernels (polynomial sin/cos) agree with float64, large |x| too") {
+  for (double r : {0.7, 7.0}) {
+    CAPTURE(r);
+    std::vector<Tensor> in64 = {leaf64({2, 2, 5, 16}, 70), leaf64({2, 2, 7, 16}, 71), leaf64({2, 2, 7, 3}, 72),
+                                r_leaf({r}, {})};
+    std::vector<Tensor> in32;
+    for (const Tensor& t : in64) in32.push_back(t.detach().to(DType::Float32).requires_grad_(true));
+    Tensor pad = bool_mask({0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, {2, 7});
+    Tensor g = leaf64({2, 2, 5, 3}, 73).detach();
+    Tensor o64 = fourier_attention(in64[0], in64[1], in64[2], in64[3], 4, {.key_padding_mask = pad});
+    Tensor o32 = fourier_attention(in32[0], in32[1], in32[2], in32[3], 4, {.key_padding_mask = pad});
+    CHECK(allclose(o32.to(DType::Float64), o64, 1e-3, 1e-4));
+    sum(mul(o64, g)).backward();
+    sum(mul(o32, g.to(DType::Float32))).backward();
+    for (int i = 0; i < 4; ++i) {
+      CAPTURE(i);
+      CHECK(allclose(in32[i].grad().to(DType::Float64), in64[i].grad(), 2e-2, 2e-3));
+    }
+  }
+}
