@@ -230,3 +230,22 @@ TEST_CASE("FRU first step: mu_0 = cos(2 pi f (first_step)/T + 2 pi theta)/T phi_
     }
   }
 }
+
+TEST_CASE("fru_recurrence: non-contiguous inputs and float32") {
+  // px given batch-first and transposed, w_r given transposed: the op makes them contiguous.
+  Tensor pxb = leaf64({2, 5, 3}, 61, 0.5), w_rt = leaf64({6, 4}, 62, 0.3), b_r = leaf64({4}, 63, 0.2);
+  Tensor w_pr = leaf64({3, 4}, 64, 0.3), coef = leaf64({5, 2}, 65, 0.2);
+  Tensor dec = f64({0.0, 1.0});
+  CHECK(gradcheck(
+      [&](const std::vector<Tensor>& in) {
+        return fru_recurrence(transpose(in[0], 0, 1), transpose(in[1], 0, 1), in[2], in[3], in[4], dec);
+      },
+      {pxb, w_rt, b_r, w_pr, coef}));
+  // float32 agrees with float64.
+  Tensor mu64 = fru_recurrence(transpose(pxb, 0, 1), transpose(w_rt, 0, 1), b_r, w_pr, coef, dec);
+  auto f32 = [](const Tensor& t) { return t.detach().to(DType::Float32); };
+  Tensor mu32 = fru_recurrence(transpose(f32(pxb), 0, 1), transpose(f32(w_rt), 0, 1), f32(b_r), f32(w_pr), f32(coef),
+                               dec.to(DType::Float32));
+  CHECK(mu32.dtype() == DType::Float32);
+  CHECK(allclose(mu32.to(DType::Float64), mu64.detach(), 1e-4, 1e-5));
+}
