@@ -20,7 +20,7 @@ Tensor FourierScore::attend(const Tensor& q, const Tensor& k, const Tensor& v, c
   if (mask.attn_mask.defined() || mask.additive_bias.defined())
     return AttentionScore::attend(q, k, v, mask, dropout_p, training, gen);
   return fourier_attention(q, k, v, R, p, {.causal = mask.causal, .key_padding_mask = mask.key_padding_mask}, dropout_p,
-                           training, gen);
+                           training, gen, recompute);
 }
 
 }  // namespace hm::nn

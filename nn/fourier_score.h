@@ -16,7 +16,8 @@ class FourierScore : public AttentionScore {
                 bool training, Generator* gen) override;
 
   int64_t head_dim, p;
-  Tensor R;  // () or (head_dim)
+  bool recompute = false;  // O(N D) memory: backward recomputes the logits (ops/fourier_attention.h)
+  Tensor R;                // () or (head_dim)
 };
 
 }  // namespace hm::nn

@@ -31,7 +31,8 @@ using autograd::Saved;
 using Grads = std::vector<Tensor>;
 
 Tensor fourier_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in, const Tensor& R_in, int64_t p,
-                         const FourierAttentionMask& mask, double dropout_p, bool training, Generator* gen) {
+                         const FourierAttentionMask& mask, double dropout_p, bool training, Generator* gen,
+                         bool recompute) {
   check(q_in.defined() && k_in.defined() && v_in.defined() && R_in.defined(), kFn, "q, k, v and R must be defined");
   check_p(p);
   check(q_in.dim() == 4 && k_in.dim() == 4 && v_in.dim() == 4, kFn,
@@ -68,25 +69,30 @@ Tensor fourier_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v
     args.seed = g.seed();
     args.offset = g.reserve(static_cast<uint64_t>(B * H * Nq * Nk));
   }
-  Tensor out = Tensor::empty({B, H, Nq, Dv}, q.dtype(), q.device());   // (B, H, Nq, Dv)
-  Tensor attn = Tensor::empty({B, H, Nq, Nk}, q.dtype(), q.device());  // (B, H, Nq, Nk)
-  fourier_attention_kernel(q.device(), q, k, v, R, pad, args, out, attn);
+  Tensor out = Tensor::empty({B, H, Nq, Dv}, q.dtype(), q.device());  // (B, H, Nq, Dv)
+  Tensor attn, lse;                                                   // (B, H, Nq, Nk), or (B, H, Nq) with recompute
+  if (recompute)
+    lse = Tensor::empty({B, H, Nq}, q.dtype(), q.device());
+  else
+    attn = Tensor::empty({B, H, Nq, Nk}, q.dtype(), q.device());
+  fourier_attention_kernel(q.device(), q, k, v, R, pad, args, out, attn, lse);
 
   const bool rec = autograd::will_record({q_in, k_in, v_in, R_in});
-  return autograd::record(kFn, out, {q_in, k_in, v_in, R_in},
-                          [sq = rec ? Saved(q) : Saved(), sk = rec ? Saved(k) : Saved(), sv = rec ? Saved(v) : Saved(),
-                           sR = rec ? Saved(R) : Saved(), sa = rec ? Saved(attn) : Saved(), args,
-                           r_shape = R_in.shape()](const Tensor& g_in, const NeedsGrad&) {
-                            const Tensor &q = sq.get(), &k = sk.get(), &v = sv.get(), &R = sR.get();
-                            Tensor g = g_in.contiguous();
-                            Tensor dq = Tensor::empty(q.shape(), q.dtype(), q.device());
-                            Tensor dk = Tensor::empty(k.shape(), k.dtype(), k.device());
-                            Tensor dv = Tensor::empty(v.shape(), v.dtype(), v.device());
-                            Tensor dR = Tensor::empty(R.shape(), R.dtype(), R.device());
-                            fourier_attention_backward_kernel(q.device(), q, k, v, R, sa.get(), g, args, dq, dk, dv,
-                                                              dR);
-                            return Grads{dq, dk, dv, r_shape.empty() ? sum(dR) : dR};
-                          });
+  return autograd::record(
+      kFn, out, {q_in, k_in, v_in, R_in},
+      [sq = rec ? Saved(q) : Saved(), sk = rec ? Saved(k) : Saved(), sv = rec ? Saved(v) : Saved(),
+       sR = rec ? Saved(R) : Saved(), sa = rec ? Saved(attn) : Saved(), sl = rec ? Saved(lse) : Saved(),
+       sp = rec ? Saved(pad) : Saved(), args, r_shape = R_in.shape()](const Tensor& g_in, const NeedsGrad&) {
+        const Tensor &q = sq.get(), &k = sk.get(), &v = sv.get(), &R = sR.get();
+        Tensor g = g_in.contiguous();
+        Tensor dq = Tensor::empty(q.shape(), q.dtype(), q.device());
+        Tensor dk = Tensor::empty(k.shape(), k.dtype(), k.device());
+        Tensor dv = Tensor::empty(v.shape(), v.dtype(), v.device());
+        Tensor dR = Tensor::empty(R.shape(), R.dtype(), R.device());
+        fourier_attention_backward_kernel(q.device(), q, k, v, R, sa.get(), sp.get(), sl.get(), g, args, dq, dk, dv,
+                                          dR);
+        return Grads{dq, dk, dv, r_shape.empty() ? sum(dR) : dR};
+      });
 }
 
 Tensor fourier_attention_logits_reference(const Tensor& q, const Tensor& k, const Tensor& R, int64_t p) {

@@ -22,9 +22,11 @@ struct FourierAttentionMask {
 // logits are -inf; a row with every key masked gives zeros (and zero gradients), never NaN.
 // Dropout on A uses the Philox stream of `gen` with element index = flattened (b, h, i, j).
 // Differentiable in q, k, v and R. No 1/sqrt(D) scaling (the kernel has its own bandwidth R).
+// recompute = true keeps O(B H N (D + Dv)) memory (flash-style): the forward saves only each
+// row's logsumexp and the backward recomputes the logits row by row (about twice the work).
 Tensor fourier_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& R, int64_t p = 4,
                          const FourierAttentionMask& mask = {}, double dropout_p = 0.0, bool training = false,
-                         Generator* gen = nullptr);
+                         Generator* gen = nullptr, bool recompute = false);
 
 // The logits alone, composed from plain ops (materialises (B, H, Nq, Nk, D)): the reference
 // the fused op is tested against, and the path for masks the fused op does not take.

@@ -49,16 +49,18 @@ struct FourierAttentionArgs {
 };
 
 // q (B,H,Nq,D), k (B,H,Nk,D), v (B,H,Nk,Dv), R (D) contiguous, same float dtype; pad bool
-// (B,Nk) or undefined. Writes out (B,H,Nq,Dv) and attn (B,H,Nq,Nk) = A before dropout.
+// (B,Nk) or undefined. Writes out (B,H,Nq,Dv) and either attn (B,H,Nq,Nk) = A before dropout
+// or, when attn is undefined (recompute), lse (B,H,Nq) = the rows' logsumexp (-inf: all masked).
 inline Kernel<void(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& R, const Tensor& pad,
-                   const FourierAttentionArgs& args, const Tensor& out, const Tensor& attn)>
+                   const FourierAttentionArgs& args, const Tensor& out, const Tensor& attn, const Tensor& lse)>
     fourier_attention_kernel{"fourier_attention"};
 
-// From the saved attn and the output gradient g (B,H,Nq,Dv): fills dq, dk, dv, dR (D)
-// (all defined, contiguous, zero-initialised by the kernel).
+// From the saved attn (or, when it is undefined, from lse with the logits recomputed row by
+// row; pad as in the forward) and the output gradient g (B,H,Nq,Dv): fills dq, dk, dv, dR (D)
+// (all defined and contiguous; the kernel initialises them).
 inline Kernel<void(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& R, const Tensor& attn,
-                   const Tensor& g, const FourierAttentionArgs& args, const Tensor& dq, const Tensor& dk,
-                   const Tensor& dv, const Tensor& dR)>
+                   const Tensor& pad, const Tensor& lse, const Tensor& g, const FourierAttentionArgs& args,
+                   const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dR)>
     fourier_attention_backward_kernel{"fourier_attention_backward"};
 
 }  // namespace hm

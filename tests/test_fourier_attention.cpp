@@ -184,6 +184,9 @@ TEST_CASE("MultiheadAttention with the Fourier kernel") {
   // An attn_mask takes the composed path; an all-false one changes nothing.
   Tensor none = zeros({5, 5}, {.dtype = DType::Bool});
   CHECK(allclose(mha.forward(x, x, x, {.causal = true, .attn_mask = none}), y, 1e-4, 1e-5));
+  score->recompute = true;
+  CHECK(allclose(mha.forward(x, x, x, {.causal = true}), y, 1e-5, 1e-6));
+  score->recompute = false;
 
   nn::MultiheadAttention vec(
       6, 2, {.kernel = nn::AttentionKernel::Fourier, .fourier_r_init = 1.0, .fourier_r_per_dim = true, .fourier_p = 2},
@@ -241,4 +244,34 @@ TEST_CASE("fourier_attention float32 kernels (polynomial sin/cos) agree with flo
       CHECK(allclose(in32[i].grad().to(DType::Float64), in64[i].grad(), 2e-2, 2e-3));
     }
   }
+}
+
+TEST_CASE("fourier_attention recompute (flash-style) matches the stored-A path") {
+  Tensor pad = bool_mask({0, 0, 1, 0, 1, 1, 1, 1}, {2, 4});  // batch 1 fully padded
+  for (DType dt : {DType::Float64, DType::Float32})
+    for (FourierAttentionMask m :
+         {FourierAttentionMask{}, FourierAttentionMask{.causal = true, .key_padding_mask = pad}}) {
+      std::vector<Tensor> a, b;
+      for (uint64_t s : {80, 81, 82}) {
+        Tensor t = leaf64({2, 2, s == 80 ? 5 : 4, 3}, s, 0.5).detach().to(dt);
+        a.push_back(t.detach().requires_grad_(true));
+        b.push_back(t.detach().requires_grad_(true));
+      }
+      a.push_back(scalar_tensor(1.3, {.dtype = dt}).requires_grad_(true));
+      b.push_back(scalar_tensor(1.3, {.dtype = dt}).requires_grad_(true));
+      Generator g1(9), g2(9);
+      Tensor oa = fourier_attention(a[0], a[1], a[2], a[3], 4, m, 0.2, true, &g1);
+      Tensor ob = fourier_attention(b[0], b[1], b[2], b[3], 4, m, 0.2, true, &g2, true);
+      CHECK(allclose(ob, oa, 1e-6, 1e-7));
+      sum(square(oa)).backward();
+      sum(square(ob)).backward();
+      for (int i = 0; i < 4; ++i) CHECK(allclose(b[i].grad(), a[i].grad(), 1e-4, 1e-6));
+    }
+  auto f = [&](const std::vector<Tensor>& x) {
+    Generator g(4);
+    return fourier_attention(x[0], x[1], x[2], x[3], 6, {.causal = true, .key_padding_mask = pad}, 0.25, true, &g,
+                             true);
+  };
+  CHECK(gradcheck(f, {leaf64({2, 1, 3, 3}, 90, 0.4), leaf64({2, 1, 4, 3}, 91, 0.4), leaf64({2, 1, 4, 2}, 92),
+                      r_leaf({0.7, 1.1, 0.9}, {3})}));
 }

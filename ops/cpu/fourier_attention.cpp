@@ -75,72 +75,94 @@ inline bool blocked(const bool* pad_row, bool causal, int64_t i, int64_t j, int6
   return (causal && j > i + shift) || (pad_row && pad_row[j]);
 }
 
+// Logits of one query row, p * sum_d log|sinc(R_d (q_id - k_jd))| (-inf where blocked), for
+// the forward and for the recomputing backward. float vectorises over the keys (D is often
+// 16, too short a loop) from a cached k^T (D, Nk) of the current (b, h).
+template <class T>
+struct RowLogits {
+  int64_t D, Nk, shift;
+  const T* pr;
+  double p;
+  bool causal;
+  std::vector<T> xr;
+  std::vector<float> kt, accs;
+  int64_t kt_bh = -1;
+
+  RowLogits(int64_t D, int64_t Nk, int64_t shift, const T* pr, double p, bool causal)
+      : D(D), Nk(Nk), shift(shift), pr(pr), p(p), causal(causal), xr(D) {
+    if constexpr (std::is_same_v<T, float>) accs.resize(Nk);
+  }
+
+  // qi (D), kb (Nk, D) of slice bh; writes a (Nk) and returns its max (-inf: all blocked).
+  double operator()(int64_t bh, const T* qi, const T* kb, const bool* pad_row, int64_t i, T* a) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (kt_bh != bh) {
+        kt.resize(D * Nk);
+        for (int64_t j = 0; j < Nk; ++j)
+          for (int64_t d = 0; d < D; ++d) kt[d * Nk + j] = kb[j * D + d];
+        kt_bh = bh;
+      }
+      std::fill(accs.begin(), accs.end(), 0.0f);
+      float* acc = accs.data();
+      for (int64_t d = 0; d < D; ++d) {
+        const float qd = qi[d], rd = pr[d], *kd = kt.data() + d * Nk;
+#pragma omp simd
+        for (int64_t j = 0; j < Nk; ++j) acc[j] += vlog_abs_sinc(rd * (qd - kd[j]));
+      }
+    }
+    double m = -std::numeric_limits<double>::infinity();
+    for (int64_t j = 0; j < Nk; ++j) {
+      if (blocked(pad_row, causal, i, j, shift)) {
+        a[j] = -std::numeric_limits<T>::infinity();
+        continue;
+      }
+      double acc = 0.0;
+      if constexpr (std::is_same_v<T, float>) {
+        acc = accs[j];
+      } else {
+        const T* kj = kb + j * D;
+#pragma omp simd
+        for (int64_t d = 0; d < D; ++d) xr[d] = pr[d] * (qi[d] - kj[d]);
+        double prod = 1.0;
+        for (int64_t d = 0; d < D; ++d) {
+          prod *= abs_sinc(xr[d]);
+          if ((d & 7) == 7) acc += std::log(prod), prod = 1.0;
+        }
+        acc += std::log(prod);
+      }
+      a[j] = static_cast<T>(p * acc);
+      m = std::max(m, static_cast<double>(a[j]));
+    }
+    return m;
+  }
+};
+
 void cpu_fourier_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& R, const Tensor& pad,
-                           const FourierAttentionArgs& args, const Tensor& out, const Tensor& attn) {
+                           const FourierAttentionArgs& args, const Tensor& out, const Tensor& attn, const Tensor& lse) {
   dispatch_float(q.dtype(), "fourier_attention", [&]<class T>() {
     const int64_t B = q.size(0), H = q.size(1), Nq = q.size(2), D = q.size(3), Nk = k.size(2), Dv = v.size(3);
     const T *pq = q.data<T>(), *pk = k.data<T>(), *pv = v.data<T>(), *pr = R.data<T>();
     const bool* ppad = pad.defined() ? pad.data<bool>() : nullptr;
-    T *po = out.data<T>(), *pa = attn.data<T>();
+    T *po = out.data<T>(), *pa = attn.defined() ? attn.data<T>() : nullptr;
+    T* plse = lse.defined() ? lse.data<T>() : nullptr;
     const double p = static_cast<double>(args.p);
     const bool drop = args.dropout_p > 0.0;
     const float pf = static_cast<float>(args.dropout_p);
     const T scale = drop ? static_cast<T>(1.0 / (1.0 - args.dropout_p)) : T(1);
     const int64_t shift = Nk - Nq;
     parallel_for(B * H * Nq, Nk * D * 8, [&](int64_t r0, int64_t r1) {
-      std::vector<T> xr(D);
-      std::vector<float> kt, accs(std::is_same_v<T, float> ? Nk : 0);  // float: this (b, h)'s k^T (D, Nk)
-      int64_t kt_bh = -1;
+      RowLogits<T> logits(D, Nk, shift, pr, p, args.causal);
+      std::vector<T> abuf(pa ? 0 : Nk);  // recompute: A is not kept
       for (int64_t row = r0; row < r1; ++row) {
         const int64_t bh = row / Nq, i = row % Nq, b = bh / H;
-        const T* qi = pq + row * D;       // (D)
-        const T* kb = pk + bh * Nk * D;   // (Nk, D)
-        const T* vb = pv + bh * Nk * Dv;  // (Nk, Dv)
-        const bool* pad_row = ppad ? ppad + b * Nk : nullptr;
-        T* a = pa + row * Nk;  // (Nk): logits, then probabilities
-        if constexpr (std::is_same_v<T, float>) {
-          // float: vectorise over the keys (D is often 16, too short a loop), d outermost.
-          if (kt_bh != bh) {
-            kt.resize(D * Nk);
-            for (int64_t j = 0; j < Nk; ++j)
-              for (int64_t d = 0; d < D; ++d) kt[d * Nk + j] = kb[j * D + d];
-            kt_bh = bh;
-          }
-          std::fill(accs.begin(), accs.end(), 0.0f);
-          float* acc = accs.data();
-          for (int64_t d = 0; d < D; ++d) {
-            const float qd = qi[d], rd = pr[d], *kd = kt.data() + d * Nk;
-#pragma omp simd
-            for (int64_t j = 0; j < Nk; ++j) acc[j] += vlog_abs_sinc(rd * (qd - kd[j]));
-          }
-        }
-        double m = -std::numeric_limits<double>::infinity();
-        for (int64_t j = 0; j < Nk; ++j) {
-          if (blocked(pad_row, args.causal, i, j, shift)) {
-            a[j] = -std::numeric_limits<T>::infinity();
-            continue;
-          }
-          double acc = 0.0;
-          if constexpr (std::is_same_v<T, float>) {
-            acc = accs[j];
-          } else {
-            const T* kj = kb + j * D;
-#pragma omp simd
-            for (int64_t d = 0; d < D; ++d) xr[d] = pr[d] * (qi[d] - kj[d]);
-            double prod = 1.0;
-            for (int64_t d = 0; d < D; ++d) {
-              prod *= abs_sinc(xr[d]);
-              if ((d & 7) == 7) acc += std::log(prod), prod = 1.0;
-            }
-            acc += std::log(prod);
-          }
-          a[j] = static_cast<T>(p * acc);
-          m = std::max(m, static_cast<double>(a[j]));
-        }
+        const T* vb = pv + bh * Nk * Dv;          // (Nk, Dv)
+        T* a = pa ? pa + row * Nk : abuf.data();  // (Nk): logits, then probabilities
+        const double m = logits(bh, pq + row * D, pk + bh * Nk * D, ppad ? ppad + b * Nk : nullptr, i, a);
         T* o = po + row * Dv;  // (Dv)
         std::fill(o, o + Dv, T(0));
         if (m == -std::numeric_limits<double>::infinity()) {  // every key masked: zeros
           std::fill(a, a + Nk, T(0));
+          if (plse) plse[row] = -std::numeric_limits<T>::infinity();
           continue;
         }
         double s = 0.0;
@@ -150,6 +172,7 @@ void cpu_fourier_attention(const Tensor& q, const Tensor& k, const Tensor& v, co
           s += e;
         }
         const T inv = static_cast<T>(1.0 / s);
+        if (plse) plse[row] = static_cast<T>(m + std::log(s));
         for (int64_t j = 0; j < Nk; ++j) {
           a[j] *= inv;
           T w = a[j];
@@ -166,12 +189,15 @@ void cpu_fourier_attention(const Tensor& q, const Tensor& k, const Tensor& v, co
 }
 
 void cpu_fourier_attention_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& R,
-                                    const Tensor& attn, const Tensor& g, const FourierAttentionArgs& args,
-                                    const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dR) {
+                                    const Tensor& attn, const Tensor& pad, const Tensor& lse, const Tensor& g,
+                                    const FourierAttentionArgs& args, const Tensor& dq, const Tensor& dk,
+                                    const Tensor& dv, const Tensor& dR) {
   dispatch_float(q.dtype(), "fourier_attention_backward", [&]<class T>() {
     const int64_t B = q.size(0), H = q.size(1), Nq = q.size(2), D = q.size(3), Nk = k.size(2), Dv = v.size(3);
     const T *pq = q.data<T>(), *pk = k.data<T>(), *pv = v.data<T>(), *pr = R.data<T>();
-    const T *pa = attn.data<T>(), *pg = g.data<T>();
+    const T *pa = attn.defined() ? attn.data<T>() : nullptr, *pg = g.data<T>();
+    const T* plse = lse.defined() ? lse.data<T>() : nullptr;  // recompute: A from the logits and lse
+    const bool* ppad = pad.defined() ? pad.data<bool>() : nullptr;
     T *pdq = dq.data<T>(), *pdk = dk.data<T>(), *pdv = dv.data<T>();
     const T p = static_cast<T>(args.p);
     const bool drop = args.dropout_p > 0.0;
@@ -179,14 +205,15 @@ void cpu_fourier_attention_backward(const Tensor& q, const Tensor& k, const Tens
     const T scale = drop ? static_cast<T>(1.0 / (1.0 - args.dropout_p)) : T(1);
     std::vector<double> dr_part(B * H * D, 0.0);  // per (b, h), summed at the end
     parallel_for(B * H, Nq * Nk * (D + Dv) * 8, [&](int64_t t0, int64_t t1) {
-      std::vector<T> ds(Nk), coef(D), drow(D);
+      std::vector<T> ds(Nk), coef(D), drow(D), abuf(pa ? 0 : Nk);
+      RowLogits<T> logits(D, Nk, Nk - Nq, pr, static_cast<double>(args.p), args.causal);
       std::vector<double> drl(D);
       for (int64_t bh = t0; bh < t1; ++bh) {
-        const T* qb = pq + bh * Nq * D;   // (Nq, D)
-        const T* kb = pk + bh * Nk * D;   // (Nk, D)
-        const T* vb = pv + bh * Nk * Dv;  // (Nk, Dv)
-        const T* ab = pa + bh * Nq * Nk;  // (Nq, Nk)
-        const T* gb = pg + bh * Nq * Dv;  // (Nq, Dv)
+        const T* qb = pq + bh * Nq * D;                  // (Nq, D)
+        const T* kb = pk + bh * Nk * D;                  // (Nk, D)
+        const T* vb = pv + bh * Nk * Dv;                 // (Nk, Dv)
+        const T* ab = pa ? pa + bh * Nq * Nk : nullptr;  // (Nq, Nk)
+        const T* gb = pg + bh * Nq * Dv;                 // (Nq, Dv)
         T* dqb = pdq + bh * Nq * D;
         T* dkb = pdk + bh * Nk * D;
         T* dvb = pdv + bh * Nk * Dv;
@@ -195,7 +222,16 @@ void cpu_fourier_attention_backward(const Tensor& q, const Tensor& k, const Tens
         std::fill(dvb, dvb + Nk * Dv, T(0));
         std::fill(drl.begin(), drl.end(), 0.0);
         for (int64_t i = 0; i < Nq; ++i) {
-          const T* a = ab + i * Nk;
+          const T* a = ab ? ab + i * Nk : abuf.data();
+          if (!ab) {  // A_ij = exp(logit_ij - lse_i); 0 where blocked and in fully masked rows
+            const T l = plse[bh * Nq + i];
+            if (l == -std::numeric_limits<T>::infinity()) {
+              std::fill(abuf.begin(), abuf.end(), T(0));
+            } else {
+              logits(bh, qb + i * D, kb, ppad ? ppad + (bh / H) * Nk : nullptr, i, abuf.data());
+              for (int64_t j = 0; j < Nk; ++j) abuf[j] = std::exp(abuf[j] - l);
+            }
+          }
           const T* gi = gb + i * Dv;
           // dA_ij = keep * scale * g_i . v_j, dV_j += A_drop_ij g_i, then dS = A (dA - sum(dA A)).
           double rowdot = 0.0;
