@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """PyTorch eager baseline for Harmonic's fused fourier_attention (issue 5): the FourierFormer
 kernel written the obvious way, materialising the (B, H, N, N, D) difference tensor.
-Times forward+backward and reports peak RSS growth. Usage: /usr/bin/python3 tools/bench_fourier_attention_torch.py [B H N D reps]"""
+Times forward+backward and reports peak RSS growth. Usage: /usr/bin/python3 tools/bench_fourier_attention_torch.py [B H N D reps [threads]]"""
 import resource
 import sys
 import time
@@ -17,6 +17,8 @@ def fourier_attention(q, k, v, R, p=4):
 
 def main():
     B, H, N, D, reps = (int(a) for a in (sys.argv[1:6] if len(sys.argv) > 5 else (8, 8, 256, 16, 5)))
+    if len(sys.argv) > 6:
+        torch.set_num_threads(int(sys.argv[6]))  # this torch build starts with 1 thread
     torch.manual_seed(0)
     q = (0.5 * torch.randn(B, H, N, D)).requires_grad_()
     k = (0.5 * torch.randn(B, H, N, D)).requires_grad_()
