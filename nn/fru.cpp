@@ -8,6 +8,7 @@
 #include "autograd/grad_mode.h"
 #include "core/factories.h"
 #include "nn/init.h"
+#include "ops/fru_kernels.h"
 #include "ops/fru_recurrence.h"
 #include "ops/ops.h"
 
@@ -55,7 +56,8 @@ FourierStatRecurrent::FourierStatRecurrent(const std::string& type, int64_t in, 
 Tensor FourierStatRecurrent::states_time_major(const Tensor& x, const Tensor& mu0) {
   const int64_t B = x.size(0), T = x.size(1), K = num_channels, d = channel_dims, S = K * d;
   Tensor coef = coefficients(T, x);  // (T, K)
-  if (fused) {
+  // Devices without the fused kernels (CUDA for now) fall back to the composition.
+  if (fused && (x.device().is_cpu() || fru_forward_kernel.cuda)) {
     // The input part of phi's pre-activation for all steps as one GEMM, then the fused op.
     Tensor w_x = narrow(weight_phi, 1, 0, input_size), w_pr = narrow(weight_phi, 1, input_size, r_size);
     Tensor px = transpose(linear(x, w_x, bias_phi), 0, 1);  // (T, B, d)

@@ -8,7 +8,8 @@
 // FRU: c_k(t) = cos(2 pi f_k t / T + 2 pi theta_k) / T, m_k = 1 (0 for the f = 0 slot with
 // mask_f0 and K > 1), t = 0..T-1 (1..T with first_step = 1). SRU: c_k = 1 - alpha_k,
 // m_k = alpha_k, d = phi size.
-// The recurrence runs as one fused tape entry (ops/fru_recurrence.h) unless fused = false,
+// The recurrence runs as one fused tape entry (ops/fru_recurrence.h; CPU kernels only, other
+// devices fall back to the composition) unless fused = false,
 // which composes it step by step from ops (the reference).
 #pragma once
 #include <functional>
