@@ -3,30 +3,14 @@
 #include "ops/elementwise.h"
 #include "ops/kernels.h"
 #include "ops/reduce.h"
+#include "ops/reduce_common.h"
 #include "ops/shape_ops.h"
 
 namespace hm {
-namespace {
-
-Shape keepdim_shape(const Shape& shape, const std::vector<int64_t>& dims) {
-  Shape out = shape;
-  for (int64_t d : dims) out[d] = 1;
-  return out;
-}
-
-Shape dropped_shape(const Shape& shape, const std::vector<int64_t>& dims) {
-  Shape out;
-  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
-    if (std::find(dims.begin(), dims.end(), d) == dims.end()) out.push_back(shape[d]);
-  return out;
-}
-
-// A contiguous tensor re-labelled with another shape of equal size (no autograd).
-Tensor relabel(const Tensor& t, const Shape& shape) {
-  return Tensor::view_of(t.storage(), shape, contiguous_strides(shape), t.offset(), t.dtype());
-}
-
-}  // namespace
+using detail::dropped_shape;
+using detail::expand_kept;
+using detail::keepdim_shape;
+using detail::relabel;
 
 Tensor sum(const Tensor& x, const Dims& dims_in, bool keepdim) {
   check(x.defined(), "sum", "undefined tensor");
@@ -37,9 +21,7 @@ Tensor sum(const Tensor& x, const Dims& dims_in, bool keepdim) {
   sum_kernel(x.device(), x, dims, out);
   if (!keepdim) out = relabel(out, dropped_shape(x.shape(), dims));
   return autograd::record("sum", out, {x}, [kept, shape = x.shape()](const Tensor& g, const autograd::NeedsGrad&) {
-    Tensor gk = relabel(g.contiguous(), kept);
-    return std::vector<Tensor>{Tensor::view_of(gk.storage(), shape, broadcast_strides(kept, gk.strides(), shape),
-                                               gk.offset(), gk.dtype())};
+    return std::vector<Tensor>{expand_kept(relabel(g.contiguous(), kept), shape)};
   });
 }
 
