@@ -26,7 +26,9 @@ threads=("$@")
 [[ ${#threads[@]} -eq 0 ]] && threads=(1 2)
 echo "harmonic: $bin"
 for n in "${threads[@]}"; do
-  "$python" "$repo/tools/bench_torch.py" --compare "$bin" --threads "$n" --rounds "${ROUNDS:-3}" \
+  # torch.set_num_threads does not bound OpenBLAS's own pool (torch's GEMM would use every
+  # core at "1 thread"); pin it so both frameworks get the same number of threads.
+  OPENBLAS_NUM_THREADS="$n" OMP_NUM_THREADS="$n" "$python" "$repo/tools/bench_torch.py" --compare "$bin" --threads "$n" --rounds "${ROUNDS:-3}" \
     --repeat "${REPEAT:-20}" --dtype "${DTYPE:-float32}"
   echo
 done
