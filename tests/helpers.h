@@ -2,7 +2,11 @@
 #pragma once
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -55,5 +59,32 @@ bool throws_with(F&& f, const std::vector<std::string>& fragments) {
   MESSAGE("no exception thrown");
   return false;
 }
+
+// A fresh directory under the system temp dir, removed with its contents at scope exit.
+struct ScratchDir {
+  std::filesystem::path path;
+  ScratchDir() {
+    static int counter = 0;
+    path = std::filesystem::temp_directory_path() / fmt::format("hm_test_{}_{}", ::getpid(), counter++);
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  std::string str() const { return path.string(); }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+  std::string operator/(const std::string& name) const { return file(name); }
+  // Names of the entries, sorted.
+  std::vector<std::string> entries() const {
+    std::vector<std::string> out;
+    for (const auto& e : std::filesystem::directory_iterator(path)) out.push_back(e.path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+};
 
 }  // namespace hm::test

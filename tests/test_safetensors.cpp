@@ -13,23 +13,11 @@
 
 using namespace hm;
 using hm::test::allclose;
+using hm::test::ScratchDir;
 using hm::test::throws_with;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A fresh directory under /tmp, removed with its contents at scope exit.
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    static int counter = 0;
-    dir = fs::temp_directory_path() / fmt::format("harmonic_st_{}_{}", ::getpid(), counter++);
-    fs::create_directories(dir);
-  }
-  ~TempDir() { fs::remove_all(dir); }
-  std::string file(const std::string& name) const { return (dir / name).string(); }
-  size_t entries() const { return static_cast<size_t>(std::distance(fs::directory_iterator(dir), {})); }
-};
 
 // Writes a raw safetensors file: header length (the real one unless given), header text, data.
 void write_raw(const std::string& path, const std::string& header, const std::string& data = "", int64_t length = -1) {
@@ -47,7 +35,7 @@ std::vector<uint16_t> halves(const Tensor& t) {
 }  // namespace
 
 TEST_CASE("safetensors: round trip of every dtype, shapes and metadata") {
-  TempDir tmp;
+  ScratchDir tmp;
   Generator gen(11);
   Tensor f32 = randn({3, 4}, {}, &gen);
   Tensor f64 = randn({2, 1, 3}, {.dtype = DType::Float64}, &gen);
@@ -111,7 +99,7 @@ TEST_CASE("safetensors: round trip of every dtype, shapes and metadata") {
 }
 
 TEST_CASE("safetensors: non-contiguous inputs are written as their values") {
-  TempDir tmp;
+  ScratchDir tmp;
   Tensor x = arange(0.0, 12.0, 1.0, {.dtype = DType::Float32});
   Tensor t = transpose(reshape(x, {3, 4}), 0, 1);  // (4, 3) view
   Tensor s = slice(x, 0, 1, 12, 4);                // (3,) stride 4
@@ -147,14 +135,14 @@ TEST_CASE("safetensors: reads the file written by plain Python") {
 }
 
 TEST_CASE("safetensors: writes are atomic and replace the old file") {
-  TempDir tmp;
+  ScratchDir tmp;
   std::string path = tmp.file("ckpt.safetensors");
   save_safetensors(path, {{"a", tensor({1, 2})}});
   save_safetensors(path, {{"b", tensor({3})}});
   SafetensorsFile file = load_safetensors(path);
   CHECK(file.tensors.size() == 1);
   CHECK(file.at("b").item<double>() == 3);
-  CHECK(tmp.entries() == 1);  // no "<path>.tmp.<pid>" left behind
+  CHECK(tmp.entries().size() == 1);  // no "<path>.tmp.<pid>" left behind
   // A failing write names the path and leaves the old file alone.
   CHECK(throws_with([&] { write_file_atomic(tmp.file("missing_dir/x.bin"), "abc"); },
                     {"[write_file_atomic]", "missing_dir", "open"}));
@@ -177,7 +165,7 @@ TEST_CASE("safetensors: writes are atomic and replace the old file") {
 }
 
 TEST_CASE("safetensors: malformed files raise errors naming the file and the problem") {
-  TempDir tmp;
+  ScratchDir tmp;
   std::string p = tmp.file("bad.safetensors");
   auto load_fails = [&](std::vector<std::string> fragments) {
     fragments.push_back("[load_safetensors]");
@@ -194,7 +182,7 @@ TEST_CASE("safetensors: malformed files raise errors naming the file and the pro
   CHECK(load_fails({"header length 1000"}));
   write_raw(p, ok_entry, eight, 200'000'000);
   CHECK(load_fails({"header length 200000000", "limit"}));
-  CHECK(throws_with([&] { load_safetensors(tmp.dir.string()); }, {"[load_safetensors]", "directory"}));
+  CHECK(throws_with([&] { load_safetensors(tmp.str()); }, {"[load_safetensors]", "directory"}));
   write_raw(p, R"({"t":{"dtype":"F32",)", eight);
   CHECK(load_fails({"not valid JSON"}));
   write_raw(p, "[1, 2]");

@@ -19,21 +19,11 @@
 
 using namespace hm;
 using namespace hm::tools;
+using hm::test::ScratchDir;
 using hm::test::throws_with;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct ScratchDir {
-  fs::path path;
-  ScratchDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() / fmt::format("hm_test_trainer_{}_{}", ::getpid(), counter++);
-    fs::create_directories(path);
-  }
-  ~ScratchDir() { fs::remove_all(path); }
-  std::string str() const { return path.string(); }
-};
 
 std::vector<Json> read_jsonl(const std::string& path) {
   std::vector<Json> out;
