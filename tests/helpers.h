@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/harmonic.h"
+#include "nn/module.h"
 
 namespace hm::test {
 
@@ -58,6 +59,13 @@ bool throws_with(F&& f, const std::vector<std::string>& fragments) {
   }
   MESSAGE("no exception thrown");
   return false;
+}
+
+// The names of a module's named parameters/buffers/state, in order.
+inline std::vector<std::string> names_of(const nn::NamedTensors& list) {
+  std::vector<std::string> out;
+  for (const auto& [name, t] : list) out.push_back(name);
+  return out;
 }
 
 // A fresh directory under the system temp dir, removed with its contents at scope exit.

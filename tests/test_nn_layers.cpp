@@ -16,15 +16,10 @@
 using namespace hm;
 using hm::test::allclose;
 using hm::test::leaf64;
+using hm::test::names_of;
 using hm::test::throws_with;
 
 namespace {
-
-std::vector<std::string> names_of(const nn::NamedTensors& list) {
-  std::vector<std::string> out;
-  for (const auto& [n, t] : list) out.push_back(n);
-  return out;
-}
 
 double max_abs(const Tensor& t) { return amax(abs(t.detach())).item<double>(); }
 double std_of(const Tensor& t) { return hm::std(t.detach().to(DType::Float64)).item<double>(); }

@@ -9,15 +9,10 @@
 using namespace hm;
 using hm::test::allclose;
 using hm::test::leaf64;
+using hm::test::names_of;
 using hm::test::throws_with;
 
 namespace {
-
-std::vector<std::string> names_of(const nn::NamedTensors& list) {
-  std::vector<std::string> out;
-  for (const auto& [n, t] : list) out.push_back(n);
-  return out;
-}
 
 void randomize(const Tensor& p, Generator* gen, double scale = 0.1) {
   NoGradGuard g;

@@ -9,6 +9,7 @@
 using namespace hm;
 using hm::test::allclose;
 using hm::test::leaf64;
+using hm::test::names_of;
 using hm::test::throws_with;
 
 namespace {
@@ -32,12 +33,6 @@ void set_reference_weights(nn::Recurrent& m, int64_t gates) {
   set(m.weight_hh[0], lit(gh * 2, {gh, 2}, 5, 9, 0.4));
   set(m.bias_ih[0], lit(gh, {gh}, 3, 7, 0.3));
   set(m.bias_hh[0], lit(gh, {gh}, 2, 5, 0.2));
-}
-
-std::vector<std::string> names_of(const nn::NamedTensors& list) {
-  std::vector<std::string> out;
-  for (const auto& [n, t] : list) out.push_back(n);
-  return out;
 }
 
 // All of a module's parameters after the given inputs, for gradcheck.
