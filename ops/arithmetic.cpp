@@ -1,4 +1,5 @@
 // add, sub, mul, div and their scalar forms: forward and backward side by side.
+#include "autograd/grad_mode.h"
 #include "autograd/node.h"
 #include "core/factories.h"
 #include "ops/elementwise.h"
@@ -11,6 +12,11 @@ namespace detail {
 void check_floating(const Tensor& x, std::string_view name) {
   check(x.defined(), name, "undefined tensor");
   check(is_floating(x.dtype()), name, "expected a floating-point tensor, got {}", x.desc());
+}
+
+Tensor contiguous_nograd(const Tensor& t) {
+  NoGradGuard guard;
+  return t.defined() ? t.contiguous() : t;
 }
 
 Tensor scalar_like(const Tensor& x, double value) {

@@ -13,6 +13,10 @@ Tensor binary_forward(BinaryOp op, const Tensor& a, const Tensor& b, std::string
 // A 0-d tensor holding `value` in x's dtype and device (for scalar operands).
 Tensor scalar_like(const Tensor& x, double value);
 
+// A contiguous version of t (undefined stays undefined) that is not taped: for ops that
+// record themselves as one node and only need packed memory for their kernels.
+Tensor contiguous_nograd(const Tensor& t);
+
 // Requires a floating dtype, naming the op.
 void check_floating(const Tensor& x, std::string_view name);
 

@@ -4,20 +4,18 @@
 // ignored targets contribute 0 and Mean divides by the number of non-ignored targets.
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
+#include "ops/elementwise_common.h"
 #include "ops/nn_functional.h"
 #include "ops/nn_kernels.h"
 
 namespace hm {
 namespace {
 
+using detail::contiguous_nograd;
+
 using autograd::NeedsGrad;
 using autograd::Saved;
 using Grads = std::vector<Tensor>;
-
-Tensor contiguous_nograd(const Tensor& t) {
-  NoGradGuard guard;
-  return t.contiguous();
-}
 
 // Validates scores (N, C, d...) / (C) against target (N, d...) / () and returns the
 // kernel arguments with the class dim normalised.

@@ -7,12 +7,15 @@
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
 #include "ops/autocast.h"
+#include "ops/elementwise_common.h"
 #include "ops/linalg.h"
 #include "ops/linalg_kernels.h"
 #include "ops/reduce.h"
 
 namespace hm {
 namespace {
+
+using detail::contiguous_nograd;
 
 using Grads = std::vector<Tensor>;
 
@@ -47,12 +50,6 @@ Tensor mT(const Tensor& t) {
   std::swap(s[s.size() - 1], s[s.size() - 2]);
   std::swap(st[st.size() - 1], st[st.size() - 2]);
   return restride(t, s, st);
-}
-
-// Contiguous copy without taping it.
-Tensor contiguous_nograd(const Tensor& t) {
-  NoGradGuard guard;
-  return t.contiguous();
 }
 
 // t whose last two dims BLAS can read directly (copies only when it must).

@@ -2,20 +2,18 @@
 // (mean, rstd), and fused backward kernels producing dx, dweight and dbias in one pass.
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
+#include "ops/elementwise_common.h"
 #include "ops/nn_functional.h"
 #include "ops/nn_kernels.h"
 
 namespace hm {
 namespace {
 
+using detail::contiguous_nograd;
+
 using autograd::NeedsGrad;
 using autograd::Saved;
 using Grads = std::vector<Tensor>;
-
-Tensor contiguous_nograd(const Tensor& t) {
-  NoGradGuard guard;
-  return t.defined() ? t.contiguous() : t;
-}
 
 void check_param(const Tensor& p, const Tensor& x, const Shape& shape, std::string_view what, std::string_view fn) {
   if (!p.defined()) return;
