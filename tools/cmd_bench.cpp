@@ -3,6 +3,9 @@
 //   harmonic bench --op softmax --shape 256x1024 --shape 64x4096 --backward
 //   harmonic bench --op layer_norm --shape 256x1024,1024,1024 --threads 2 --json out.json
 //   harmonic bench --device cuda                     the suite on cuda:0 (GPU time, CUDA events)
+//   harmonic bench --fourier --threads 2             issue 5's Fourier cases, fwd+bwd (float32, CPU;
+//                                                    --case fourier_head_log_pmf|fourier_attention|fru);
+//     tools/bench_fourier_torch.py, bench_fourier_attention_torch.py, bench_fru_torch.py time PyTorch
 // Method (shared with tools/bench_torch.py): warm up, pick an inner count so one timed run
 // lasts >= 1 ms, then report the median over --repeat runs of (run time / inner count).
 // Forward is timed under no-grad; forward+backward calls backward with a ones gradient and
@@ -21,7 +24,10 @@
 #include "core/parallel.h"
 #include "cuda/runtime.h"
 #include "cuda/timing.h"
+#include "nn/fru.h"
 #include "ops/elementwise.h"
+#include "ops/fourier_attention.h"
+#include "ops/fourier_head.h"
 #include "tools/commands.h"
 #include "tools/op_table.h"
 
@@ -32,7 +38,7 @@ struct BenchOptions {
   std::string op, attrs = "{}", dtype = "float32", json_path, device = "cpu";
   std::vector<std::string> shapes, cases;
   int threads = 0, repeat = 20, warmup = 3;
-  bool backward = false, list_cases = false;
+  bool backward = false, list_cases = false, fourier = false;
 } opt;
 
 struct BenchCase {
@@ -117,6 +123,48 @@ BenchResult bench_case(const BenchCase& c, DType dtype, Device device) {
 
 std::string ms_text(double ms) { return std::isnan(ms) ? fmt::format("{:>9}", "-") : fmt::format("{:9.4f}", ms); }
 
+// Issue 5's Fourier cases (not single table ops: the FRU is a module), forward+backward of a
+// sum in float32 on the CPU, at the shapes of the matching PyTorch scripts.
+void run_fourier_cases() {
+  Generator gen(1234);
+  auto wanted = [](const std::string& op) {  // --case picks cases by op name
+    return opt.cases.empty() || std::find(opt.cases.begin(), opt.cases.end(), op) != opt.cases.end();
+  };
+  auto run = [](const char* name, auto&& step) {
+    double ms = time_ms(step, opt.repeat, opt.warmup, Device::cpu());
+    fmt::print("{:<44} threads={}  fwd+bwd {} ms\n", name, get_num_threads(), ms_text(ms));
+    std::fflush(stdout);
+  };
+  if (wanted("fourier_head_log_pmf")) {
+    Tensor coeffs = randn({256, 130}, {}, &gen).requires_grad_(true);  // (B, 2(N+1)), N = 64
+    run("fourier_head_log_pmf B=256 N=64 m=4096", [&] {
+      sum(fourier_head_log_pmf(coeffs, 4096)).backward();
+      coeffs.zero_grad();
+    });
+  }
+  if (wanted("fourier_attention")) {
+    Tensor q = mul(randn({8, 8, 256, 16}, {}, &gen), 0.5).requires_grad_(true);
+    Tensor k = mul(randn({8, 8, 256, 16}, {}, &gen), 0.5).requires_grad_(true);
+    Tensor v = randn({8, 8, 256, 16}, {}, &gen).requires_grad_(true);
+    Tensor R = scalar_tensor(2.0).requires_grad_(true);
+    run("fourier_attention B=8 H=8 N=256 D=16 p=4", [&] {
+      sum(fourier_attention(q, k, v, R, 4)).backward();
+      for (Tensor* t : {&q, &k, &v, &R}) t->zero_grad();
+    });
+  }
+  if (wanted("fru")) {
+    nn::FRUOptions fo;  // K = 60, d = 10, R = 60, units = 200, T = 784
+    fo.gen = &gen;
+    nn::FRU fru(1, fo);
+    Tensor x = rand({256, 784, 1}, {}, &gen);
+    // Like tools/bench_fru_torch.py: the loss is the last step's output summed.
+    run("fru B=256 T=784 K=60 d=10 (last-step loss)", [&] {
+      sum(fru.forward(x).last).backward();
+      for (auto& [name, p] : fru.named_parameters()) p.zero_grad();
+    });
+  }
+}
+
 void add(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("bench", "Time ops (ms per call, forward and forward+backward)");
   cmd->add_option("--op", opt.op, "Op to time (default: the standard suite)");
@@ -124,6 +172,7 @@ void add(CLI::App& app) {
   cmd->add_option("--attrs", opt.attrs, "Op attributes as a JSON object");
   cmd->add_option("--case", opt.cases, "Run only these standard cases (by name or op)");
   cmd->add_flag("--list-cases", opt.list_cases, "List the standard cases");
+  cmd->add_flag("--fourier", opt.fourier, "Time issue 5's Fourier head, attention and FRU cases instead");
   cmd->add_option("--threads", opt.threads, "CPU threads (default: all)");
   cmd->add_option("--repeat", opt.repeat, "Timed runs per measurement (the median is reported)");
   cmd->add_option("--warmup", opt.warmup, "Untimed calls first");
@@ -149,6 +198,11 @@ int run() {
     return 0;
   }
   if (opt.threads > 0) set_num_threads(opt.threads);
+  if (opt.fourier) {
+    check(device.is_cpu() && dtype == DType::Float32, "bench", "--fourier times float32 on the CPU only");
+    run_fourier_cases();
+    return 0;
+  }
   Json attrs;
   try {
     attrs = Json::parse(opt.attrs);
