@@ -68,6 +68,15 @@ inline std::vector<std::string> names_of(const nn::NamedTensors& list) {
   return out;
 }
 
+// Every value of a module's state (parameters then buffers) in one flat list, for exact
+// comparisons between runs.
+inline std::vector<double> flat_params(const nn::Module& m) {
+  std::vector<double> out;
+  for (const auto& [name, t] : m.state_dict())
+    for (double v : t.to_vector()) out.push_back(v);
+  return out;
+}
+
 // A fresh directory under the system temp dir, removed with its contents at scope exit.
 struct ScratchDir {
   std::filesystem::path path;

@@ -13,6 +13,7 @@
 
 using namespace hm;
 using namespace hm::optim;
+using hm::test::flat_params;
 using hm::test::ScratchDir;
 using hm::test::throws_with;
 namespace fs = std::filesystem;
@@ -47,13 +48,6 @@ CheckpointInfo at_step(int64_t step) {
   CheckpointInfo info;
   info.step = step;
   return info;
-}
-
-std::vector<double> flat_params(const nn::Module& m) {
-  std::vector<double> out;
-  for (const auto& [n, t] : m.state_dict())
-    for (double v : t.to_vector()) out.push_back(v);
-  return out;
 }
 
 }  // namespace

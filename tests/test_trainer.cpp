@@ -19,6 +19,7 @@
 
 using namespace hm;
 using namespace hm::tools;
+using hm::test::flat_params;
 using hm::test::ScratchDir;
 using hm::test::throws_with;
 namespace fs = std::filesystem;
@@ -42,13 +43,6 @@ Json small_spirals(int64_t steps) {
     apply_override(c, s);
   apply_override(c, fmt::format("trainer.steps={}", steps));
   return c;
-}
-
-std::vector<double> flat_params(const nn::Module& m) {
-  std::vector<double> out;
-  for (const auto& [n, t] : m.state_dict())
-    for (double v : t.to_vector()) out.push_back(v);
-  return out;
 }
 
 }  // namespace
