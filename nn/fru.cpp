@@ -53,18 +53,19 @@ FourierStatRecurrent::FourierStatRecurrent(const std::string& type, int64_t in, 
         "sizes must be positive: input {}, channels {}, dims {}, r {}, units {}", in, channels, dims, r, units);
 }
 
-Tensor FourierStatRecurrent::states_time_major(const Tensor& x, const Tensor& mu0) {
+Tensor FourierStatRecurrent::states_time_major(const Tensor& x, const Tensor& mu0, bool last_only) {
   const int64_t B = x.size(0), T = x.size(1), K = num_channels, d = channel_dims, S = K * d;
-  Tensor coef = coefficients(T, x);  // (T, K)
+  Tensor coef = coefficients(T, x);    // (T, K)
+  Tensor decays = decay_values(coef);  // (K)
   // Devices without the fused kernels (CUDA for now) fall back to the composition.
   if (fused && (x.device().is_cpu() || fru_forward_kernel.cuda)) {
     // The input part of phi's pre-activation for all steps as one GEMM, then the fused op.
     Tensor w_x = narrow(weight_phi, 1, 0, input_size), w_pr = narrow(weight_phi, 1, input_size, r_size);
     Tensor px = transpose(linear(x, w_x, bias_phi), 0, 1);  // (T, B, d)
-    return fru_recurrence(px, weight_r, bias_r, w_pr, coef, decay, mu0);
+    return fru_recurrence(px, weight_r, bias_r, w_pr, coef, decays, mu0);
   }
   Tensor mu = mu0.defined() ? mu0 : zeros({B, S}, {.dtype = x.dtype(), .device = x.device()});
-  Tensor m = reshape(decay, {K, 1});
+  Tensor m = reshape(decays, {K, 1});
   std::vector<Tensor> all;
   all.reserve(T);
   for (int64_t t = 0; t < T; ++t) {
@@ -75,19 +76,16 @@ Tensor FourierStatRecurrent::states_time_major(const Tensor& x, const Tensor& mu
     mu = reshape(next, {B, S});
     all.push_back(mu);
   }
-  return stack(all, 0);  // (T, B, S)
+  return last_only ? mu : stack(all, 0);  // (B, S) or (T, B, S)
 }
 
-Tensor FourierStatRecurrent::states(const Tensor& x_in, const Tensor& mu0) {
-  const bool unbatched = x_in.dim() == 2;
-  Tensor x = unbatched ? unsqueeze(x_in, 0) : x_in;
-  check(x.dim() == 3 && x.size(2) == input_size && x.size(1) > 0, type_name(),
-        "x must be (B, T, {}) or (T, {}), got {}", input_size, input_size, x_in.desc());
-  Tensor mu = transpose(states_time_major(x, unbatched && mu0.defined() ? unsqueeze(mu0, 0) : mu0), 0, 1);
-  return unbatched ? squeeze(mu, 0) : mu;
+Tensor FourierStatRecurrent::states(const Tensor& x_in, const Tensor& mu0_in) {
+  auto [x, mu0] = batched_inputs(x_in, mu0_in);
+  Tensor mu = transpose(states_time_major(x, mu0), 0, 1);
+  return x_in.dim() == 2 ? squeeze(mu, 0) : mu;
 }
 
-FRUOutput FourierStatRecurrent::forward(const Tensor& x_in, const Tensor& mu0_in) {
+std::pair<Tensor, Tensor> FourierStatRecurrent::batched_inputs(const Tensor& x_in, const Tensor& mu0_in) const {
   const bool unbatched = x_in.dim() == 2;
   Tensor x = unbatched ? unsqueeze(x_in, 0) : x_in;
   check(x.dim() == 3 && x.size(2) == input_size && x.size(1) > 0, type_name(),
@@ -96,11 +94,24 @@ FRUOutput FourierStatRecurrent::forward(const Tensor& x_in, const Tensor& mu0_in
   if (mu0.defined())
     check(mu0.dim() == 2 && mu0.size(0) == x.size(0) && mu0.size(1) == state_size(), type_name(),
           "mu0 must be ({}, {}), got {}", x.size(0), state_size(), mu0_in.desc());
+  return {x, mu0};
+}
+
+FRUOutput FourierStatRecurrent::forward(const Tensor& x_in, const Tensor& mu0_in) {
+  auto [x, mu0] = batched_inputs(x_in, mu0_in);
   Tensor mu = states_time_major(x, mu0);                           // (T, B, S)
   Tensor o = transpose(relu(linear(mu, weight_o, bias_o)), 0, 1);  // (B, T, units)
   FRUOutput out{o, select(o, 1, x.size(1) - 1), select(mu, 0, x.size(1) - 1)};
-  if (unbatched) out = {squeeze(out.output, 0), squeeze(out.last, 0), squeeze(out.mu_n, 0)};
+  if (x_in.dim() == 2) out = {squeeze(out.output, 0), squeeze(out.last, 0), squeeze(out.mu_n, 0)};
   return out;
+}
+
+FRUOutput FourierStatRecurrent::forward_last(const Tensor& x_in, const Tensor& mu0_in) {
+  auto [x, mu0] = batched_inputs(x_in, mu0_in);
+  Tensor mu_n = states_time_major(x, mu0, true);         // (B, S)
+  Tensor last = relu(linear(mu_n, weight_o, bias_o));  // (B, units)
+  if (x_in.dim() == 2) return {Tensor(), squeeze(last, 0), squeeze(mu_n, 0)};
+  return {Tensor(), last, mu_n};
 }
 
 // -- FRU --------------------------------------------------------------------------------------
@@ -154,8 +165,12 @@ SRU::SRU(int64_t in, SRUOptions opt)
 }
 
 Tensor SRU::coefficients(int64_t T, const Tensor& like) const {
-  const Tensor one_minus = add(mul(decay.to(like.dtype()), -1.0), 1.0);  // (K)
+  const Tensor one_minus = add(mul(decay_values(like), -1.0), 1.0);  // (K)
   return expand(reshape(one_minus, {1, num_channels}), {T, num_channels});
+}
+
+Tensor SRU::decay_values(const Tensor& like) const {
+  return from_vector(options.decays, {num_channels}, {.dtype = DType::Float64}).to(like.dtype()).to(like.device());
 }
 
 // -- gradient inspection ----------------------------------------------------------------------

@@ -13,6 +13,7 @@
 // which composes it step by step from ops (the reference).
 #pragma once
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "core/random.h"
@@ -55,6 +56,10 @@ class FourierStatRecurrent : public Module {
  public:
   // x (B, T, in), or (T, in) unbatched; mu0 (B, K*d) defaults to zeros.
   FRUOutput forward(const Tensor& x, const Tensor& mu0 = {});
+  // Classification form (NOTES section 3: output = Linear(o_T)): the output layer at the last
+  // step only. Returns output undefined, last and mu_n as forward does (same values and
+  // gradients); the fused CPU path never materialises the (T, B, K*d) states.
+  FRUOutput forward_last(const Tensor& x, const Tensor& mu0 = {});
   // The state at every step (B, T, K*d), without the output layer.
   Tensor states(const Tensor& x, const Tensor& mu0 = {});
   int64_t state_size() const { return num_channels * channel_dims; }
@@ -71,9 +76,15 @@ class FourierStatRecurrent : public Module {
                        int64_t units, bool fused);
   // c_k(t) for t = 0..T-1: (T, K), differentiable where the model trains it.
   virtual Tensor coefficients(int64_t T, const Tensor& like) const = 0;
+  // m_k (K) in like's dtype. Default: the buffer. SRU rebuilds it from its double options: the
+  // float32 buffer of a model converted to float64 would hold 0.9f = 0.899999976...
+  virtual Tensor decay_values(const Tensor& like) const { return decay.to(like.dtype()); }
 
  private:
-  Tensor states_time_major(const Tensor& x, const Tensor& mu0);  // x (B, T, in) -> (T, B, K*d)
+  // x (B, T, in) -> (T, B, K*d), or the last state (B, K*d) when last_only.
+  Tensor states_time_major(const Tensor& x, const Tensor& mu0, bool last_only = false);
+  // x (B, T, in) or (T, in) -> batched x and mu0, with the shape checks.
+  std::pair<Tensor, Tensor> batched_inputs(const Tensor& x, const Tensor& mu0) const;
 };
 
 class FRU : public FourierStatRecurrent {
@@ -94,6 +105,7 @@ class SRU : public FourierStatRecurrent {
 
  protected:
   Tensor coefficients(int64_t T, const Tensor& like) const override;
+  Tensor decay_values(const Tensor& like) const override;
 };
 
 // The fixed FRU frequencies: [0] followed by K-1 geometric points from 0.25 to f_max.
