@@ -6,7 +6,8 @@
 namespace hm {
 
 Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
-  for (int64_t s : shape) check(s >= 0, "empty", "negative size in shape {}", str(shape));
+  for (int64_t s : shape)  // no eager str(): this runs for every tensor made
+    if (s < 0) [[unlikely]] throw_error("empty", fmt::format("negative size in shape {}", str(shape)));
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = std::make_shared<Storage>(static_cast<size_t>(numel_of(shape)) * dtype_size(dtype), device);
   impl->shape = shape;
@@ -142,8 +143,8 @@ const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const { return checked(
 Tensor Tensor::grad() const { return checked(impl_).grad; }
 
 void Tensor::set_grad(const Tensor& g) const {
-  check(!g.defined() || (g.shape() == shape() && g.dtype() == dtype()), "set_grad",
-        "gradient {} does not match tensor {}", g.desc(), desc());
+  if (g.defined() && (g.shape() != shape() || g.dtype() != dtype())) [[unlikely]]
+    throw_error("set_grad", fmt::format("gradient {} does not match tensor {}", g.desc(), desc()));
   impl_->grad = g;
 }
 

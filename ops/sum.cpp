@@ -27,7 +27,8 @@ Tensor sum(const Tensor& x, const Dims& dims_in, bool keepdim) {
 
 Tensor mean(const Tensor& x, const Dims& dims_in, bool keepdim) {
   check(x.defined(), "mean", "undefined tensor");
-  check(is_floating(x.dtype()), "mean", "expected a floating-point tensor, got {}", x.desc());
+  if (!is_floating(x.dtype())) [[unlikely]]
+    throw_error("mean", fmt::format("expected a floating-point tensor, got {}", x.desc()));
   std::vector<int64_t> dims = normalize_dims(dims_in, x.dim(), "mean");
   int64_t count = 1;
   for (int64_t d : dims) count *= x.shape()[d];

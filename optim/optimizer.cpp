@@ -111,8 +111,9 @@ void Optimizer::step() {
       Tensor p = g.params[i];
       Tensor grad = p.grad();
       if (!grad.defined()) continue;
-      check(grad.shape() == p.shape() && grad.dtype() == p.dtype() && grad.device() == p.device(), type_name_,
-            "gradient {} does not match parameter {} {}", grad.desc(), param_label(gi, i), p.desc());
+      if (grad.shape() != p.shape() || grad.dtype() != p.dtype() || grad.device() != p.device()) [[unlikely]]
+        throw_error(type_name_, fmt::format("gradient {} does not match parameter {} {}", grad.desc(),
+                                            param_label(gi, i), p.desc()));
       ParamState& st = state_[gi][i];
       // Module::to() may have moved or converted the parameter since the buffers were made.
       for (Tensor& b : st.buffers)
