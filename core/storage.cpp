@@ -1,5 +1,7 @@
 #include "core/storage.h"
 
+#include "core/cpu_allocator.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -7,14 +9,8 @@
 namespace hm {
 namespace {
 
-void* cpu_alloc(size_t nbytes, int) {
-  size_t rounded = (nbytes + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
-  if (!p) throw_error("alloc", fmt::format("out of host memory allocating {} bytes", nbytes));
-  return p;
-}
-
-void cpu_free(void* p, int) { std::free(p); }
+void* cpu_alloc(size_t nbytes, int) { return cpu_allocate(nbytes); }
+void cpu_free(void* p, int) { cpu_deallocate(p); }
 
 void cpu_copy(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes) {
   check(dst_device.is_cpu() && src_device.is_cpu(), "copy_bytes", "CPU copy asked to move {} -> {}",
