@@ -21,7 +21,9 @@
 
 #include "autograd/grad_mode.h"
 #include "core/safetensors.h"
+#include "nn/attention.h"
 #include "nn/fourier_head.h"
+#include "nn/fourier_score.h"
 #include "nn/fru.h"
 #include "ops/fourier_attention.h"
 #include "ops/fourier_head.h"
@@ -244,6 +246,42 @@ TEST_CASE("fourier reference: FourierFormer attention vs the released code, scal
           check_attention(run_attention(composed, R_code, rname == "scalar"), base + "_code");
         }
       }
+}
+
+TEST_CASE("fourier reference: MultiheadAttention(kernel = Fourier) vs the released FourierAttn up to o_net") {
+  // FourierAttn: bias-free q/k/v/o nets (nn.Linear weights are (out, in) in both), heads split
+  // head-major from the last dim in both. Harmonic normalises exactly, so it matches the code's
+  // formula without the +1e-6; with these projections sum_j R^(4D) K_ij is small enough that
+  // the 1e-6 changes the module's output at the 0.1 level.
+  for (std::string rname : {"scalar", "vector"}) {
+    CAPTURE(rname);
+    const std::string name = "mha_" + rname + "_exact";
+    Generator gen(4);
+    nn::MultiheadAttention mha(
+        4, 2,
+        {.bias = false, .head_dim = 3, .kernel = nn::AttentionKernel::Fourier, .fourier_r_per_dim = rname == "vector"},
+        &gen);
+    mha.to(DType::Float64);
+    set(mha.q_proj->weight, at("mha/q_net"));
+    set(mha.k_proj->weight, at("mha/k_net"));
+    set(mha.v_proj->weight, at("mha/v_net"));
+    set(mha.out_proj->weight, at("mha/o_net"));
+    auto score = std::dynamic_pointer_cast<nn::FourierScore>(mha.score);
+    REQUIRE(score);
+    const Tensor R_code = rname == "scalar" ? Tensor(at("attn/R_scalar")) : at("attn/R_vector");
+    set(score->R, rname == "scalar" ? reshape(R_code, {}) : R_code);
+    Tensor h = leaf(permute(at("mha/h"), {1, 0, 2}));  // [L, B, E] -> (B, L, E)
+    Tensor out = permute(mha.forward(h, h, h, {.causal = true}), {1, 0, 2});
+    CHECK(agrees(out, at(name + "/output"), name + " output"));
+    CHECK(max_diff(out, at("mha_" + rname + "_code/output")) > 1e-2);
+    sum(mul(out, at("mha/G"))).backward();
+    CHECK(agrees(permute(h.grad(), {1, 0, 2}), at(name + "/grad_h"), name + " grad h"));
+    CHECK(agrees(reshape(score->R.grad(), R_code.shape()), at(name + "/grad_R"), name + " grad R"));
+    CHECK(agrees(mha.q_proj->weight.grad(), at(name + "/grad_q_net"), name + " grad q_net"));
+    CHECK(agrees(mha.k_proj->weight.grad(), at(name + "/grad_k_net"), name + " grad k_net"));
+    CHECK(agrees(mha.v_proj->weight.grad(), at(name + "/grad_v_net"), name + " grad v_net"));
+    CHECK(agrees(mha.out_proj->weight.grad(), at(name + "/grad_o_net"), name + " grad o_net"));
+  }
 }
 
 // -- FRU, SRU, single-bias LSTM ------------------------------------------------------------------

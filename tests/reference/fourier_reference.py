@@ -19,6 +19,7 @@ Code followed (public repositories; /work/shared/papers/NOTES.md lists the diffe
           K = prod_d R sinc(R (q_d - k_d)), attn_prob = K**4, masked to 0, divided by
           (sum_keys + 1e-6); layout [len, bsz, n_head, d_head]. R scalar (shape (1), as the
           models allocate it) and per dimension (shape (d_head), the commented-out option).
+  mha_*/  the same FourierAttn module up to o_net: bias-free projections, causal.
   fru*/   limbo018/FRU code/fru.py FRUCell.__call__ step loop (TensorFlow, re-written here):
           r = relu(mu W_r + b_r), phi = relu([x, r] W_phi + b_phi),
           mu = mask * mu + (1/T) cos(2 pi f t / T + 2 pi theta) phi, o = relu(mu W_o + b_o),
@@ -158,6 +159,31 @@ def attention_cases():
                     put(f"{name}/grad_{gname}", g)
 
 
+def mha_cases():
+    """FourierAttn.forward up to o_net (before its dropout, residual and LayerNorm): bias-free
+    q_net/k_net/v_net/o_net, heads split as .view(len, bsz, n_head, d_head), causal mask."""
+    L, Bsz, E, H, D = 5, 2, 4, 2, 3
+    h, G = randn(L, Bsz, E), randn(L, Bsz, E)
+    nets = {n: randn(H * D, E, scale=0.5) for n in ("q_net", "k_net", "v_net")}
+    nets["o_net"] = randn(E, H * D, scale=0.5)
+    put("mha/h", h), put("mha/G", G)
+    for n, w in nets.items():
+        put(f"mha/{n}", w)
+    for rname in ("scalar", "vector"):
+        R = torch.tensor([0.8], dtype=f64) if rname == "scalar" else torch.tensor([0.6, 0.9, 1.2], dtype=f64)
+        for ename, eps in (("code", 1e-6), ("exact", 0.0)):
+            hl, Rl = leaf(h), leaf(R)
+            wl = {n: leaf(w) for n, w in nets.items()}
+            heads = {n: (hl @ wl[n].T).view(L, Bsz, H, D) for n in ("q_net", "k_net", "v_net")}
+            vec = code_attention(heads["q_net"], heads["k_net"], heads["v_net"], Rl, True, eps)
+            out = vec.contiguous().view(L, Bsz, H * D) @ wl["o_net"].T
+            grads = torch.autograd.grad((out * G).sum(), [hl, Rl] + list(wl.values()))
+            name = f"mha_{rname}_{ename}"
+            put(f"{name}/output", out)
+            for gname, g in zip(["h", "R"] + list(wl.keys()), grads):
+                put(f"{name}/grad_{gname}", g)
+
+
 # -- FRU, SRU, single-bias LSTM (TensorFlow cells re-written step by step) ----------------------
 def linear_tf(x, w, b):  # fru.py/sru.py _linear: x (B, in) @ Matrix (in, out) + Bias
     return x @ w + b
@@ -266,6 +292,7 @@ def main():
     fourier_head_cases()
     attention_cases()
     recurrent_cases()
+    mha_cases()
     names = [n for n, _ in OUT]
     assert len(names) == len(set(names)), "duplicate names"
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fourier_reference.safetensors")
