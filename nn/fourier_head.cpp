@@ -5,6 +5,7 @@
 
 #include "autograd/grad_mode.h"
 #include "core/factories.h"
+#include "nn/fourier_head_fused.h"
 #include "ops/fourier_head.h"
 #include "ops/ops.h"
 
@@ -53,7 +54,8 @@ Tensor FourierHead::forward(const Tensor& x) {
 
 Tensor FourierHead::regularization_loss() const {
   if (!last_coeffs_.defined() || gamma == 0.0) return zeros({}, {.dtype = linear->weight.dtype()});
-  return fourier_regularizer(last_coeffs_, gamma, bins, code_scaling);
+  Tensor fast = fused::fourier_regularizer(last_coeffs_, gamma, bins, code_scaling);  // CPU
+  return fast.defined() ? fast : fourier_regularizer(last_coeffs_, gamma, bins, code_scaling);
 }
 
 // -- FourierHeadMLE -----------------------------------------------------------------------------
@@ -80,9 +82,13 @@ Tensor FourierHeadMLE::nll(const Tensor& x, const Tensor& targets) {
   Tensor coeffs = forward(x);  // (..., K)
   check(targets.dim() == coeffs.dim() - 1, "FourierHeadMLE::nll", "targets must be (...) for coefficients {}, got {}",
         coeffs.desc(), targets.desc());
-  Tensor p = squeeze(fourier_pdf(coeffs, unsqueeze(targets.to(coeffs.dtype()), -1)), -1);  // (...)
-  Tensor loss = mean(neg(log(add(p, 1e-10))));
-  if (gamma != 0.0) loss = add(loss, fourier_regularizer(coeffs, gamma, reg_bins));
+  Tensor t = targets.to(coeffs.dtype());
+  Tensor loss = fused::fourier_nll(coeffs, t);  // CPU; else the composed ops
+  if (!loss.defined()) loss = mean(neg(log(add(squeeze(fourier_pdf(coeffs, unsqueeze(t, -1)), -1), 1e-10))));
+  if (gamma != 0.0) {
+    Tensor reg = fused::fourier_regularizer(coeffs, gamma, reg_bins, false);
+    loss = add(loss, reg.defined() ? reg : fourier_regularizer(coeffs, gamma, reg_bins));
+  }
   return loss;
 }
 
@@ -124,25 +130,57 @@ Tensor FourierHeadMLE::sample(const Tensor& x, int64_t num_samples, Generator* g
 
 // -- GMMHead ------------------------------------------------------------------------------------
 
-GMMHead::GMMHead(int64_t in, int64_t bins_, int64_t k, Generator* gen)
+GMMHead::GMMHead(int64_t in, int64_t bins_, int64_t k, Generator* gen, bool softplus_stds_)
     : UnaryModule(fmt::format("GMMHead({}, bins={}, components={})", in, bins_, k)),
       in_features(in),
       bins(bins_),
-      components(k) {
+      components(k),
+      softplus_stds(softplus_stds_) {
   check(bins_ >= 1 && k >= 1, "GMMHead", "need bins >= 1 and components >= 1, got bins={} components={}", bins_, k);
   linear = register_module("linear", std::make_shared<Linear>(in, k, true, gen));
-  stds = register_parameter("stds", full({k}, 2.0 / static_cast<double>(bins_)));
+  const double sd0 = 2.0 / static_cast<double>(bins_);
+  stds = register_parameter("stds", full({k}, softplus_stds ? std::log(std::expm1(sd0)) : sd0));
+}
+
+Tensor GMMHead::component_stds(bool for_density) const {
+  if (softplus_stds) return softplus(stds);
+  return for_density ? abs(stds) : stds;
 }
 
 Tensor GMMHead::forward(const Tensor& x) {
-  Tensor means = unsqueeze(tanh(linear->forward(upcast(x))), -1);                   // (..., K, 1)
+  Tensor mu = tanh(linear->forward(upcast(x)));      // (..., K)
+  Tensor sd_k = component_stds().to(mu.dtype());     // (K)
+  Tensor fast = fused::gmm_log_pmf(mu, sd_k, bins);  // CPU; else the composed ops
+  if (fast.defined()) return fast;
+  Tensor means = unsqueeze(mu, -1);                                                 // (..., K, 1)
   Tensor centres = fourier_bin_centres(bins).to(means.dtype()).to(means.device());  // (m)
-  Tensor sd = unsqueeze(stds.to(means.dtype()), -1);                                // (K, 1)
+  Tensor sd = unsqueeze(sd_k, -1);                                                  // (K, 1)
   Tensor zs = div(sub(centres, means), sd);                                         // (..., K, m)
   Tensor dens = div(exp(mul(square(zs), -0.5)), mul(sd, std::sqrt(2.0 * std::numbers::pi)));
   Tensor mix = mean(dens, {-2});  // (..., m), equal weights
   Tensor pmf = div(mix, sum(mix, {-1}, true));
   return log(add(pmf, 1e-5));
+}
+
+Tensor GMMHead::pdf(const Tensor& x, const Tensor& points) {
+  Tensor means = unsqueeze(tanh(linear->forward(upcast(x))), -1);     // (..., K, 1)
+  Tensor pts = unsqueeze(points.to(means.dtype()), -2);               // (P) -> (1, P); (..., P) -> (..., 1, P)
+  Tensor sd = unsqueeze(component_stds(true).to(means.dtype()), -1);  // (K, 1)
+  Tensor zs = div(sub(pts, means), sd);                               // (..., K, P)
+  Tensor dens = div(exp(mul(square(zs), -0.5)), mul(sd, std::sqrt(2.0 * std::numbers::pi)));
+  return mean(dens, {-2});  // (..., P), equal weights
+}
+
+Tensor GMMHead::nll(const Tensor& x, const Tensor& targets) {
+  check(targets.dim() == x.dim() - 1, "GMMHead::nll", "targets must be (...) for inputs {}, got {}", x.desc(),
+        targets.desc());
+  Tensor mu = tanh(linear->forward(upcast(x)));  // (..., K)
+  // fused::gmm_nll takes |std| itself, so the std parameter or its softplus goes in as is.
+  Tensor sd = (softplus_stds ? softplus(stds) : stds).to(mu.dtype());
+  Tensor fast = fused::gmm_nll(mu, sd, targets.to(mu.dtype()));  // CPU; else the composed ops
+  if (fast.defined()) return fast;
+  Tensor p = squeeze(pdf(x, unsqueeze(targets, -1)), -1);  // (...)
+  return mean(neg(log(add(p, 1e-10))));
 }
 
 // -- mixed-precision bins -----------------------------------------------------------------------

@@ -58,14 +58,27 @@ class FourierHeadMLE : public UnaryModule {
 // GMM baseline head: K Gaussian components with means tanh(Linear(in, K)), a learnable
 // per-component std initialised to 2/m, equal weights. forward returns log(pmf + 1e-5),
 // the mixture density at the bin centres normalised over the bins. (..., in) -> (..., bins).
+// The std parameter is either the std itself (softplus_stds = false) or, as in the authors'
+// toy code (gmm_head.py), s with std = softplus(s), initialised to softplus^-1(2/m): Adam then
+// moves the std ~25x more slowly relative to its size, which the toy study's GMM results need
+// (a raw std overshoots and ends far worse on GMM-2).
 class GMMHead : public UnaryModule {
  public:
-  GMMHead(int64_t in_features, int64_t bins, int64_t components, Generator* gen = nullptr);
+  GMMHead(int64_t in_features, int64_t bins, int64_t components, Generator* gen = nullptr, bool softplus_stds = false);
   Tensor forward(const Tensor& x) override;
+  // The MLE variant: the same mixture as a density on the real line. points (P) shared by
+  // every row or (..., P) -> (..., P).
+  Tensor pdf(const Tensor& x, const Tensor& points);
+  // mean(-log(p(targets) + 1e-10)); x (..., in), targets (...). 0-d.
+  Tensor nll(const Tensor& x, const Tensor& targets);
+  // The component stds (K) as used: softplus(stds), or stds itself (forward) and |stds| (pdf,
+  // nll: a raw std pushed through zero still gives a density). Differentiable.
+  Tensor component_stds(bool for_density = false) const;
 
   int64_t in_features, bins, components;
+  bool softplus_stds;
   std::shared_ptr<Linear> linear;
-  Tensor stds;  // (K)
+  Tensor stds;  // (K) the std parameter (see above)
 };
 
 // Chronos-style mixed-precision bin centres (float64, (bins)): the dense interval [mid1, mid2]
