@@ -7,8 +7,12 @@
 #include <string_view>
 #include <vector>
 
+#include "core/random.h"
 #include "core/tensor.h"
 #include "data/toy_density.h"
+#include "nn/fourier_head.h"
+#include "nn/linear.h"
+#include "nn/module.h"
 
 namespace hm::models {
 
@@ -19,7 +23,7 @@ namespace hm::models {
 // gradient clipping): GMMMLE and FourierMLE.
 enum class ToyHead { Linear, GMM, Fourier, Regression, GMMMLE, FourierMLE };
 
-std::string_view toy_head_name(ToyHead head);  // "linear", "gmm", "fourier", "regression", "gmm-mle", "fourier-mle"
+std::string_view toy_head_name(ToyHead head);   // "linear", "gmm", "fourier", "regression", "gmm-mle", "fourier-mle"
 ToyHead parse_toy_head(std::string_view name);  // throws listing the names
 bool is_mle(ToyHead head);
 
@@ -31,9 +35,10 @@ struct ToyRunConfig {
   uint64_t seed = 1;         // data, initialisation and batch order
   int64_t epochs = 500;
   int64_t batch_size = 32;
-  double lr = 1e-3;          // Adam
-  double clip_norm = 1.0;    // MLE variants only (global gradient norm)
-  int64_t sample_points = 0; // keep this many test points' pmfs for plots
+  double lr = 1e-3;                           // Adam
+  double clip_norm = 1.0;                     // MLE variants only (global gradient norm)
+  int64_t sample_points = 0;                  // keep this many test points' pmfs for plots
+  data::ToyDensityOptions data_options = {};  // dataset size, bins, ... (tests shrink the size)
 };
 
 struct ToyRunResult {
@@ -52,7 +57,59 @@ struct ToyRunResult {
 // Trains one configuration on its dataset (make_toy_density(config.dataset, config.seed)) and
 // evaluates it. Single-threaded friendly: callers run several in parallel threads.
 // on_epoch(epoch, mean_loss) is called after every epoch if set.
-ToyRunResult run_toy_density(const ToyRunConfig& config,
-                             const std::function<void(int64_t, double)>& on_epoch = {});
+ToyRunResult run_toy_density(const ToyRunConfig& config, const std::function<void(int64_t, double)>& on_epoch = {});
+
+// -- the pieces run_toy_density is made of (shared with the "fourier-toy" trainer task) --------
+
+// The seeds of a run's own generator streams (the data uses config.seed itself through
+// make_toy_density): parameter initialisation and the per-epoch batch order.
+uint64_t toy_init_seed(uint64_t seed);
+uint64_t toy_shuffle_seed(uint64_t seed);
+
+// What a head trains on: inputs (n, 2) float32 (bin indices as floats; raw x, y for the MLE
+// heads) and targets (n): int64 bin of z (classification heads), float32 centre of z's bin
+// (regression) or float32 raw z (MLE heads).
+struct ToyTensors {
+  Tensor inputs, targets;
+};
+ToyTensors toy_tensors(const data::ToyDensitySplit& split, ToyHead head);
+
+// The MLP 2 -> 64 -> 32 -> head with ReLU. Parameters are drawn from gen in the order
+// fc1, fc2, head (PyTorch default Linear init; the Fourier heads divide theirs by 100).
+class ToyDensityModel : public nn::Module {
+ public:
+  ToyDensityModel(ToyHead head, int64_t bins, data::ToyDistribution dataset, int64_t frequencies, double gamma,
+                  Generator* gen);
+  Tensor features(const Tensor& inputs);  // (n, 2) -> (n, 32)
+  // The training loss of a batch (0-d float32): cross-entropy (+ the Fourier regulariser),
+  // MSE (regression) or mean negative log-likelihood (+ regulariser; MLE heads).
+  Tensor loss(const Tensor& inputs, const Tensor& targets);
+  // The predicted pmf over the bins, (n, bins) float64, no autograd: softmax of the logits,
+  // one-hot at the predicted bin (regression), the density at the bin centres normalised (MLE).
+  Tensor predict_pmf(const Tensor& inputs);
+  // MLE heads: the predicted density at points (n) (one per row), (n) float64, no autograd.
+  Tensor density_at(const Tensor& inputs, const Tensor& points);
+  // Regression: the predicted value (n) float32, no autograd.
+  Tensor predict_value(const Tensor& inputs);
+
+  ToyHead head;
+  int64_t bins;
+  std::shared_ptr<nn::Linear> fc1, fc2;
+  std::shared_ptr<nn::Linear> linear;               // Linear(32, bins) or Linear(32, 1) (regression)
+  std::shared_ptr<nn::FourierHead> fourier;         // Fourier
+  std::shared_ptr<nn::FourierHeadMLE> fourier_mle;  // FourierMLE
+  std::shared_ptr<nn::GMMHead> gmm;                 // GMM and GMMMLE
+};
+
+// GMM components for a dataset: 1 on Gaussian, 2 otherwise.
+int64_t toy_gmm_components(data::ToyDistribution dataset);
+
+// Test-set metrics of a trained model on a split (NaN where the head has none; see
+// ToyRunResult) and the predicted pmfs (n, bins) float64 (no autograd).
+struct ToyMetrics {
+  double kl = 0, smoothness = 0, mse = 0, perplexity = 0;
+  Tensor pred_pmf;
+};
+ToyMetrics evaluate_toy_model(ToyDensityModel& model, const data::ToyDensitySplit& split);
 
 }  // namespace hm::models

@@ -8,7 +8,7 @@ namespace hm::tools {
 
 std::vector<TaskSpec>& tasks() {
   // Built-ins are listed here, not self-registered: they live in a static library.
-  static std::vector<TaskSpec> registry = {mlp_spirals_task(), fashion_mlp_task()};
+  static std::vector<TaskSpec> registry = {mlp_spirals_task(), fashion_mlp_task(), fourier_toy_task()};
   return registry;
 }
 

@@ -65,5 +65,6 @@ struct TaskRegistration {
 // The built-in tasks (tools/task_*.cpp).
 TaskSpec mlp_spirals_task();
 TaskSpec fashion_mlp_task();
+TaskSpec fourier_toy_task();
 
 }  // namespace hm::tools
