@@ -66,16 +66,24 @@ void float_dispatch(DType dt, F&& f) {
 
 // -- regulariser --------------------------------------------------------------------------------
 
+// Rows up to this N keep their coefficients on the stack.
+constexpr int64_t kMaxStackFreq = 64;
+
 // Per row: Re c_k, Im c_k for k = 1..n into re, im (size n + 1, index 0 unused); returns sum k^2 |c_k|^2.
 template <class T>
 double autocorr_row(const T* x, int64_t n, double* re, double* im) {
-  const T *a = x, *b = x + n + 1;
+  double a[kMaxStackFreq + 1], b[kMaxStackFreq + 1];
+  std::vector<double> heap;
+  double *pa = a, *pb = b;
+  if (n > kMaxStackFreq) heap.resize(2 * (n + 1)), pa = heap.data(), pb = heap.data() + n + 1;
+  for (int64_t l = 0; l <= n; ++l) pa[l] = x[l], pb[l] = x[n + 1 + l];
   double r = 0;
   for (int64_t k = 1; k <= n; ++k) {
     double cr = 0, ci = 0;
-    for (int64_t l = 0; l + k <= n; ++l) {
-      cr += double(a[l]) * a[l + k] + double(b[l]) * b[l + k];
-      ci += double(b[l]) * a[l + k] - double(a[l]) * b[l + k];
+#pragma omp simd reduction(+ : cr, ci)
+    for (int64_t l = 0; l <= n - k; ++l) {
+      cr += pa[l] * pa[l + k] + pb[l] * pb[l + k];
+      ci += pb[l] * pa[l + k] - pa[l] * pb[l + k];
     }
     re[k] = cr, im[k] = ci;
     r += double(k * k) * (cr * cr + ci * ci);
@@ -127,9 +135,11 @@ Tensor fourier_regularizer(const Tensor& coeffs, double gamma, int64_t bins, boo
                                   const double wr = 2.0 * double(k * k) * cr[k], wi = 2.0 * double(k * k) * ci[k];
                                   const double *app = ap.data() + n + k, *apm = ap.data() + n - k;
                                   const double *bpp = bp.data() + n + k, *bpm = bp.data() + n - k;
+                                  double *pga = ga.data(), *pgb = gb.data();
+#pragma omp simd
                                   for (int64_t j = 0; j <= n; ++j) {
-                                    ga[j] += wr * (app[j] + apm[j]) + wi * (bpm[j] - bpp[j]);
-                                    gb[j] += wr * (bpp[j] + bpm[j]) + wi * (app[j] - apm[j]);
+                                    pga[j] += wr * (app[j] + apm[j]) + wi * (bpm[j] - bpp[j]);
+                                    pgb[j] += wr * (bpp[j] + bpm[j]) + wi * (app[j] - apm[j]);
                                   }
                                 }
                                 T* g = pg + r * kk;
