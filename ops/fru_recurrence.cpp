@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/factories.h"
 #include "ops/fru_kernels.h"
+#include "ops/ops.h"
 
 namespace hm {
 namespace {
@@ -16,10 +17,9 @@ void check_shape(const Tensor& t, const Shape& want, const char* what) {
   check(t.shape() == want, kFn, "{} must have shape {}, got {}", what, str(want), t.desc());
 }
 
-}  // namespace
-
-Tensor fru_recurrence(const Tensor& px, const Tensor& w_r, const Tensor& b_r, const Tensor& w_pr, const Tensor& coef,
-                      const Tensor& decay, const Tensor& mu0_in) {
+// last_only: mu is (1, B, K*d), the state of the last step (CPU kernels only).
+Tensor run(const Tensor& px, const Tensor& w_r, const Tensor& b_r, const Tensor& w_pr, const Tensor& coef,
+           const Tensor& decay, const Tensor& mu0_in, bool last_only) {
   check(px.defined() && w_r.defined() && b_r.defined() && w_pr.defined() && coef.defined() && decay.defined(), kFn,
         "px, w_r, b_r, w_pr, coef and decay must be defined");
   check(px.dim() == 3, kFn, "px must be (T, B, d), got {}", px.desc());
@@ -43,7 +43,7 @@ Tensor fru_recurrence(const Tensor& px, const Tensor& w_r, const Tensor& b_r, co
   Tensor pxc = px.contiguous(), wrc = w_r.contiguous(), brc = b_r.contiguous(), wprc = w_pr.contiguous();
   Tensor coefc = coef.contiguous(), decc = decay.contiguous(), mu0c = mu0.contiguous();
   const TensorOptions opt{.dtype = dt, .device = px.device()};
-  Tensor mu = empty({T, B, K * d}, opt), r = empty({T, B, R}, opt), phi = empty({T, B, d}, opt);
+  Tensor mu = empty({last_only ? 1 : T, B, K * d}, opt), r = empty({T, B, R}, opt), phi = empty({T, B, d}, opt);
   fru_forward_kernel(px.device(), pxc, wrc, brc, wprc, coefc, decc, mu0c, mu, r, phi);
 
   std::vector<Tensor> inputs{px, w_r, b_r, w_pr, coef, mu0};
@@ -59,6 +59,22 @@ Tensor fru_recurrence(const Tensor& px, const Tensor& w_r, const Tensor& b_r, co
                         g_coef, g_mu0);
     return std::vector<Tensor>{g_px, g_wr, g_br, g_wpr, g_coef, g_mu0};
   });
+}
+
+}  // namespace
+
+Tensor fru_recurrence(const Tensor& px, const Tensor& w_r, const Tensor& b_r, const Tensor& w_pr, const Tensor& coef,
+                      const Tensor& decay, const Tensor& mu0) {
+  return run(px, w_r, b_r, w_pr, coef, decay, mu0, false);
+}
+
+Tensor fru_recurrence_last(const Tensor& px, const Tensor& w_r, const Tensor& b_r, const Tensor& w_pr,
+                           const Tensor& coef, const Tensor& decay, const Tensor& mu0) {
+  if (px.defined() && !px.device().is_cpu()) {
+    Tensor mu = run(px, w_r, b_r, w_pr, coef, decay, mu0, false);
+    return select(mu, 0, mu.size(0) - 1);
+  }
+  return squeeze(run(px, w_r, b_r, w_pr, coef, decay, mu0, true), 0);
 }
 
 }  // namespace hm

@@ -17,4 +17,10 @@ namespace hm {
 Tensor fru_recurrence(const Tensor& px, const Tensor& w_r, const Tensor& b_r, const Tensor& w_pr, const Tensor& coef,
                       const Tensor& decay, const Tensor& mu0 = {});
 
+// The same recurrence returning only the last state mu_{T-1} (B, K*d): what a classifier on
+// the last step needs. On the CPU the (T, B, K*d) states are never materialised (forward or
+// backward); other devices select the last step of fru_recurrence.
+Tensor fru_recurrence_last(const Tensor& px, const Tensor& w_r, const Tensor& b_r, const Tensor& w_pr,
+                           const Tensor& coef, const Tensor& decay, const Tensor& mu0 = {});
+
 }  // namespace hm

@@ -249,3 +249,117 @@ TEST_CASE("fru_recurrence: non-contiguous inputs and float32") {
   CHECK(mu32.dtype() == DType::Float32);
   CHECK(allclose(mu32.to(DType::Float64), mu64.detach(), 1e-4, 1e-5));
 }
+
+namespace {
+
+// fru_recurrence_last against the last step of fru_recurrence: values and every gradient.
+void check_last_equals_select(int64_t T, int64_t B, int64_t K, int64_t d, int64_t R, const std::vector<double>& decay,
+                              uint64_t seed) {
+  auto leaves = [&] {
+    return std::vector<Tensor>{leaf64({T, B, d}, seed, 0.5),  leaf64({R, K * d}, seed + 1, 0.3),
+                               leaf64({R}, seed + 2, 0.2),    leaf64({d, R}, seed + 3, 0.3),
+                               leaf64({T, K}, seed + 4, 0.2), leaf64({B, K * d}, seed + 5, 0.5)};
+  };
+  std::vector<Tensor> a = leaves(), b = leaves();
+  Tensor dec = f64(decay), w = leaf64({B, K * d}, seed + 6).detach();
+  Tensor last = fru_recurrence_last(a[0], a[1], a[2], a[3], a[4], dec, a[5]);
+  Tensor full = select(fru_recurrence(b[0], b[1], b[2], b[3], b[4], dec, b[5]), 0, T - 1);
+  REQUIRE(last.shape() == Shape{B, K * d});
+  CHECK(allclose(last, full, 1e-12, 1e-13));
+  sum(mul(last, w)).backward();
+  sum(mul(full, w)).backward();
+  for (size_t i = 0; i < a.size(); ++i) {
+    INFO("input " << i);
+    CHECK(allclose(a[i].grad(), b[i].grad(), 1e-10, 1e-12));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("fru_recurrence_last: gradcheck and equal to the last step of fru_recurrence") {
+  Tensor px = leaf64({6, 2, 2}, 71, 0.5), w_r = leaf64({3, 6}, 72, 0.3), b_r = leaf64({3}, 73, 0.2);
+  Tensor w_pr = leaf64({2, 3}, 74, 0.3), coef = leaf64({6, 3}, 75, 0.2), mu0 = leaf64({2, 6}, 76, 0.5);
+  for (const std::vector<double>& decay : {std::vector<double>{0.0, 1.0, 1.0}, {0.5, 0.9, 0.99}}) {
+    Tensor dec = f64(decay);
+    CHECK(gradcheck(
+        [&](const std::vector<Tensor>& in) {
+          return fru_recurrence_last(in[0], in[1], in[2], in[3], in[4], dec, in[5]);
+        },
+        {px, w_r, b_r, w_pr, coef, mu0}));
+  }
+  check_last_equals_select(7, 3, 4, 2, 5, {0.0, 1.0, 1.0, 1.0}, 81);
+  check_last_equals_select(9, 2, 5, 3, 4, {0.0, 0.25, 0.5, 0.9, 0.99}, 82);
+  check_last_equals_select(1, 2, 2, 2, 3, {0.0, 1.0}, 83);  // T = 1: the one step is the last
+  CHECK(throws_with(
+      [&] {
+        fru_recurrence_last(px, w_r, b_r, w_pr, coef, f64({0.0, 1.0, 1.0}), zeros({3, 6}));
+      },
+      {"fru_recurrence", "mu0"}));
+}
+
+TEST_CASE("FRU/SRU forward_last == forward's last step (outputs and all gradients)") {
+  auto compare = [](auto& fused, auto& composed, int64_t B, int64_t T) {
+    Tensor w = leaf64({B, fused.output_units}, 95).detach(), v = leaf64({B, fused.state_size()}, 96).detach();
+    Tensor x1 = leaf64({B, T, fused.input_size}, 97), x2 = leaf64({B, T, fused.input_size}, 97);
+    Tensor m1 = leaf64({B, fused.state_size()}, 98, 0.1), m2 = leaf64({B, fused.state_size()}, 98, 0.1);
+    auto o1 = fused.forward_last(x1, m1), o2 = composed.forward(x2, m2);
+    CHECK_FALSE(o1.output.defined());
+    CHECK(allclose(o1.last, o2.last, 1e-10, 1e-12));
+    CHECK(allclose(o1.mu_n, o2.mu_n, 1e-10, 1e-12));
+    add(sum(mul(o1.last, w)), sum(mul(o1.mu_n, v))).backward();
+    add(sum(mul(o2.last, w)), sum(mul(o2.mu_n, v))).backward();
+    CHECK(allclose(x1.grad(), x2.grad(), 1e-9, 1e-12));
+    CHECK(allclose(m1.grad(), m2.grad(), 1e-9, 1e-12));
+    auto p1 = fused.named_parameters(), p2 = composed.named_parameters();
+    REQUIRE(p1.size() == p2.size());
+    for (size_t i = 0; i < p1.size(); ++i) {
+      INFO(p1[i].first);
+      REQUIRE(p1[i].second.grad().defined());
+      CHECK(allclose(p1[i].second.grad(), p2[i].second.grad(), 1e-9, 1e-12));
+    }
+  };
+  for (bool mask : {true, false}) {
+    nn::FRUOptions opt{
+        .num_freqs = 4, .dims_per_freq = 3, .r_size = 5, .output_units = 6, .f_max = 7, .seq_len = 9, .mask_f0 = mask};
+    auto [a, b] = twin<nn::FRU>(1, opt);  // one input: the broadcast input projection
+    compare(*a, *b, 3, 9);
+    auto [c, e] = twin<nn::FRU>(2, opt);
+    compare(*c, *e, 2, 5);
+  }
+  nn::SRUOptions sopt{.decays = {0.0, 0.5, 0.99}, .phi_size = 4, .r_size = 3, .output_units = 5};
+  auto [s1, s2] = twin<nn::SRU>(2, sopt);
+  compare(*s1, *s2, 2, 6);
+  // Unbatched input: (T, in) -> last (units), mu_n (K*d).
+  auto [u1, u2] = twin<nn::FRU>(1, nn::FRUOptions{.num_freqs = 3, .dims_per_freq = 2, .r_size = 4, .output_units = 5});
+  Tensor xu = leaf64({6, 1}, 99);
+  auto ou = u1->forward_last(xu);
+  CHECK(ou.last.shape() == Shape{5});
+  CHECK(allclose(ou.last, u2->forward(xu).last, 1e-10, 1e-12));
+}
+
+TEST_CASE("fru_recurrence float32 over a long sequence stays close to float64 (values and gradients)") {
+  // The kernels keep running sums over time (z = mu w_r^T, and their adjoints): check they do
+  // not drift at T = 300 against the same inputs in float64.
+  const int64_t T = 300, B = 3, K = 6, d = 2, R = 4;
+  std::vector<Tensor> in64{leaf64({T, B, d}, 111, 0.5), leaf64({R, K * d}, 112, 0.3), leaf64({R}, 113, 0.2),
+                           leaf64({d, R}, 114, 0.3),    leaf64({T, K}, 115, 0.2),     leaf64({B, K * d}, 116, 0.5)};
+  std::vector<Tensor> in32;
+  for (const Tensor& t : in64) in32.push_back(t.detach().to(DType::Float32).requires_grad_(true));
+  Tensor dec = f64({0.0, 1.0, 1.0, 1.0, 1.0, 1.0});
+  for (bool last : {false, true}) {
+    auto run = [&](const std::vector<Tensor>& in, const Tensor& dc) {
+      for (const Tensor& t : in) t.zero_grad();
+      Tensor mu = last ? fru_recurrence_last(in[0], in[1], in[2], in[3], in[4], dc, in[5])
+                       : fru_recurrence(in[0], in[1], in[2], in[3], in[4], dc, in[5]);
+      sum(square(mu)).backward();
+      return mu.detach().to(DType::Float64);
+    };
+    Tensor m64 = run(in64, dec), m32 = run(in32, dec.to(DType::Float32));
+    CHECK(allclose(m32, m64, 1e-4, 1e-5));
+    for (size_t i = 0; i < in64.size(); ++i) {
+      INFO("last " << last << " input " << i);
+      Tensor g64 = in64[i].grad(), g32 = in32[i].grad().to(DType::Float64);
+      CHECK(allclose(g32, g64, 1e-3, 1e-3 * amax(abs(g64)).item<double>()));
+    }
+  }
+}
