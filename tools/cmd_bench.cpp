@@ -4,7 +4,7 @@
 //   harmonic bench --op layer_norm --shape 256x1024,1024,1024 --threads 2 --json out.json
 //   harmonic bench --device cuda                     the suite on cuda:0 (GPU time, CUDA events)
 //   harmonic bench --fourier --threads 2             issue 5's Fourier cases, fwd+bwd (float32, CPU;
-//                                                    --case fourier_head_log_pmf|fourier_attention|fru);
+//                                                    --case fourier_head_log_pmf|fourier_attention|fru|fru_all_steps);
 //     tools/bench_fourier_torch.py, bench_fourier_attention_torch.py, bench_fru_torch.py time PyTorch
 // Method (shared with tools/bench_torch.py): warm up, pick an inner count so one timed run
 // lasts >= 1 ms, then report the median over --repeat runs of (run time / inner count).
@@ -157,8 +157,20 @@ void run_fourier_cases() {
     fo.gen = &gen;
     nn::FRU fru(1, fo);
     Tensor x = rand({256, 784, 1}, {}, &gen);
-    // Like tools/bench_fru_torch.py: the loss is the last step's output summed.
-    run("fru B=256 T=784 K=60 d=10 (last-step loss)", [&] {
+    // Like tools/bench_fru_torch.py: the loss is the last step's output summed; "fru" is the
+    // classifier form (output layer at the last step only, NOTES section 3), "fru_all_steps"
+    // computes it at every step (bench_fru_torch.py --all-steps).
+    run("fru B=256 T=784 K=60 d=10 (last-step output)", [&] {
+      sum(fru.forward_last(x).last).backward();
+      for (auto& [name, p] : fru.named_parameters()) p.zero_grad();
+    });
+  }
+  if (wanted("fru_all_steps")) {
+    nn::FRUOptions fo;
+    fo.gen = &gen;
+    nn::FRU fru(1, fo);
+    Tensor x = rand({256, 784, 1}, {}, &gen);
+    run("fru_all_steps (output layer at every step)", [&] {
       sum(fru.forward(x).last).backward();
       for (auto& [name, p] : fru.named_parameters()) p.zero_grad();
     });
