@@ -229,6 +229,31 @@ TEST_CASE("plot: a bar plot with edges, a density overlay and a reference line")
   CHECK(frame_of(c).x_max == 3);
 }
 
+TEST_CASE("plot: markers draw a square at each point, also of a one-point series") {
+  LinePlot p;
+  p.series.push_back({"sweep", {2, 4, 6}, {1, 3, 2}, true});
+  p.series.push_back({"single", {4}, {2.5}, true});
+  p.series.push_back({"plain", {2, 6}, {1.5, 1.5}});
+  const Frame f = frame_of(p);
+  std::vector<Element> els = parse_xml(to_svg(p));
+  auto lines = named(els, "polyline");
+  REQUIRE(lines.size() == 3);
+  std::vector<const Element*> squares;  // filled 6 x 6 rects in a series colour
+  for (const Element* r : named(els, "rect"))
+    if (r->attrs.count("width") && attr(*r, "width") == 6 && attr(*r, "height") == 6) squares.push_back(r);
+  REQUIRE(squares.size() == 4);  // 3 + 1, none for "plain"
+  CHECK(squares[0]->attrs.at("fill") == lines[0]->attrs.at("stroke"));
+  CHECK(squares[3]->attrs.at("fill") == lines[1]->attrs.at("stroke"));
+  CHECK(attr(*squares[1], "x") + 3 == doctest::Approx(f.px(4)).epsilon(1e-4));
+  CHECK(attr(*squares[1], "y") + 3 == doctest::Approx(f.py(3)).epsilon(1e-4));
+  CHECK(attr(*squares[3], "x") + 3 == doctest::Approx(f.px(4)).epsilon(1e-4));
+  CHECK(attr(*squares[3], "y") + 3 == doctest::Approx(f.py(2.5)).epsilon(1e-4));
+  // The PNG has the one-point series' colour at its point.
+  std::vector<unsigned char> px = to_pixels(p);
+  const size_t i = (static_cast<size_t>(std::lround(f.py(2.5))) * p.width + static_cast<size_t>(std::lround(f.px(4)))) * 3;
+  CHECK(std::array<int, 3>{px[i], px[i + 1], px[i + 2]} == std::array<int, 3>{255, 127, 14});  // palette(1)
+}
+
 TEST_CASE("plot: PNG output and pixels") {
   LinePlot p;
   p.width = 200, p.height = 150;

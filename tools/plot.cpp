@@ -271,6 +271,8 @@ void draw(const LinePlot& plot, Canvas& c) {
   for (size_t i = 0; i < plot.series.size(); ++i) {
     for (Points& run : runs(plot.series[i], f)) {
       c.polyline(run, palette(i), 1.8, plot.series[i].label);
+      if (plot.series[i].markers)
+        for (const auto& [x, y] : run) c.rect(x - 3, y - 3, 6, 6, palette(i));
       drawn.push_back(std::move(run));
     }
     if (!plot.series[i].label.empty()) legend.emplace_back(plot.series[i].label, 0), colors.push_back(palette(i));

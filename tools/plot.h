@@ -16,6 +16,7 @@ namespace hm::tools::plot {
 struct Series {
   std::string label;
   std::vector<double> x, y;  // equal lengths; a non-finite point (or y <= 0 on a log axis) breaks the line
+  bool markers = false;      // also a 6 px square at each point (line plots; shows one-point series)
 };
 
 struct LinePlot {
