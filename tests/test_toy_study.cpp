@@ -71,7 +71,7 @@ std::string read_text(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("toy study grid: 528 full runs, 39 quick, the paper's heads") {
+TEST_CASE("toy study grid: 528 full runs, 60 quick, the paper's heads") {
   const auto full = tools::toy_study_grid({});
   CHECK(full.size() == 528);  // 3 datasets x 4 seeds x (3 + 20 + 1 + 20)
   std::map<std::string, int> per_head;
@@ -94,8 +94,8 @@ TEST_CASE("toy study grid: 528 full runs, 39 quick, the paper's heads") {
   CHECK(labels.count("beta fourier-mle N=20 gamma=1e-06 seed=42") == 1);
 
   const auto quick = tools::toy_study_grid({.quick = true});
-  CHECK(quick.size() == 39);  // 3 x (linear, gmm, regression, fourier 4/8/12/16/20 + 12 gamma 1e-6, gmm-mle,
-                              // fourier-mle 4/12/20)
+  CHECK(quick.size() == 60);  // 3 x (linear, gmm, regression, fourier 2..20 + 12 gamma 1e-6, gmm-mle,
+                              // fourier-mle 4/8/12/16/20)
   std::set<std::string> quick_labels;
   for (const auto& c : quick) {
     quick_labels.insert(tools::toy_run_label(c));
@@ -107,6 +107,8 @@ TEST_CASE("toy study grid: 528 full runs, 39 quick, the paper's heads") {
   CHECK(quick_labels.count("beta gmm-mle seed=1") == 1);
   CHECK(quick_labels.count("beta fourier N=12 gamma=1e-06 seed=1") == 1);
   CHECK(quick_labels.count("beta fourier N=4 gamma=1e-06 seed=1") == 0);
+  CHECK(quick_labels.count("beta fourier N=2 gamma=0 seed=1") == 1);
+  CHECK(quick_labels.count("beta fourier-mle N=2 gamma=0 seed=1") == 0);
 
   // Overrides; the figure heads keep samples, the sweep's others do not.
   const auto some = tools::toy_study_grid({.datasets = {ToyDistribution::Beta}, .seeds = {7, 8}, .epochs = 3});
@@ -223,8 +225,8 @@ TEST_CASE("toy study report: tables with the paper's numbers, claims, summary.js
   for (const auto& c : claims) CHECK_MESSAGE(c.holds == (c.claim.find("GMM KL on beta") == std::string::npos), c.claim);
 
   const auto j = tools::toy_summary_json(groups, {.mode = "quick", .jobs = 2, .wall_seconds = 75});
-  CHECK(j["runs"] == 39);
-  CHECK(j["groups"].size() == 39);
+  CHECK(j["runs"] == 60);
+  CHECK(j["groups"].size() == 60);
   const auto& g0 = j["groups"][0];
   CHECK(g0["head"] == "linear");
   CHECK(g0["kl"]["mean"].get<double>() == doctest::Approx(0.201));
@@ -279,13 +281,13 @@ TEST_CASE("toy study figures and files") {
 
   const auto sweep = tools::toy_sweep_plot(groups, ToyDistribution::Beta, ToyHead::Fourier, "kl");
   REQUIRE(sweep.series.size() == 4);  // Fourier gamma=0 and 1e-6, linear, GMM
-  CHECK(sweep.series[0].x == std::vector<double>{4, 8, 12, 16, 20});
-  CHECK(sweep.series[0].y[4] == doctest::Approx(0.1 + 0.1 / 21 + 0.001));
+  CHECK(sweep.series[0].x == std::vector<double>{2, 4, 6, 8, 10, 12, 14, 16, 18, 20});
+  CHECK(sweep.series[0].y[9] == doctest::Approx(0.1 + 0.1 / 21 + 0.001));
   CHECK(sweep.series[1].label == "Fourier gamma=1e-06");
   CHECK(sweep.series[1].x == std::vector<double>{12});
   CHECK(sweep.series[1].markers);  // a one-point series must show
   CHECK(sweep.series[2].label == "linear");
-  CHECK(sweep.series[2].x == std::vector<double>{4, 20});
+  CHECK(sweep.series[2].x == std::vector<double>{2, 20});
   CHECK(sweep.series[2].y[0] == doctest::Approx(0.201));
   CHECK(tools::toy_sweep_plot(groups, ToyDistribution::Beta, ToyHead::FourierMLE, "perplexity").series.size() == 2);
 
@@ -314,7 +316,7 @@ TEST_CASE("toy study figures and files") {
   CHECK(read_text(dir / "out/summary.md").find("## Table 1") != std::string::npos);
   CHECK(read_text(dir / "out/fig8_beta_kl.svg").find("<svg") != std::string::npos);
   const auto back = tools::toy_results_from_json(tools::Json::parse(read_text(dir / "out/results.json")));
-  CHECK(back.size() == 13);
+  CHECK(back.size() == 20);
 }
 
 }  // namespace hm::test

@@ -94,8 +94,8 @@ Registration reg{
                                          "Fourier head toy study (paper section 4.1, Tables 1/5/6/7, Figures 1/2/8/9)");
        fourier_toy_cmd = cmd;
        cmd->add_flag("--quick", args.quick,
-                     "seed 1 only and a reduced sweep (linear, gmm, regression, fourier N 4/8/12/16/20 and 12 with "
-                     "gamma 1e-6, gmm-mle, fourier-mle N 4/12/20): 39 runs");
+                     "seed 1 only and a reduced sweep (linear, gmm, regression, fourier N 2..20 and 12 with gamma "
+                     "1e-6, gmm-mle, fourier-mle N 4/8/12/16/20): 60 runs, about 1-2 minutes");
        cmd->add_option("--jobs", args.jobs, "parallel runs (default: hardware threads)");
        cmd->add_option("--epochs", args.epochs,
                        fmt::format("epochs per run (default {}, as in the paper)", kToyFullEpochs));

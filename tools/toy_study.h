@@ -37,9 +37,10 @@ struct ToyStudyPlan {
 // Every configuration of the plan, dataset-major then seed, head, frequencies, gamma.
 // Full, per dataset and seed: linear, gmm, regression, fourier N = 2, 4, ..., 20 x gamma
 // {0, 1e-6}, gmm-mle, fourier-mle N = 2..20 x gamma {0, 1e-6} (44 runs; 528 for 3 x 4).
-// Quick: linear, gmm, regression, fourier N in {4, 8, 12, 16, 20} (gamma 0) and N = 12 with
-// gamma 1e-6, gmm-mle, fourier-mle N in {4, 12, 20} (13 runs; 39 for 3 x 1; about a minute on
-// 2 idle cores). Non-Fourier heads have frequencies 0 and gamma 0.
+// Quick: linear, gmm, regression, fourier N = 2, 4, ..., 20 (gamma 0) and N = 12 with
+// gamma 1e-6, gmm-mle, fourier-mle N in {4, 8, 12, 16, 20} (20 runs; 60 for 3 x 1; about a
+// minute on 2 idle cores, two on a busy machine). Non-Fourier heads have frequencies 0 and
+// gamma 0.
 std::vector<models::ToyRunConfig> toy_study_grid(const ToyStudyPlan& plan);
 
 // True for the heads whose sample pmfs the figures draw (linear, gmm, regression, Fourier and
