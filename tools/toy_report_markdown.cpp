@@ -33,6 +33,7 @@ const char* paper_dataset_name(ToyDistribution d) {
 std::string cell(const MetricStats& s) {
   if (s.count == 0) return "-";
   if (std::isnan(s.mean)) return "nan";
+  if (s.count == 1) return fmt::format("{:.3f}", s.mean);  // one seed: no spread to show
   return fmt::format("{:.3f} ± {:.3f}", s.mean, s.std);
 }
 
@@ -125,7 +126,8 @@ std::string toy_summary_markdown(const std::vector<ToyGroup>& groups, const ToyS
                   info.wall_seconds, format_duration(run_seconds));
   out +=
       "Cells are mean ± std over the seeds, std the population std (ddof = 0, numpy.std's default); "
-      "\"paper\" columns are the paper's numbers (4 seeds, 500 epochs). Fourier = N 12, γ 0.\n";
+      "a single seed shows its value alone. \"paper\" columns are the paper's numbers (4 seeds, 500 epochs). "
+      "Fourier = N 12, γ 0.\n";
 
   out += "\n## Table 1: linear vs Fourier head\n\n";
   out += table(groups, {{"KL linear", ToyHead::Linear, "kl"},
