@@ -10,8 +10,9 @@
 // gradients) and U the decayed sum of the upstream d mu,
 //   d mu_t[:, k, :] = A_g(k),t w_r[:, k, :] + U_t[:, k, :],
 // so d phi, d coef and d w_r (= sum_s coef[s, k] A_s^T phi_s, plus the mu0 term) follow from
-// A, U and P_g,t = A_g,t^T phi_t (R, d) without the T*B*K*d states. The same algebra as the
+// A, U and P_g,t = A_g,t^T phi_t (R x d) without the T*B*K*d states. The same algebra as the
 // composition, only summed in another order (the tests compare both and gradcheck).
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -47,6 +48,7 @@ struct Setup {
   std::vector<T> coef_g;       // (G, T, K): coef with the other groups' channels zeroed
   std::vector<T> m_t;          // (G, T, d, R): M_g,t transposed, so steps vectorise over R
   std::vector<T> w_g;          // (G, R, S): w_r with the other groups' channels zeroed (G > 1)
+  std::vector<T> w_k;          // (K, d, R): w_r[:, k, j] per channel
 
   Setup(int64_t steps_, int64_t B_, int64_t d_, const T* w_r, int64_t R_, const T* coef, const T* decay, int64_t K_)
       : steps(steps_), B(B_), d(d_), R(R_), K(K_), S(K_ * d_) {
@@ -61,13 +63,13 @@ struct Setup {
     for (int64_t t = 0; t < steps; ++t)
       for (int64_t k = 0; k < K; ++k) coef_g[(group[k] * steps + t) * K + k] = coef[t * K + k];
     // w_r as (K, d*R) with [k][j*R + r] = w_r[r, k*d + j], then M_g = coef_g (T, K) x that.
-    std::vector<T> wk(K * d * R);
+    w_k.resize(K * d * R);
     for (int64_t r = 0; r < R; ++r)
       for (int64_t k = 0; k < K; ++k)
-        for (int64_t j = 0; j < d; ++j) wk[(k * d + j) * R + r] = w_r[r * S + k * d + j];
+        for (int64_t j = 0; j < d; ++j) w_k[(k * d + j) * R + r] = w_r[r * S + k * d + j];
     m_t.resize(G * steps * d * R);
     for (int64_t g = 0; g < G; ++g)
-      gemm<T>(steps, d * R, K, coef_g.data() + g * steps * K, false, wk.data(), false, m_t.data() + g * steps * d * R,
+      gemm<T>(steps, d * R, K, coef_g.data() + g * steps * K, false, w_k.data(), false, m_t.data() + g * steps * d * R,
               0.0);
     if (G > 1) {
       w_g.assign(G * R * S, T(0));
@@ -106,10 +108,12 @@ void forward_typed(const Tensor& px_t, const Tensor& w_r_t, const Tensor& b_r_t,
 
   std::vector<T> z(G * B * R), buf;  // z_g (B, R) per group, from mu0
   for (int64_t g = 0; g < G; ++g) gemm<T>(B, R, S, s.mask(g, mu0, buf), false, w_r, true, z.data() + g * B * R, 0.0);
-  for (int64_t t = 0; t < steps; ++t) {
-    const T* prev = t == 0 ? mu0 : mu + (t - 1) * B * S;  // (B, S), all_steps only
-    const T* ct = coef + t * K;
-    parallel_for(B, R * d * (G + 1) + (all_steps ? S : 0), [&](int64_t b0, int64_t b1) {
+  // Batch rows are independent through time: one parallel region, each thread runs all steps
+  // of its rows (no per-step barriers).
+  parallel_for(B, steps * (R * d * (G + 1) + (all_steps ? S : 0)), [&](int64_t b0, int64_t b1) {
+    for (int64_t t = 0; t < steps; ++t) {
+      const T* prev = t == 0 ? mu0 : mu + (t - 1) * B * S;  // (B, S), all_steps only
+      const T* ct = coef + t * K;
       for (int64_t b = b0; b < b1; ++b) {
         T* rb = r + (t * B + b) * R;  // r_t = relu(b_r + sum_g z_g,t-1)
         for (int64_t q = 0; q < R; ++q) rb[q] = b_r[q];
@@ -151,8 +155,8 @@ void forward_typed(const Tensor& px_t, const Tensor& w_r_t, const Tensor& b_r_t,
           for (int64_t j = 0; j < d; ++j) mb[k * d + j] = m * pv[k * d + j] + c * pb[j];
         }
       }
-    });
-  }
+    }
+  });
   if (all_steps) return;
   // mu_{T-1}[b, k, :] = a_k^T mu0[b, k, :] + sum_s a_k^(T-1-s) coef[s, k] phi_s[b, :]: one GEMM.
   std::vector<T> w(steps * K), acc(K * B * d);
@@ -180,11 +184,10 @@ void backward_typed(const Tensor& g_mu_t, const Tensor& w_r_t, const Tensor& w_p
   const int64_t S = s.S, G = s.G, RD = R * d;
   const bool all_steps = g_mu_t.size(0) == steps;  // else d mu_{T-1} only (1, B, S)
 
-  std::vector<T> A(G * B * R, T(0)), dsum(B * R, T(0)), P(G * steps * RD), U, H, dphi_u;
+  std::vector<T> A(G * B * R, T(0)), dsum(B * R, T(0)), U, dphi_u;
   std::fill(g_coef, g_coef + steps * K, T(0));
   if (all_steps) {
     U.assign(B * S, T(0));  // decayed sum of the upstream d mu
-    H.resize(B * K);        // per-row U . phi terms of d coef
   } else {
     // The upstream part is U_t = a^(T-1-t) g_mu: its d phi and d coef terms as two GEMMs.
     std::vector<T> gl(K * B * d), w(steps * K), q(steps * K);  // gl: g_mu as (K, B*d)
@@ -200,89 +203,111 @@ void backward_typed(const Tensor& g_mu_t, const Tensor& w_r_t, const Tensor& w_p
       for (int64_t k = 0; k < K; ++k) g_coef[t * K + k] = q[t * K + k] * s.power(k, steps - 1 - t);
   }
 
-  for (int64_t t = steps - 1; t >= 0; --t) {
-    const T* pt = phi + t * B * d;
-    const T* ct = coef + t * K;
-    for (int64_t g = 0; g < G; ++g)  // P_g,t = A_g,t^T phi_t (R, d), before A moves on
-      gemm<T>(R, d, B, A.data() + g * B * R, true, pt, false, P.data() + (g * steps + t) * RD, 0.0);
-    parallel_for(B, RD * (G + 1) + (all_steps ? 3 * S : 0), [&](int64_t b0, int64_t b1) {
-      std::vector<T> dp(d), da(R);
-      for (int64_t b = b0; b < b1; ++b) {
-        const T* pb = pt + b * d;
-        if (all_steps) {  // U_t = a U_t+1 + g_mu_t; its d phi and d coef terms
-          T* ub = U.data() + b * S;
-          const T* gb = g_mu + (t * B + b) * S;
-          for (int64_t j = 0; j < d; ++j) dp[j] = T(0);
-          for (int64_t k = 0; k < K; ++k) {
-            const T m = decay[k], c = ct[k];
-            T h = T(0);
+  // Rows are independent through time except for the sums over rows in d coef and d w_r: each
+  // chunk of rows runs all steps in one parallel region and keeps its own partial sums, added
+  // in chunk order afterwards (no per-step barriers).
+  const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), B));
+  std::vector<T> coef_part(chunks * steps * K, T(0)), gwk_part(chunks * K * RD, T(0));
+  const int64_t row_cost = steps * (RD * (G + 2) + (all_steps ? 3 * S : 0));
+  parallel_for(chunks, (B / chunks) * row_cost, [&](int64_t c0, int64_t c1) {
+    std::vector<T> dp(d), da(R), pt_g(G * RD);  // pt_g: this chunk's P_g,t = A_g,t^T phi_t, (d, R)
+    for (int64_t c = c0; c < c1; ++c) {
+      const int64_t b0 = B * c / chunks, b1 = B * (c + 1) / chunks;
+      T* gc = coef_part.data() + c * steps * K;
+      T* gw = gwk_part.data() + c * K * RD;
+      for (int64_t t = steps - 1; t >= 0; --t) {
+        const T* pt = phi + t * B * d;
+        const T* ct = coef + t * K;
+        std::fill(pt_g.begin(), pt_g.end(), T(0));
+        for (int64_t b = b0; b < b1; ++b) {
+          const T* pb = pt + b * d;
+          if (all_steps) {  // U_t = a U_t+1 + g_mu_t; its d phi and d coef terms
+            T* ub = U.data() + b * S;
+            const T* gb = g_mu + (t * B + b) * S;
+            for (int64_t j = 0; j < d; ++j) dp[j] = T(0);
+            for (int64_t k = 0; k < K; ++k) {
+              const T m = decay[k], cf = ct[k];
+              T h = T(0);
 #pragma omp simd reduction(+ : h)
-            for (int64_t j = 0; j < d; ++j) {
-              ub[k * d + j] = m * ub[k * d + j] + gb[k * d + j];
-              dp[j] += c * ub[k * d + j];
-              h += ub[k * d + j] * pb[j];
+              for (int64_t j = 0; j < d; ++j) {
+                ub[k * d + j] = m * ub[k * d + j] + gb[k * d + j];
+                dp[j] += cf * ub[k * d + j];
+                h += ub[k * d + j] * pb[j];
+              }
+              gc[t * K + k] += h;
             }
-            H[b * K + k] = h;
+          } else {
+            for (int64_t j = 0; j < d; ++j) dp[j] = dphi_u[(t * B + b) * d + j];
           }
-        } else {
-          for (int64_t j = 0; j < d; ++j) dp[j] = dphi_u[(t * B + b) * d + j];
-        }
-        for (int64_t g = 0; g < G; ++g) {  // + sum_g A_g,t M_g,t
-          const T* ab = A.data() + (g * B + b) * R;
-          const T* mg = s.m_t.data() + (g * steps + t) * d * R;
-          for (int64_t j = 0; j < d; ++j) {
-            const T* mj = mg + j * R;
-            T acc = T(0);
+          for (int64_t g = 0; g < G; ++g) {  // + sum_g A_g,t M_g,t, and P_g,t += phi_t[b] x A_g,t[b]
+            const T* ab = A.data() + (g * B + b) * R;
+            const T* mg = s.m_t.data() + (g * steps + t) * d * R;
+            T* pg = pt_g.data() + g * RD;
+            for (int64_t j = 0; j < d; ++j) {
+              const T* mj = mg + j * R;
+              T* pj = pg + j * R;
+              const T phj = pb[j];
+              T acc = T(0);
 #pragma omp simd reduction(+ : acc)
-            for (int64_t q = 0; q < R; ++q) acc += ab[q] * mj[q];
-            dp[j] += acc;
+              for (int64_t q = 0; q < R; ++q) {
+                acc += ab[q] * mj[q];
+                pj[q] += phj * ab[q];
+              }
+              dp[j] += acc;
+            }
+          }
+          T* dpx = g_px + (t * B + b) * d;  // d of phi's pre-activation
+          for (int64_t j = 0; j < d; ++j) dpx[j] = dp[j] = pb[j] > T(0) ? dp[j] : T(0);
+          for (int64_t q = 0; q < R; ++q) da[q] = T(0);  // da_t = (dpx w_pr) masked by r_t > 0
+          for (int64_t j = 0; j < d; ++j) {
+            const T dj = dp[j];
+            const T* wj = w_pr + j * R;
+#pragma omp simd
+            for (int64_t q = 0; q < R; ++q) da[q] += dj * wj[q];
+          }
+          const T* rb = r + (t * B + b) * R;
+          T* sb = dsum.data() + b * R;
+#pragma omp simd
+          for (int64_t q = 0; q < R; ++q) {
+            da[q] = rb[q] > T(0) ? da[q] : T(0);
+            sb[q] += da[q];
+          }
+          for (int64_t g = 0; g < G; ++g) {  // A_g,t-1 = a_g A_g,t + da_t
+            T* ab = A.data() + (g * B + b) * R;
+            const T ag = s.a[g];
+#pragma omp simd
+            for (int64_t q = 0; q < R; ++q) ab[q] = ag * ab[q] + da[q];
           }
         }
-        T* dpx = g_px + (t * B + b) * d;  // d of phi's pre-activation
-        for (int64_t j = 0; j < d; ++j) dpx[j] = dp[j] = pb[j] > T(0) ? dp[j] : T(0);
-        for (int64_t q = 0; q < R; ++q) da[q] = T(0);  // da_t = (dpx w_pr) masked by r_t > 0
-        for (int64_t j = 0; j < d; ++j) {
-          const T dj = dp[j];
-          const T* wj = w_pr + j * R;
-#pragma omp simd
-          for (int64_t q = 0; q < R; ++q) da[q] += dj * wj[q];
-        }
-        const T* rb = r + (t * B + b) * R;
-        T* sb = dsum.data() + b * R;
-#pragma omp simd
-        for (int64_t q = 0; q < R; ++q) {
-          da[q] = rb[q] > T(0) ? da[q] : T(0);
-          sb[q] += da[q];
-        }
-        for (int64_t g = 0; g < G; ++g) {  // A_g,t-1 = a_g A_g,t + da_t
-          T* ab = A.data() + (g * B + b) * R;
-          const T ag = s.a[g];
-#pragma omp simd
-          for (int64_t q = 0; q < R; ++q) ab[q] = ag * ab[q] + da[q];
+        // d coef[t, k] += <w_r[:, k, :], P_g(k),t>;  d w_r[:, k, :] += coef[t, k] P_g(k),t
+        for (int64_t k = 0; k < K; ++k) {
+          const T* pg = pt_g.data() + s.group[k] * RD;
+          const T* wk = s.w_k.data() + k * RD;
+          T* gwk = gw + k * RD;
+          const T cf = ct[k];
+          T acc = T(0);
+#pragma omp simd reduction(+ : acc)
+          for (int64_t i = 0; i < RD; ++i) {
+            acc += wk[i] * pg[i];
+            gwk[i] += cf * pg[i];
+          }
+          gc[t * K + k] += acc;
         }
       }
-    });
-    if (all_steps)
-      for (int64_t b = 0; b < B; ++b)
-        for (int64_t k = 0; k < K; ++k) g_coef[t * K + k] += H[b * K + k];
+    }
+  });
+  for (int64_t c = 0; c < chunks; ++c) {
+    const T* gc = coef_part.data() + c * steps * K;
+    for (int64_t i = 0; i < steps * K; ++i) g_coef[i] += gc[i];
   }
-
-  // d coef[t, k] += <w_r[:, k, :], P_g(k),t>;  d w_r[:, k, :] = sum_t coef[t, k] P_g(k),t (+ mu0 term).
-  std::vector<T> wk(K * RD), gwk(K * RD), tk(steps * K), buf;  // wk: w_r as (K, R*d)
-  for (int64_t r0 = 0; r0 < R; ++r0)
-    for (int64_t k = 0; k < K; ++k)
-      for (int64_t j = 0; j < d; ++j) wk[k * RD + r0 * d + j] = w_r[r0 * S + k * d + j];
-  for (int64_t g = 0; g < G; ++g) {
-    const T* pg = P.data() + g * steps * RD;  // (T, R*d)
-    gemm<T>(steps, K, RD, pg, false, wk.data(), true, tk.data(), 0.0);
-    for (int64_t t = 0; t < steps; ++t)
-      for (int64_t k = 0; k < K; ++k)
-        if (s.group[k] == g) g_coef[t * K + k] += tk[t * K + k];
-    gemm<T>(K, RD, steps, s.coef_g.data() + g * steps * K, true, pg, false, gwk.data(), g == 0 ? 0.0 : 1.0);
+  std::vector<T> gwk(K * RD, T(0)), buf;  // d w_r as (K, d, R)
+  for (int64_t c = 0; c < chunks; ++c) {
+    const T* gw = gwk_part.data() + c * K * RD;
+    for (int64_t i = 0; i < K * RD; ++i) gwk[i] += gw[i];
   }
   for (int64_t r0 = 0; r0 < R; ++r0)
     for (int64_t k = 0; k < K; ++k)
-      for (int64_t j = 0; j < d; ++j) g_w_r[r0 * S + k * d + j] = gwk[k * RD + r0 * d + j];
+      for (int64_t j = 0; j < d; ++j) g_w_r[r0 * S + k * d + j] = gwk[(k * d + j) * R + r0];
   // A_g now holds A_g,-1 = sum_t a_g^t da_t: the mu0 terms of d w_r and d mu0.
   if (all_steps) {
     for (int64_t b = 0; b < B; ++b)
