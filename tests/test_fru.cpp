@@ -31,6 +31,20 @@ void gradcheck_op(int64_t T, int64_t B, int64_t K, int64_t d, int64_t R, const s
 }
 
 // Two identical float64 models, one fused and one composed.
+// The input, initial-state and every parameter gradient of two equivalent modules agree.
+void check_same_grads(const Tensor& x1, const Tensor& m1, nn::Module& a, const Tensor& x2, const Tensor& m2,
+                      nn::Module& b) {
+  CHECK(allclose(x1.grad(), x2.grad(), 1e-9, 1e-12));
+  CHECK(allclose(m1.grad(), m2.grad(), 1e-9, 1e-12));
+  auto p1 = a.named_parameters(), p2 = b.named_parameters();
+  REQUIRE(p1.size() == p2.size());
+  for (size_t i = 0; i < p1.size(); ++i) {
+    INFO(p1[i].first);
+    REQUIRE(p1[i].second.grad().defined());
+    CHECK(allclose(p1[i].second.grad(), p2[i].second.grad(), 1e-9, 1e-12));
+  }
+}
+
 template <class M, class O>
 std::pair<std::shared_ptr<M>, std::shared_ptr<M>> twin(int64_t in, O opt) {
   Generator g1(7), g2(7);
@@ -58,15 +72,7 @@ void check_fused_equals_composed(M& fused, M& composed, int64_t B, int64_t T) {
   CHECK(allclose(o1.mu_n, o2.mu_n, 1e-10, 1e-12));
   add(sum(mul(o1.output, w)), sum(mul(o1.mu_n, v))).backward();
   add(sum(mul(o2.output, w)), sum(mul(o2.mu_n, v))).backward();
-  CHECK(allclose(x1.grad(), x2.grad(), 1e-9, 1e-12));
-  CHECK(allclose(m1.grad(), m2.grad(), 1e-9, 1e-12));
-  auto p1 = fused.named_parameters(), p2 = composed.named_parameters();
-  REQUIRE(p1.size() == p2.size());
-  for (size_t i = 0; i < p1.size(); ++i) {
-    INFO(p1[i].first);
-    REQUIRE(p1[i].second.grad().defined());
-    CHECK(allclose(p1[i].second.grad(), p2[i].second.grad(), 1e-9, 1e-12));
-  }
+  check_same_grads(x1, m1, fused, x2, m2, composed);
 }
 
 }  // namespace
@@ -308,15 +314,7 @@ TEST_CASE("FRU/SRU forward_last == forward's last step (outputs and all gradient
     CHECK(allclose(o1.mu_n, o2.mu_n, 1e-10, 1e-12));
     add(sum(mul(o1.last, w)), sum(mul(o1.mu_n, v))).backward();
     add(sum(mul(o2.last, w)), sum(mul(o2.mu_n, v))).backward();
-    CHECK(allclose(x1.grad(), x2.grad(), 1e-9, 1e-12));
-    CHECK(allclose(m1.grad(), m2.grad(), 1e-9, 1e-12));
-    auto p1 = fused.named_parameters(), p2 = composed.named_parameters();
-    REQUIRE(p1.size() == p2.size());
-    for (size_t i = 0; i < p1.size(); ++i) {
-      INFO(p1[i].first);
-      REQUIRE(p1[i].second.grad().defined());
-      CHECK(allclose(p1[i].second.grad(), p2[i].second.grad(), 1e-9, 1e-12));
-    }
+    check_same_grads(x1, m1, fused, x2, m2, composed);
   };
   for (bool mask : {true, false}) {
     nn::FRUOptions opt{

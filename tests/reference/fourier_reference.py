@@ -30,13 +30,13 @@ Code followed (public repositories; /work/shared/papers/NOTES.md lists the diffe
           forget_bias = 1.0, h = tanh(c) sigmoid(o).
 Every case backpropagates sum(output * G) with a fixed G saved as .../G.
 """
-import json
 import math
 import os
-import struct
 
 import torch
 from torch.nn.functional import conv1d
+
+from safetensors_io import save
 
 torch.manual_seed(5)
 f64 = torch.float64
@@ -267,25 +267,6 @@ def recurrent_cases():
     H = 4
     lstm = {"x": randn(B, T, n_in), "kernel": randn(n_in + H, 4 * H, scale=0.5), "bias": randn(4 * H, scale=0.3)}
     run_case("lstm", lambda p: code_basic_lstm(p["x"], p["kernel"], p["bias"])[0], lstm)
-
-
-DTYPES = {f64: ("F64", "d")}
-
-
-def save(path, tensors, metadata):
-    """The minimal safetensors writer of make_op_references.py."""
-    header, blobs, pos = {"__metadata__": metadata}, [], 0
-    for name, t in tensors:
-        code, fmt = DTYPES[t.dtype]
-        flat = t.contiguous().reshape(-1).tolist()
-        blob = struct.pack(f"<{len(flat)}{fmt}", *flat)
-        header[name] = {"dtype": code, "shape": list(t.shape), "data_offsets": [pos, pos + len(blob)]}
-        blobs.append(blob)
-        pos += len(blob)
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * ((8 - len(text) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
 def main():

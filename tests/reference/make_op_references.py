@@ -12,10 +12,11 @@ compares. Needs torch (python3-torch 1.13 is /usr/bin/python3 on the dev machine
 """
 import json
 import os
-import struct
 
 import torch
 import torch.nn.functional as F
+
+from safetensors_io import save
 
 torch.manual_seed(0)
 f64, f32 = torch.float64, torch.float32
@@ -103,25 +104,6 @@ case("rms_norm", "rms_norm", {"eps": 1e-6}, {"x": randn(3, 6), "w": randn(6)},  
 case("embedding_padding", "embedding", {"padding_idx": 1},
      {"w": randn(6, 3), "indices": torch.tensor([[0, 1, 5], [1, 2, 0]])},
      lambda t: F.embedding(t["indices"], t["w"], padding_idx=1))
-
-DTYPES = {f32: ("F32", "f"), f64: ("F64", "d"), torch.int64: ("I64", "q"), torch.bool: ("BOOL", "?")}
-
-
-def save(path, tensors, metadata):
-    """A minimal safetensors writer (no safetensors package needed): header, then raw data."""
-    header, blobs, pos = {"__metadata__": metadata}, [], 0
-    for name, t in tensors:
-        code, fmt = DTYPES[t.dtype]
-        flat = t.detach().contiguous().reshape(-1).tolist()
-        blob = struct.pack(f"<{len(flat)}{fmt}", *flat)
-        header[name] = {"dtype": code, "shape": list(t.shape), "data_offsets": [pos, pos + len(blob)]}
-        blobs.append(blob)
-        pos += len(blob)
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * ((8 - len(text) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
-
 
 def main():
     tensors, metadata = [], {"producer": "make_op_references.py", "torch": torch.__version__}
