@@ -140,10 +140,9 @@ void run_backward(const Tensor& root, const Tensor& grad, bool retain_graph) {
       const Edge& e = node->edges[i];
       Tensor& gi = input_grads[i];
       if (!e.defined() || !gi.defined()) continue;
-      if (gi.shape() != node->input_shapes[i] || gi.dtype() != node->input_dtypes[i]) [[unlikely]]
-        throw_error("backward", fmt::format("op '{}' produced a gradient {} for input {} of shape {} and dtype {}",
-                                            node->name, gi.desc(), i, str(node->input_shapes[i]),
-                                            dtype_name(node->input_dtypes[i])));
+      HM_CHECK(gi.shape() == node->input_shapes[i] && gi.dtype() == node->input_dtypes[i], "backward",
+               "op '{}' produced a gradient {} for input {} of shape {} and dtype {}", node->name, gi.desc(), i,
+               str(node->input_shapes[i]), dtype_name(node->input_dtypes[i]));
       if (anomaly_enabled()) check_finite(gi, fmt::format("gradient of input {}", i), node->name);
       if (e.node) {
         Tensor& slot = grads[e.node.get()];

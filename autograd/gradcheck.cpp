@@ -12,12 +12,12 @@ bool gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f, const
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& x = inputs[i];
     if (!x.defined() || !x.requires_grad()) continue;
-    check(x.dtype() == DType::Float64 && x.is_leaf() && x.is_contiguous() && x.device().is_cpu(), "gradcheck",
-          "input {} must be a contiguous float64 CPU leaf, got {}", i, x.desc());
+    HM_CHECK(x.dtype() == DType::Float64 && x.is_leaf() && x.is_contiguous() && x.device().is_cpu(), "gradcheck",
+             "input {} must be a contiguous float64 CPU leaf, got {}", i, x.desc());
   }
   EnableGradGuard grad_on;
   Tensor out = f(inputs);
-  check(out.dtype() == DType::Float64, "gradcheck", "output must be float64, got {}", out.desc());
+  HM_CHECK(out.dtype() == DType::Float64, "gradcheck", "output must be float64, got {}", out.desc());
   const int64_t n_out = out.numel();
 
   // Numeric Jacobian columns: d out / d x_j by central differences.

@@ -24,7 +24,7 @@ decltype(auto) dispatch_storage(DType t, F&& f) {
 }
 
 void cpu_copy(const Tensor& src, const Tensor& dst) {
-  check(src.shape() == dst.shape(), "copy_", "shape mismatch {} vs {}", str(src.shape()), str(dst.shape()));
+  HM_CHECK(src.shape() == dst.shape(), "copy_", "shape mismatch {} vs {}", str(src.shape()), str(dst.shape()));
   StridedLoop<2> loop(dst.shape(), {dst.strides(), src.strides()});
   dispatch_storage(dst.dtype(), [&]<class D>() {
     dispatch_storage(src.dtype(), [&]<class S>() {

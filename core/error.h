@@ -24,3 +24,12 @@ inline void check(bool ok, std::string_view fn, fmt::format_string<Args...> form
 }
 
 }  // namespace hm
+
+// HM_CHECK(ok, "fn", "format {}", args...): check() whose arguments are evaluated only on
+// failure. For messages built from t.desc() or str(shape): evaluated eagerly on every call,
+// those strings cost more than a small op itself.
+#define HM_CHECK(ok, fn, ...)                              \
+  do {                                                     \
+    if (!(ok)) [[unlikely]]                                \
+      ::hm::throw_error((fn), ::fmt::format(__VA_ARGS__)); \
+  } while (false)

@@ -105,8 +105,8 @@ Tensor randperm(int64_t n, Generator* gen) {
 
 template <class T>
 Tensor from_vector(const std::vector<T>& values, const Shape& shape, TensorOptions opt) {
-  check(static_cast<int64_t>(values.size()) == numel_of(shape), "from_vector", "{} values for shape {}",
-        values.size(), str(shape));
+  HM_CHECK(static_cast<int64_t>(values.size()) == numel_of(shape), "from_vector", "{} values for shape {}",
+           values.size(), str(shape));
   Tensor host = Tensor::empty(shape, dtype_of<T>(), Device::cpu());
   if (!values.empty()) std::copy(values.begin(), values.end(), host.data<T>());
   Tensor t = host.to(opt.dtype).to(opt.device);

@@ -57,7 +57,7 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, std::string_view fn) {
   for (size_t i = 0; i < n; ++i) {
     int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    check(da == db || da == 1 || db == 1, fn, "shapes {} and {} cannot be broadcast together", str(a), str(b));
+    HM_CHECK(da == db || da == 1 || db == 1, fn, "shapes {} and {} cannot be broadcast together", str(a), str(b));
     out[i] = da == 1 ? db : da;
   }
   return out;

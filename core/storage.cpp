@@ -13,8 +13,8 @@ void* cpu_alloc(size_t nbytes, int) { return cpu_allocate(nbytes); }
 void cpu_free(void* p, int) { cpu_deallocate(p); }
 
 void cpu_copy(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes) {
-  check(dst_device.is_cpu() && src_device.is_cpu(), "copy_bytes", "CPU copy asked to move {} -> {}",
-        src_device.str(), dst_device.str());
+  HM_CHECK(dst_device.is_cpu() && src_device.is_cpu(), "copy_bytes", "CPU copy asked to move {} -> {}",
+           src_device.str(), dst_device.str());
   if (nbytes) std::memcpy(dst, src, nbytes);
 }
 

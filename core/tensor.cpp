@@ -6,8 +6,7 @@
 namespace hm {
 
 Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
-  for (int64_t s : shape)  // no eager str(): this runs for every tensor made
-    if (s < 0) [[unlikely]] throw_error("empty", fmt::format("negative size in shape {}", str(shape)));
+  for (int64_t s : shape) HM_CHECK(s >= 0, "empty", "negative size in shape {}", str(shape));
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = std::make_shared<Storage>(static_cast<size_t>(numel_of(shape)) * dtype_size(dtype), device);
   impl->shape = shape;
@@ -63,7 +62,7 @@ void* Tensor::raw_data() const {
 
 template <class T>
 T Tensor::item() const {
-  check(defined() && numel() == 1, "item", "expected a tensor with one element, got {}", desc());
+  HM_CHECK(defined() && numel() == 1, "item", "expected a tensor with one element, got {}", desc());
   NoGradGuard guard;
   Tensor c = to(Device::cpu()).to(DType::Float64).contiguous();
   return static_cast<T>(*c.data<double>());
@@ -143,8 +142,8 @@ const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const { return checked(
 Tensor Tensor::grad() const { return checked(impl_).grad; }
 
 void Tensor::set_grad(const Tensor& g) const {
-  if (g.defined() && (g.shape() != shape() || g.dtype() != dtype())) [[unlikely]]
-    throw_error("set_grad", fmt::format("gradient {} does not match tensor {}", g.desc(), desc()));
+  HM_CHECK(!g.defined() || (g.shape() == shape() && g.dtype() == dtype()), "set_grad",
+           "gradient {} does not match tensor {}", g.desc(), desc());
   impl_->grad = g;
 }
 
@@ -157,7 +156,7 @@ Tensor Tensor::detach() const {
 
 void Tensor::set_data(const Tensor& src) const {
   check(src.defined(), "set_data", "source tensor is undefined");
-  check(is_leaf(), "set_data", "only leaf tensors can have their data replaced, got {}", desc());
+  HM_CHECK(is_leaf(), "set_data", "only leaf tensors can have their data replaced, got {}", desc());
   TensorImpl& t = *impl_;
   t.storage = src.storage();
   t.shape = src.shape();
@@ -168,21 +167,21 @@ void Tensor::set_data(const Tensor& src) const {
 }
 
 void Tensor::backward(const Tensor& grad, bool retain_graph) const {
-  check(requires_grad(), "backward", "tensor {} does not require grad and has no grad_fn", desc());
+  HM_CHECK(requires_grad(), "backward", "tensor {} does not require grad and has no grad_fn", desc());
   Tensor g = grad;
   if (!g.defined()) {
-    check(numel() == 1, "backward", "grad can be implied only for one-element outputs, got {}; pass a gradient",
-          desc());
+    HM_CHECK(numel() == 1, "backward", "grad can be implied only for one-element outputs, got {}; pass a gradient",
+             desc());
     g = empty(shape(), dtype(), device());
     g.fill_(1.0);
   }
-  check(g.shape() == shape() && g.dtype() == dtype(), "backward", "gradient {} does not match output {}", g.desc(),
-        desc());
+  HM_CHECK(g.shape() == shape() && g.dtype() == dtype(), "backward", "gradient {} does not match output {}", g.desc(),
+           desc());
   autograd::run_backward(*this, g, retain_graph);
 }
 
 void Tensor::register_hook(GradHook hook) const {
-  check(requires_grad(), "register_hook", "tensor {} does not require grad", desc());
+  HM_CHECK(requires_grad(), "register_hook", "tensor {} does not require grad", desc());
   if (impl_->grad_fn)
     impl_->grad_fn->hooks.push_back(std::move(hook));
   else
@@ -190,16 +189,16 @@ void Tensor::register_hook(GradHook hook) const {
 }
 
 void Tensor::retain_grad() const {
-  check(requires_grad(), "retain_grad", "tensor {} does not require grad", desc());
+  HM_CHECK(requires_grad(), "retain_grad", "tensor {} does not require grad", desc());
   impl_->retains_grad = true;
 }
 
 // -- in-place writes ------------------------------------------------------------------------
 
 static void check_inplace(const Tensor& t, std::string_view fn) {
-  check(!(grad_enabled() && t.requires_grad()), fn,
-        "in-place write to {} which requires grad; wrap it in NoGradGuard (as optimizers do) or detach() first",
-        t.desc());
+  HM_CHECK(!(grad_enabled() && t.requires_grad()), fn,
+           "in-place write to {} which requires grad; wrap it in NoGradGuard (as optimizers do) or detach() first",
+           t.desc());
 }
 
 Tensor& Tensor::fill_(double value) {
@@ -213,7 +212,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
   check_inplace(*this, "copy_");
   check(src.defined(), "copy_", "source tensor is undefined");
   Shape b = broadcast_shapes(src.shape(), shape(), "copy_");
-  check(b == shape(), "copy_", "cannot copy {} into {}", str(src.shape()), str(shape()));
+  HM_CHECK(b == shape(), "copy_", "cannot copy {} into {}", str(src.shape()), str(shape()));
   Tensor s = src.device() == device() ? src : src.detach().to(device());
   Tensor expanded = view_of(s.storage(), shape(), broadcast_strides(s.shape(), s.strides(), shape()), s.offset(),
                             s.dtype());

@@ -77,9 +77,9 @@ std::string strip_references(const std::string& dump, std::string_view fn) {
     pos = end + 1;
     if (line.empty()) continue;
     size_t space = line.find(' ');
-    check(space != std::string_view::npos && line.substr(0, space).find(':') != std::string_view::npos, fn,
-          "unexpected `bible` output at line {}: '{}' (expected '<Book><chapter>:<verse> <text>')", line_no,
-          line.substr(0, 60));
+    HM_CHECK(space != std::string_view::npos && line.substr(0, space).find(':') != std::string_view::npos, fn,
+             "unexpected `bible` output at line {}: '{}' (expected '<Book><chapter>:<verse> <text>')", line_no,
+             line.substr(0, 60));
     text.append(line.substr(space + 1));
     text += '\n';
   }

@@ -160,8 +160,8 @@ RawIdx read_raw(const std::string& path, std::string_view fn) {
   for (int d = 0; d < ndim; ++d) {
     const auto size = static_cast<int64_t>(load_be32(&dims[4 * d]));
     raw.shape.push_back(size);
-    check(size == 0 || count <= kMaxElements / size, fn, "'{}': implausible sizes in the header (dims so far {})", path,
-          str(raw.shape));
+    HM_CHECK(size == 0 || count <= kMaxElements / size, fn, "'{}': implausible sizes in the header (dims so far {})",
+             path, str(raw.shape));
     count *= size;
   }
   const size_t header = 4 + dims.size();
@@ -177,11 +177,11 @@ RawIdx read_raw(const std::string& path, std::string_view fn) {
     got += n;
     if (n < want) break;
   }
-  check(got == need, fn, "'{}': truncated at byte {}: shape {} needs {} data bytes after the {}-byte header, got {}",
-        path, header + got, str(raw.shape), need, header, got);
+  HM_CHECK(got == need, fn, "'{}': truncated at byte {}: shape {} needs {} data bytes after the {}-byte header, got {}",
+           path, header + got, str(raw.shape), need, header, got);
   unsigned char extra;
-  check(f.read(&extra, 1) == 0, fn, "'{}': trailing data after byte {} (shape {} ends there)", path, header + need,
-        str(raw.shape));
+  HM_CHECK(f.read(&extra, 1) == 0, fn, "'{}': trailing data after byte {} (shape {} ends there)", path, header + need,
+           str(raw.shape));
   return raw;
 }
 
@@ -201,8 +201,8 @@ Tensor read_idx(const std::string& path, DType dtype, double scale) {
 
 Tensor read_idx_images(const std::string& path) {
   RawIdx raw = read_raw(path, "read_idx_images");
-  check(raw.type == static_cast<uint8_t>(IdxType::UInt8) && raw.shape.size() == 3, "read_idx_images",
-        "'{}': expected ubyte images (N, H, W), got type 0x{:02x} shape {}", path, raw.type, str(raw.shape));
+  HM_CHECK(raw.type == static_cast<uint8_t>(IdxType::UInt8) && raw.shape.size() == 3, "read_idx_images",
+           "'{}': expected ubyte images (N, H, W), got type 0x{:02x} shape {}", path, raw.type, str(raw.shape));
   Tensor out = Tensor::empty(raw.shape, DType::Float32);
   decode(raw.bytes.data(), raw.type, out.numel(), 1.0 / 255.0, out.data<float>());
   return out;
@@ -210,8 +210,8 @@ Tensor read_idx_images(const std::string& path) {
 
 Tensor read_idx_labels(const std::string& path) {
   RawIdx raw = read_raw(path, "read_idx_labels");
-  check(raw.type == static_cast<uint8_t>(IdxType::UInt8) && raw.shape.size() == 1, "read_idx_labels",
-        "'{}': expected ubyte labels (N,), got type 0x{:02x} shape {}", path, raw.type, str(raw.shape));
+  HM_CHECK(raw.type == static_cast<uint8_t>(IdxType::UInt8) && raw.shape.size() == 1, "read_idx_labels",
+           "'{}': expected ubyte labels (N,), got type 0x{:02x} shape {}", path, raw.type, str(raw.shape));
   Tensor out = Tensor::empty(raw.shape, DType::Int64);
   decode(raw.bytes.data(), raw.type, out.numel(), 1.0, out.data<int64_t>());
   return out;
@@ -220,7 +220,7 @@ Tensor read_idx_labels(const std::string& path) {
 void write_idx(const std::string& path, const Tensor& x, IdxType type, bool gzip) {
   const int esize = element_size(static_cast<uint8_t>(type));
   check(esize != 0, "write_idx", "unknown IDX type 0x{:02x}", static_cast<int>(type));
-  check(x.dim() >= 1 && x.dim() <= 255, "write_idx", "need 1 to 255 dims, got {}", x.desc());
+  HM_CHECK(x.dim() >= 1 && x.dim() <= 255, "write_idx", "need 1 to 255 dims, got {}", x.desc());
   std::vector<unsigned char> bytes = {0, 0, static_cast<unsigned char>(type), static_cast<unsigned char>(x.dim())};
   for (int64_t s : x.shape())
     for (int b = 3; b >= 0; --b) bytes.push_back(static_cast<unsigned char>(static_cast<uint64_t>(s) >> (8 * b)));

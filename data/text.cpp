@@ -81,7 +81,7 @@ Tensor Tokenizer::encode_tensor(std::string_view text) const {
 }
 
 std::string Tokenizer::decode_tensor(const Tensor& ids) const {
-  check(ids.dtype() == DType::Int64, "Tokenizer::decode_tensor", "ids must be int64, got {}", ids.desc());
+  HM_CHECK(ids.dtype() == DType::Int64, "Tokenizer::decode_tensor", "ids must be int64, got {}", ids.desc());
   return decode(ids.to_vector_as<int64_t>());
 }
 
@@ -237,8 +237,8 @@ void WordTokenizer::write_options(nlohmann::json& j) const { j["lowercase"] = lo
 // -- language-model blocks ----------------------------------------------------------------
 
 std::shared_ptr<WindowDataset> make_lm_dataset(const Tensor& tokens, int64_t block_size, int64_t stride) {
-  check(tokens.defined() && tokens.dim() == 1 && tokens.dtype() == DType::Int64, "make_lm_dataset",
-        "tokens must be a 1-d int64 tensor, got {}", tokens.defined() ? tokens.desc() : "undefined");
+  HM_CHECK(tokens.defined() && tokens.dim() == 1 && tokens.dtype() == DType::Int64, "make_lm_dataset",
+           "tokens must be a 1-d int64 tensor, got {}", tokens.defined() ? tokens.desc() : "undefined");
   check(block_size >= 1 && stride >= 0, "make_lm_dataset", "need block_size >= 1 and stride >= 0, got {} and {}",
         block_size, stride);
   check(tokens.numel() >= block_size + 1, "make_lm_dataset",

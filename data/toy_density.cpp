@@ -214,11 +214,11 @@ Tensor toy_conditional_pdf(ToyDistribution kind, const Tensor& x, const Tensor& 
   check(x.defined() && y.defined() && z.defined() && is_floating(x.dtype()) && is_floating(y.dtype()) &&
             is_floating(z.dtype()),
         "toy_conditional_pdf", "x, y, z must be float tensors, got {}, {}, {}", desc(x), desc(y), desc(z));
-  check(x.dim() == 1 && y.shape() == x.shape(), "toy_conditional_pdf", "x and y must both be (n), got {} and {}",
-        str(x.shape()), str(y.shape()));
+  HM_CHECK(x.dim() == 1 && y.shape() == x.shape(), "toy_conditional_pdf", "x and y must both be (n), got {} and {}",
+           str(x.shape()), str(y.shape()));
   const int64_t n = x.size(0);
-  check(z.dim() == 1 || (z.dim() == 2 && z.size(0) == n), "toy_conditional_pdf",
-        "z must be (P) or (n, P) with n = {}, got {}", n, str(z.shape()));
+  HM_CHECK(z.dim() == 1 || (z.dim() == 2 && z.size(0) == n), "toy_conditional_pdf",
+           "z must be (P) or (n, P) with n = {}, got {}", n, str(z.shape()));
   check(variance > 0.0 && std::isfinite(variance), "toy_conditional_pdf", "variance must be positive, got {}",
         variance);
   const int64_t p = z.size(-1);
@@ -232,14 +232,14 @@ Tensor toy_conditional_pdf(ToyDistribution kind, const Tensor& x, const Tensor& 
 }
 
 Tensor quantize_to_bins(const Tensor& values, int64_t bins) {
-  check(values.defined() && is_floating(values.dtype()), "quantize_to_bins", "expected a float tensor, got {}",
-        values.defined() ? values.desc() : "undefined");
+  HM_CHECK(values.defined() && is_floating(values.dtype()), "quantize_to_bins", "expected a float tensor, got {}",
+           values.defined() ? values.desc() : "undefined");
   check(bins >= 1, "quantize_to_bins", "bins must be >= 1, got {}", bins);
   std::vector<double> v = values.to_vector();
   std::vector<int64_t> out(v.size());
   const double m = static_cast<double>(bins);
   for (size_t i = 0; i < v.size(); ++i) {
-    check(!std::isnan(v[i]), "quantize_to_bins", "NaN at element {} of {}", i, values.desc());
+    HM_CHECK(!std::isnan(v[i]), "quantize_to_bins", "NaN at element {} of {}", i, values.desc());
     double b = std::floor((v[i] + 1.0) * 0.5 * m);
     out[i] = static_cast<int64_t>(std::clamp(b, 0.0, m - 1.0));
   }

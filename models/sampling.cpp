@@ -11,8 +11,8 @@
 namespace hm::models {
 
 Tensor sample_next_token(const Tensor& logits, double temperature, int64_t top_k, Generator* gen) {
-  check(logits.defined() && logits.dim() == 2 && is_floating(logits.dtype()), "sample_next_token",
-        "logits must be float (B, V), got {}", logits.defined() ? logits.desc() : "undefined");
+  HM_CHECK(logits.defined() && logits.dim() == 2 && is_floating(logits.dtype()), "sample_next_token",
+           "logits must be float (B, V), got {}", logits.defined() ? logits.desc() : "undefined");
   check(temperature >= 0 && std::isfinite(temperature), "sample_next_token", "temperature {} must be >= 0",
         temperature);
   NoGradGuard no_grad;

@@ -29,8 +29,8 @@ nn::TransformerLayerOptions layer_options(const T5Config& c) {
 
 Tensor padding_mask(const Tensor& attention_mask, const Tensor& ids) {  // bool (B, S), true = pad
   if (!attention_mask.defined()) return {};
-  check(attention_mask.shape() == ids.shape(), "T5", "attention_mask {} must match input_ids {}",
-        str(attention_mask.shape()), str(ids.shape()));
+  HM_CHECK(attention_mask.shape() == ids.shape(), "T5", "attention_mask {} must match input_ids {}",
+           str(attention_mask.shape()), str(ids.shape()));
   return logical_not(attention_mask);
 }
 
@@ -126,8 +126,8 @@ void T5::init_weights(Generator* gen) {
 }
 
 Tensor T5::encode(const Tensor& input_ids, const Tensor& attention_mask) {
-  check(input_ids.defined() && input_ids.dtype() == DType::Int64 && input_ids.dim() == 2, "T5",
-        "input_ids must be int64 (B, S), got {}", input_ids.defined() ? input_ids.desc() : "undefined");
+  HM_CHECK(input_ids.defined() && input_ids.dtype() == DType::Int64 && input_ids.dim() == 2, "T5",
+           "input_ids must be int64 (B, S), got {}", input_ids.defined() ? input_ids.desc() : "undefined");
   const int64_t S = input_ids.size(1);
   nn::AttentionMask mask{.key_padding_mask = padding_mask(attention_mask, input_ids),
                          .additive_bias = encoder_bias->forward(S, S)};
@@ -137,18 +137,18 @@ Tensor T5::encode(const Tensor& input_ids, const Tensor& attention_mask) {
 
 Tensor T5::decode(const Tensor& decoder_input_ids, const Tensor& memory, const Tensor& attention_mask,
                   std::vector<nn::DecoderLayerCache>* caches) {
-  check(decoder_input_ids.defined() && decoder_input_ids.dtype() == DType::Int64 && decoder_input_ids.dim() == 2, "T5",
-        "decoder_input_ids must be int64 (B, T), got {}",
-        decoder_input_ids.defined() ? decoder_input_ids.desc() : "undefined");
-  check(memory.defined() && memory.dim() == 3 && memory.size(0) == decoder_input_ids.size(0), "T5",
-        "memory must be (B, S, E) with B = {}, got {}", decoder_input_ids.size(0),
-        memory.defined() ? str(memory.shape()) : "undefined");
+  HM_CHECK(decoder_input_ids.defined() && decoder_input_ids.dtype() == DType::Int64 && decoder_input_ids.dim() == 2,
+           "T5", "decoder_input_ids must be int64 (B, T), got {}",
+           decoder_input_ids.defined() ? decoder_input_ids.desc() : "undefined");
+  HM_CHECK(memory.defined() && memory.dim() == 3 && memory.size(0) == decoder_input_ids.size(0), "T5",
+           "memory must be (B, S, E) with B = {}, got {}", decoder_input_ids.size(0),
+           memory.defined() ? str(memory.shape()) : "undefined");
   const int64_t T = decoder_input_ids.size(1);
   const int64_t past = caches && !caches->empty() ? (*caches)[0].self_attn.length() : 0;
   nn::AttentionMask self_mask{.causal = true, .additive_bias = decoder_bias->forward(T, past + T, past)};
-  check(!attention_mask.defined() || attention_mask.shape() == Shape{memory.size(0), memory.size(1)}, "T5",
-        "attention_mask {} must be (B, S) of memory {}", attention_mask.defined() ? str(attention_mask.shape()) : "",
-        str(memory.shape()));
+  HM_CHECK((!attention_mask.defined() || attention_mask.shape() == Shape{memory.size(0), memory.size(1)}), "T5",
+           "attention_mask {} must be (B, S) of memory {}", attention_mask.defined() ? str(attention_mask.shape()) : "",
+           str(memory.shape()));
   nn::AttentionMask memory_mask{.key_padding_mask = attention_mask.defined() ? logical_not(attention_mask) : Tensor()};
   Tensor h =
       decoder->forward(drop->forward(shared->forward(decoder_input_ids)), memory, self_mask, memory_mask, caches);
@@ -162,8 +162,8 @@ Tensor T5::forward(const Tensor& input_ids, const Tensor& attention_mask, const 
 }
 
 Tensor T5::shift_right(const Tensor& labels) const {
-  check(labels.defined() && labels.dtype() == DType::Int64 && labels.dim() == 2, "T5::shift_right",
-        "labels must be int64 (B, T), got {}", labels.defined() ? labels.desc() : "undefined");
+  HM_CHECK(labels.defined() && labels.dtype() == DType::Int64 && labels.dim() == 2, "T5::shift_right",
+           "labels must be int64 (B, T), got {}", labels.defined() ? labels.desc() : "undefined");
   NoGradGuard no_grad;
   Tensor start = full({labels.size(0), 1}, static_cast<double>(config.decoder_start_token_id),
                       {.dtype = DType::Int64, .device = labels.device()});

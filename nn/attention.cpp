@@ -33,17 +33,17 @@ Tensor causal_blocked(int64_t nq, int64_t nk, Device device) {
 
 Tensor masked_softmax(const Tensor& logits, const AttentionMask& mask) {
   constexpr const char* fn = "attention";
-  check(logits.defined() && logits.dim() == 4 && is_floating(logits.dtype()), fn,
-        "logits must be a float (B, H, Nq, Nk) tensor, got {}", logits.defined() ? logits.desc() : "undefined");
+  HM_CHECK(logits.defined() && logits.dim() == 4 && is_floating(logits.dtype()), fn,
+           "logits must be a float (B, H, Nq, Nk) tensor, got {}", logits.defined() ? logits.desc() : "undefined");
   const Shape& s = logits.shape();
   const int64_t B = s[0], Nq = s[2], Nk = s[3];
   Tensor x = logits;  // (B, H, Nq, Nk)
   if (mask.additive_bias.defined()) {
     const Tensor& b = mask.additive_bias;
-    check(b.dtype() == logits.dtype(), fn, "additive_bias {} must have the logits' dtype {}", b.desc(),
-          dtype_name(logits.dtype()));
-    check(broadcasts_to(b.shape(), s), fn, "additive_bias {} does not broadcast to the logits {}", str(b.shape()),
-          str(s));
+    HM_CHECK(b.dtype() == logits.dtype(), fn, "additive_bias {} must have the logits' dtype {}", b.desc(),
+             dtype_name(logits.dtype()));
+    HM_CHECK(broadcasts_to(b.shape(), s), fn, "additive_bias {} does not broadcast to the logits {}", str(b.shape()),
+             str(s));
     x = add(x, b);
   }
   bool may_block_rows = mask.additive_bias.defined();  // a bias may hold -inf
@@ -53,15 +53,15 @@ Tensor masked_softmax(const Tensor& logits, const AttentionMask& mask) {
   }
   if (mask.key_padding_mask.defined()) {
     const Tensor& m = mask.key_padding_mask;
-    check(m.dtype() == DType::Bool && m.shape() == Shape{B, Nk}, fn,
-          "key_padding_mask must be bool (B, Nk) = ({}, {}), got {}", B, Nk, m.desc());
+    HM_CHECK((m.dtype() == DType::Bool && m.shape() == Shape{B, Nk}), fn,
+             "key_padding_mask must be bool (B, Nk) = ({}, {}), got {}", B, Nk, m.desc());
     x = masked_fill(x, reshape(m, {B, 1, 1, Nk}), kNegInf);
     may_block_rows = true;
   }
   if (mask.attn_mask.defined()) {
     const Tensor& m = mask.attn_mask;
-    check(m.dtype() == DType::Bool && broadcasts_to(m.shape(), s), fn,
-          "attn_mask must be bool and broadcast to the logits {}, got {}", str(s), m.desc());
+    HM_CHECK(m.dtype() == DType::Bool && broadcasts_to(m.shape(), s), fn,
+             "attn_mask must be bool and broadcast to the logits {}, got {}", str(s), m.desc());
     x = masked_fill(x, m, kNegInf);
     may_block_rows = true;
   }
@@ -82,10 +82,10 @@ Tensor masked_softmax(const Tensor& logits, const AttentionMask& mask) {
 
 Tensor attend(const Tensor& logits, const Tensor& v, const AttentionMask& mask, double dropout_p, bool training,
               Generator* gen) {
-  check(v.defined() && v.dim() == 4, "attention", "v must be (B, H, Nk, Dv), got {}",
-        v.defined() ? v.desc() : "undefined");
-  check(logits.dim() == 4 && v.size(2) == logits.size(3), "attention", "logits {} and v {} disagree on Nk",
-        str(logits.shape()), str(v.shape()));
+  HM_CHECK(v.defined() && v.dim() == 4, "attention", "v must be (B, H, Nk, Dv), got {}",
+           v.defined() ? v.desc() : "undefined");
+  HM_CHECK(logits.dim() == 4 && v.size(2) == logits.size(3), "attention", "logits {} and v {} disagree on Nk",
+           str(logits.shape()), str(v.shape()));
   Tensor p = masked_softmax(logits, mask);  // (B, H, Nq, Nk)
   if (training && dropout_p > 0) p = dropout(p, dropout_p, true, gen);
   return matmul(p, v);  // (B, H, Nq, Dv)
@@ -94,21 +94,21 @@ Tensor attend(const Tensor& logits, const Tensor& v, const AttentionMask& mask, 
 Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& mask, double dropout_p,
                  bool training, Generator* gen, std::optional<double> scale) {
   check(q.defined() && k.defined() && v.defined(), "attention", "q, k and v must be defined");
-  check(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, "attention",
-        "expected q (B, H, Nq, D), k (B, H, Nk, D), v (B, H, Nk, Dv), got {}, {}, {}", str(q.shape()), str(k.shape()),
-        str(v.shape()));
-  check(q.size(3) == k.size(3) && k.size(2) == v.size(2) && q.size(0) == k.size(0) && k.size(0) == v.size(0) &&
-            q.size(1) == k.size(1) && k.size(1) == v.size(1),
-        "attention", "incompatible q {}, k {}, v {}", str(q.shape()), str(k.shape()), str(v.shape()));
-  check(q.dtype() == k.dtype() && k.dtype() == v.dtype(), "attention", "dtypes differ: q {}, k {}, v {}", q.desc(),
-        k.desc(), v.desc());
+  HM_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, "attention",
+           "expected q (B, H, Nq, D), k (B, H, Nk, D), v (B, H, Nk, Dv), got {}, {}, {}", str(q.shape()),
+           str(k.shape()), str(v.shape()));
+  HM_CHECK(q.size(3) == k.size(3) && k.size(2) == v.size(2) && q.size(0) == k.size(0) && k.size(0) == v.size(0) &&
+               q.size(1) == k.size(1) && k.size(1) == v.size(1),
+           "attention", "incompatible q {}, k {}, v {}", str(q.shape()), str(k.shape()), str(v.shape()));
+  HM_CHECK(q.dtype() == k.dtype() && k.dtype() == v.dtype(), "attention", "dtypes differ: q {}, k {}, v {}", q.desc(),
+           k.desc(), v.desc());
   DotProductScore score(scale.value_or(1.0 / std::sqrt(static_cast<double>(q.size(3)))));
   return attend(score.forward(q, k), v, mask, dropout_p, training, gen);
 }
 
 void KVCache::append(const Tensor& k_new, const Tensor& v_new) {
-  check(k_new.dim() == 4 && v_new.dim() == 4 && k_new.size(2) == v_new.size(2), "KVCache::append",
-        "expected k (B, H, s, D) and v (B, H, s, Dv), got {} and {}", str(k_new.shape()), str(v_new.shape()));
+  HM_CHECK(k_new.dim() == 4 && v_new.dim() == 4 && k_new.size(2) == v_new.size(2), "KVCache::append",
+           "expected k (B, H, s, D) and v (B, H, s, Dv), got {} and {}", str(k_new.shape()), str(v_new.shape()));
   if (empty()) {
     k = k_new, v = v_new;
     return;
@@ -116,9 +116,9 @@ void KVCache::append(const Tensor& k_new, const Tensor& v_new) {
   auto same_but_time = [](const Tensor& a, const Tensor& b) {
     return a.size(0) == b.size(0) && a.size(1) == b.size(1) && a.size(3) == b.size(3);
   };
-  check(same_but_time(k, k_new) && same_but_time(v, v_new), "KVCache::append",
-        "cached k {} / v {} and new k {} / v {} differ outside the time dim", str(k.shape()), str(v.shape()),
-        str(k_new.shape()), str(v_new.shape()));
+  HM_CHECK(same_but_time(k, k_new) && same_but_time(v, v_new), "KVCache::append",
+           "cached k {} / v {} and new k {} / v {} differ outside the time dim", str(k.shape()), str(v.shape()),
+           str(k_new.shape()), str(v_new.shape()));
   k = cat({k, k_new}, 2);
   v = cat({v, v_new}, 2);
 }
@@ -173,19 +173,19 @@ Tensor MultiheadAttention::split_heads(const Tensor& x) const {
 
 Tensor MultiheadAttention::forward_heads(const Tensor& query, const Tensor& key, const Tensor& value,
                                          const AttentionMask& mask, KVCache* cache) {
-  check(query.defined() && query.dim() == 3 && query.size(2) == d_model, "MultiheadAttention",
-        "query must be (B, Nq, {}), got {}", d_model, query.defined() ? query.desc() : "undefined");
+  HM_CHECK(query.defined() && query.dim() == 3 && query.size(2) == d_model, "MultiheadAttention",
+           "query must be (B, Nq, {}), got {}", d_model, query.defined() ? query.desc() : "undefined");
   Tensor q = split_heads(q_proj->forward(query));  // (B, H, Nq, D)
   Tensor k, v;                                     // (B, H, Nk, D)
   if (cache && cache->is_static && !cache->empty()) {
     k = cache->k, v = cache->v;
   } else {
-    check(key.defined() && value.defined() && key.dim() == 3 && value.dim() == 3 &&
-              key.size(2) == k_proj->in_features && value.size(2) == v_proj->in_features &&
-              key.size(0) == query.size(0) && value.size(0) == query.size(0) && key.size(1) == value.size(1),
-          "MultiheadAttention", "query {}, key {}, value {} do not fit (B, Nq, {}), (B, Nk, {}), (B, Nk, {})",
-          str(query.shape()), key.defined() ? str(key.shape()) : "undefined",
-          value.defined() ? str(value.shape()) : "undefined", d_model, k_proj->in_features, v_proj->in_features);
+    HM_CHECK(key.defined() && value.defined() && key.dim() == 3 && value.dim() == 3 &&
+                 key.size(2) == k_proj->in_features && value.size(2) == v_proj->in_features &&
+                 key.size(0) == query.size(0) && value.size(0) == query.size(0) && key.size(1) == value.size(1),
+             "MultiheadAttention", "query {}, key {}, value {} do not fit (B, Nq, {}), (B, Nk, {}), (B, Nk, {})",
+             str(query.shape()), key.defined() ? str(key.shape()) : "undefined",
+             value.defined() ? str(value.shape()) : "undefined", d_model, k_proj->in_features, v_proj->in_features);
     k = split_heads(k_proj->forward(key));
     v = split_heads(v_proj->forward(value));
     if (cache) {

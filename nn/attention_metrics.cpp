@@ -5,10 +5,10 @@
 namespace hm::nn {
 
 Tensor head_redundancy(const Tensor& heads) {
-  check(heads.defined() && heads.dim() == 4 && is_floating(heads.dtype()), "head_redundancy",
-        "expected float heads (B, H, N, Dv), got {}", heads.defined() ? heads.desc() : "undefined");
+  HM_CHECK(heads.defined() && heads.dim() == 4 && is_floating(heads.dtype()), "head_redundancy",
+           "expected float heads (B, H, N, Dv), got {}", heads.defined() ? heads.desc() : "undefined");
   const int64_t H = heads.size(1);
-  check(H >= 2, "head_redundancy", "needs at least 2 heads, got {}", str(heads.shape()));
+  HM_CHECK(H >= 2, "head_redundancy", "needs at least 2 heads, got {}", str(heads.shape()));
   std::vector<Tensor> dists;  // each (B)
   dists.reserve(H * (H - 1) / 2);
   for (int64_t h = 0; h < H; ++h)

@@ -39,13 +39,13 @@ std::vector<double> folded_gaussian(int64_t m, double sigma) {
 Tensor kl_divergence(const Tensor& p, const Tensor& q) {
   const int64_t m = check_rows(p, "kl_divergence", "p");
   check_rows(q, "kl_divergence", "q");
-  check(p.shape() == q.shape(), "kl_divergence", "p and q must have the same shape, got {} and {}", str(p.shape()),
-        str(q.shape()));
+  HM_CHECK(p.shape() == q.shape(), "kl_divergence", "p and q must have the same shape, got {} and {}", str(p.shape()),
+           str(q.shape()));
   std::vector<double> pv = p.to_vector(), qv = q.to_vector();
   for (size_t i = 0; i < pv.size(); ++i)
-    check(pv[i] >= 0.0 && qv[i] >= 0.0 && std::isfinite(pv[i]) && std::isfinite(qv[i]), "kl_divergence",
-          "p and q must be finite and non-negative, got p = {}, q = {} at element {} of {}", pv[i], qv[i], i,
-          str(p.shape()));
+    HM_CHECK(pv[i] >= 0.0 && qv[i] >= 0.0 && std::isfinite(pv[i]) && std::isfinite(qv[i]), "kl_divergence",
+             "p and q must be finite and non-negative, got p = {}, q = {} at element {} of {}", pv[i], qv[i], i,
+             str(p.shape()));
   const int64_t rows = p.numel() / m;
   std::vector<double> out(static_cast<size_t>(rows), 0.0);
   for (int64_t r = 0; r < rows; ++r)
@@ -81,7 +81,8 @@ Tensor smoothness(const Tensor& y, int64_t max_sigma) {
   check(max_sigma >= 1, "smoothness", "max_sigma must be >= 1, got {}", max_sigma);
   std::vector<double> v = y.to_vector();
   for (size_t i = 0; i < v.size(); ++i)
-    check(std::isfinite(v[i]), "smoothness", "y must be finite, got {} at element {} of {}", v[i], i, str(y.shape()));
+    HM_CHECK(std::isfinite(v[i]), "smoothness", "y must be finite, got {} at element {} of {}", v[i], i,
+             str(y.shape()));
   // gain[s][f] = (1 - K_f)^2 for sigma = s + 1.
   std::vector<std::vector<double>> gain(static_cast<size_t>(max_sigma));
   std::vector<double> weight(static_cast<size_t>(max_sigma));
@@ -119,9 +120,9 @@ double expected_bin_mse(const Tensor& pmf, const Tensor& target_bins) {
   check(pmf.defined() && is_floating(pmf.dtype()) && pmf.dim() == 2 && pmf.size(0) >= 1 && pmf.size(1) >= 1,
         "expected_bin_mse", "pmf must be a float (n, m) tensor with n, m >= 1, got {}", desc_of(pmf));
   const int64_t n = pmf.size(0), m = pmf.size(1);
-  check(target_bins.defined() && target_bins.dtype() == DType::Int64 && target_bins.shape() == Shape{n},
-        "expected_bin_mse", "target_bins must be int64 ({}) to match pmf {}, got {}", n, str(pmf.shape()),
-        desc_of(target_bins));
+  HM_CHECK((target_bins.defined() && target_bins.dtype() == DType::Int64 && target_bins.shape() == Shape{n}),
+           "expected_bin_mse", "target_bins must be int64 ({}) to match pmf {}, got {}", n, str(pmf.shape()),
+           desc_of(target_bins));
   std::vector<double> p = pmf.to_vector();
   std::vector<int64_t> t = target_bins.to_vector_as<int64_t>();
   auto centre = [m](double j) { return -1.0 + (2.0 * j + 1.0) / static_cast<double>(m); };
@@ -136,7 +137,7 @@ double expected_bin_mse(const Tensor& pmf, const Tensor& target_bins) {
       mass += pj;
       first += pj * static_cast<double>(j);
     }
-    check(mass > 0.0, "expected_bin_mse", "row {} of pmf {} has zero mass", i, str(pmf.shape()));
+    HM_CHECK(mass > 0.0, "expected_bin_mse", "row {} of pmf {} has zero mass", i, str(pmf.shape()));
     double bin = std::nearbyint(first / mass);  // default rounding mode: to nearest, ties to even
     double d = centre(bin) - centre(static_cast<double>(t[i]));
     total += d * d;

@@ -80,8 +80,8 @@ Tensor FourierHeadMLE::cdf(const Tensor& x, const Tensor& points) { return fouri
 
 Tensor FourierHeadMLE::nll(const Tensor& x, const Tensor& targets) {
   Tensor coeffs = forward(x);  // (..., K)
-  check(targets.dim() == coeffs.dim() - 1, "FourierHeadMLE::nll", "targets must be (...) for coefficients {}, got {}",
-        coeffs.desc(), targets.desc());
+  HM_CHECK(targets.dim() == coeffs.dim() - 1, "FourierHeadMLE::nll",
+           "targets must be (...) for coefficients {}, got {}", coeffs.desc(), targets.desc());
   Tensor t = targets.to(coeffs.dtype());
   Tensor loss = fused::fourier_nll(coeffs, t);  // CPU; else the composed ops
   if (!loss.defined()) loss = mean(neg(log(add(squeeze(fourier_pdf(coeffs, unsqueeze(t, -1)), -1), 1e-10))));
@@ -172,8 +172,8 @@ Tensor GMMHead::pdf(const Tensor& x, const Tensor& points) {
 }
 
 Tensor GMMHead::nll(const Tensor& x, const Tensor& targets) {
-  check(targets.dim() == x.dim() - 1, "GMMHead::nll", "targets must be (...) for inputs {}, got {}", x.desc(),
-        targets.desc());
+  HM_CHECK(targets.dim() == x.dim() - 1, "GMMHead::nll", "targets must be (...) for inputs {}, got {}", x.desc(),
+           targets.desc());
   Tensor mu = tanh(linear->forward(upcast(x)));  // (..., K)
   // fused::gmm_nll takes |std| itself, so the std parameter or its softplus goes in as is.
   Tensor sd = (softplus_stds ? softplus(stds) : stds).to(mu.dtype());

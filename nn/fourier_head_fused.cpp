@@ -186,8 +186,8 @@ Tensor fourier_nll(const Tensor& coeffs, const Tensor& targets) {
       coeffs.numel() == 0)
     return {};
   const int64_t kk = coeffs.size(-1), n = kk / 2 - 1, rows = coeffs.numel() / kk;
-  check(targets.numel() == rows && targets.dim() == coeffs.dim() - 1, "fused::fourier_nll",
-        "targets must be (...) for coefficients {}, got {}", coeffs.desc(), targets.desc());
+  HM_CHECK(targets.numel() == rows && targets.dim() == coeffs.dim() - 1, "fused::fourier_nll",
+           "targets must be (...) for coefficients {}, got {}", coeffs.desc(), targets.desc());
   Tensor x = flat(coeffs), t = flat(targets);
   Tensor out = Tensor::empty({}, coeffs.dtype());
   std::vector<double> c(n + 1), s(n + 1);
@@ -335,8 +335,8 @@ Tensor gmm_nll(const Tensor& means, const Tensor& stds, const Tensor& targets) {
       means.numel() == 0)
     return {};
   const int64_t k = means.size(-1), rows = means.numel() / k;
-  check(targets.numel() == rows && targets.dim() == means.dim() - 1, "fused::gmm_nll",
-        "targets must be (...) for means {}, got {}", means.desc(), targets.desc());
+  HM_CHECK(targets.numel() == rows && targets.dim() == means.dim() - 1, "fused::gmm_nll",
+           "targets must be (...) for means {}, got {}", means.desc(), targets.desc());
   Tensor mu = flat(means), sd = flat(stds), t = flat(targets);
   Tensor out = Tensor::empty({}, means.dtype());
   // The density at t of one row; with w, z: each component's term and standardised value.

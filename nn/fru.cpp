@@ -92,12 +92,12 @@ Tensor FourierStatRecurrent::states(const Tensor& x_in, const Tensor& mu0_in) {
 std::pair<Tensor, Tensor> FourierStatRecurrent::batched_inputs(const Tensor& x_in, const Tensor& mu0_in) const {
   const bool unbatched = x_in.dim() == 2;
   Tensor x = unbatched ? unsqueeze(x_in, 0) : x_in;
-  check(x.dim() == 3 && x.size(2) == input_size && x.size(1) > 0, type_name(),
-        "x must be (B, T, {}) or (T, {}), got {}", input_size, input_size, x_in.desc());
+  HM_CHECK(x.dim() == 3 && x.size(2) == input_size && x.size(1) > 0, type_name(),
+           "x must be (B, T, {}) or (T, {}), got {}", input_size, input_size, x_in.desc());
   Tensor mu0 = unbatched && mu0_in.defined() ? unsqueeze(mu0_in, 0) : mu0_in;
   if (mu0.defined())
-    check(mu0.dim() == 2 && mu0.size(0) == x.size(0) && mu0.size(1) == state_size(), type_name(),
-          "mu0 must be ({}, {}), got {}", x.size(0), state_size(), mu0_in.desc());
+    HM_CHECK(mu0.dim() == 2 && mu0.size(0) == x.size(0) && mu0.size(1) == state_size(), type_name(),
+             "mu0 must be ({}, {}), got {}", x.size(0), state_size(), mu0_in.desc());
   return {x, mu0};
 }
 
@@ -180,7 +180,7 @@ Tensor SRU::decay_values(const Tensor& like) const {
 // -- gradient inspection ----------------------------------------------------------------------
 Tensor grads_wrt_initial_state(FourierStatRecurrent& model, const Tensor& x,
                                const std::function<Tensor(const Tensor& o, int64_t t)>& per_step_loss) {
-  check(x.dim() == 3, "grads_wrt_initial_state", "x must be (B, T, in), got {}", x.desc());
+  HM_CHECK(x.dim() == 3, "grads_wrt_initial_state", "x must be (B, T, in), got {}", x.desc());
   const int64_t B = x.size(0), T = x.size(1);
   Tensor mu0 = zeros({B, model.state_size()}, {.dtype = x.dtype(), .device = x.device()});
   mu0.requires_grad_(true);
@@ -190,7 +190,7 @@ Tensor grads_wrt_initial_state(FourierStatRecurrent& model, const Tensor& x,
   for (int64_t t = 0; t < T; ++t) {
     mu0.zero_grad();
     Tensor loss = per_step_loss(o, t);
-    check(loss.numel() == 1, "grads_wrt_initial_state", "per_step_loss must return a scalar, got {}", loss.desc());
+    HM_CHECK(loss.numel() == 1, "grads_wrt_initial_state", "per_step_loss must return a scalar, got {}", loss.desc());
     loss.backward({}, t + 1 < T);
     Tensor g = mu0.grad();
     rows.push_back(g.defined() ? sum(g, {0}) : zeros({model.state_size()}, {.dtype = x.dtype(), .device = x.device()}));
@@ -200,7 +200,7 @@ Tensor grads_wrt_initial_state(FourierStatRecurrent& model, const Tensor& x,
 }
 
 Tensor grad_norms_per_step(const Tensor& g) {
-  check(g.dim() == 2, "grad_norms_per_step", "grads must be (T, S), got {}", g.desc());
+  HM_CHECK(g.dim() == 2, "grad_norms_per_step", "grads must be (T, S), got {}", g.desc());
   Tensor a = abs(g);
   return stack({sum(a, {1}), sqrt(sum(square(g), {1})), amax(a, {1})}, 1);  // (T, 3)
 }
@@ -215,7 +215,7 @@ SingleBiasLSTM::SingleBiasLSTM(int64_t in, int64_t hidden, Generator* gen) : Mod
 }
 
 RecurrentOutput SingleBiasLSTM::forward(const Tensor& x, const LSTMState& state) {
-  check(x.dim() == 3, "SingleBiasLSTM", "x must be (B, T, in), got {}", x.desc());
+  HM_CHECK(x.dim() == 3, "SingleBiasLSTM", "x must be (B, T, in), got {}", x.desc());
   Tensor one = ones({x.size(0), x.size(1), 1}, {.dtype = x.dtype(), .device = x.device()});
   return lstm->forward(cat({x, one}, 2), state);
 }

@@ -18,7 +18,7 @@ DType draw_dtype(const Tensor& t) { return t.dtype() == DType::Float64 ? DType::
 
 void check_floating(const Tensor& t, const char* fn) {
   check(t.defined(), fn, "tensor is undefined");
-  check(is_floating(t.dtype()), fn, "expected a floating tensor, got {}", t.desc());
+  HM_CHECK(is_floating(t.dtype()), fn, "expected a floating tensor, got {}", t.desc());
 }
 
 int64_t pick_fan(const Shape& shape, FanMode mode, const char* fn) {
@@ -57,7 +57,7 @@ double normal_cdf(double z) { return 0.5 * (1.0 + std::erf(z / std::numbers::sqr
 }  // namespace
 
 std::pair<int64_t, int64_t> fan_in_and_fan_out(const Shape& shape, const char* fn) {
-  check(shape.size() >= 2, fn, "fan in and fan out need a tensor with at least 2 dims, got shape {}", str(shape));
+  HM_CHECK(shape.size() >= 2, fn, "fan in and fan out need a tensor with at least 2 dims, got shape {}", str(shape));
   int64_t receptive = 1;
   for (size_t d = 2; d < shape.size(); ++d) receptive *= shape[d];
   return {shape[1] * receptive, shape[0] * receptive};

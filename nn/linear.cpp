@@ -27,7 +27,8 @@ void Linear::reset_parameters(Generator* gen) {
 }
 
 Tensor Linear::forward(const Tensor& x) {
-  check(x.dim() >= 1 && x.size(-1) == in_features, "Linear", "expected input (..., {}), got {}", in_features, x.desc());
+  HM_CHECK(x.dim() >= 1 && x.size(-1) == in_features, "Linear", "expected input (..., {}), got {}", in_features,
+           x.desc());
   return linear(x, weight, bias);
 }
 

@@ -7,8 +7,8 @@ namespace hm::nn {
 
 LayerNorm::LayerNorm(Shape shape, double eps_, bool affine)
     : UnaryModule(fmt::format("LayerNorm({})", str(shape))), normalized_shape(std::move(shape)), eps(eps_) {
-  check(!normalized_shape.empty() && numel_of(normalized_shape) > 0, "LayerNorm",
-        "normalized_shape must be non-empty with positive sizes, got {}", str(normalized_shape));
+  HM_CHECK(!normalized_shape.empty() && numel_of(normalized_shape) > 0, "LayerNorm",
+           "normalized_shape must be non-empty with positive sizes, got {}", str(normalized_shape));
   if (affine) {
     weight = register_parameter("weight", ones(normalized_shape));
     bias = register_parameter("bias", zeros(normalized_shape));
@@ -23,7 +23,7 @@ RMSNorm::RMSNorm(int64_t dim_, double eps_) : UnaryModule(fmt::format("RMSNorm({
 }
 
 Tensor RMSNorm::forward(const Tensor& x) {
-  check(x.dim() >= 1 && x.size(-1) == dim, "RMSNorm", "expected input (..., {}), got {}", dim, x.desc());
+  HM_CHECK(x.dim() >= 1 && x.size(-1) == dim, "RMSNorm", "expected input (..., {}), got {}", dim, x.desc());
   return rms_norm(x, weight, eps);
 }
 

@@ -32,12 +32,12 @@ PatchEmbedding::PatchEmbedding(int64_t image_size, int64_t patch_size, int64_t i
 
 Tensor PatchEmbedding::forward(const Tensor& images) {
   const int64_t p = patch_size;
-  check(images.defined() && images.dim() == 4 && images.size(1) == in_channels && images.size(2) % p == 0 &&
-            images.size(3) % p == 0,
-        "PatchEmbedding", "expected images (B, {}, H, W) with H, W multiples of {}, got {}", in_channels, p,
-        images.defined() ? images.desc() : "undefined");
-  check(!pos_embed.defined() || (images.size(2) == image_size && images.size(3) == image_size), "PatchEmbedding",
-        "learned positions need {}x{} images, got {}", image_size, image_size, str(images.shape()));
+  HM_CHECK(images.defined() && images.dim() == 4 && images.size(1) == in_channels && images.size(2) % p == 0 &&
+               images.size(3) % p == 0,
+           "PatchEmbedding", "expected images (B, {}, H, W) with H, W multiples of {}, got {}", in_channels, p,
+           images.defined() ? images.desc() : "undefined");
+  HM_CHECK(!pos_embed.defined() || (images.size(2) == image_size && images.size(3) == image_size), "PatchEmbedding",
+           "learned positions need {}x{} images, got {}", image_size, image_size, str(images.shape()));
   const int64_t B = images.size(0), C = in_channels, gh = images.size(2) / p, gw = images.size(3) / p;
   Tensor x = reshape(images, {B, C, gh, p, gw, p});
   x = reshape(permute(x, {0, 2, 4, 1, 3, 5}), {B, gh * gw, C * p * p});  // (B, N, C p p)

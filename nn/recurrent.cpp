@@ -69,7 +69,7 @@ void split_steps(const Tensor& x, std::vector<Tensor>* out) {
 }
 
 void check_state(const Tensor& s, const Shape& expected, const char* fn, const char* what) {
-  check(s.shape() == expected, fn, "{} must have shape {}, got {}", what, str(expected), s.desc());
+  HM_CHECK(s.shape() == expected, fn, "{} must have shape {}, got {}", what, str(expected), s.desc());
 }
 
 }  // namespace
@@ -111,7 +111,7 @@ Tensor RecurrentCell::zero_state(const Tensor& x) const {
 }
 
 void RecurrentCell::check_input(const Tensor& x, const Tensor& h, const char* fn) const {
-  check(x.dim() == 2 && x.size(1) == input_size, fn, "expected input (B, {}), got {}", input_size, x.desc());
+  HM_CHECK(x.dim() == 2 && x.size(1) == input_size, fn, "expected input (B, {}), got {}", input_size, x.desc());
   if (h.defined()) check_state(h, {x.size(0), hidden_size}, fn, "state");
 }
 
@@ -169,13 +169,13 @@ Recurrent::Recurrent(RecurrentKind kind_, int64_t in, int64_t hidden, RecurrentO
 
 RecurrentOutput Recurrent::run(const Tensor& input, const Tensor& h0_in, const Tensor& c0_in) {
   const char* fn = kind_name(kind);
-  check(input.dim() == 2 || input.dim() == 3, fn, "expected input (T, B, {0}){1} or unbatched (T, {0}), got {2}",
-        input_size, options.batch_first ? " [batch_first: (B, T, in)]" : "", input.desc());
-  check(input.size(-1) == input_size, fn, "expected input feature size {}, got {}", input_size, input.desc());
+  HM_CHECK(input.dim() == 2 || input.dim() == 3, fn, "expected input (T, B, {0}){1} or unbatched (T, {0}), got {2}",
+           input_size, options.batch_first ? " [batch_first: (B, T, in)]" : "", input.desc());
+  HM_CHECK(input.size(-1) == input_size, fn, "expected input feature size {}, got {}", input_size, input.desc());
   const bool unbatched = input.dim() == 2;
   Tensor x = unbatched ? unsqueeze(input, 1) : options.batch_first ? transpose(input, 0, 1) : input;  // (T, B, in)
   const int64_t T = x.size(0), B = x.size(1), L = options.num_layers, H = hidden_size;
-  check(T > 0, fn, "sequence length must be positive, got {}", input.desc());
+  HM_CHECK(T > 0, fn, "sequence length must be positive, got {}", input.desc());
   const Shape state_shape = unbatched ? Shape{L, H} : Shape{L, B, H};
   auto initial = [&](const Tensor& s, const char* what) {
     if (!s.defined()) return zeros({L, B, H}, {.dtype = x.dtype(), .device = x.device()});

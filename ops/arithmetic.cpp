@@ -11,8 +11,7 @@ namespace detail {
 
 void check_floating(const Tensor& x, std::string_view name) {
   check(x.defined(), name, "undefined tensor");
-  if (!is_floating(x.dtype())) [[unlikely]]
-    throw_error(name, fmt::format("expected a floating-point tensor, got {}", x.desc()));
+  HM_CHECK(is_floating(x.dtype()), name, "expected a floating-point tensor, got {}", x.desc());
 }
 
 Tensor contiguous_nograd(const Tensor& t) {
@@ -27,11 +26,8 @@ Tensor scalar_like(const Tensor& x, double value) {
 
 Tensor binary_forward(BinaryOp op, const Tensor& a, const Tensor& b, std::string_view name) {
   check(a.defined() && b.defined(), name, "undefined operand");
-  // Hot path: the descriptions are formatted only on failure.
-  if (a.device() != b.device()) [[unlikely]]
-    throw_error(name, fmt::format("operands on different devices: {} and {}", a.desc(), b.desc()));
-  if (a.dtype() != b.dtype()) [[unlikely]]
-    throw_error(name, fmt::format("dtype mismatch: {} and {} (convert one with .to(dtype))", a.desc(), b.desc()));
+  HM_CHECK(a.device() == b.device(), name, "operands on different devices: {} and {}", a.desc(), b.desc());
+  HM_CHECK(a.dtype() == b.dtype(), name, "dtype mismatch: {} and {} (convert one with .to(dtype))", a.desc(), b.desc());
   Shape shape = broadcast_shapes(a.shape(), b.shape(), name);
   Tensor ea = Tensor::view_of(a.storage(), shape, broadcast_strides(a.shape(), a.strides(), shape), a.offset(),
                               a.dtype());

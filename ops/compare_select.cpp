@@ -52,12 +52,12 @@ Tensor compare(BinaryOp op, const Tensor& a, const Tensor& b, std::string_view n
 // The same check as Tensor::fill_/copy_, plus no writes through broadcast (0-stride) views.
 void check_inplace(const Tensor& x, std::string_view fn) {
   check(x.defined(), fn, "undefined tensor");
-  check(!(grad_enabled() && x.requires_grad()), fn,
-        "in-place write to {} which requires grad; wrap it in NoGradGuard (as optimizers do) or detach() first",
-        x.desc());
+  HM_CHECK(!(grad_enabled() && x.requires_grad()), fn,
+           "in-place write to {} which requires grad; wrap it in NoGradGuard (as optimizers do) or detach() first",
+           x.desc());
   for (int64_t d = 0; d < x.dim(); ++d)
-    check(x.strides()[d] != 0 || x.shape()[d] <= 1, fn, "cannot write in place to a broadcast view {}", x.desc());
-  check(x.dtype() != DType::Bool, fn, "arithmetic on a bool tensor {}", x.desc());
+    HM_CHECK(x.strides()[d] != 0 || x.shape()[d] <= 1, fn, "cannot write in place to a broadcast view {}", x.desc());
+  HM_CHECK(x.dtype() != DType::Bool, fn, "arithmetic on a bool tensor {}", x.desc());
 }
 
 }  // namespace
@@ -95,10 +95,11 @@ Tensor logical_not(const Tensor& x) {
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   check(cond.defined() && a.defined() && b.defined(), "where", "undefined operand");
-  check(cond.dtype() == DType::Bool, "where", "condition must be bool, got {}", cond.desc());
-  check(a.dtype() == b.dtype(), "where", "dtype mismatch: {} and {} (convert one with .to(dtype))", a.desc(), b.desc());
-  check(cond.device() == a.device() && a.device() == b.device(), "where", "operands on different devices: {}, {}, {}",
-        cond.desc(), a.desc(), b.desc());
+  HM_CHECK(cond.dtype() == DType::Bool, "where", "condition must be bool, got {}", cond.desc());
+  HM_CHECK(a.dtype() == b.dtype(), "where", "dtype mismatch: {} and {} (convert one with .to(dtype))", a.desc(),
+           b.desc());
+  HM_CHECK(cond.device() == a.device() && a.device() == b.device(), "where",
+           "operands on different devices: {}, {}, {}", cond.desc(), a.desc(), b.desc());
   const Shape shape = broadcast_shapes(cond.shape(), broadcast_shapes(a.shape(), b.shape(), "where"), "where");
   Tensor out = select(expand_to(cond, shape), expand_to(a, shape), expand_to(b, shape));
   if (!autograd::will_record({a, b})) return autograd::record("where", out, {a, b}, nullptr);
@@ -113,10 +114,11 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
 
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
   check(x.defined() && mask.defined(), "masked_fill", "undefined operand");
-  check(mask.dtype() == DType::Bool, "masked_fill", "mask must be bool, got {}", mask.desc());
-  check(mask.device() == x.device(), "masked_fill", "operands on different devices: {} and {}", x.desc(), mask.desc());
-  check(broadcast_shapes(x.shape(), mask.shape(), "masked_fill") == x.shape(), "masked_fill",
-        "mask {} does not broadcast to x {}", str(mask.shape()), str(x.shape()));
+  HM_CHECK(mask.dtype() == DType::Bool, "masked_fill", "mask must be bool, got {}", mask.desc());
+  HM_CHECK(mask.device() == x.device(), "masked_fill", "operands on different devices: {} and {}", x.desc(),
+           mask.desc());
+  HM_CHECK(broadcast_shapes(x.shape(), mask.shape(), "masked_fill") == x.shape(), "masked_fill",
+           "mask {} does not broadcast to x {}", str(mask.shape()), str(x.shape()));
   Tensor m = expand_to(mask, x.shape());
   Tensor out = select(m, expand_to(detail::scalar_like(x, value), x.shape()), x);
   if (!autograd::will_record({x})) return autograd::record("masked_fill", out, {x}, nullptr);
@@ -131,10 +133,10 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
 void add_(Tensor& x, const Tensor& y, double alpha) {
   check_inplace(x, "add_");
   check(y.defined(), "add_", "undefined operand");
-  check(x.dtype() == y.dtype(), "add_", "dtype mismatch: {} and {}", x.desc(), y.desc());
-  check(x.device() == y.device(), "add_", "operands on different devices: {} and {}", x.desc(), y.desc());
-  check(broadcast_shapes(x.shape(), y.shape(), "add_") == x.shape(), "add_", "cannot add {} into {} in place",
-        str(y.shape()), str(x.shape()));
+  HM_CHECK(x.dtype() == y.dtype(), "add_", "dtype mismatch: {} and {}", x.desc(), y.desc());
+  HM_CHECK(x.device() == y.device(), "add_", "operands on different devices: {} and {}", x.desc(), y.desc());
+  HM_CHECK(broadcast_shapes(x.shape(), y.shape(), "add_") == x.shape(), "add_", "cannot add {} into {} in place",
+           str(y.shape()), str(x.shape()));
   add_inplace_kernel(x.device(), x, expand_to(y, x.shape()), alpha);
   x.bump_version();
 }

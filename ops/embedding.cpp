@@ -14,11 +14,11 @@ using Grads = std::vector<Tensor>;
 
 Tensor embedding(const Tensor& weight_in, const Tensor& indices_in, int64_t padding_idx) {
   check(weight_in.defined() && indices_in.defined(), "embedding", "undefined tensor");
-  check(weight_in.dim() == 2 && (weight_in.dtype() == DType::Float32 || weight_in.dtype() == DType::Float64),
-        "embedding", "weight must be a float32/float64 (V, D) table, got {}", weight_in.desc());
-  check(indices_in.dtype() == DType::Int64, "embedding", "indices must be int64, got {}", indices_in.desc());
-  check(weight_in.device() == indices_in.device(), "embedding", "weight {} and indices {} on different devices",
-        weight_in.desc(), indices_in.desc());
+  HM_CHECK(weight_in.dim() == 2 && (weight_in.dtype() == DType::Float32 || weight_in.dtype() == DType::Float64),
+           "embedding", "weight must be a float32/float64 (V, D) table, got {}", weight_in.desc());
+  HM_CHECK(indices_in.dtype() == DType::Int64, "embedding", "indices must be int64, got {}", indices_in.desc());
+  HM_CHECK(weight_in.device() == indices_in.device(), "embedding", "weight {} and indices {} on different devices",
+           weight_in.desc(), indices_in.desc());
   check(padding_idx < weight_in.size(0), "embedding", "padding_idx {} is out of range for {} rows", padding_idx,
         weight_in.size(0));
   Tensor weight, indices;
@@ -45,8 +45,8 @@ Tensor embedding(const Tensor& weight_in, const Tensor& indices_in, int64_t padd
 Tensor dropout(const Tensor& x_in, double p, bool training, Generator* gen) {
   check(x_in.defined(), "dropout", "undefined tensor");
   check(p >= 0.0 && p <= 1.0, "dropout", "probability p must be in [0, 1], got {}", p);
-  check(x_in.dtype() == DType::Float32 || x_in.dtype() == DType::Float64, "dropout",
-        "expected a float32 or float64 tensor, got {}", x_in.desc());
+  HM_CHECK(x_in.dtype() == DType::Float32 || x_in.dtype() == DType::Float64, "dropout",
+           "expected a float32 or float64 tensor, got {}", x_in.desc());
   if (!training || p == 0.0) return x_in;
   Tensor x;
   {

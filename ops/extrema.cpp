@@ -24,8 +24,8 @@ ExtremaResult run_extrema(ExtremaOp op, const Tensor& x, const std::vector<int64
                           std::string_view name) {
   detail::check_numeric(x, name);
   detail::ReduceLayout L = detail::reduce_layout(x, dims);
-  check(L.r > 0, name, "cannot reduce over an empty dim: input {}, dims {} (the result has no identity)", x.desc(),
-        str(dims));
+  HM_CHECK(L.r > 0, name, "cannot reduce over an empty dim: input {}, dims {} (the result has no identity)", x.desc(),
+           str(dims));
   Shape kept = detail::keepdim_shape(x.shape(), dims);
   ExtremaResult res{Tensor::empty(kept, x.dtype(), x.device()),
                     want_indices ? Tensor::empty(kept, DType::Int64, x.device()) : Tensor()};

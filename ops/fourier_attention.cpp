@@ -35,25 +35,26 @@ Tensor fourier_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v
                          bool recompute) {
   check(q_in.defined() && k_in.defined() && v_in.defined() && R_in.defined(), kFn, "q, k, v and R must be defined");
   check_p(p);
-  check(q_in.dim() == 4 && k_in.dim() == 4 && v_in.dim() == 4, kFn,
-        "expected q (B, H, Nq, D), k (B, H, Nk, D), v (B, H, Nk, Dv), got {}, {}, {}", str(q_in.shape()),
-        str(k_in.shape()), str(v_in.shape()));
+  HM_CHECK(q_in.dim() == 4 && k_in.dim() == 4 && v_in.dim() == 4, kFn,
+           "expected q (B, H, Nq, D), k (B, H, Nk, D), v (B, H, Nk, Dv), got {}, {}, {}", str(q_in.shape()),
+           str(k_in.shape()), str(v_in.shape()));
   const int64_t B = q_in.size(0), H = q_in.size(1), Nq = q_in.size(2), D = q_in.size(3);
   const int64_t Nk = k_in.size(2), Dv = v_in.size(3);
-  check(k_in.size(0) == B && v_in.size(0) == B && k_in.size(1) == H && v_in.size(1) == H && k_in.size(3) == D &&
-            v_in.size(2) == Nk,
-        kFn, "incompatible q {}, k {}, v {}", str(q_in.shape()), str(k_in.shape()), str(v_in.shape()));
-  check(is_floating(q_in.dtype()) && q_in.dtype() == k_in.dtype() && k_in.dtype() == v_in.dtype() &&
-            v_in.dtype() == R_in.dtype(),
-        kFn, "q, k, v and R must share one float dtype, got {}, {}, {}, {}", q_in.desc(), k_in.desc(), v_in.desc(),
-        R_in.desc());
-  check(R_in.dim() == 0 || R_in.shape() == Shape{D}, kFn, "R must be a scalar or have shape ({},) = (D,), got {}", D,
-        str(R_in.shape()));
-  check(q_in.device() == k_in.device() && k_in.device() == v_in.device() && v_in.device() == R_in.device(), kFn,
-        "q, k, v and R must be on one device, got {}, {}, {}, {}", q_in.desc(), k_in.desc(), v_in.desc(), R_in.desc());
+  HM_CHECK(k_in.size(0) == B && v_in.size(0) == B && k_in.size(1) == H && v_in.size(1) == H && k_in.size(3) == D &&
+               v_in.size(2) == Nk,
+           kFn, "incompatible q {}, k {}, v {}", str(q_in.shape()), str(k_in.shape()), str(v_in.shape()));
+  HM_CHECK(is_floating(q_in.dtype()) && q_in.dtype() == k_in.dtype() && k_in.dtype() == v_in.dtype() &&
+               v_in.dtype() == R_in.dtype(),
+           kFn, "q, k, v and R must share one float dtype, got {}, {}, {}, {}", q_in.desc(), k_in.desc(), v_in.desc(),
+           R_in.desc());
+  HM_CHECK((R_in.dim() == 0 || R_in.shape() == Shape{D}), kFn, "R must be a scalar or have shape ({},) = (D,), got {}", D,
+           str(R_in.shape()));
+  HM_CHECK(q_in.device() == k_in.device() && k_in.device() == v_in.device() && v_in.device() == R_in.device(), kFn,
+           "q, k, v and R must be on one device, got {}, {}, {}, {}", q_in.desc(), k_in.desc(), v_in.desc(),
+           R_in.desc());
   if (mask.key_padding_mask.defined())
-    check(mask.key_padding_mask.dtype() == DType::Bool && mask.key_padding_mask.shape() == Shape{B, Nk}, kFn,
-          "key_padding_mask must be bool (B, Nk) = ({}, {}), got {}", B, Nk, mask.key_padding_mask.desc());
+    HM_CHECK((mask.key_padding_mask.dtype() == DType::Bool && mask.key_padding_mask.shape() == Shape{B, Nk}), kFn,
+             "key_padding_mask must be bool (B, Nk) = ({}, {}), got {}", B, Nk, mask.key_padding_mask.desc());
   check(dropout_p >= 0.0 && dropout_p < 1.0, kFn, "dropout_p must be in [0, 1), got {}", dropout_p);
 
   Tensor q, k, v, R, pad;

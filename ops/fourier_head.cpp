@@ -41,12 +41,12 @@ constexpr double kPi = std::numbers::pi;
 // Float32/float64 only, last dim even and >= 2; names the function on failure. Returns N.
 int64_t check_coeffs(const Tensor& coeffs, std::string_view fn) {
   check(coeffs.defined(), fn, "undefined coeffs");
-  check(coeffs.dtype() == DType::Float32 || coeffs.dtype() == DType::Float64, fn,
-        "coeffs must be float32 or float64, got {}; the Fourier head is unstable in reduced precision, "
-        "upcast its input with .to(DType::Float32)",
-        coeffs.desc());
-  check(coeffs.dim() >= 1 && coeffs.size(-1) >= 2 && coeffs.size(-1) % 2 == 0, fn,
-        "coeffs must be (..., 2(N+1)) with an even last dim >= 2, got {}", coeffs.desc());
+  HM_CHECK(coeffs.dtype() == DType::Float32 || coeffs.dtype() == DType::Float64, fn,
+           "coeffs must be float32 or float64, got {}; the Fourier head is unstable in reduced precision, "
+           "upcast its input with .to(DType::Float32)",
+           coeffs.desc());
+  HM_CHECK(coeffs.dim() >= 1 && coeffs.size(-1) >= 2 && coeffs.size(-1) % 2 == 0, fn,
+           "coeffs must be (..., 2(N+1)) with an even last dim >= 2, got {}", coeffs.desc());
   return coeffs.size(-1) / 2 - 1;
 }
 
@@ -104,7 +104,7 @@ Tensor fourier_bin_centres(int64_t bins) {
 
 Tensor fourier_head_log_pmf(const Tensor& coeffs, int64_t bins) {
   const int64_t n_freq = check_coeffs(coeffs, "fourier_head_log_pmf");
-  check(bins >= 1, "fourier_head_log_pmf", "bins must be >= 1, got {} (coeffs {})", bins, coeffs.desc());
+  HM_CHECK(bins >= 1, "fourier_head_log_pmf", "bins must be >= 1, got {} (coeffs {})", bins, coeffs.desc());
   const int64_t k = coeffs.size(-1), h = (bins + 1) / 2;
   Tensor x = as_rows(coeffs);  // (rows, K)
   const int64_t rows = x.size(0);
@@ -141,10 +141,10 @@ namespace {
 // R, I (..., P) of A(z) at points: coeffs (..., K), points (P) or (..., P). Composed ops.
 std::pair<Tensor, Tensor> eval_series(const Tensor& coeffs, const Tensor& points, std::string_view fn) {
   const int64_t n_freq = check_coeffs(coeffs, fn);
-  check(points.defined() && points.dtype() == coeffs.dtype(), fn, "points must have the dtype of coeffs {}, got {}",
-        coeffs.desc(), points.defined() ? points.desc() : std::string("undefined"));
-  check(points.dim() == 1 || points.dim() == coeffs.dim(), fn,
-        "points must be (P) or (..., P) with the leading dims of coeffs {}, got {}", coeffs.desc(), points.desc());
+  HM_CHECK(points.defined() && points.dtype() == coeffs.dtype(), fn, "points must have the dtype of coeffs {}, got {}",
+           coeffs.desc(), points.defined() ? points.desc() : std::string("undefined"));
+  HM_CHECK(points.dim() == 1 || points.dim() == coeffs.dim(), fn,
+           "points must be (P) or (..., P) with the leading dims of coeffs {}, got {}", coeffs.desc(), points.desc());
   Tensor freqs = mul(arange(0.0, static_cast<double>(n_freq + 1), 1.0, {.dtype = coeffs.dtype()}), kPi);
   Tensor angles = mul(unsqueeze(points, -1), freqs.to(coeffs.device()));  // (..., P, N+1)
   Tensor c = cos(angles), s = sin(angles);
@@ -180,11 +180,11 @@ std::pair<Tensor, Tensor> fourier_autocorrelation(const Tensor& coeffs) {
 
 Tensor fourier_cdf(const Tensor& coeffs, const Tensor& points) {
   const int64_t n_freq = check_coeffs(coeffs, "fourier_cdf");
-  check(points.defined() && points.dtype() == coeffs.dtype(), "fourier_cdf",
-        "points must have the dtype of coeffs {}, got {}", coeffs.desc(),
-        points.defined() ? points.desc() : std::string("undefined"));
-  check(points.dim() == 1 || points.dim() == coeffs.dim(), "fourier_cdf",
-        "points must be (P) or (..., P) with the leading dims of coeffs {}, got {}", coeffs.desc(), points.desc());
+  HM_CHECK(points.defined() && points.dtype() == coeffs.dtype(), "fourier_cdf",
+           "points must have the dtype of coeffs {}, got {}", coeffs.desc(),
+           points.defined() ? points.desc() : std::string("undefined"));
+  HM_CHECK(points.dim() == 1 || points.dim() == coeffs.dim(), "fourier_cdf",
+           "points must be (P) or (..., P) with the leading dims of coeffs {}, got {}", coeffs.desc(), points.desc());
   Tensor base = mul(add(points, 1.0), 0.5);  // (x + 1) / 2
   if (n_freq == 0) return add(base, mul(sum(coeffs, {-1}, true), 0.0));
   auto [cre, cim] = fourier_autocorrelation(coeffs);

@@ -14,7 +14,7 @@ namespace {
 constexpr const char* kFn = "fru_recurrence";
 
 void check_shape(const Tensor& t, const Shape& want, const char* what) {
-  check(t.shape() == want, kFn, "{} must have shape {}, got {}", what, str(want), t.desc());
+  HM_CHECK(t.shape() == want, kFn, "{} must have shape {}, got {}", what, str(want), t.desc());
 }
 
 // last_only: mu is (1, B, K*d), the state of the last step (CPU kernels only).
@@ -22,23 +22,24 @@ Tensor run(const Tensor& px, const Tensor& w_r, const Tensor& b_r, const Tensor&
            const Tensor& decay, const Tensor& mu0_in, bool last_only) {
   check(px.defined() && w_r.defined() && b_r.defined() && w_pr.defined() && coef.defined() && decay.defined(), kFn,
         "px, w_r, b_r, w_pr, coef and decay must be defined");
-  check(px.dim() == 3, kFn, "px must be (T, B, d), got {}", px.desc());
-  check(w_r.dim() == 2 && coef.dim() == 2 && decay.dim() == 1, kFn,
-        "w_r (R, K*d), coef (T, K), decay (K) expected, got {}, {}, {}", w_r.desc(), coef.desc(), decay.desc());
+  HM_CHECK(px.dim() == 3, kFn, "px must be (T, B, d), got {}", px.desc());
+  HM_CHECK(w_r.dim() == 2 && coef.dim() == 2 && decay.dim() == 1, kFn,
+           "w_r (R, K*d), coef (T, K), decay (K) expected, got {}, {}, {}", w_r.desc(), coef.desc(), decay.desc());
   const int64_t T = px.size(0), B = px.size(1), d = px.size(2), R = w_r.size(0), K = decay.size(0);
-  check(T > 0 && B > 0 && d > 0 && K > 0, kFn, "empty sizes: px {}, decay {}", px.desc(), decay.desc());
+  HM_CHECK(T > 0 && B > 0 && d > 0 && K > 0, kFn, "empty sizes: px {}, decay {}", px.desc(), decay.desc());
   check_shape(w_r, {R, K * d}, "w_r");
   check_shape(b_r, {R}, "b_r");
   check_shape(w_pr, {d, R}, "w_pr");
   check_shape(coef, {T, K}, "coef");
   const DType dt = px.dtype();
-  check(dt == DType::Float32 || dt == DType::Float64, kFn, "px must be float32 or float64, got {}", px.desc());
+  HM_CHECK(dt == DType::Float32 || dt == DType::Float64, kFn, "px must be float32 or float64, got {}", px.desc());
   for (const Tensor* t : {&w_r, &b_r, &w_pr, &coef, &decay})
-    check(t->dtype() == dt && t->device() == px.device(), kFn, "all inputs must match px ({}), got {}", px.desc(),
-          t->desc());
+    HM_CHECK(t->dtype() == dt && t->device() == px.device(), kFn, "all inputs must match px ({}), got {}", px.desc(),
+             t->desc());
   Tensor mu0 = mu0_in.defined() ? mu0_in : zeros({B, K * d}, {.dtype = dt, .device = px.device()});
   check_shape(mu0, {B, K * d}, "mu0");
-  check(mu0.dtype() == dt && mu0.device() == px.device(), kFn, "mu0 must match px ({}), got {}", px.desc(), mu0.desc());
+  HM_CHECK(mu0.dtype() == dt && mu0.device() == px.device(), kFn, "mu0 must match px ({}), got {}", px.desc(),
+           mu0.desc());
 
   Tensor pxc = px.contiguous(), wrc = w_r.contiguous(), brc = b_r.contiguous(), wprc = w_pr.contiguous();
   Tensor coefc = coef.contiguous(), decc = decay.contiguous(), mu0c = mu0.contiguous();

@@ -17,14 +17,14 @@ namespace {
 
 void check_operands(std::string_view fn, const Tensor& x, const Tensor& index) {
   check(x.defined() && index.defined(), fn, "undefined tensor");
-  check(index.dtype() == DType::Int64, fn, "index must be int64, got {}", index.desc());
-  check(index.device() == x.device(), fn, "index is on {} but x is on {}", index.device().str(), x.device().str());
-  check(x.dim() > 0, fn, "cannot index a 0-d tensor ({})", x.desc());
+  HM_CHECK(index.dtype() == DType::Int64, fn, "index must be int64, got {}", index.desc());
+  HM_CHECK(index.device() == x.device(), fn, "index is on {} but x is on {}", index.device().str(), x.device().str());
+  HM_CHECK(x.dim() > 0, fn, "cannot index a 0-d tensor ({})", x.desc());
 }
 
 void check_source(std::string_view fn, const Tensor& x, const Tensor& src) {
   check(src.defined(), fn, "undefined src");
-  check(src.dtype() == x.dtype() && src.device() == x.device(), fn, "src is {} but x is {}", src.desc(), x.desc());
+  HM_CHECK(src.dtype() == x.dtype() && src.device() == x.device(), fn, "src is {} but x is {}", src.desc(), x.desc());
 }
 
 // A fresh contiguous copy of x, not recorded (the op records itself).
@@ -42,7 +42,7 @@ Tensor zeros_of(const Shape& shape, const Tensor& like) {
 
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   check_operands("index_select", x, index);
-  check(index.dim() == 1, "index_select", "index must be 1-d, got {}", index.desc());
+  HM_CHECK(index.dim() == 1, "index_select", "index must be 1-d, got {}", index.desc());
   const int64_t d = normalize_dim(dim, x.dim(), "index_select");
   Shape shape = x.shape();  // x's shape with dim replaced by the index length
   shape[d] = index.numel();
@@ -61,12 +61,12 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
   check_operands("index_add", x, index);
   check_source("index_add", x, src);
-  check(index.dim() == 1, "index_add", "index must be 1-d, got {}", index.desc());
+  HM_CHECK(index.dim() == 1, "index_add", "index must be 1-d, got {}", index.desc());
   const int64_t d = normalize_dim(dim, x.dim(), "index_add");
   Shape expected = x.shape();
   expected[d] = index.numel();
-  check(src.shape() == expected, "index_add", "src {} must have shape {} (x {} with dim {} of the index length {})",
-        str(src.shape()), str(expected), str(x.shape()), d, index.numel());
+  HM_CHECK(src.shape() == expected, "index_add", "src {} must have shape {} (x {} with dim {} of the index length {})",
+           str(src.shape()), str(expected), str(x.shape()), d, index.numel());
   Tensor out = copy_of(x);
   index_add_kernel(x.device(), "index_add", out, d, index.contiguous(), src.contiguous());
   bool rec = autograd::will_record({x, src});
@@ -78,12 +78,13 @@ Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor
 
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
   check_operands("gather", x, index);
-  check(index.dim() == x.dim(), "gather", "index {} must have as many dims as x {}", str(index.shape()),
-        str(x.shape()));
+  HM_CHECK(index.dim() == x.dim(), "gather", "index {} must have as many dims as x {}", str(index.shape()),
+           str(x.shape()));
   const int64_t d = normalize_dim(dim, x.dim(), "gather");
   for (int64_t k = 0; k < x.dim(); ++k)
-    check(k == d || index.shape()[k] <= x.shape()[k], "gather",
-          "index {} is larger than x {} in dim {} (only dim {} may differ)", str(index.shape()), str(x.shape()), k, d);
+    HM_CHECK(k == d || index.shape()[k] <= x.shape()[k], "gather",
+             "index {} is larger than x {} in dim {} (only dim {} may differ)", str(index.shape()), str(x.shape()), k,
+             d);
   Tensor out = Tensor::empty(index.shape(), x.dtype(), x.device());
   gather_kernel(x.device(), "gather", x, d, index, out);
   bool rec = autograd::will_record({x});
@@ -96,15 +97,16 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
   check_operands("scatter_add", x, index);
   check_source("scatter_add", x, src);
-  check(index.dim() == x.dim() && src.dim() == x.dim(), "scatter_add",
-        "x {}, index {} and src {} must have the same number of dims", str(x.shape()), str(index.shape()),
-        str(src.shape()));
+  HM_CHECK(index.dim() == x.dim() && src.dim() == x.dim(), "scatter_add",
+           "x {}, index {} and src {} must have the same number of dims", str(x.shape()), str(index.shape()),
+           str(src.shape()));
   const int64_t d = normalize_dim(dim, x.dim(), "scatter_add");
   for (int64_t k = 0; k < x.dim(); ++k) {
-    check(index.shape()[k] <= src.shape()[k], "scatter_add", "index {} is larger than src {} in dim {}",
-          str(index.shape()), str(src.shape()), k);
-    check(k == d || index.shape()[k] <= x.shape()[k], "scatter_add",
-          "index {} is larger than x {} in dim {} (only dim {} may differ)", str(index.shape()), str(x.shape()), k, d);
+    HM_CHECK(index.shape()[k] <= src.shape()[k], "scatter_add", "index {} is larger than src {} in dim {}",
+             str(index.shape()), str(src.shape()), k);
+    HM_CHECK(k == d || index.shape()[k] <= x.shape()[k], "scatter_add",
+             "index {} is larger than x {} in dim {} (only dim {} may differ)", str(index.shape()), str(x.shape()), k,
+             d);
   }
   Tensor out = copy_of(x);
   scatter_add_kernel(x.device(), "scatter_add", out, d, index, src);
@@ -129,7 +131,7 @@ Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tens
 
 Tensor one_hot(const Tensor& index, int64_t num_classes, DType dtype) {
   check(index.defined(), "one_hot", "undefined tensor");
-  check(index.dtype() == DType::Int64, "one_hot", "input must be int64 class indices, got {}", index.desc());
+  HM_CHECK(index.dtype() == DType::Int64, "one_hot", "input must be int64 class indices, got {}", index.desc());
   check(num_classes > 0, "one_hot", "num_classes must be positive, got {}", num_classes);
   Shape shape = index.shape();
   shape.push_back(num_classes);

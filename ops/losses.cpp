@@ -22,15 +22,12 @@ using Grads = std::vector<Tensor>;
 ClassLossArgs class_loss_args(const Tensor& scores, const Tensor& target, const CrossEntropyOptions& opt,
                               std::string_view fn) {
   check(scores.defined() && target.defined(), fn, "undefined tensor");
-  // Per-step path: the descriptions are formatted only on failure.
-  if (scores.device() != target.device()) [[unlikely]]
-    throw_error(fn, fmt::format("inputs on different devices: {} and {}", scores.desc(), target.desc()));
-  if (scores.dtype() != DType::Float32 && scores.dtype() != DType::Float64) [[unlikely]]
-    throw_error(fn, fmt::format("expected float32 or float64 scores, got {}", scores.desc()));
-  if (target.dtype() != DType::Int64) [[unlikely]]
-    throw_error(fn, fmt::format("target must hold int64 class indices, got {}", target.desc()));
-  if (scores.dim() < 1) [[unlikely]]
-    throw_error(fn, fmt::format("scores need a class dim, got shape {}", str(scores.shape())));
+  HM_CHECK(scores.device() == target.device(), fn, "inputs on different devices: {} and {}", scores.desc(),
+           target.desc());
+  HM_CHECK(scores.dtype() == DType::Float32 || scores.dtype() == DType::Float64, fn,
+           "expected float32 or float64 scores, got {}", scores.desc());
+  HM_CHECK(target.dtype() == DType::Int64, fn, "target must hold int64 class indices, got {}", target.desc());
+  HM_CHECK(scores.dim() >= 1, fn, "scores need a class dim, got shape {}", str(scores.shape()));
   ClassLossArgs args;
   args.class_dim = scores.dim() == 1 ? 0 : normalize_dim(opt.class_dim, scores.dim(), fn);
   args.ignore_index = opt.ignore_index;
@@ -38,9 +35,8 @@ ClassLossArgs class_loss_args(const Tensor& scores, const Tensor& target, const 
   args.reduction = opt.reduction;
   Shape expected = scores.shape();
   expected.erase(expected.begin() + args.class_dim);
-  if (target.shape() != expected) [[unlikely]]
-    throw_error(fn, fmt::format("target shape {} does not match scores {} with class dim {} (expected {})",
-                                str(target.shape()), str(scores.shape()), args.class_dim, str(expected)));
+  HM_CHECK(target.shape() == expected, fn, "target shape {} does not match scores {} with class dim {} (expected {})",
+           str(target.shape()), str(scores.shape()), args.class_dim, str(expected));
   return args;
 }
 
@@ -94,14 +90,12 @@ Tensor nll_loss(const Tensor& log_probs_in, const Tensor& target_in, const Cross
 
 Tensor mse_loss(const Tensor& input_in, const Tensor& target_in, Reduction reduction) {
   check(input_in.defined() && target_in.defined(), "mse_loss", "undefined tensor");
-  if (input_in.shape() != target_in.shape()) [[unlikely]]
-    throw_error("mse_loss", fmt::format("input {} and target {} must have the same shape", str(input_in.shape()),
-                                        str(target_in.shape())));
-  if (input_in.dtype() != target_in.dtype() || input_in.device() != target_in.device()) [[unlikely]]
-    throw_error("mse_loss",
-                fmt::format("input {} and target {} differ in dtype or device", input_in.desc(), target_in.desc()));
-  if (input_in.dtype() != DType::Float32 && input_in.dtype() != DType::Float64) [[unlikely]]
-    throw_error("mse_loss", fmt::format("expected float32 or float64 tensors, got {}", input_in.desc()));
+  HM_CHECK(input_in.shape() == target_in.shape(), "mse_loss", "input {} and target {} must have the same shape",
+           str(input_in.shape()), str(target_in.shape()));
+  HM_CHECK(input_in.dtype() == target_in.dtype() && input_in.device() == target_in.device(), "mse_loss",
+           "input {} and target {} differ in dtype or device", input_in.desc(), target_in.desc());
+  HM_CHECK(input_in.dtype() == DType::Float32 || input_in.dtype() == DType::Float64, "mse_loss",
+           "expected float32 or float64 tensors, got {}", input_in.desc());
   Tensor input = contiguous_nograd(input_in), target = contiguous_nograd(target_in);
   Tensor out = loss_output(input, input.shape(), reduction);
   mse_loss_kernel(input.device(), input, target, reduction, out);

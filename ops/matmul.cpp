@@ -157,13 +157,10 @@ Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in) {
 
 void check_operands(const Tensor& a, const Tensor& b, std::string_view fn) {
   check(a.defined() && b.defined(), fn, "undefined operand");
-  // Hot path: the descriptions are formatted only on failure.
-  if (a.device() != b.device()) [[unlikely]]
-    throw_error(fn, fmt::format("operands on different devices: {} and {}", a.desc(), b.desc()));
-  if (a.dtype() != b.dtype()) [[unlikely]]
-    throw_error(fn, fmt::format("dtype mismatch: {} and {}", a.desc(), b.desc()));
-  if (a.dtype() != DType::Float32 && a.dtype() != DType::Float64) [[unlikely]]
-    throw_error(fn, fmt::format("expected float32 or float64 operands, got {}", a.desc()));
+  HM_CHECK(a.device() == b.device(), fn, "operands on different devices: {} and {}", a.desc(), b.desc());
+  HM_CHECK(a.dtype() == b.dtype(), fn, "dtype mismatch: {} and {}", a.desc(), b.desc());
+  HM_CHECK(a.dtype() == DType::Float32 || a.dtype() == DType::Float64, fn,
+           "expected float32 or float64 operands, got {}", a.desc());
 }
 
 }  // namespace
@@ -172,16 +169,14 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
   check_operands(a_in, b_in, "matmul");
   const bool cast = autocasting(a_in);
   const Tensor a = cast_nograd(a_in, cast), b = cast_nograd(b_in, cast);
-  if (a.dim() < 1 || b.dim() < 1) [[unlikely]]
-    throw_error("matmul", fmt::format("both operands need at least 1 dim, got shapes {} and {}", str(a.shape()),
-                                      str(b.shape())));
+  HM_CHECK(a.dim() >= 1 && b.dim() >= 1, "matmul", "both operands need at least 1 dim, got shapes {} and {}",
+           str(a.shape()), str(b.shape()));
   // 1-d operands become a row (k) -> (1, k) or a column (k) -> (k, 1), squeezed from the result.
   const bool row = a.dim() == 1, col = b.dim() == 1;
   Tensor a2 = row ? restride(a, {1, a.size(0)}, {a.size(0) * a.strides()[0], a.strides()[0]}) : a;
   Tensor b2 = col ? restride(b, {b.size(0), 1}, {b.strides()[0], 1}) : b;
-  if (a2.size(-1) != b2.size(-2)) [[unlikely]]
-    throw_error("matmul", fmt::format("shapes {} and {} cannot be multiplied ({} vs {})", str(a.shape()),
-                                      str(b.shape()), a2.size(-1), b2.size(-2)));
+  HM_CHECK(a2.size(-1) == b2.size(-2), "matmul", "shapes {} and {} cannot be multiplied ({} vs {})", str(a.shape()),
+           str(b.shape()), a2.size(-1), b2.size(-2));
   if (a2.dim() > 2 || b2.dim() > 2) {  // validates the batch dims with a readable message
     Shape ba(a2.shape().begin(), a2.shape().end() - 2), bb(b2.shape().begin(), b2.shape().end() - 2);
     try {
@@ -230,16 +225,13 @@ Tensor linear(const Tensor& x_in, const Tensor& weight_in, const Tensor& bias) {
   check_operands(x_in, weight_in, "linear");
   const bool cast = autocasting(x_in);
   const Tensor x = cast_nograd(x_in, cast), weight = cast_nograd(weight_in, cast);  // bias stays float32
-  if (weight.dim() != 2) [[unlikely]]
-    throw_error("linear", fmt::format("weight must be (out, in), got {}", str(weight.shape())));
-  if (x.dim() < 1 || x.size(-1) != weight.size(1)) [[unlikely]]
-    throw_error("linear", fmt::format("input {} does not match weight {} (in = {})", str(x.shape()),
-                                      str(weight.shape()), weight.size(1)));
+  HM_CHECK(weight.dim() == 2, "linear", "weight must be (out, in), got {}", str(weight.shape()));
+  HM_CHECK(x.dim() >= 1 && x.size(-1) == weight.size(1), "linear", "input {} does not match weight {} (in = {})",
+           str(x.shape()), str(weight.shape()), weight.size(1));
   if (bias.defined()) {
     check_operands(x_in, bias, "linear");
-    if (bias.dim() != 1 || bias.size(0) != weight.size(0)) [[unlikely]]
-      throw_error("linear", fmt::format("bias {} does not match weight {} (out = {})", str(bias.shape()),
-                                        str(weight.shape()), weight.size(0)));
+    HM_CHECK(bias.dim() == 1 && bias.size(0) == weight.size(0), "linear", "bias {} does not match weight {} (out = {})",
+             str(bias.shape()), str(weight.shape()), weight.size(0));
   }
   const int64_t in = weight.size(1), out_features = weight.size(0);
   Tensor x2 = x.dim() == 1 ? restride(x, {1, in}, {in * x.strides()[0], x.strides()[0]}) : x;

@@ -17,15 +17,15 @@ using Grads = std::vector<Tensor>;
 
 void check_param(const Tensor& p, const Tensor& x, const Shape& shape, std::string_view what, std::string_view fn) {
   if (!p.defined()) return;
-  check(p.dtype() == x.dtype() && p.device() == x.device(), fn, "{} {} does not match input {}", what, p.desc(),
-        x.desc());
-  check(p.shape() == shape, fn, "{} shape {} must equal normalized shape {}", what, str(p.shape()), str(shape));
+  HM_CHECK(p.dtype() == x.dtype() && p.device() == x.device(), fn, "{} {} does not match input {}", what, p.desc(),
+           x.desc());
+  HM_CHECK(p.shape() == shape, fn, "{} shape {} must equal normalized shape {}", what, str(p.shape()), str(shape));
 }
 
 void check_input(const Tensor& x, std::string_view fn) {
   check(x.defined(), fn, "undefined tensor");
-  check(x.dtype() == DType::Float32 || x.dtype() == DType::Float64, fn, "expected a float32 or float64 tensor, got {}",
-        x.desc());
+  HM_CHECK(x.dtype() == DType::Float32 || x.dtype() == DType::Float64, fn,
+           "expected a float32 or float64 tensor, got {}", x.desc());
 }
 
 }  // namespace
@@ -34,10 +34,9 @@ Tensor layer_norm(const Tensor& x_in, const Shape& normalized_shape, const Tenso
                   double eps) {
   check_input(x_in, "layer_norm");
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
-  check(k >= 1 && k <= x_in.dim() &&
-            Shape(x_in.shape().end() - k, x_in.shape().end()) == normalized_shape,
-        "layer_norm", "normalized shape {} must match the trailing dims of input {}", str(normalized_shape),
-        str(x_in.shape()));
+  HM_CHECK(k >= 1 && k <= x_in.dim() && Shape(x_in.shape().end() - k, x_in.shape().end()) == normalized_shape,
+           "layer_norm", "normalized shape {} must match the trailing dims of input {}", str(normalized_shape),
+           str(x_in.shape()));
   check_param(weight_in, x_in, normalized_shape, "weight", "layer_norm");
   check_param(bias_in, x_in, normalized_shape, "bias", "layer_norm");
   Tensor x = contiguous_nograd(x_in), w = contiguous_nograd(weight_in), b = contiguous_nograd(bias_in);
@@ -64,7 +63,7 @@ Tensor layer_norm(const Tensor& x_in, const Shape& normalized_shape, const Tenso
 
 Tensor rms_norm(const Tensor& x_in, const Tensor& weight_in, double eps) {
   check_input(x_in, "rms_norm");
-  check(x_in.dim() >= 1, "rms_norm", "input needs at least 1 dim, got {}", x_in.desc());
+  HM_CHECK(x_in.dim() >= 1, "rms_norm", "input needs at least 1 dim, got {}", x_in.desc());
   check_param(weight_in, x_in, {x_in.size(-1)}, "weight", "rms_norm");
   Tensor x = contiguous_nograd(x_in), w = contiguous_nograd(weight_in);
   const int64_t n = x.size(-1), rows = n == 0 ? 0 : x.numel() / n;

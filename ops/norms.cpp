@@ -49,8 +49,8 @@ Tensor norm(const Tensor& x, double p, const Dims& dims_in, bool keepdim) {
   check(!std::isnan(p), "norm", "p must not be NaN");
   std::vector<int64_t> dims = normalize_dims(dims_in, x.dim(), "norm");
   detail::ReduceLayout L = detail::reduce_layout(x, dims);
-  check(L.r > 0 || !(std::isinf(p) || p < 0), "norm", "p = {} norm of an empty slice of input {} is undefined", p,
-        x.desc());
+  HM_CHECK(L.r > 0 || !(std::isinf(p) || p < 0), "norm", "p = {} norm of an empty slice of input {} is undefined", p,
+           x.desc());
   Shape kept = detail::keepdim_shape(x.shape(), dims);
   Tensor res = Tensor::empty(kept, x.dtype(), x.device());
   norm_kernel(x.device(), L.x, p, res);

@@ -94,14 +94,14 @@ Tensor grad_kept(const Tensor& g, const Shape& kept) { return relabel(g.contiguo
 
 void check_float(const Tensor& x, std::string_view name) {
   check(x.defined(), name, "undefined tensor");
-  check(x.dtype() == DType::Float32 || x.dtype() == DType::Float64, name,
-        "expected a float32 or float64 tensor, got {}", x.desc());
+  HM_CHECK(x.dtype() == DType::Float32 || x.dtype() == DType::Float64, name,
+           "expected a float32 or float64 tensor, got {}", x.desc());
 }
 
 void check_numeric(const Tensor& x, std::string_view name) {
   check(x.defined(), name, "undefined tensor");
-  check(x.dtype() == DType::Float32 || x.dtype() == DType::Float64 || x.dtype() == DType::Int64, name,
-        "expected a float32, float64 or int64 tensor, got {}", x.desc());
+  HM_CHECK(x.dtype() == DType::Float32 || x.dtype() == DType::Float64 || x.dtype() == DType::Int64, name,
+           "expected a float32, float64 or int64 tensor, got {}", x.desc());
 }
 
 }  // namespace hm::detail

@@ -18,20 +18,20 @@ Tensor cat(const std::vector<Tensor>& xs, int64_t dim) {
   check(!xs.empty(), "cat", "expected a non-empty list of tensors");
   for (size_t i = 0; i < xs.size(); ++i) check(xs[i].defined(), "cat", "tensor {} is undefined", i);
   const Tensor& first = xs[0];
-  check(first.dim() > 0, "cat", "tensor 0 is 0-d ({}); unsqueeze scalars before concatenating", first.desc());
+  HM_CHECK(first.dim() > 0, "cat", "tensor 0 is 0-d ({}); unsqueeze scalars before concatenating", first.desc());
   const int64_t d = normalize_dim(dim, first.dim(), "cat");
   Shape shape = first.shape();
   shape[d] = 0;
   for (size_t i = 0; i < xs.size(); ++i) {
     const Tensor& x = xs[i];
-    check(x.dtype() == first.dtype(), "cat", "tensor {} is {} but tensor 0 is {} (convert with .to(dtype))", i,
-          x.desc(), first.desc());
-    check(x.device() == first.device(), "cat", "tensor {} is on {} but tensor 0 is on {}", i, x.device().str(),
-          first.device().str());
+    HM_CHECK(x.dtype() == first.dtype(), "cat", "tensor {} is {} but tensor 0 is {} (convert with .to(dtype))", i,
+             x.desc(), first.desc());
+    HM_CHECK(x.device() == first.device(), "cat", "tensor {} is on {} but tensor 0 is on {}", i, x.device().str(),
+             first.device().str());
     bool same = x.dim() == first.dim();
     for (int64_t k = 0; same && k < x.dim(); ++k) same = k == d || x.shape()[k] == first.shape()[k];
-    check(same, "cat", "sizes must match except in dim {}: tensor 0 has shape {} but tensor {} has shape {}", d,
-          str(first.shape()), i, str(x.shape()));
+    HM_CHECK(same, "cat", "sizes must match except in dim {}: tensor 0 has shape {} but tensor {} has shape {}", d,
+             str(first.shape()), i, str(x.shape()));
     shape[d] += x.shape()[d];
   }
   Tensor out = Tensor::empty(shape, first.dtype(), first.device());
@@ -57,9 +57,9 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t dim) {
   check(!xs.empty(), "stack", "expected a non-empty list of tensors");
   for (size_t i = 0; i < xs.size(); ++i) {
     check(xs[i].defined(), "stack", "tensor {} is undefined", i);
-    check(xs[i].shape() == xs[0].shape(), "stack",
-          "all tensors must have the same shape: tensor 0 has {} but tensor {} has {}", str(xs[0].shape()), i,
-          str(xs[i].shape()));
+    HM_CHECK(xs[i].shape() == xs[0].shape(), "stack",
+             "all tensors must have the same shape: tensor 0 has {} but tensor {} has {}", str(xs[0].shape()), i,
+             str(xs[i].shape()));
   }
   const int64_t d = normalize_dim(dim, xs[0].dim() + 1, "stack");
   std::vector<Tensor> parts;
@@ -72,8 +72,8 @@ std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim) {
   check(x.dim() > 0, "split", "cannot split a 0-d tensor");
   const int64_t d = normalize_dim(dim, x.dim(), "split");
   const int64_t size = x.shape()[d];
-  check(split_size > 0 || (split_size == 0 && size == 0), "split",
-        "split_size must be positive, got {} for dim {} of {}", split_size, d, str(x.shape()));
+  HM_CHECK(split_size > 0 || (split_size == 0 && size == 0), "split",
+           "split_size must be positive, got {} for dim {} of {}", split_size, d, str(x.shape()));
   std::vector<Tensor> out;
   if (size == 0) return {narrow(x, d, 0, 0)};
   for (int64_t start = 0; start < size; start += split_size)
@@ -87,11 +87,11 @@ std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, in
   const int64_t d = normalize_dim(dim, x.dim(), "split");
   int64_t total = 0;
   for (int64_t s : sizes) {
-    check(s >= 0, "split", "negative size {} in split sizes {}", s, str(sizes));
+    HM_CHECK(s >= 0, "split", "negative size {} in split sizes {}", s, str(sizes));
     total += s;
   }
-  check(total == x.shape()[d], "split", "split sizes {} sum to {} but dim {} of {} has size {}", str(sizes), total, d,
-        str(x.shape()), x.shape()[d]);
+  HM_CHECK(total == x.shape()[d], "split", "split sizes {} sum to {} but dim {} of {} has size {}", str(sizes), total,
+           d, str(x.shape()), x.shape()[d]);
   std::vector<Tensor> out;
   int64_t start = 0;
   for (int64_t s : sizes) {
@@ -117,7 +117,7 @@ Tensor flip(const Tensor& x, const std::vector<int64_t>& dims_in) {
   std::vector<int64_t> dims;
   for (int64_t v : dims_in) dims.push_back(normalize_dim(v, x.dim(), "flip"));
   std::sort(dims.begin(), dims.end());
-  check(std::adjacent_find(dims.begin(), dims.end()) == dims.end(), "flip", "dim repeated in {}", str(dims_in));
+  HM_CHECK(std::adjacent_find(dims.begin(), dims.end()) == dims.end(), "flip", "dim repeated in {}", str(dims_in));
   if (x.dim() == 0) dims.clear();
   Tensor src = x.contiguous();
   Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
@@ -128,15 +128,15 @@ Tensor flip(const Tensor& x, const std::vector<int64_t>& dims_in) {
 Tensor pad(const Tensor& x, const std::vector<int64_t>& pads, double value) {
   check(x.defined(), "pad", "undefined tensor");
   const int64_t npad = static_cast<int64_t>(pads.size());
-  check(npad % 2 == 0 && npad / 2 <= x.dim(), "pad",
-        "pads {} must hold (before, after) pairs for at most {} dims of {}", str(pads), x.dim(), str(x.shape()));
+  HM_CHECK(npad % 2 == 0 && npad / 2 <= x.dim(), "pad",
+           "pads {} must hold (before, after) pairs for at most {} dims of {}", str(pads), x.dim(), str(x.shape()));
   // Negative pads crop: copy the kept part of x (src) into the interior of out (dst).
   Shape shape = x.shape();
   for (int64_t k = 0; k < npad / 2; ++k) {
     const int64_t d = x.dim() - 1 - k;
     shape[d] += pads[2 * k] + pads[2 * k + 1];
-    check(shape[d] >= 0, "pad", "pads ({}, {}) make dim {} of {} negative ({})", pads[2 * k], pads[2 * k + 1], d,
-          str(x.shape()), shape[d]);
+    HM_CHECK(shape[d] >= 0, "pad", "pads ({}, {}) make dim {} of {} negative ({})", pads[2 * k], pads[2 * k + 1], d,
+             str(x.shape()), shape[d]);
   }
   Tensor out = Tensor::empty(shape, x.dtype(), x.device());
   fill_kernel(x.device(), out, value);
@@ -160,7 +160,7 @@ namespace {
 
 Tensor triangle(std::string_view fn, const Tensor& x, int64_t diagonal, bool upper) {
   check(x.defined(), fn, "undefined tensor");
-  check(x.dim() >= 2, fn, "expected a tensor with at least 2 dims, got {}", x.desc());
+  HM_CHECK(x.dim() >= 2, fn, "expected a tensor with at least 2 dims, got {}", x.desc());
   Tensor src = x.contiguous();
   Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
   triangle_kernel(x.device(), src, diagonal, upper, out);

@@ -61,20 +61,20 @@ Shape infer_shape(const Shape& requested, const Tensor& x, std::string_view fn) 
   int64_t known = 1, infer = -1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
-      check(infer < 0, fn, "shape {} has more than one -1", str(requested));
+      HM_CHECK(infer < 0, fn, "shape {} has more than one -1", str(requested));
       infer = static_cast<int64_t>(i);
     } else {
-      check(shape[i] >= 0, fn, "invalid size {} in shape {}", shape[i], str(requested));
+      HM_CHECK(shape[i] >= 0, fn, "invalid size {} in shape {}", shape[i], str(requested));
       known *= shape[i];
     }
   }
   if (infer >= 0) {
-    check(known != 0 && x.numel() % known == 0, fn, "cannot infer the -1 in {} for input {} ({} elements)",
-          str(requested), str(x.shape()), x.numel());
+    HM_CHECK(known != 0 && x.numel() % known == 0, fn, "cannot infer the -1 in {} for input {} ({} elements)",
+             str(requested), str(x.shape()), x.numel());
     shape[infer] = x.numel() / known;
   }
-  check(numel_of(shape) == x.numel(), fn, "cannot reshape {} ({} elements) into {} ({} elements)", str(x.shape()),
-        x.numel(), str(requested), numel_of(shape));
+  HM_CHECK(numel_of(shape) == x.numel(), fn, "cannot reshape {} ({} elements) into {} ({} elements)", str(x.shape()),
+           x.numel(), str(requested), numel_of(shape));
   return shape;
 }
 
@@ -99,22 +99,22 @@ Tensor permute_impl(std::string_view fn, const Tensor& x, const std::vector<int6
 Tensor expand_impl(std::string_view fn, const Tensor& x, const Shape& shape_in) {
   check_defined(x, fn);
   const int64_t n = static_cast<int64_t>(shape_in.size());
-  check(n >= x.dim(), fn, "target shape {} has fewer dims than the input {}", str(shape_in), str(x.shape()));
+  HM_CHECK(n >= x.dim(), fn, "target shape {} has fewer dims than the input {}", str(shape_in), str(x.shape()));
   const int64_t lead = n - x.dim();
   Shape shape(n);
   Strides strides(n, 0);
   for (int64_t i = 0; i < n; ++i) {
     int64_t t = shape_in[i];
     if (i < lead) {
-      check(t >= 0, fn, "size {} is not allowed for the new leading dim {} of target {}", t, i, str(shape_in));
+      HM_CHECK(t >= 0, fn, "size {} is not allowed for the new leading dim {} of target {}", t, i, str(shape_in));
       shape[i] = t;
       continue;
     }
     int64_t s = x.shape()[i - lead];
     if (t == -1) t = s;
-    check(t == s || s == 1, fn, "cannot expand {} to {}: dim {} has size {} (only size-1 dims can grow)",
-          str(x.shape()), str(shape_in), i - lead, s);
-    check(t >= 0, fn, "invalid size {} in target {}", t, str(shape_in));
+    HM_CHECK(t == s || s == 1, fn, "cannot expand {} to {}: dim {} has size {} (only size-1 dims can grow)",
+             str(x.shape()), str(shape_in), i - lead, s);
+    HM_CHECK(t >= 0, fn, "invalid size {} in target {}", t, str(shape_in));
     shape[i] = t;
     strides[i] = t == s ? x.strides()[i - lead] : 0;
   }
@@ -149,10 +149,10 @@ Tensor view(const Tensor& x, Shape shape_in) {
   check_defined(x, "view");
   Shape shape = infer_shape(shape_in, x, "view");
   auto strides = detail::view_strides(x.shape(), x.strides(), shape);
-  check(strides.has_value(), "view",
-        "shape {} is not compatible with input shape {} and strides {} (a view cannot merge dims that are not "
-        "contiguous in memory); use reshape(), which copies",
-        str(shape_in), str(x.shape()), str(x.strides()));
+  HM_CHECK(strides.has_value(), "view",
+           "shape {} is not compatible with input shape {} and strides {} (a view cannot merge dims that are not "
+           "contiguous in memory); use reshape(), which copies",
+           str(shape_in), str(x.shape()), str(x.strides()));
   return reshaped_view("view", x, shape, *strides);
 }
 
@@ -160,7 +160,7 @@ Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
   check_defined(x, "flatten");
   if (x.dim() == 0) return reshape(x, {1});
   int64_t s = normalize_dim(start_dim, x.dim(), "flatten"), e = normalize_dim(end_dim, x.dim(), "flatten");
-  check(s <= e, "flatten", "start_dim {} comes after end_dim {} for {}", start_dim, end_dim, str(x.shape()));
+  HM_CHECK(s <= e, "flatten", "start_dim {} comes after end_dim {} for {}", start_dim, end_dim, str(x.shape()));
   Shape shape(x.shape().begin(), x.shape().begin() + s);
   int64_t merged = 1;
   for (int64_t d = s; d <= e; ++d) merged *= x.shape()[d];
@@ -171,13 +171,13 @@ Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
 
 Tensor permute(const Tensor& x, const std::vector<int64_t>& dims) {
   check_defined(x, "permute");
-  check(static_cast<int64_t>(dims.size()) == x.dim(), "permute", "got {} dims {} for a tensor of shape {}", dims.size(),
-        str(dims), str(x.shape()));
+  HM_CHECK(static_cast<int64_t>(dims.size()) == x.dim(), "permute", "got {} dims {} for a tensor of shape {}",
+           dims.size(), str(dims), str(x.shape()));
   std::vector<int64_t> perm;
   std::vector<bool> seen(x.dim(), false);
   for (int64_t d : dims) {
     int64_t n = normalize_dim(d, x.dim(), "permute");
-    check(!seen[n], "permute", "dim {} repeated in {}", d, str(dims));
+    HM_CHECK(!seen[n], "permute", "dim {} repeated in {}", d, str(dims));
     seen[n] = true;
     perm.push_back(n);
   }
@@ -252,11 +252,11 @@ Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
   check(x.dim() > 0, "narrow", "cannot narrow a 0-d tensor");
   int64_t d = normalize_dim(dim, x.dim(), "narrow");
   const int64_t size = x.shape()[d];
-  check(start >= -size && start <= size, "narrow", "start {} is out of range for dim {} of size {} in {}", start, d,
-        size, str(x.shape()));
+  HM_CHECK(start >= -size && start <= size, "narrow", "start {} is out of range for dim {} of size {} in {}", start, d,
+           size, str(x.shape()));
   if (start < 0) start += size;
-  check(length >= 0 && start + length <= size, "narrow", "start {} + length {} does not fit in dim {} of size {} in {}",
-        start, length, d, size, str(x.shape()));
+  HM_CHECK(length >= 0 && start + length <= size, "narrow",
+           "start {} + length {} does not fit in dim {} of size {} in {}", start, length, d, size, str(x.shape()));
   return slice_impl("narrow", x, d, start, length, 1);
 }
 
@@ -265,8 +265,8 @@ Tensor select(const Tensor& x, int64_t dim, int64_t index) {
   check(x.dim() > 0, "select", "cannot select from a 0-d tensor");
   int64_t d = normalize_dim(dim, x.dim(), "select");
   const int64_t size = x.shape()[d];
-  check(index >= -size && index < size, "select", "index {} is out of range for dim {} of size {} in {}", index, d,
-        size, str(x.shape()));
+  HM_CHECK(index >= -size && index < size, "select", "index {} is out of range for dim {} of size {} in {}", index, d,
+           size, str(x.shape()));
   if (index < 0) index += size;
   Tensor out = detail::select_alias(x, d, index);
   return autograd::record("select", out, {x}, [in = x.shape(), d, index](const Tensor& g, const NeedsGrad&) {

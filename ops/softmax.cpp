@@ -10,8 +10,8 @@ namespace {
 
 Tensor softmax_impl(const Tensor& x_in, int64_t dim_in, bool log, std::string_view name) {
   check(x_in.defined(), name, "undefined tensor");
-  check(x_in.dtype() == DType::Float32 || x_in.dtype() == DType::Float64, name,
-        "expected a float32 or float64 tensor, got {}", x_in.desc());
+  HM_CHECK(x_in.dtype() == DType::Float32 || x_in.dtype() == DType::Float64, name,
+           "expected a float32 or float64 tensor, got {}", x_in.desc());
   // A 0-d tensor is one class along dim 0 or -1, like PyTorch.
   const int64_t dim = normalize_dim(dim_in, std::max<int64_t>(x_in.dim(), 1), name);
   Tensor x;

@@ -27,8 +27,7 @@ Tensor sum(const Tensor& x, const Dims& dims_in, bool keepdim) {
 
 Tensor mean(const Tensor& x, const Dims& dims_in, bool keepdim) {
   check(x.defined(), "mean", "undefined tensor");
-  if (!is_floating(x.dtype())) [[unlikely]]
-    throw_error("mean", fmt::format("expected a floating-point tensor, got {}", x.desc()));
+  HM_CHECK(is_floating(x.dtype()), "mean", "expected a floating-point tensor, got {}", x.desc());
   std::vector<int64_t> dims = normalize_dims(dims_in, x.dim(), "mean");
   int64_t count = 1;
   for (int64_t d : dims) count *= x.shape()[d];
@@ -38,7 +37,7 @@ Tensor mean(const Tensor& x, const Dims& dims_in, bool keepdim) {
 Tensor sum_to(const Tensor& grad, const Shape& shape) {
   if (grad.shape() == shape) return grad;
   const int64_t lead = grad.dim() - static_cast<int64_t>(shape.size());
-  check(lead >= 0, "sum_to", "cannot reduce {} to {}", str(grad.shape()), str(shape));
+  HM_CHECK(lead >= 0, "sum_to", "cannot reduce {} to {}", str(grad.shape()), str(shape));
   std::vector<int64_t> dims;
   for (int64_t d = 0; d < grad.dim(); ++d)
     if (d < lead || (shape[d - lead] == 1 && grad.shape()[d] != 1)) dims.push_back(d);

@@ -24,9 +24,8 @@ Tensor unary_backward(UnaryOp op, const Tensor& saved, const Tensor& g, UnaryPar
 Tensor unary(UnaryOp op, const Tensor& x, UnaryParams p = {}, bool allow_int64 = false) {
   const std::string_view name = unary_name(op);
   check(x.defined(), name, "undefined tensor");
-  if (!is_floating(x.dtype()) && !(allow_int64 && x.dtype() == DType::Int64)) [[unlikely]]
-    throw_error(name,
-                fmt::format("expected a floating-point{} tensor, got {}", allow_int64 ? " or int64" : "", x.desc()));
+  HM_CHECK(is_floating(x.dtype()) || (allow_int64 && x.dtype() == DType::Int64), name,
+           "expected a floating-point{} tensor, got {}", allow_int64 ? " or int64" : "", x.desc());
   Tensor xc = x.detach().contiguous();  // the kernel wants contiguous memory; no tape entry for the copy
   Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
   unary_kernel(x.device(), op, xc, out, p);

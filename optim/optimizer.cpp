@@ -79,10 +79,10 @@ Optimizer::Optimizer(std::string type_name, Params params, double lr, double wei
       const Tensor& p = g.params[i];
       std::string label = param_label(gi, i);
       check(p.defined(), type_name_, "parameter {} is undefined", label);
-      check(p.is_leaf(), type_name_,
-            "parameter {} ({}) is not a leaf tensor: it is the output of an op; optimise the leaves it comes from",
-            label, p.desc());
-      check(is_floating(p.dtype()), type_name_, "parameter {} is {}, expected a floating tensor", label, p.desc());
+      HM_CHECK(p.is_leaf(), type_name_,
+               "parameter {} ({}) is not a leaf tensor: it is the output of an op; optimise the leaves it comes from",
+               label, p.desc());
+      HM_CHECK(is_floating(p.dtype()), type_name_, "parameter {} is {}, expected a floating tensor", label, p.desc());
       check(seen.insert(p.impl()).second, type_name_, "parameter {} appears more than once in the groups", label);
     }
     total += static_cast<int64_t>(g.params.size());
@@ -111,9 +111,8 @@ void Optimizer::step() {
       Tensor p = g.params[i];
       Tensor grad = p.grad();
       if (!grad.defined()) continue;
-      if (grad.shape() != p.shape() || grad.dtype() != p.dtype() || grad.device() != p.device()) [[unlikely]]
-        throw_error(type_name_, fmt::format("gradient {} does not match parameter {} {}", grad.desc(),
-                                            param_label(gi, i), p.desc()));
+      HM_CHECK(grad.shape() == p.shape() && grad.dtype() == p.dtype() && grad.device() == p.device(), type_name_,
+               "gradient {} does not match parameter {} {}", grad.desc(), param_label(gi, i), p.desc());
       ParamState& st = state_[gi][i];
       // Module::to() may have moved or converted the parameter since the buffers were made.
       for (Tensor& b : st.buffers)
@@ -218,8 +217,8 @@ void Optimizer::load_state(const NamedTensors& tensors, const nlohmann::json& st
         for (size_t b = 0; b < buffer_names_.size(); ++b) {
           auto it = incoming.find(state_key(g, i, buffer_names_[b]));
           if (it == incoming.end()) continue;
-          check(it->second.shape() == p.shape(), fn, "state tensor {} has shape {}, parameter {} has {}", it->first,
-                str(it->second.shape()), param_label(g, i), str(p.shape()));
+          HM_CHECK(it->second.shape() == p.shape(), fn, "state tensor {} has shape {}, parameter {} has {}", it->first,
+                   str(it->second.shape()), param_label(g, i), str(p.shape()));
           st.buffers[b] = it->second.detach().to(p.device()).to(p.dtype()).clone();
           incoming.erase(it);
         }

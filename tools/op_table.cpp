@@ -245,8 +245,8 @@ OpRun run_op(const OpSpec& spec, const NamedTensors& tensors, const Json& attrs,
   if (!is_floating(out.dtype()) || !out.requires_grad()) return run;
   Tensor g;
   if (const Tensor* go = lookup("grad_output")) {
-    check(go->shape() == out.shape(), fn, "grad_output has shape {} but the output has shape {}", str(go->shape()),
-          str(out.shape()));
+    HM_CHECK(go->shape() == out.shape(), fn, "grad_output has shape {} but the output has shape {}", str(go->shape()),
+             str(out.shape()));
     g = go->to(out.dtype()).to(device);
   } else {
     g = ones_like(out);

@@ -32,7 +32,7 @@ double number_at(const Json& j, const char* key, const char* where) {
 Json rows_json(const Tensor& t) {
   Json rows = Json::array();
   if (!t.defined() || t.numel() == 0) return rows;
-  check(t.dim() == 2, "toy_results_json", "sample tensors must be (S, k), got {}", str(t.shape()));
+  HM_CHECK(t.dim() == 2, "toy_results_json", "sample tensors must be (S, k), got {}", str(t.shape()));
   const std::vector<double> v = t.to_vector();
   const int64_t n = t.size(0), k = t.size(1);
   for (int64_t i = 0; i < n; ++i) rows.push_back(std::vector<double>(v.begin() + i * k, v.begin() + (i + 1) * k));

@@ -196,8 +196,8 @@ StepRecord Trainer::train_step(const data::Batch& batch) {
   model.zero_grad();
   opt.zero_grad();
   Tensor loss = task_.loss(b);
-  check(loss.numel() == 1, "Trainer", "task '{}' returned a loss of shape {}, expected a scalar", task_name_,
-        str(loss.shape()));
+  HM_CHECK(loss.numel() == 1, "Trainer", "task '{}' returned a loss of shape {}, expected a scalar", task_name_,
+           str(loss.shape()));
   StepRecord r;
   r.loss = loss.item<double>();
   check(std::isfinite(r.loss), "Trainer", "task '{}': the loss is {} at step {} (epoch {}, batch {})", task_name_,
