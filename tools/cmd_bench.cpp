@@ -6,6 +6,9 @@
 //   harmonic bench --fourier --threads 2             issue 5's Fourier cases, fwd+bwd (float32, CPU;
 //                                                    --case fourier_head_log_pmf|fourier_attention|fru|fru_all_steps);
 //     tools/bench_fourier_torch.py, bench_fourier_attention_torch.py, bench_fru_torch.py time PyTorch
+//   harmonic bench --toy --threads 1                 one training step of the Fourier head toy study's
+//                                                    MLP per head, us/step (--case linear|gmm|fourier|
+//                                                    fourier_reg|fourier_mle); tools/bench_toy_torch.py times PyTorch
 // Method (shared with tools/bench_torch.py): warm up, pick an inner count so one timed run
 // lasts >= 1 ms, then report the median over --repeat runs of (run time / inner count).
 // Forward is timed under no-grad; forward+backward calls backward with a ones gradient and
@@ -24,10 +27,15 @@
 #include "core/parallel.h"
 #include "cuda/runtime.h"
 #include "cuda/timing.h"
+#include "models/fourier_toy.h"
 #include "nn/fru.h"
 #include "ops/elementwise.h"
 #include "ops/fourier_attention.h"
 #include "ops/fourier_head.h"
+#include "ops/shape_ops.h"
+#include "optim/adam.h"
+#include "optim/clip.h"
+#include "optim/schedule.h"
 #include "tools/commands.h"
 #include "tools/op_table.h"
 
@@ -38,7 +46,7 @@ struct BenchOptions {
   std::string op, attrs = "{}", dtype = "float32", json_path, device = "cpu";
   std::vector<std::string> shapes, cases;
   int threads = 0, repeat = 20, warmup = 3;
-  bool backward = false, list_cases = false, fourier = false;
+  bool backward = false, list_cases = false, fourier = false, toy = false;
 } opt;
 
 struct BenchCase {
@@ -177,6 +185,63 @@ void run_fourier_cases() {
   }
 }
 
+// One training step of the toy study's model (models/fourier_toy.h: MLP 2 -> 64 -> 32 -> head
+// on GMM-2 data, bins = 50, batch 32) as run_toy_density takes it: loss, zero_grad, backward,
+// Adam step; the MLE head also sets the cosine lr and clips the gradient norm. The same batch
+// every step (a contiguous slice, as the trainer's per-epoch gather gives).
+void run_toy_cases() {
+  using models::ToyHead;
+  struct ToyCase {
+    const char* name;
+    ToyHead head;
+    double gamma;
+  };
+  const ToyCase cases[] = {{"linear", ToyHead::Linear, 0.0},
+                           {"gmm", ToyHead::GMM, 0.0},
+                           {"fourier", ToyHead::Fourier, 0.0},
+                           {"fourier_reg", ToyHead::Fourier, 1e-6},
+                           {"fourier_mle", ToyHead::FourierMLE, 0.0}};
+  std::vector<std::string> names;
+  for (const ToyCase& c : cases) names.emplace_back(c.name);
+  for (const std::string& c : opt.cases)
+    check(std::find(names.begin(), names.end(), c) != names.end(), "bench",
+          "--toy: unknown --case '{}' (expected one of {})", c, fmt::join(names, ", "));
+  constexpr int64_t kFrequencies = 12, kBatch = 32;
+  const auto dataset = data::ToyDistribution::GMM2;
+  data::ToyDensityDataset ds = data::make_toy_density(dataset, 1);
+  const int64_t bins = ds.train.true_pmf.size(-1);
+  for (const ToyCase& c : cases) {
+    if (!opt.cases.empty() && std::find(opt.cases.begin(), opt.cases.end(), c.name) == opt.cases.end()) continue;
+    models::ToyTensors t = models::toy_tensors(ds.train, c.head);
+    Tensor inputs = slice(t.inputs, 0, 0, kBatch).contiguous(), targets = slice(t.targets, 0, 0, kBatch).contiguous();
+    Generator gen(models::toy_init_seed(1));
+    models::ToyDensityModel model(c.head, bins, dataset, kFrequencies, c.gamma, &gen);
+    std::vector<Tensor> params = model.parameters();
+    optim::Adam adam(params, {.lr = 1e-3});
+    optim::LRScheduler scheduler(adam, optim::cosine_decay(1e-3, 500 * 125, 1e-6));  // 500 epochs of 125 batches
+    const bool mle = models::is_mle(c.head);
+    int64_t step = 0;
+    double ms = time_ms(
+        [&] {
+          Tensor loss = model.loss(inputs, targets);
+          adam.zero_grad();
+          loss.backward();
+          if (mle) {
+            scheduler.apply(step++);
+            optim::clip_grad_norm_(params, 1.0);
+          }
+          adam.step();
+        },
+        opt.repeat, opt.warmup, Device::cpu());
+    std::string label = c.head == ToyHead::Linear ? "linear"
+                        : c.head == ToyHead::GMM  ? "gmm K=2"
+                                                  : fmt::format("{} N={} gamma={:g}", models::toy_head_name(c.head),
+                                                                kFrequencies, c.gamma);
+    fmt::print("toy {:<12} {:<28} threads={}  train step {:9.1f} us\n", c.name, label, get_num_threads(), ms * 1e3);
+    std::fflush(stdout);
+  }
+}
+
 void add(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("bench", "Time ops (ms per call, forward and forward+backward)");
   cmd->add_option("--op", opt.op, "Op to time (default: the standard suite)");
@@ -185,6 +250,7 @@ void add(CLI::App& app) {
   cmd->add_option("--case", opt.cases, "Run only these standard cases (by name or op)");
   cmd->add_flag("--list-cases", opt.list_cases, "List the standard cases");
   cmd->add_flag("--fourier", opt.fourier, "Time issue 5's Fourier head, attention and FRU cases instead");
+  cmd->add_flag("--toy", opt.toy, "Time one training step of the Fourier head toy study's model per head (us)");
   cmd->add_option("--threads", opt.threads, "CPU threads (default: all)");
   cmd->add_option("--repeat", opt.repeat, "Timed runs per measurement (the median is reported)");
   cmd->add_option("--warmup", opt.warmup, "Untimed calls first");
@@ -213,6 +279,11 @@ int run() {
   if (opt.fourier) {
     check(device.is_cpu() && dtype == DType::Float32, "bench", "--fourier times float32 on the CPU only");
     run_fourier_cases();
+    return 0;
+  }
+  if (opt.toy) {
+    check(device.is_cpu() && dtype == DType::Float32, "bench", "--toy times float32 on the CPU only");
+    run_toy_cases();
     return 0;
   }
   Json attrs;
