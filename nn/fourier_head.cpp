@@ -5,8 +5,8 @@
 
 #include "autograd/grad_mode.h"
 #include "core/factories.h"
-#include "nn/fourier_head_fused.h"
 #include "ops/fourier_head.h"
+#include "ops/head_losses.h"
 #include "ops/ops.h"
 
 namespace hm::nn {
@@ -54,8 +54,7 @@ Tensor FourierHead::forward(const Tensor& x) {
 
 Tensor FourierHead::regularization_loss() const {
   if (!last_coeffs_.defined() || gamma == 0.0) return zeros({}, {.dtype = linear->weight.dtype()});
-  Tensor fast = fused::fourier_regularizer(last_coeffs_, gamma, bins, code_scaling);  // CPU
-  return fast.defined() ? fast : fourier_regularizer(last_coeffs_, gamma, bins, code_scaling);
+  return fourier_regularizer(last_coeffs_, gamma, bins, code_scaling);
 }
 
 // -- FourierHeadMLE -----------------------------------------------------------------------------
@@ -82,13 +81,8 @@ Tensor FourierHeadMLE::nll(const Tensor& x, const Tensor& targets) {
   Tensor coeffs = forward(x);  // (..., K)
   HM_CHECK(targets.dim() == coeffs.dim() - 1, "FourierHeadMLE::nll",
            "targets must be (...) for coefficients {}, got {}", coeffs.desc(), targets.desc());
-  Tensor t = targets.to(coeffs.dtype());
-  Tensor loss = fused::fourier_nll(coeffs, t);  // CPU; else the composed ops
-  if (!loss.defined()) loss = mean(neg(log(add(squeeze(fourier_pdf(coeffs, unsqueeze(t, -1)), -1), 1e-10))));
-  if (gamma != 0.0) {
-    Tensor reg = fused::fourier_regularizer(coeffs, gamma, reg_bins, false);
-    loss = add(loss, reg.defined() ? reg : fourier_regularizer(coeffs, gamma, reg_bins));
-  }
+  Tensor loss = fourier_nll(coeffs, targets.to(coeffs.dtype()).to(coeffs.device()));
+  if (gamma != 0.0) loss = add(loss, fourier_regularizer(coeffs, gamma, reg_bins));
   return loss;
 }
 
@@ -148,18 +142,8 @@ Tensor GMMHead::component_stds(bool for_density) const {
 }
 
 Tensor GMMHead::forward(const Tensor& x) {
-  Tensor mu = tanh(linear->forward(upcast(x)));      // (..., K)
-  Tensor sd_k = component_stds().to(mu.dtype());     // (K)
-  Tensor fast = fused::gmm_log_pmf(mu, sd_k, bins);  // CPU; else the composed ops
-  if (fast.defined()) return fast;
-  Tensor means = unsqueeze(mu, -1);                                                 // (..., K, 1)
-  Tensor centres = fourier_bin_centres(bins).to(means.dtype()).to(means.device());  // (m)
-  Tensor sd = unsqueeze(sd_k, -1);                                                  // (K, 1)
-  Tensor zs = div(sub(centres, means), sd);                                         // (..., K, m)
-  Tensor dens = div(exp(mul(square(zs), -0.5)), mul(sd, std::sqrt(2.0 * std::numbers::pi)));
-  Tensor mix = mean(dens, {-2});  // (..., m), equal weights
-  Tensor pmf = div(mix, sum(mix, {-1}, true));
-  return log(add(pmf, 1e-5));
+  Tensor mu = tanh(linear->forward(upcast(x)));  // (..., K)
+  return gmm_log_pmf(mu, component_stds().to(mu.dtype()), bins);
 }
 
 Tensor GMMHead::pdf(const Tensor& x, const Tensor& points) {
@@ -175,12 +159,9 @@ Tensor GMMHead::nll(const Tensor& x, const Tensor& targets) {
   HM_CHECK(targets.dim() == x.dim() - 1, "GMMHead::nll", "targets must be (...) for inputs {}, got {}", x.desc(),
            targets.desc());
   Tensor mu = tanh(linear->forward(upcast(x)));  // (..., K)
-  // fused::gmm_nll takes |std| itself, so the std parameter or its softplus goes in as is.
+  // gmm_nll takes |std| itself, so the std parameter or its softplus goes in as is.
   Tensor sd = (softplus_stds ? softplus(stds) : stds).to(mu.dtype());
-  Tensor fast = fused::gmm_nll(mu, sd, targets.to(mu.dtype()));  // CPU; else the composed ops
-  if (fast.defined()) return fast;
-  Tensor p = squeeze(pdf(x, unsqueeze(targets, -1)), -1);  // (...)
-  return mean(neg(log(add(p, 1e-10))));
+  return gmm_nll(mu, sd, targets.to(mu.dtype()).to(mu.device()));
 }
 
 // -- mixed-precision bins -----------------------------------------------------------------------

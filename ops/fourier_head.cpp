@@ -28,6 +28,7 @@
 #include "core/factories.h"
 #include "ops/elementwise.h"
 #include "ops/fourier_kernels.h"
+#include "ops/head_loss_kernels.h"
 #include "ops/linalg_kernels.h"
 #include "ops/reduce.h"
 #include "ops/shape_ops.h"
@@ -84,6 +85,11 @@ void gemm(const Tensor& a, const Tensor& b, bool trans_b, const Tensor& c) {
   d.b = b.raw_data(), d.ldb = b.size(1), d.trans_b = trans_b;
   d.c = c.raw_data(), d.ldc = c.size(1);
   gemm_kernel(a.device(), d);
+}
+
+// The regulariser's factor: gamma 2 pi^2 / m (paper) or gamma 4 pi^2 (the authors' code).
+double regularizer_scale(double gamma, int64_t bins, bool code_scaling) {
+  return code_scaling ? gamma * 4.0 * kPi * kPi : gamma * 2.0 * kPi * kPi / static_cast<double>(bins);
 }
 
 // (..., K) -> contiguous (rows, K) without taping.
@@ -201,9 +207,9 @@ Tensor fourier_cdf(const Tensor& coeffs, const Tensor& points) {
   return add(base, sum(terms, {-1}));
 }
 
-Tensor fourier_regularizer(const Tensor& coeffs, double gamma, int64_t bins, bool code_scaling) {
+Tensor detail::fourier_regularizer_composed(const Tensor& coeffs, double gamma, int64_t bins, bool code_scaling) {
   const int64_t n_freq = check_coeffs(coeffs, "fourier_regularizer");
-  check(bins >= 1, "fourier_regularizer", "bins must be >= 1, got {}", bins);
+  HM_CHECK(bins >= 1, "fourier_regularizer", "bins must be >= 1, got {} (coeffs {})", bins, coeffs.desc());
   if (n_freq == 0) return mul(sum(coeffs), 0.0);
   auto [cre, cim] = fourier_autocorrelation(coeffs);
   Tensor mag2 = add(square(narrow(cre, -1, 1, n_freq)), square(narrow(cim, -1, 1, n_freq)));  // (..., N)
@@ -211,8 +217,28 @@ Tensor fourier_regularizer(const Tensor& coeffs, double gamma, int64_t bins, boo
   for (int64_t k = 1; k <= n_freq; ++k) k2[k - 1] = static_cast<double>(k * k);
   Tensor weights = from_vector(k2, {n_freq}).to(coeffs.dtype()).to(coeffs.device());
   Tensor per_row = sum(mul(mag2, weights), {-1});  // (...)
-  const double scale = code_scaling ? gamma * 4.0 * kPi * kPi : gamma * 2.0 * kPi * kPi / static_cast<double>(bins);
-  return mul(mean(per_row), scale);
+  return mul(mean(per_row), regularizer_scale(gamma, bins, code_scaling));
+}
+
+Tensor fourier_regularizer(const Tensor& coeffs, double gamma, int64_t bins, bool code_scaling) {
+  check_coeffs(coeffs, "fourier_regularizer");
+  HM_CHECK(bins >= 1, "fourier_regularizer", "bins must be >= 1, got {} (coeffs {})", bins, coeffs.desc());
+  const bool fused = coeffs.device().is_cpu() ? fourier_regularizer_kernel.cpu : fourier_regularizer_kernel.cuda;
+  if (!fused || coeffs.numel() == 0) return detail::fourier_regularizer_composed(coeffs, gamma, bins, code_scaling);
+  const double scale = regularizer_scale(gamma, bins, code_scaling);
+  Tensor x = as_rows(coeffs);                                               // (rows, K)
+  Tensor corr = Tensor::empty(x.shape(), DType::Float64, coeffs.device());  // [Re c | Im c] per row, for the backward
+  Tensor out = Tensor::empty({}, coeffs.dtype(), coeffs.device());
+  fourier_regularizer_kernel(coeffs.device(), x, scale, corr, out);
+  if (!autograd::will_record({coeffs})) return out;
+  return autograd::record(
+      "fourier_regularizer", out, {coeffs},
+      [sx = autograd::Saved(x), corr, shape = coeffs.shape(), scale](const Tensor& g, const autograd::NeedsGrad&) {
+        const Tensor& xv = sx.get();
+        Tensor gx = Tensor::empty(xv.shape(), xv.dtype(), xv.device());
+        fourier_regularizer_backward_kernel(xv.device(), xv, corr, g.contiguous(), scale, gx);
+        return Grads{reshape(gx, shape)};
+      });
 }
 
 }  // namespace hm

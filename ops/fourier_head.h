@@ -40,7 +40,14 @@ std::pair<Tensor, Tensor> fourier_autocorrelation(const Tensor& coeffs);
 // Smoothness regulariser, a 0-d tensor: gamma (2 pi^2 / m) sum_{k=1}^N k^2 |c_k|^2 (paper,
 // unnormalised c_k), averaged over the leading (batch) dims. code_scaling = true gives the
 // authors' code's gamma * 2 * sum_k 2 pi^2 k^2 |c_k|^2 instead (the same term times 2m).
+// One fused pass with an analytic backward where the device binds the kernel (the CPU:
+// ops/head_loss_kernels.h), else composed from fourier_autocorrelation.
 Tensor fourier_regularizer(const Tensor& coeffs, double gamma, int64_t bins, bool code_scaling = false);
+
+namespace detail {
+// fourier_regularizer's composed form, used off the CPU and by the tests as the reference.
+Tensor fourier_regularizer_composed(const Tensor& coeffs, double gamma, int64_t bins, bool code_scaling = false);
+}  // namespace detail
 
 // Bin centres -1 + (2j+1)/m, j = 0..m-1: (bins) float64.
 Tensor fourier_bin_centres(int64_t bins);

@@ -1,21 +1,16 @@
 // The Fourier head toy study's single run (models/fourier_toy.h), the GMM head's MLE density
 // and the "fourier-toy" trainer task.
 #include <cmath>
-#include <functional>
 #include <numbers>
 
 #include "helpers.h"
 #include "models/fourier_toy.h"
 #include "nn/fourier_head.h"
-#include "nn/fourier_head_fused.h"
-#include "ops/fourier_head.h"
 #include "tools/task.h"
 #include "tools/trainer.h"
 
 using namespace hm;
 using namespace hm::models;
-using hm::test::allclose;
-using hm::test::leaf64;
 using hm::test::throws_with;
 
 namespace {
@@ -92,83 +87,6 @@ TEST_CASE("fourier toy: every head trains (loss decreases) and has exactly its f
       for (double s : sum(r.sample_pred_pmf, {-1}).to_vector()) CHECK(s == doctest::Approx(1.0).epsilon(1e-9));
     }
   }
-}
-
-namespace {
-
-// The composed (reference) forms of the fused losses.
-Tensor composed_fourier_nll(const Tensor& coeffs, const Tensor& t) {
-  return mean(neg(log(add(squeeze(fourier_pdf(coeffs, unsqueeze(t, -1)), -1), 1e-10))));
-}
-Tensor composed_gmm_log_pmf(const Tensor& mu, const Tensor& sd, int64_t bins) {
-  Tensor centres = fourier_bin_centres(bins).to(mu.dtype());
-  Tensor s = unsqueeze(sd, -1);                        // (K, 1)
-  Tensor z = div(sub(centres, unsqueeze(mu, -1)), s);  // (..., K, m)
-  Tensor dens = div(exp(mul(square(z), -0.5)), mul(s, std::sqrt(2.0 * std::numbers::pi)));
-  Tensor mix = mean(dens, {-2});
-  return log(add(div(mix, sum(mix, {-1}, true)), 1e-5));
-}
-Tensor composed_gmm_nll(const Tensor& mu, const Tensor& sd, const Tensor& t) {
-  Tensor s = abs(sd);
-  Tensor z = div(sub(unsqueeze(t, -1), mu), s);  // (..., K)
-  Tensor dens = div(exp(mul(square(z), -0.5)), mul(s, std::sqrt(2.0 * std::numbers::pi)));
-  return mean(neg(log(add(mean(dens, {-1}), 1e-10))));
-}
-
-// Value and gradients of f (a scalar after weighting by w when not 0-d) for both forms.
-void check_same(const std::function<Tensor(const std::vector<Tensor>&)>& fused,
-                const std::function<Tensor(const std::vector<Tensor>&)>& composed, const std::vector<Tensor>& inputs) {
-  auto run = [&](const std::function<Tensor(const std::vector<Tensor>&)>& f) {
-    std::vector<Tensor> xs;
-    for (const Tensor& x : inputs) xs.push_back(x.detach().clone().requires_grad_(true));
-    Tensor out = f(xs);
-    REQUIRE(out.defined());
-    Generator gen(11);
-    Tensor loss = out.dim() == 0 ? out : sum(mul(out, randn(out.shape(), {.dtype = out.dtype()}, &gen)));
-    loss.backward();
-    std::vector<Tensor> res{out.detach()};
-    for (const Tensor& x : xs) res.push_back(x.grad());
-    return res;
-  };
-  std::vector<Tensor> a = run(fused), b = run(composed);
-  for (size_t i = 0; i < a.size(); ++i) {
-    INFO("output/gradient ", i);
-    CHECK(allclose(a[i], b[i], 1e-9, 1e-11));
-  }
-}
-
-}  // namespace
-
-TEST_CASE("fourier toy: the fused head losses equal the composed ops in value and gradient (float64)") {
-  using namespace hm::nn;
-  for (int64_t n : {0, 1, 5, 12}) {
-    INFO("N = ", n);
-    Tensor coeffs = leaf64({7, 2 * (n + 1)}, 1 + n);
-    Generator gen(n);
-    Tensor t = sub(mul(rand({7}, {.dtype = DType::Float64}, &gen), 1.8), 0.9);  // in (-0.9, 0.9)
-    for (bool code : {false, true})
-      check_same([&](const std::vector<Tensor>& x) { return fused::fourier_regularizer(x[0], 1e-3, 50, code); },
-                 [&](const std::vector<Tensor>& x) { return fourier_regularizer(x[0], 1e-3, 50, code); }, {coeffs});
-    check_same([&](const std::vector<Tensor>& x) { return fused::fourier_nll(x[0], t); },
-               [&](const std::vector<Tensor>& x) { return composed_fourier_nll(x[0], t); }, {coeffs});
-  }
-  for (int64_t k : {1, 2, 3}) {
-    INFO("K = ", k);
-    Tensor mu = tanh(leaf64({2, 3, k}, 5)).detach();  // (2, 3, K): leading dims are flattened
-    Generator gen(2);
-    Tensor sd = add(mul(rand({k}, {.dtype = DType::Float64}, &gen), 0.2), 0.03);
-    Tensor t = sub(mul(rand({2, 3}, {.dtype = DType::Float64}, &gen), 1.6), 0.8);
-    check_same([&](const std::vector<Tensor>& x) { return fused::gmm_log_pmf(x[0], x[1], 50); },
-               [&](const std::vector<Tensor>& x) { return composed_gmm_log_pmf(x[0], x[1], 50); }, {mu, sd});
-    check_same([&](const std::vector<Tensor>& x) { return fused::gmm_nll(x[0], x[1], t); },
-               [&](const std::vector<Tensor>& x) { return composed_gmm_nll(x[0], x[1], t); }, {mu, sd});
-    // A negative std: the MLE density uses |std|.
-    Tensor neg_sd = neg(sd);
-    check_same([&](const std::vector<Tensor>& x) { return fused::gmm_nll(x[0], x[1], t); },
-               [&](const std::vector<Tensor>& x) { return composed_gmm_nll(x[0], x[1], t); }, {mu, neg_sd});
-  }
-  // Not applicable (integer input): undefined, so the heads fall back to the composed ops.
-  CHECK_FALSE(fused::fourier_regularizer(zeros({2, 4}, {.dtype = DType::Int64}), 1e-6, 50, false).defined());
 }
 
 TEST_CASE("fourier toy: GMMHead's MLE density integrates to 1 and its nll is -log(p + 1e-10)") {

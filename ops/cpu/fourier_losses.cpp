@@ -1,0 +1,165 @@
+// CPU kernels of the Fourier head's regulariser and density NLL (ops/head_loss_kernels.h).
+// Rows are processed serially in double precision (a step has ~32 rows; the toy study runs
+// whole trainings in parallel threads). Derivatives, per row:
+//
+// Regulariser  r = sum_k k^2 |c_k|^2, c_k = sum_l a_l conj(a_{l+k}) (a_l = alpha_l + i beta_l):
+//   dr/dalpha_j = sum_k 2 k^2 (Re c_k (alpha_{j+k} + alpha_{j-k}) + Im c_k (beta_{j-k} - beta_{j+k}))
+//   dr/dbeta_j  = sum_k 2 k^2 (Re c_k (beta_{j+k} + beta_{j-k})  + Im c_k (alpha_{j+k} - alpha_{j-k}))
+//   (terms with an index outside 0..N are zero).
+// Fourier density at t: R = sum_l alpha_l cos(pi l t) + beta_l sin(pi l t),
+//   I = sum_l beta_l cos - alpha_l sin, S = sum_l alpha_l^2 + beta_l^2, p = (R^2 + I^2) / (2 S):
+//   dp/dalpha_l = (R cos_l - I sin_l) / S - 2 p alpha_l / S
+//   dp/dbeta_l  = (R sin_l + I cos_l) / S - 2 p beta_l / S
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "ops/head_loss_kernels.h"
+
+namespace hm {
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+
+// The value of a one-element float tensor (an upstream gradient).
+double scalar_of(const Tensor& g) { return g.dtype() == DType::Float32 ? double(*g.data<float>()) : *g.data<double>(); }
+
+// -- regulariser --------------------------------------------------------------------------------
+
+// Rows up to this N keep their coefficients on the stack.
+constexpr int64_t kMaxStackFreq = 64;
+
+// Per row: Re c_k, Im c_k for k = 1..n into re, im (index 0 unused); returns sum k^2 |c_k|^2.
+template <class T>
+double autocorr_row(const T* x, int64_t n, double* re, double* im) {
+  double a[kMaxStackFreq + 1], b[kMaxStackFreq + 1];
+  std::vector<double> heap;
+  double *pa = a, *pb = b;
+  if (n > kMaxStackFreq) heap.resize(2 * (n + 1)), pa = heap.data(), pb = heap.data() + n + 1;
+  for (int64_t l = 0; l <= n; ++l) pa[l] = x[l], pb[l] = x[n + 1 + l];
+  double r = 0;
+  for (int64_t k = 1; k <= n; ++k) {
+    double cr = 0, ci = 0;
+#pragma omp simd reduction(+ : cr, ci)
+    for (int64_t l = 0; l <= n - k; ++l) {
+      cr += pa[l] * pa[l + k] + pb[l] * pb[l + k];
+      ci += pb[l] * pa[l + k] - pa[l] * pb[l + k];
+    }
+    re[k] = cr, im[k] = ci;
+    r += double(k * k) * (cr * cr + ci * ci);
+  }
+  return r;
+}
+
+void cpu_regularizer(const Tensor& x, double scale, const Tensor& corr, const Tensor& out) {
+  const int64_t kk = x.size(-1), n = kk / 2 - 1, rows = x.numel() / kk;
+  double* pc = corr.data<double>();
+  dispatch_float(x.dtype(), "fourier_regularizer", [&]<class T>() {
+    const T* px = x.data<T>();
+    double total = 0;
+    for (int64_t r = 0; r < rows; ++r) total += autocorr_row(px + r * kk, n, pc + r * kk, pc + r * kk + n + 1);
+    *out.data<T>() = static_cast<T>(scale * total / static_cast<double>(rows));
+  });
+}
+
+void cpu_regularizer_backward(const Tensor& x, const Tensor& corr, const Tensor& grad_out, double scale,
+                              const Tensor& grad_x) {
+  const int64_t kk = x.size(-1), n = kk / 2 - 1, rows = x.numel() / kk;
+  const double gs = scalar_of(grad_out) * scale / static_cast<double>(rows);
+  const double* pc = corr.data<double>();
+  // alpha, beta zero-padded by n on both sides, so a_{j+k} and a_{j-k} need no bounds tests.
+  const int64_t w = 3 * n + 1;
+  std::vector<double> ap(w, 0.0), bp(w, 0.0), ga(n + 1), gb(n + 1);
+  dispatch_float(x.dtype(), "fourier_regularizer_backward", [&]<class T>() {
+    const T* px = x.data<T>();
+    T* pg = grad_x.data<T>();
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* xr = px + r * kk;
+      for (int64_t j = 0; j <= n; ++j) ap[n + j] = xr[j], bp[n + j] = xr[n + 1 + j], ga[j] = gb[j] = 0.0;
+      const double *cr = pc + r * kk, *ci = pc + r * kk + n + 1;
+      for (int64_t k = 1; k <= n; ++k) {
+        const double wr = 2.0 * double(k * k) * cr[k], wi = 2.0 * double(k * k) * ci[k];
+        const double *app = ap.data() + n + k, *apm = ap.data() + n - k;
+        const double *bpp = bp.data() + n + k, *bpm = bp.data() + n - k;
+        double *pga = ga.data(), *pgb = gb.data();
+#pragma omp simd
+        for (int64_t j = 0; j <= n; ++j) {
+          pga[j] += wr * (app[j] + apm[j]) + wi * (bpm[j] - bpp[j]);
+          pgb[j] += wr * (bpp[j] + bpm[j]) + wi * (app[j] - apm[j]);
+        }
+      }
+      T* g = pg + r * kk;
+      for (int64_t j = 0; j <= n; ++j) g[j] = static_cast<T>(gs * ga[j]), g[n + 1 + j] = static_cast<T>(gs * gb[j]);
+    }
+  });
+}
+
+// -- Fourier density NLL ------------------------------------------------------------------------
+
+// cos(pi l t), sin(pi l t) for l = 0..n by the angle-addition recurrence.
+void harmonics(double t, int64_t n, double* c, double* s) {
+  const double c1 = std::cos(kPi * t), s1 = std::sin(kPi * t);
+  c[0] = 1.0, s[0] = 0.0;
+  for (int64_t l = 1; l <= n; ++l) c[l] = c[l - 1] * c1 - s[l - 1] * s1, s[l] = s[l - 1] * c1 + c[l - 1] * s1;
+}
+
+struct SeriesAt {
+  double R, I, S, p;
+};
+
+template <class T>
+SeriesAt series_at(const T* x, int64_t n, const double* c, const double* s) {
+  const T *a = x, *b = x + n + 1;
+  double R = 0, I = 0, S = 0;
+  for (int64_t l = 0; l <= n; ++l) {
+    const double al = a[l], bl = b[l];
+    R += al * c[l] + bl * s[l];
+    I += bl * c[l] - al * s[l];
+    S += al * al + bl * bl;
+  }
+  return {R, I, S, (R * R + I * I) / (2.0 * S)};
+}
+
+void cpu_nll(const Tensor& x, const Tensor& t, const Tensor& out) {
+  const int64_t kk = x.size(-1), n = kk / 2 - 1, rows = x.numel() / kk;
+  std::vector<double> c(n + 1), s(n + 1);
+  dispatch_float(x.dtype(), "fourier_nll", [&]<class T>() {
+    const T *px = x.data<T>(), *pt = t.data<T>();
+    double total = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      harmonics(double(pt[r]), n, c.data(), s.data());
+      total -= std::log(series_at(px + r * kk, n, c.data(), s.data()).p + 1e-10);
+    }
+    *out.data<T>() = static_cast<T>(total / static_cast<double>(rows));
+  });
+}
+
+void cpu_nll_backward(const Tensor& x, const Tensor& t, const Tensor& grad_out, const Tensor& grad_x) {
+  const int64_t kk = x.size(-1), n = kk / 2 - 1, rows = x.numel() / kk;
+  const double gs = -scalar_of(grad_out) / static_cast<double>(rows);
+  std::vector<double> c(n + 1), s(n + 1);
+  dispatch_float(x.dtype(), "fourier_nll_backward", [&]<class T>() {
+    const T *px = x.data<T>(), *pt = t.data<T>();
+    T* pg = grad_x.data<T>();
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* xr = px + r * kk;
+      harmonics(double(pt[r]), n, c.data(), s.data());
+      const SeriesAt v = series_at(xr, n, c.data(), s.data());
+      const double f = gs / (v.p + 1e-10), inv_s = 1.0 / v.S;
+      const T *a = xr, *b = xr + n + 1;
+      T *ga = pg + r * kk, *gb = ga + n + 1;
+      for (int64_t l = 0; l <= n; ++l) {
+        ga[l] = static_cast<T>(f * ((v.R * c[l] - v.I * s[l]) - 2.0 * v.p * double(a[l])) * inv_s);
+        gb[l] = static_cast<T>(f * ((v.R * s[l] + v.I * c[l]) - 2.0 * v.p * double(b[l])) * inv_s);
+      }
+    }
+  });
+}
+
+[[maybe_unused]] const bool bound =
+    (fourier_regularizer_kernel.cpu = cpu_regularizer,
+     fourier_regularizer_backward_kernel.cpu = cpu_regularizer_backward, fourier_nll_kernel.cpu = cpu_nll,
+     fourier_nll_backward_kernel.cpu = cpu_nll_backward, true);
+
+}  // namespace
+}  // namespace hm
