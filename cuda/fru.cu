@@ -1,4 +1,6 @@
-// CUDA fused FRU/SRU recurrence (the formulas of ops/cpu/fru.cpp). The batch rows of the
+// CUDA fused FRU/SRU recurrence: the per-step formulas computed directly (the CPU kernel,
+// ops/cpu/fru.cpp, instead keeps decay-grouped running sums of mu w_r^T; the host-twin tests
+// check that the two agree). The batch rows of the
 // recurrence are independent, so the forward is one thread per batch row looping over the
 // T steps in order (the time loop is sequential anyway; no per-step launches). Backward:
 //   pass 1, one thread per batch row, t = T-1..0: g = g_mu_t + carry, d phi, d px, the
