@@ -44,6 +44,7 @@ struct ThreadCache {
 // the thread-local cache) sees "no cache" instead of a destroyed object.
 thread_local ThreadCache* t_cache = nullptr;
 thread_local bool t_cache_gone = false;
+thread_local int64_t t_allocated_bytes = 0;
 
 struct CacheOwner {
   ~CacheOwner() {
@@ -67,6 +68,7 @@ int& header_class(void* raw) { return *static_cast<int*>(raw); }
 }  // namespace
 
 void* cpu_allocate(size_t nbytes) {
+  t_allocated_bytes += static_cast<int64_t>(nbytes);
   const int cls = size_class(nbytes);
   void* raw = nullptr;
   ThreadCache* c = cls == kUncached ? nullptr : cache();
@@ -106,6 +108,8 @@ CpuCacheStats cpu_cache_stats() {
   }
   return s;
 }
+
+int64_t cpu_allocated_bytes() { return t_allocated_bytes; }
 
 void cpu_cache_clear() {
   if (ThreadCache* c = cache()) c->clear();

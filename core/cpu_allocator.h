@@ -16,5 +16,8 @@ struct CpuCacheStats {
 };
 CpuCacheStats cpu_cache_stats();  // of the calling thread
 void cpu_cache_clear();           // returns the calling thread's cached blocks to the system
+// Total bytes requested through cpu_allocate by the calling thread (cached or not), so tests
+// can check how much memory an operation allocates without timing it.
+int64_t cpu_allocated_bytes();
 
 }  // namespace hm
