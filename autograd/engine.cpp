@@ -7,6 +7,7 @@
 
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
+#include "core/factories.h"
 #include "ops/elementwise.h"
 
 namespace hm::autograd {
@@ -48,6 +49,37 @@ Tensor apply_hooks(const std::vector<GradHook>& hooks, Tensor grad) {
 
 Tensor accumulate(const Tensor& current, const Tensor& incoming) {
   return current.defined() ? add(current, incoming) : incoming;
+}
+
+// A gradient being summed for one node or leaf. `owned` when the engine allocated the tensor
+// itself (a zero buffer or a clone), so no user, hook or other node can see it yet and it may
+// be added into in place; a gradient returned by backward() may be shared and never is.
+struct Slot {
+  Tensor grad;
+  bool owned = false;
+};
+
+void accumulate_slot(Slot& slot, const Tensor& incoming) {
+  if (!slot.grad.defined()) {
+    slot.grad = incoming;
+  } else if (slot.owned) {
+    add_(slot.grad, incoming);
+  } else {
+    slot.grad = add(slot.grad, incoming);
+  }
+}
+
+// Adds a view op's gradient into the full-size buffer of its input (node->accumulate_into).
+// The buffer is allocated once per input, so many views of one tensor cost O(their size).
+void accumulate_view(Slot& slot, const Node& node, const Tensor& g) {
+  if (!slot.grad.defined()) {
+    slot.grad = zeros(node.input_shapes[0], {.dtype = g.dtype(), .device = g.device()});
+    slot.owned = true;
+  } else if (!slot.owned) {
+    slot.grad = slot.grad.clone();
+    slot.owned = true;
+  }
+  node.accumulate_into(slot.grad, g);
 }
 
 }  // namespace
@@ -95,23 +127,26 @@ void run_backward(const Tensor& root, const Tensor& grad, bool retain_graph) {
 
   // Collect the reachable part of the tape; recording order is a topological order.
   std::vector<Node*> nodes;
-  std::unordered_map<Node*, Tensor> grads;
+  std::unordered_map<Node*, Slot> grads;
   {
     std::vector<Node*> stack{start.get()};
-    grads[start.get()] = Tensor();
+    grads[start.get()] = Slot{};
     while (!stack.empty()) {
       Node* n = stack.back();
       stack.pop_back();
       nodes.push_back(n);
       for (const Edge& e : n->edges)
-        if (e.node && grads.emplace(e.node.get(), Tensor()).second) stack.push_back(e.node.get());
+        if (e.node && grads.emplace(e.node.get(), Slot{}).second) stack.push_back(e.node.get());
     }
   }
   std::sort(nodes.begin(), nodes.end(), [](Node* a, Node* b) { return a->sequence > b->sequence; });
-  grads[start.get()] = grad;
+  grads[start.get()].grad = grad;
+  // View gradients summed per leaf (leaves without hooks only), added to .grad at the end.
+  std::vector<std::pair<std::shared_ptr<TensorImpl>, Slot>> leaf_buffers;
+  std::unordered_map<TensorImpl*, size_t> leaf_buffer_index;
 
   for (Node* node : nodes) {
-    Tensor g = std::move(grads[node]);
+    Tensor g = std::move(grads[node].grad);
     grads.erase(node);
     if (!g.defined()) continue;  // nothing flowed into this node
     if (node->released)
@@ -120,6 +155,30 @@ void run_backward(const Tensor& root, const Tensor& grad, bool retain_graph) {
                                           node->name));
     g = apply_hooks(node->hooks, g);
     if (auto out = node->output.lock(); out && out->retains_grad) out->grad = accumulate(out->grad, g);
+
+    // Fast path for views: add into the input's buffer instead of calling backward(). Anomaly
+    // mode and leaves with hooks keep the full-size gradient, so they see exactly what they did.
+    if (node->accumulate_into && !anomaly_enabled() && node->edges.size() == 1 && node->edges[0].defined() &&
+        g.dtype() == node->input_dtypes[0] && (node->edges[0].node || node->edges[0].leaf->hooks.empty())) {
+      const Edge& e = node->edges[0];
+      try {
+        if (e.node) {
+          accumulate_view(grads[e.node.get()], *node, g);
+        } else {
+          auto [it, fresh] = leaf_buffer_index.emplace(e.leaf.get(), leaf_buffers.size());
+          if (fresh) leaf_buffers.push_back({e.leaf, Slot{}});
+          accumulate_view(leaf_buffers[it->second].second, *node, g);
+        }
+      } catch (const Error& err) {
+        throw Error(fmt::format("[backward of {}] {}", node->name, err.what()));
+      }
+      if (!retain_graph) {
+        node->backward = nullptr;
+        node->accumulate_into = nullptr;
+        node->released = true;
+      }
+      continue;
+    }
 
     NeedsGrad needs(node->edges.size());
     for (size_t i = 0; i < needs.size(); ++i) needs[i] = node->edges[i].defined();
@@ -133,6 +192,7 @@ void run_backward(const Tensor& root, const Tensor& grad, bool retain_graph) {
           "op '{}' returned {} gradients for {} inputs", node->name, input_grads.size(), node->edges.size());
     if (!retain_graph) {
       node->backward = nullptr;  // frees the saved tensors
+      node->accumulate_into = nullptr;
       node->released = true;
     }
 
@@ -145,14 +205,18 @@ void run_backward(const Tensor& root, const Tensor& grad, bool retain_graph) {
                str(node->input_shapes[i]), dtype_name(node->input_dtypes[i]));
       if (anomaly_enabled()) check_finite(gi, fmt::format("gradient of input {}", i), node->name);
       if (e.node) {
-        Tensor& slot = grads[e.node.get()];
-        slot = accumulate(slot, gi);
+        accumulate_slot(grads[e.node.get()], gi);
       } else {
         TensorImpl* leaf = e.leaf.get();
         Tensor hooked = apply_hooks(leaf->hooks, gi);
         leaf->grad = accumulate(leaf->grad, hooked.contiguous());
       }
     }
+  }
+
+  for (auto& [leaf, slot] : leaf_buffers) {
+    Tensor hooked = apply_hooks(leaf->hooks, slot.grad);
+    leaf->grad = accumulate(leaf->grad, hooked.contiguous());
   }
 }
 

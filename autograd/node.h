@@ -25,6 +25,8 @@ struct Edge {
 using NeedsGrad = std::vector<bool>;
 // Returns one gradient per input (an undefined Tensor where none is needed).
 using BackwardFn = std::function<std::vector<Tensor>(const Tensor& grad_output, const NeedsGrad& needs)>;
+// Adds the gradient of input 0 into `buffer` (input 0's full shape, dtype and device) in place.
+using AccumulateFn = std::function<void(const Tensor& buffer, const Tensor& grad_output)>;
 
 struct Node {
   std::string name;               // the op, e.g. "matmul"
@@ -33,6 +35,11 @@ struct Node {
   std::vector<Shape> input_shapes;
   std::vector<DType> input_dtypes;
   BackwardFn backward;            // released after use unless retain_graph
+  // Optional, for one-input view ops (narrow/select/slice) whose input gradient is zero
+  // outside the view. The engine then adds the view's gradient into one buffer it owns per
+  // input instead of calling backward(), which would allocate a full-size zeros tensor per
+  // view: taking x[:, t] for t < T and backpropagating would cost O(T^2) otherwise.
+  AccumulateFn accumulate_into;
   std::vector<GradHook> hooks;    // hooks registered on the output tensor
   std::weak_ptr<TensorImpl> output;  // for retain_grad()
   bool released = false;

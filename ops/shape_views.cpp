@@ -7,6 +7,7 @@
 #include "ops/reduce.h"
 #include "ops/shape_common.h"
 #include "ops/shape_ops.h"
+#include "ops/unary_kernels.h"
 
 namespace hm {
 
@@ -127,11 +128,24 @@ Tensor expand_impl(std::string_view fn, const Tensor& x, const Shape& shape_in) 
 // gradient is scattered back into zeros.
 Tensor slice_impl(std::string_view fn, const Tensor& x, int64_t dim, int64_t start, int64_t length, int64_t step) {
   Tensor out = detail::slice_alias(x, dim, start, length, step);
-  return autograd::record(fn, out, {x}, [in = x.shape(), dim, start, length, step](const Tensor& g, const NeedsGrad&) {
+  out = autograd::record(fn, out, {x}, [in = x.shape(), dim, start, length, step](const Tensor& g, const NeedsGrad&) {
     Tensor gx = zeros(in, {.dtype = g.dtype(), .device = g.device()});
     if (length > 0) copy_kernel(g.device(), g, detail::slice_alias(gx, dim, start, length, step));
     return Grads{gx};
   });
+  // Many slices of one tensor then share one gradient buffer (see Node::accumulate_into).
+  if (out.grad_fn())
+    out.grad_fn()->accumulate_into = [fn = std::string(fn), dim, start, length, step](const Tensor& buffer,
+                                                                                      const Tensor& g) {
+      HM_CHECK(g.dim() == buffer.dim() && g.shape()[dim] == length, fn,
+               "gradient {} does not match a slice of length {} along dim {}", g.desc(), length, dim);
+      if (length == 0) return;
+      Tensor view = detail::slice_alias(buffer, dim, start, length, step);
+      HM_CHECK(view.shape() == g.shape(), fn, "gradient {} does not match the slice shape {}", g.desc(),
+               str(view.shape()));
+      add_inplace_kernel(g.device(), view, g, 1.0);
+    };
+  return out;
 }
 
 }  // namespace
@@ -269,11 +283,20 @@ Tensor select(const Tensor& x, int64_t dim, int64_t index) {
            size, str(x.shape()));
   if (index < 0) index += size;
   Tensor out = detail::select_alias(x, d, index);
-  return autograd::record("select", out, {x}, [in = x.shape(), d, index](const Tensor& g, const NeedsGrad&) {
+  out = autograd::record("select", out, {x}, [in = x.shape(), d, index](const Tensor& g, const NeedsGrad&) {
     Tensor gx = zeros(in, {.dtype = g.dtype(), .device = g.device()});
     copy_kernel(g.device(), g, detail::select_alias(gx, d, index));
     return Grads{gx};
   });
+  // x[:, t] for every t then shares one gradient buffer (see Node::accumulate_into).
+  if (out.grad_fn())
+    out.grad_fn()->accumulate_into = [d, index](const Tensor& buffer, const Tensor& g) {
+      Tensor view = detail::select_alias(buffer, d, index);
+      HM_CHECK(view.shape() == g.shape(), "select", "gradient {} does not match the selected shape {}", g.desc(),
+               str(view.shape()));
+      add_inplace_kernel(g.device(), view, g, 1.0);
+    };
+  return out;
 }
 
 }  // namespace hm
