@@ -55,17 +55,10 @@ const char* kind_name(RecurrentKind kind) {
   return "?";
 }
 
-// The T steps of x (T, ...). A slice's backward scatters its gradient into zeros shaped like
-// the sliced tensor, so T selects of one recorded tensor would cost O(T^2) in backward;
-// halving recursively keeps it O(T log T). Untracked inputs take plain selects.
+// The T steps of x (T, ...). Plain selects: the engine accumulates the T slice gradients into
+// one buffer (autograd/engine.cpp), so this stays O(T) in backward.
 void split_steps(const Tensor& x, std::vector<Tensor>* out) {
-  const int64_t n = x.size(0);
-  if (!x.requires_grad() || n == 1) {
-    for (int64_t t = 0; t < n; ++t) out->push_back(select(x, 0, t));
-    return;
-  }
-  split_steps(narrow(x, 0, 0, n / 2), out);
-  split_steps(narrow(x, 0, n / 2, n - n / 2), out);
+  for (int64_t t = 0; t < x.size(0); ++t) out->push_back(select(x, 0, t));
 }
 
 void check_state(const Tensor& s, const Shape& expected, const char* fn, const char* what) {
