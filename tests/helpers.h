@@ -36,6 +36,11 @@ inline bool allclose(const Tensor& a, const std::vector<double>& expected, doubl
   return allclose(a, from_vector(expected, a.shape(), {.dtype = DType::Float64}), rtol, atol);
 }
 
+// 0, 1, ..., n-1 as float64 with the given shape.
+inline Tensor iota(const Shape& shape) {
+  return reshape(arange(0.0, static_cast<double>(numel_of(shape)), 1.0, {.dtype = DType::Float64}), shape);
+}
+
 // A float64 leaf requiring grad with seeded normal values (for gradcheck).
 inline Tensor leaf64(const Shape& shape, uint64_t seed = 1, double scale = 1.0) {
   Generator gen(seed);

@@ -2,6 +2,7 @@
 
 using namespace hm;
 using hm::test::allclose;
+using hm::test::iota;
 using hm::test::leaf64;
 using hm::test::throws_with;
 using Inputs = std::vector<Tensor>;
@@ -10,10 +11,6 @@ namespace {
 
 Tensor idx(const std::vector<int64_t>& values, const Shape& shape = {}) {
   return from_vector(values, shape.empty() ? Shape{static_cast<int64_t>(values.size())} : shape);
-}
-
-Tensor iota(const Shape& shape) {
-  return reshape(arange(0.0, static_cast<double>(numel_of(shape)), 1.0, {.dtype = DType::Float64}), shape);
 }
 
 }  // namespace

@@ -2,16 +2,12 @@
 
 using namespace hm;
 using hm::test::allclose;
+using hm::test::iota;
 using hm::test::leaf64;
 using hm::test::throws_with;
 using Inputs = std::vector<Tensor>;
 
 namespace {
-
-// 0, 1, ..., n-1 as float64 with the given shape.
-Tensor iota(const Shape& shape) {
-  return reshape(arange(0.0, static_cast<double>(numel_of(shape)), 1.0, {.dtype = DType::Float64}), shape);
-}
 
 bool shares_storage(const Tensor& a, const Tensor& b) { return a.storage() == b.storage(); }
 
