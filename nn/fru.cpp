@@ -53,6 +53,17 @@ FourierStatRecurrent::FourierStatRecurrent(const std::string& type, int64_t in, 
         "sizes must be positive: input {}, channels {}, dims {}, r {}, units {}", in, channels, dims, r, units);
 }
 
+// After the subclass's own parameters: the registration order fixes the draws from gen.
+void FourierStatRecurrent::register_weights(Generator* gen) {
+  const int64_t S = state_size(), R = r_size, d = channel_dims;
+  weight_r = register_parameter("weight_r", tn({R, S}, gen));
+  bias_r = register_parameter("bias_r", zeros({R}));
+  weight_phi = register_parameter("weight_phi", tn({d, input_size + R}, gen));
+  bias_phi = register_parameter("bias_phi", zeros({d}));
+  weight_o = register_parameter("weight_o", tn({output_units, S}, gen));
+  bias_o = register_parameter("bias_o", zeros({output_units}));
+}
+
 Tensor FourierStatRecurrent::states_time_major(const Tensor& x, const Tensor& mu0, bool last_only) {
   const int64_t B = x.size(0), T = x.size(1), K = num_channels, d = channel_dims, S = K * d;
   Tensor coef = coefficients(T, x);    // (T, K)
@@ -123,19 +134,13 @@ FRU::FRU(int64_t in, FRUOptions opt)
     : FourierStatRecurrent("FRU", in, opt.num_freqs, opt.dims_per_freq, opt.r_size, opt.output_units, opt.fused),
       options(opt) {
   check(opt.seq_len > 0, "FRU", "seq_len must be positive, got {}", opt.seq_len);
-  const int64_t K = opt.num_freqs, d = opt.dims_per_freq, R = opt.r_size, S = K * d;
-  Generator* g = opt.gen;
+  const int64_t K = opt.num_freqs;
   freqs = register_buffer("freqs", from_vector(fru_frequencies(K, opt.f_max), {K}, {.dtype = DType::Float32}));
   std::vector<double> m(K, 1.0);
   if (opt.mask_f0 && K > 1) m[0] = 0.0;
   decay = register_buffer("decay", from_vector(m, {K}, {.dtype = DType::Float32}));
-  theta = register_parameter("theta", tn({K}, g));
-  weight_r = register_parameter("weight_r", tn({R, S}, g));
-  bias_r = register_parameter("bias_r", zeros({R}));
-  weight_phi = register_parameter("weight_phi", tn({d, in + R}, g));
-  bias_phi = register_parameter("bias_phi", zeros({d}));
-  weight_o = register_parameter("weight_o", tn({opt.output_units, S}, g));
-  bias_o = register_parameter("bias_o", zeros({opt.output_units}));
+  theta = register_parameter("theta", tn({K}, opt.gen));
+  register_weights(opt.gen);
 }
 
 Tensor FRU::coefficients(int64_t T, const Tensor& like) const {
@@ -157,15 +162,8 @@ SRU::SRU(int64_t in, SRUOptions opt)
                            opt.fused),
       options(opt) {
   check(!opt.decays.empty(), "SRU", "decays must not be empty");
-  const int64_t K = num_channels, d = opt.phi_size, R = opt.r_size, S = K * d;
-  Generator* g = opt.gen;
-  decay = register_buffer("decay", from_vector(opt.decays, {K}, {.dtype = DType::Float32}));
-  weight_r = register_parameter("weight_r", tn({R, S}, g));
-  bias_r = register_parameter("bias_r", zeros({R}));
-  weight_phi = register_parameter("weight_phi", tn({d, in + R}, g));
-  bias_phi = register_parameter("bias_phi", zeros({d}));
-  weight_o = register_parameter("weight_o", tn({opt.output_units, S}, g));
-  bias_o = register_parameter("bias_o", zeros({opt.output_units}));
+  decay = register_buffer("decay", from_vector(opt.decays, {num_channels}, {.dtype = DType::Float32}));
+  register_weights(opt.gen);
 }
 
 Tensor SRU::coefficients(int64_t T, const Tensor& like) const {

@@ -74,6 +74,9 @@ class FourierStatRecurrent : public Module {
  protected:
   FourierStatRecurrent(const std::string& type, int64_t input_size, int64_t channels, int64_t dims, int64_t r_size,
                        int64_t units, bool fused);
+  // weight_r, bias_r, weight_phi, bias_phi, weight_o, bias_o: truncated normal std 0.1 weights
+  // drawn from gen in that order, zero biases.
+  void register_weights(Generator* gen);
   // c_k(t) for t = 0..T-1: (T, K), differentiable where the model trains it.
   virtual Tensor coefficients(int64_t T, const Tensor& like) const = 0;
   // m_k (K) in like's dtype. Default: the buffer. SRU rebuilds it from its double options: the
