@@ -39,9 +39,7 @@ uint64_t mix(uint64_t x) {
 }
 
 // Centre of each bin of [-1, 1]: bins (n) int64 -> (n) float64.
-Tensor bin_centres_of(const Tensor& bins, int64_t m) {
-  return sub(div(add(mul(bins.to(DType::Float64), 2.0), 1.0), static_cast<double>(m)), 1.0);
-}
+Tensor bin_centres_of(const Tensor& bins, int64_t m) { return index_select(fourier_bin_centres(m), 0, bins); }
 
 // The single float of a 0-d float32 loss, without item()'s float64 copy.
 double loss_value(const Tensor& loss) { return static_cast<double>(*loss.data<float>()); }

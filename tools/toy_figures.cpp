@@ -10,6 +10,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "ops/fourier_head.h"
 
 namespace hm::tools {
 
@@ -116,8 +117,7 @@ plot::LinePlot toy_pmf_plot(const std::vector<ToyRunResult>& results, ToyDistrib
     const std::vector<double> truth = runs[0]->sample_true_pmf.to_vector();
     const int64_t m = runs[0]->sample_true_pmf.size(1);
     const std::vector<double> xy = runs[0]->sample_xy.to_vector();
-    std::vector<double> centres(static_cast<size_t>(m));
-    for (int64_t j = 0; j < m; ++j) centres[j] = -1.0 + (2.0 * static_cast<double>(j) + 1.0) / static_cast<double>(m);
+    const std::vector<double> centres = fourier_bin_centres(m).to_vector();
     p.title = fmt::format("{}: p(z | x={:.2f}, y={:.2f}), seed {}", data::toy_distribution_name(dataset), xy[2 * point],
                           xy[2 * point + 1], seed);
     p.series.push_back(
