@@ -52,7 +52,7 @@ Batch Dataset::get_batch(const std::vector<int64_t>& indices) const {
 
 TensorDataset::TensorDataset(Tensor inputs, Tensor targets) : inputs_(std::move(inputs)), targets_(std::move(targets)) {
   HM_CHECK(inputs_.defined() && inputs_.dim() >= 1, "TensorDataset", "inputs must have a leading example dim, got {}",
-           inputs_.defined() ? inputs_.desc() : "undefined");
+           inputs_.desc());
   HM_CHECK(!targets_.defined() || (targets_.dim() >= 1 && targets_.size(0) == inputs_.size(0)), "TensorDataset",
            "inputs {} and targets {} differ in example count", inputs_.desc(),
            targets_.defined() ? targets_.desc() : "");
@@ -74,7 +74,7 @@ WindowDataset::WindowDataset(Tensor series, int64_t input_len, int64_t target_le
                              int64_t stride)
     : input_len_(input_len), target_len_(target_len), target_offset_(target_offset), stride_(stride) {
   HM_CHECK(series.defined() && series.dim() >= 1, "WindowDataset", "series must be at least 1-d, got {}",
-           series.defined() ? series.desc() : "undefined");
+           series.desc());
   check(input_len >= 1 && target_len >= 0 && target_offset >= 0 && stride >= 1, "WindowDataset",
         "need input_len >= 1, target_len >= 0, target_offset >= 0, stride >= 1; got {}, {}, {}, {}", input_len,
         target_len, target_offset, stride);

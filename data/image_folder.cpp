@@ -108,7 +108,7 @@ ImageFolder read_image_folder(const std::string& root, int channels) {
 void write_image(const std::string& path, const Tensor& image) {
   constexpr std::string_view fn = "write_image";
   HM_CHECK(image.defined() && (image.dim() == 2 || image.dim() == 3) && is_floating(image.dtype()), fn,
-           "expected a float (C, H, W) or (H, W) tensor, got {}", image.defined() ? image.desc() : "undefined");
+           "expected a float (C, H, W) or (H, W) tensor, got {}", image.desc());
   const int64_t c = image.dim() == 3 ? image.size(0) : 1, h = image.size(-2), w = image.size(-1);
   check(c == 1 || c == 3 || c == 4, fn, "{} channels; need 1, 3 or 4", c);
   std::vector<double> v = image.to_vector();  // (C, H, W) row-major

@@ -238,7 +238,7 @@ void WordTokenizer::write_options(nlohmann::json& j) const { j["lowercase"] = lo
 
 std::shared_ptr<WindowDataset> make_lm_dataset(const Tensor& tokens, int64_t block_size, int64_t stride) {
   HM_CHECK(tokens.defined() && tokens.dim() == 1 && tokens.dtype() == DType::Int64, "make_lm_dataset",
-           "tokens must be a 1-d int64 tensor, got {}", tokens.defined() ? tokens.desc() : "undefined");
+           "tokens must be a 1-d int64 tensor, got {}", tokens.desc());
   check(block_size >= 1 && stride >= 0, "make_lm_dataset", "need block_size >= 1 and stride >= 0, got {} and {}",
         block_size, stride);
   check(tokens.numel() >= block_size + 1, "make_lm_dataset",

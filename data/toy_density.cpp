@@ -210,10 +210,9 @@ ToyDensityDataset make_toy_density(ToyDistribution kind, uint64_t seed, const To
 }
 
 Tensor toy_conditional_pdf(ToyDistribution kind, const Tensor& x, const Tensor& y, const Tensor& z, double variance) {
-  auto desc = [](const Tensor& t) { return t.defined() ? t.desc() : std::string("undefined"); };
-  check(x.defined() && y.defined() && z.defined() && is_floating(x.dtype()) && is_floating(y.dtype()) &&
-            is_floating(z.dtype()),
-        "toy_conditional_pdf", "x, y, z must be float tensors, got {}, {}, {}", desc(x), desc(y), desc(z));
+  HM_CHECK(x.defined() && y.defined() && z.defined() && is_floating(x.dtype()) && is_floating(y.dtype()) &&
+               is_floating(z.dtype()),
+           "toy_conditional_pdf", "x, y, z must be float tensors, got {}, {}, {}", x.desc(), y.desc(), z.desc());
   HM_CHECK(x.dim() == 1 && y.shape() == x.shape(), "toy_conditional_pdf", "x and y must both be (n), got {} and {}",
            str(x.shape()), str(y.shape()));
   const int64_t n = x.size(0);
@@ -233,7 +232,7 @@ Tensor toy_conditional_pdf(ToyDistribution kind, const Tensor& x, const Tensor& 
 
 Tensor quantize_to_bins(const Tensor& values, int64_t bins) {
   HM_CHECK(values.defined() && is_floating(values.dtype()), "quantize_to_bins", "expected a float tensor, got {}",
-           values.defined() ? values.desc() : "undefined");
+           values.desc());
   check(bins >= 1, "quantize_to_bins", "bins must be >= 1, got {}", bins);
   std::vector<double> v = values.to_vector();
   std::vector<int64_t> out(v.size());

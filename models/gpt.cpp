@@ -84,7 +84,7 @@ void GPT::init_weights(Generator* gen) {
 
 Tensor GPT::forward(const Tensor& tokens, std::vector<nn::KVCache>* caches) {
   HM_CHECK(tokens.defined() && tokens.dtype() == DType::Int64 && tokens.dim() == 2, "GPT",
-           "tokens must be int64 (B, T), got {}", tokens.defined() ? tokens.desc() : "undefined");
+           "tokens must be int64 (B, T), got {}", tokens.desc());
   const int64_t T = tokens.size(1);
   const int64_t start = caches && !caches->empty() ? (*caches)[0].length() : 0;
   check(start + T <= config.block_size, "GPT", "sequence of {} tokens (after {} cached) exceeds block_size {}", T,
@@ -104,8 +104,7 @@ Tensor GPT::loss(const Tensor& logits, const Tensor& targets) {
 Tensor GPT::generate(const Tensor& prompt, int64_t max_new_tokens, double temperature, int64_t top_k, Generator* gen,
                      bool use_cache) {
   HM_CHECK(prompt.defined() && prompt.dtype() == DType::Int64 && prompt.dim() == 2 && prompt.size(1) > 0,
-           "GPT::generate", "prompt must be int64 (B, T0) with T0 > 0, got {}",
-           prompt.defined() ? prompt.desc() : "undefined");
+           "GPT::generate", "prompt must be int64 (B, T0) with T0 > 0, got {}", prompt.desc());
   check(max_new_tokens >= 0, "GPT::generate", "max_new_tokens {} must be >= 0", max_new_tokens);
   NoGradGuard no_grad;
   auto window = [&](const Tensor& seq) {  // the last block_size tokens

@@ -12,7 +12,7 @@ namespace hm::models {
 
 Tensor sample_next_token(const Tensor& logits, double temperature, int64_t top_k, Generator* gen) {
   HM_CHECK(logits.defined() && logits.dim() == 2 && is_floating(logits.dtype()), "sample_next_token",
-           "logits must be float (B, V), got {}", logits.defined() ? logits.desc() : "undefined");
+           "logits must be float (B, V), got {}", logits.desc());
   check(temperature >= 0 && std::isfinite(temperature), "sample_next_token", "temperature {} must be >= 0",
         temperature);
   NoGradGuard no_grad;

@@ -127,7 +127,7 @@ void T5::init_weights(Generator* gen) {
 
 Tensor T5::encode(const Tensor& input_ids, const Tensor& attention_mask) {
   HM_CHECK(input_ids.defined() && input_ids.dtype() == DType::Int64 && input_ids.dim() == 2, "T5",
-           "input_ids must be int64 (B, S), got {}", input_ids.defined() ? input_ids.desc() : "undefined");
+           "input_ids must be int64 (B, S), got {}", input_ids.desc());
   const int64_t S = input_ids.size(1);
   nn::AttentionMask mask{.key_padding_mask = padding_mask(attention_mask, input_ids),
                          .additive_bias = encoder_bias->forward(S, S)};
@@ -138,8 +138,7 @@ Tensor T5::encode(const Tensor& input_ids, const Tensor& attention_mask) {
 Tensor T5::decode(const Tensor& decoder_input_ids, const Tensor& memory, const Tensor& attention_mask,
                   std::vector<nn::DecoderLayerCache>* caches) {
   HM_CHECK(decoder_input_ids.defined() && decoder_input_ids.dtype() == DType::Int64 && decoder_input_ids.dim() == 2,
-           "T5", "decoder_input_ids must be int64 (B, T), got {}",
-           decoder_input_ids.defined() ? decoder_input_ids.desc() : "undefined");
+           "T5", "decoder_input_ids must be int64 (B, T), got {}", decoder_input_ids.desc());
   HM_CHECK(memory.defined() && memory.dim() == 3 && memory.size(0) == decoder_input_ids.size(0), "T5",
            "memory must be (B, S, E) with B = {}, got {}", decoder_input_ids.size(0),
            memory.defined() ? str(memory.shape()) : "undefined");
@@ -163,7 +162,7 @@ Tensor T5::forward(const Tensor& input_ids, const Tensor& attention_mask, const 
 
 Tensor T5::shift_right(const Tensor& labels) const {
   HM_CHECK(labels.defined() && labels.dtype() == DType::Int64 && labels.dim() == 2, "T5::shift_right",
-           "labels must be int64 (B, T), got {}", labels.defined() ? labels.desc() : "undefined");
+           "labels must be int64 (B, T), got {}", labels.desc());
   NoGradGuard no_grad;
   Tensor start = full({labels.size(0), 1}, static_cast<double>(config.decoder_start_token_id),
                       {.dtype = DType::Int64, .device = labels.device()});

@@ -34,7 +34,7 @@ Tensor causal_blocked(int64_t nq, int64_t nk, Device device) {
 Tensor masked_softmax(const Tensor& logits, const AttentionMask& mask) {
   constexpr const char* fn = "attention";
   HM_CHECK(logits.defined() && logits.dim() == 4 && is_floating(logits.dtype()), fn,
-           "logits must be a float (B, H, Nq, Nk) tensor, got {}", logits.defined() ? logits.desc() : "undefined");
+           "logits must be a float (B, H, Nq, Nk) tensor, got {}", logits.desc());
   const Shape& s = logits.shape();
   const int64_t B = s[0], Nq = s[2], Nk = s[3];
   Tensor x = logits;  // (B, H, Nq, Nk)
@@ -82,8 +82,7 @@ Tensor masked_softmax(const Tensor& logits, const AttentionMask& mask) {
 
 Tensor attend(const Tensor& logits, const Tensor& v, const AttentionMask& mask, double dropout_p, bool training,
               Generator* gen) {
-  HM_CHECK(v.defined() && v.dim() == 4, "attention", "v must be (B, H, Nk, Dv), got {}",
-           v.defined() ? v.desc() : "undefined");
+  HM_CHECK(v.defined() && v.dim() == 4, "attention", "v must be (B, H, Nk, Dv), got {}", v.desc());
   HM_CHECK(logits.dim() == 4 && v.size(2) == logits.size(3), "attention", "logits {} and v {} disagree on Nk",
            str(logits.shape()), str(v.shape()));
   Tensor p = masked_softmax(logits, mask);  // (B, H, Nq, Nk)
@@ -174,7 +173,7 @@ Tensor MultiheadAttention::split_heads(const Tensor& x) const {
 Tensor MultiheadAttention::forward_heads(const Tensor& query, const Tensor& key, const Tensor& value,
                                          const AttentionMask& mask, KVCache* cache) {
   HM_CHECK(query.defined() && query.dim() == 3 && query.size(2) == d_model, "MultiheadAttention",
-           "query must be (B, Nq, {}), got {}", d_model, query.defined() ? query.desc() : "undefined");
+           "query must be (B, Nq, {}), got {}", d_model, query.desc());
   Tensor q = split_heads(q_proj->forward(query));  // (B, H, Nq, D)
   Tensor k, v;                                     // (B, H, Nk, D)
   if (cache && cache->is_static && !cache->empty()) {

@@ -6,7 +6,7 @@ namespace hm::nn {
 
 Tensor head_redundancy(const Tensor& heads) {
   HM_CHECK(heads.defined() && heads.dim() == 4 && is_floating(heads.dtype()), "head_redundancy",
-           "expected float heads (B, H, N, Dv), got {}", heads.defined() ? heads.desc() : "undefined");
+           "expected float heads (B, H, N, Dv), got {}", heads.desc());
   const int64_t H = heads.size(1);
   HM_CHECK(H >= 2, "head_redundancy", "needs at least 2 heads, got {}", str(heads.shape()));
   std::vector<Tensor> dists;  // each (B)

@@ -12,12 +12,10 @@ namespace hm::nn {
 
 namespace {
 
-std::string desc_of(const Tensor& t) { return t.defined() ? t.desc() : std::string("undefined"); }
-
 // (..., m) float input -> m, checked; the leading shape is the output shape.
 int64_t check_rows(const Tensor& t, std::string_view fn, std::string_view what) {
   check(t.defined() && is_floating(t.dtype()) && t.dim() >= 1 && t.size(-1) >= 1, fn,
-        "{} must be a float tensor (..., m) with m >= 1, got {}", what, desc_of(t));
+        "{} must be a float tensor (..., m) with m >= 1, got {}", what, t.desc());
   return t.size(-1);
 }
 
@@ -118,11 +116,11 @@ Tensor smoothness(const Tensor& y, int64_t max_sigma) {
 // torch.round and numpy.round do.
 double expected_bin_mse(const Tensor& pmf, const Tensor& target_bins) {
   check(pmf.defined() && is_floating(pmf.dtype()) && pmf.dim() == 2 && pmf.size(0) >= 1 && pmf.size(1) >= 1,
-        "expected_bin_mse", "pmf must be a float (n, m) tensor with n, m >= 1, got {}", desc_of(pmf));
+        "expected_bin_mse", "pmf must be a float (n, m) tensor with n, m >= 1, got {}", pmf.desc());
   const int64_t n = pmf.size(0), m = pmf.size(1);
   HM_CHECK((target_bins.defined() && target_bins.dtype() == DType::Int64 && target_bins.shape() == Shape{n}),
            "expected_bin_mse", "target_bins must be int64 ({}) to match pmf {}, got {}", n, str(pmf.shape()),
-           desc_of(target_bins));
+           target_bins.desc());
   std::vector<double> p = pmf.to_vector();
   std::vector<int64_t> t = target_bins.to_vector_as<int64_t>();
   auto centre = [m](double j) { return -1.0 + (2.0 * j + 1.0) / static_cast<double>(m); };
@@ -147,7 +145,7 @@ double expected_bin_mse(const Tensor& pmf, const Tensor& target_bins) {
 
 double perplexity(const Tensor& nll) {
   check(nll.defined() && is_floating(nll.dtype()) && nll.numel() >= 1, "perplexity",
-        "nll must be a non-empty float tensor, got {}", desc_of(nll));
+        "nll must be a non-empty float tensor, got {}", nll.desc());
   std::vector<double> v = nll.to_vector();
   double total = 0.0;
   for (size_t i = 0; i < v.size(); ++i) {

@@ -35,7 +35,7 @@ Tensor PatchEmbedding::forward(const Tensor& images) {
   HM_CHECK(images.defined() && images.dim() == 4 && images.size(1) == in_channels && images.size(2) % p == 0 &&
                images.size(3) % p == 0,
            "PatchEmbedding", "expected images (B, {}, H, W) with H, W multiples of {}, got {}", in_channels, p,
-           images.defined() ? images.desc() : "undefined");
+           images.desc());
   HM_CHECK(!pos_embed.defined() || (images.size(2) == image_size && images.size(3) == image_size), "PatchEmbedding",
            "learned positions need {}x{} images, got {}", image_size, image_size, str(images.shape()));
   const int64_t B = images.size(0), C = in_channels, gh = images.size(2) / p, gw = images.size(3) / p;

@@ -148,7 +148,7 @@ namespace {
 std::pair<Tensor, Tensor> eval_series(const Tensor& coeffs, const Tensor& points, std::string_view fn) {
   const int64_t n_freq = check_coeffs(coeffs, fn);
   HM_CHECK(points.defined() && points.dtype() == coeffs.dtype(), fn, "points must have the dtype of coeffs {}, got {}",
-           coeffs.desc(), points.defined() ? points.desc() : std::string("undefined"));
+           coeffs.desc(), points.desc());
   HM_CHECK(points.dim() == 1 || points.dim() == coeffs.dim(), fn,
            "points must be (P) or (..., P) with the leading dims of coeffs {}, got {}", coeffs.desc(), points.desc());
   Tensor freqs = mul(arange(0.0, static_cast<double>(n_freq + 1), 1.0, {.dtype = coeffs.dtype()}), kPi);
@@ -187,8 +187,7 @@ std::pair<Tensor, Tensor> fourier_autocorrelation(const Tensor& coeffs) {
 Tensor fourier_cdf(const Tensor& coeffs, const Tensor& points) {
   const int64_t n_freq = check_coeffs(coeffs, "fourier_cdf");
   HM_CHECK(points.defined() && points.dtype() == coeffs.dtype(), "fourier_cdf",
-           "points must have the dtype of coeffs {}, got {}", coeffs.desc(),
-           points.defined() ? points.desc() : std::string("undefined"));
+           "points must have the dtype of coeffs {}, got {}", coeffs.desc(), points.desc());
   HM_CHECK(points.dim() == 1 || points.dim() == coeffs.dim(), "fourier_cdf",
            "points must be (P) or (..., P) with the leading dims of coeffs {}, got {}", coeffs.desc(), points.desc());
   Tensor base = mul(add(points, 1.0), 0.5);  // (x + 1) / 2

@@ -28,8 +28,6 @@ Tensor flat(const Tensor& t) {
 // The leading dims of x (all but the last).
 Shape leading(const Tensor& x) { return Shape(x.shape().begin(), x.shape().end() - 1); }
 
-std::string desc_of(const Tensor& t) { return t.defined() ? t.desc() : std::string("undefined"); }
-
 // x defined, float32/float64, at least 1-d.
 void check_float(const Tensor& x, std::string_view fn, std::string_view what) {
   check(x.defined(), fn, "undefined {}", what);
@@ -40,7 +38,7 @@ void check_float(const Tensor& x, std::string_view fn, std::string_view what) {
 // other has x's dtype and device.
 void check_like(const Tensor& x, const Tensor& other, std::string_view fn, std::string_view what) {
   HM_CHECK(other.defined() && other.dtype() == x.dtype() && other.device() == x.device(), fn,
-           "{} must have the dtype and device of {}, got {}", what, x.desc(), desc_of(other));
+           "{} must have the dtype and device of {}, got {}", what, x.desc(), other.desc());
 }
 
 void check_fourier_nll(const Tensor& coeffs, const Tensor& targets) {
