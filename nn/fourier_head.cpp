@@ -160,7 +160,7 @@ Tensor GMMHead::nll(const Tensor& x, const Tensor& targets) {
            targets.desc());
   Tensor mu = tanh(linear->forward(upcast(x)));  // (..., K)
   // gmm_nll takes |std| itself, so the std parameter or its softplus goes in as is.
-  Tensor sd = (softplus_stds ? softplus(stds) : stds).to(mu.dtype());
+  Tensor sd = component_stds().to(mu.dtype());
   return gmm_nll(mu, sd, targets.to(mu.dtype()).to(mu.device()));
 }
 
