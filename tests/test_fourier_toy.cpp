@@ -6,8 +6,8 @@
 #include "helpers.h"
 #include "models/fourier_toy.h"
 #include "nn/fourier_head.h"
-#include "tools/task.h"
-#include "tools/trainer.h"
+#include "tools/train/task.h"
+#include "tools/train/trainer.h"
 
 using namespace hm;
 using namespace hm::models;
@@ -135,7 +135,7 @@ TEST_CASE("fourier toy: on GMM-2 the Fourier head's KL beats the linear head's")
 }
 
 TEST_CASE("fourier toy: the fourier-toy task trains one configuration through the trainer") {
-  using namespace hm::tools;
+  using namespace hm::train;
   const TaskSpec& spec = find_task("fourier-toy");
   Json config = default_config(spec);
   CHECK(config["trainer"]["epochs"] == 500);

@@ -10,10 +10,10 @@
 
 #include "core/safetensors.h"
 #include "tests/helpers.h"
-#include "tools/op_table.h"
+#include "ops/registry/op_table.h"
 
 using namespace hm;
-using namespace hm::tools;
+using namespace hm::ops;
 using hm::test::allclose;
 using hm::test::throws_with;
 

@@ -1,4 +1,4 @@
-// Tests of tools/plot: tick choice, the data -> pixel mapping, well-formed SVG whose
+// Tests of tools/report/plot: tick choice, the data -> pixel mapping, well-formed SVG whose
 // polylines and bars sit where the layout says, PNG output, metrics.jsonl reading, errors.
 #include <unistd.h>
 
@@ -8,10 +8,10 @@
 #include <map>
 
 #include "tests/helpers.h"
-#include "tools/plot.h"
+#include "tools/report/plot.h"
 
 using namespace hm;
-using namespace hm::tools::plot;
+using namespace hm::report;
 using hm::test::throws_with;
 namespace fs = std::filesystem;
 

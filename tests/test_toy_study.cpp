@@ -1,4 +1,4 @@
-// The toy study runner (tools/toy_study.h, tools/toy_report.h, tools/toy_figures.h) driven by
+// The toy study runner (tools/studies/fourier_toy/study.h, tools/studies/fourier_toy/report.h, tools/studies/fourier_toy/figures.h) driven by
 // a fast fake run function: grid, pool, aggregation, tables, JSON and files.
 #include <doctest/doctest.h>
 
@@ -13,9 +13,9 @@
 #include <stdexcept>
 
 #include "helpers.h"
-#include "tools/toy_figures.h"
-#include "tools/toy_report.h"
-#include "tools/toy_study.h"
+#include "tools/studies/fourier_toy/figures.h"
+#include "tools/studies/fourier_toy/report.h"
+#include "tools/studies/fourier_toy/study.h"
 
 namespace hm::test {
 namespace {
@@ -24,7 +24,7 @@ using data::ToyDistribution;
 using models::ToyHead;
 using models::ToyRunConfig;
 using models::ToyRunResult;
-using tools::ToyGroup;
+using studies::ToyGroup;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -72,7 +72,7 @@ std::string read_text(const std::string& path) {
 }  // namespace
 
 TEST_CASE("toy study grid: 528 full runs, 60 quick, the paper's heads") {
-  const auto full = tools::toy_study_grid({});
+  const auto full = studies::toy_study_grid({});
   CHECK(full.size() == 528);  // 3 datasets x 4 seeds x (3 + 20 + 1 + 20)
   std::map<std::string, int> per_head;
   std::set<uint64_t> seeds;
@@ -89,17 +89,17 @@ TEST_CASE("toy study grid: 528 full runs, 60 quick, the paper's heads") {
   CHECK(seeds == std::set<uint64_t>{1, 2, 3, 42});
   // Configurations are distinct.
   std::set<std::string> labels;
-  for (const auto& c : full) labels.insert(tools::toy_run_label(c));
+  for (const auto& c : full) labels.insert(studies::toy_run_label(c));
   CHECK(labels.size() == full.size());
   CHECK(labels.count("beta fourier-mle N=20 gamma=1e-06 seed=42") == 1);
 
-  const auto quick = tools::toy_study_grid({.quick = true});
+  const auto quick = studies::toy_study_grid({.quick = true});
   CHECK(quick.size() == 60);  // 3 x (linear, gmm, regression, fourier 2..20 + 12 gamma 1e-6, gmm-mle,
                               // fourier-mle 4/8/12/16/20)
   std::set<std::string> quick_labels;
   for (const auto& c : quick) {
-    quick_labels.insert(tools::toy_run_label(c));
-    CHECK(c.epochs == tools::kToyQuickEpochs);
+    quick_labels.insert(studies::toy_run_label(c));
+    CHECK(c.epochs == studies::kToyQuickEpochs);
     CHECK(c.seed == 1);
   }
   CHECK(quick_labels.count("gmm2 fourier N=20 gamma=0 seed=1") == 1);
@@ -111,19 +111,19 @@ TEST_CASE("toy study grid: 528 full runs, 60 quick, the paper's heads") {
   CHECK(quick_labels.count("beta fourier-mle N=2 gamma=0 seed=1") == 0);
 
   // Overrides; the figure heads keep samples, the sweep's others do not.
-  const auto some = tools::toy_study_grid({.datasets = {ToyDistribution::Beta}, .seeds = {7, 8}, .epochs = 3});
+  const auto some = studies::toy_study_grid({.datasets = {ToyDistribution::Beta}, .seeds = {7, 8}, .epochs = 3});
   CHECK(some.size() == 88);
   for (const auto& c : some) {
     CHECK(c.dataset == ToyDistribution::Beta);
     CHECK(c.epochs == 3);
-    CHECK(c.sample_points == (tools::is_figure_config(c) ? 4 : 0));
+    CHECK(c.sample_points == (studies::is_figure_config(c) ? 4 : 0));
   }
-  CHECK(throws_with([] { tools::toy_study_grid({.seeds = {1, 1}}); }, {"toy_study_grid", "seed 1"}));
-  CHECK(throws_with([] { tools::toy_study_grid({.epochs = -1}); }, {"toy_study_grid", "-1"}));
+  CHECK(throws_with([] { studies::toy_study_grid({.seeds = {1, 1}}); }, {"toy_study_grid", "seed 1"}));
+  CHECK(throws_with([] { studies::toy_study_grid({.epochs = -1}); }, {"toy_study_grid", "-1"}));
 }
 
 TEST_CASE("toy study pool: every config exactly once on 2 jobs, results in grid order") {
-  const auto configs = tools::toy_study_grid({.quick = true, .epochs = 2});
+  const auto configs = studies::toy_study_grid({.quick = true, .epochs = 2});
   std::mutex mutex;
   std::map<std::string, int> calls;
   std::atomic<int> running{0}, max_running{0};
@@ -134,82 +134,82 @@ TEST_CASE("toy study pool: every config exactly once on 2 jobs, results in grid 
     }
     {
       std::lock_guard<std::mutex> lock(mutex);
-      calls[tools::toy_run_label(c)]++;
+      calls[studies::toy_run_label(c)]++;
     }
     ToyRunResult r = fake_run(c);
     --running;
     return r;
   };
   std::vector<size_t> done_counts;
-  auto progress = [&](const tools::ToyProgress& p) {
+  auto progress = [&](const studies::ToyProgress& p) {
     done_counts.push_back(p.done);
     CHECK(p.total == configs.size());
-    CHECK(!tools::format_progress(p).empty());
+    CHECK(!studies::format_progress(p).empty());
   };
-  const auto results = tools::run_toy_configs(configs, run, 2, progress);
+  const auto results = studies::run_toy_configs(configs, run, 2, progress);
   REQUIRE(results.size() == configs.size());
   CHECK(calls.size() == configs.size());
   for (const auto& [label, n] : calls) CHECK_MESSAGE(n == 1, label);
   for (size_t i = 0; i < configs.size(); ++i)
-    CHECK(tools::toy_run_label(results[i].config) == tools::toy_run_label(configs[i]));
+    CHECK(studies::toy_run_label(results[i].config) == studies::toy_run_label(configs[i]));
   CHECK(max_running.load() <= 2);
   REQUIRE(done_counts.size() == configs.size());
   for (size_t i = 0; i < done_counts.size(); ++i) CHECK(done_counts[i] == i + 1);
 }
 
 TEST_CASE("toy study pool: a failing run stops the pool with a clear error") {
-  const auto configs = tools::toy_study_grid({.quick = true, .epochs = 2});
+  const auto configs = studies::toy_study_grid({.quick = true, .epochs = 2});
   std::atomic<int> calls{0};
   auto run = [&](const ToyRunConfig& c) {
     ++calls;
     if (c.dataset == ToyDistribution::GMM2 && c.head == ToyHead::GMM) throw std::runtime_error("loss is nan");
     return fake_run(c);
   };
-  CHECK(throws_with([&] { tools::run_toy_configs(configs, run, 2); },
+  CHECK(throws_with([&] { studies::run_toy_configs(configs, run, 2); },
                     {"run_toy_configs", "gmm2 gmm seed=1", "loss is nan", "runs had finished"}));
   CHECK(calls.load() <= static_cast<int>(configs.size()));
-  CHECK(throws_with([&] { tools::run_toy_configs(configs, run, 0); }, {"jobs must be >= 1, got 0"}));
+  CHECK(throws_with([&] { studies::run_toy_configs(configs, run, 0); }, {"jobs must be >= 1, got 0"}));
 }
 
 TEST_CASE("toy study aggregation: mean and population std over seeds") {
-  const auto s = tools::mean_std({1.0, 2.0, 4.0});
+  const auto s = studies::mean_std({1.0, 2.0, 4.0});
   CHECK(s.mean == doctest::Approx(7.0 / 3.0));
   // numpy.std([1, 2, 4]) = sqrt(((1-7/3)^2 + (2-7/3)^2 + (4-7/3)^2) / 3) = sqrt(14/9)
   CHECK(s.std == doctest::Approx(std::sqrt(14.0 / 9.0)));
   CHECK(s.count == 3);
-  CHECK(std::isnan(tools::mean_std({1.0, kNaN}).mean));
-  CHECK(std::isnan(tools::mean_std({}).mean));
+  CHECK(std::isnan(studies::mean_std({1.0, kNaN}).mean));
+  CHECK(std::isnan(studies::mean_std({}).mean));
 
   const auto configs =
-      tools::toy_study_grid({.datasets = {ToyDistribution::Gaussian}, .seeds = {1, 2, 3, 42}, .epochs = 1});
+      studies::toy_study_grid({.datasets = {ToyDistribution::Gaussian}, .seeds = {1, 2, 3, 42}, .epochs = 1});
   std::vector<ToyRunResult> results;
   for (const auto& c : configs) results.push_back(fake_run(c));
-  const auto groups = tools::aggregate_toy_results(results);
+  const auto groups = studies::aggregate_toy_results(results);
   CHECK(groups.size() == 44);
-  const ToyGroup* linear = tools::find_toy_group(groups, ToyDistribution::Gaussian, ToyHead::Linear);
+  const ToyGroup* linear = studies::find_toy_group(groups, ToyDistribution::Gaussian, ToyHead::Linear);
   REQUIRE(linear);
   CHECK(linear->seeds == std::vector<uint64_t>{1, 2, 3, 42});
   // Offsets 0.001 * (seed % 7) = 0.001, 0.002, 0.003, 0: mean 0.0015, std sqrt(1.25e-6).
   CHECK(linear->kl.mean == doctest::Approx(0.2015));
   CHECK(linear->kl.std == doctest::Approx(std::sqrt(1.25e-6)));
-  const ToyGroup* f = tools::find_toy_group(groups, ToyDistribution::Gaussian, ToyHead::Fourier, 20, 1e-6);
+  const ToyGroup* f = studies::find_toy_group(groups, ToyDistribution::Gaussian, ToyHead::Fourier, 20, 1e-6);
   REQUIRE(f);
   CHECK(f->kl.mean == doctest::Approx(0.1 + 0.1 / 21 + 0.0015));
   CHECK(f->seconds.mean == doctest::Approx(0.7));
-  CHECK(tools::find_toy_group(groups, ToyDistribution::Beta, ToyHead::Linear) == nullptr);
+  CHECK(studies::find_toy_group(groups, ToyDistribution::Beta, ToyHead::Linear) == nullptr);
   // Several seeds: mean ± std (Table 1's Fourier column, N 12: 0.1 + 0.1 / 13 + 0.0015).
-  CHECK(tools::toy_summary_markdown(groups, {}).find("| 0.109 ± 0.001 | 0.116 ± 0.043 |") != std::string::npos);
+  CHECK(studies::toy_summary_markdown(groups, {}).find("| 0.109 ± 0.001 | 0.116 ± 0.043 |") != std::string::npos);
   // Duplicate seeds in one group are an error.
   results.push_back(results.front());
-  CHECK(throws_with([&] { tools::aggregate_toy_results(results); }, {"aggregate_toy_results", "seed 1 twice"}));
+  CHECK(throws_with([&] { studies::aggregate_toy_results(results); }, {"aggregate_toy_results", "seed 1 twice"}));
 }
 
 TEST_CASE("toy study report: tables with the paper's numbers, claims, summary.json") {
-  const auto configs = tools::toy_study_grid({.quick = true, .epochs = 1});
+  const auto configs = studies::toy_study_grid({.quick = true, .epochs = 1});
   std::vector<ToyRunResult> results;
   for (const auto& c : configs) results.push_back(fake_run(c));
-  const auto groups = tools::aggregate_toy_results(results);
-  const std::string md = tools::toy_summary_markdown(groups, {.mode = "quick", .jobs = 2, .wall_seconds = 75});
+  const auto groups = studies::aggregate_toy_results(results);
+  const std::string md = studies::toy_summary_markdown(groups, {.mode = "quick", .jobs = 2, .wall_seconds = 75});
   // Table 1, Gaussian row: linear KL 0.201 (seed 1 offset), paper 0.170 +- 0.052; Fourier-12 KL
   // 0.1 + 0.1 / 13 + 0.001 = 0.109.
   CHECK(md.find("| Gaussian | 0.201 | 0.170 ± 0.052 | 0.109 | 0.116 ± 0.043 |") != std::string::npos);
@@ -222,11 +222,11 @@ TEST_CASE("toy study report: tables with the paper's numbers, claims, summary.js
   CHECK(md.find("population std") != std::string::npos);
   CHECK(md.find("| 20 | 0.106 | - |") != std::string::npos);  // Figure 8 sweep row: 0.1 + 0.1/21 + 0.001
 
-  const auto claims = tools::toy_claims(groups);
+  const auto claims = studies::toy_claims(groups);
   CHECK(claims.size() == 8);
   for (const auto& c : claims) CHECK_MESSAGE(c.holds == (c.claim.find("GMM KL on beta") == std::string::npos), c.claim);
 
-  const auto j = tools::toy_summary_json(groups, {.mode = "quick", .jobs = 2, .wall_seconds = 75});
+  const auto j = studies::toy_summary_json(groups, {.mode = "quick", .jobs = 2, .wall_seconds = 75});
   CHECK(j["runs"] == 60);
   CHECK(j["groups"].size() == 60);
   const auto& g0 = j["groups"][0];
@@ -235,27 +235,27 @@ TEST_CASE("toy study report: tables with the paper's numbers, claims, summary.js
   CHECK(g0["paper"]["kl"]["mean"].get<double>() == doctest::Approx(0.170));
   CHECK(g0["perplexity"]["mean"].is_null());
 
-  auto p = tools::paper_toy_value(ToyDistribution::Beta, ToyHead::FourierMLE, "perplexity");
+  auto p = studies::paper_toy_value(ToyDistribution::Beta, ToyHead::FourierMLE, "perplexity");
   REQUIRE(p);
   CHECK(p->mean == doctest::Approx(0.542));
-  CHECK(!tools::paper_toy_value(ToyDistribution::Beta, ToyHead::Regression, "kl"));
+  CHECK(!studies::paper_toy_value(ToyDistribution::Beta, ToyHead::Regression, "kl"));
 }
 
 TEST_CASE("toy study results.json round trip") {
   auto configs =
-      tools::toy_study_grid({.quick = true, .datasets = {ToyDistribution::GMM2}, .epochs = 3, .sample_points = 2});
+      studies::toy_study_grid({.quick = true, .datasets = {ToyDistribution::GMM2}, .epochs = 3, .sample_points = 2});
   std::vector<ToyRunResult> results;
   for (const auto& c : configs) results.push_back(fake_run(c));
-  const auto j = tools::toy_results_json(results, {.mode = "quick", .jobs = 2, .wall_seconds = 12.5});
-  tools::ToyStudyInfo info;
-  const auto back = tools::toy_results_from_json(tools::Json::parse(j.dump()), &info);
+  const auto j = studies::toy_results_json(results, {.mode = "quick", .jobs = 2, .wall_seconds = 12.5});
+  studies::ToyStudyInfo info;
+  const auto back = studies::toy_results_from_json(studies::Json::parse(j.dump()), &info);
   CHECK(info.mode == "quick");
   CHECK(info.jobs == 2);
   CHECK(info.wall_seconds == 12.5);
   REQUIRE(back.size() == results.size());
   for (size_t i = 0; i < back.size(); ++i) {
     const auto &a = results[i], &b = back[i];
-    CHECK(tools::toy_run_label(a.config) == tools::toy_run_label(b.config));
+    CHECK(studies::toy_run_label(a.config) == studies::toy_run_label(b.config));
     CHECK(a.config.epochs == b.config.epochs);
     CHECK(a.config.sample_points == b.config.sample_points);
     for (auto field : {&ToyRunResult::kl, &ToyRunResult::smoothness, &ToyRunResult::mse, &ToyRunResult::perplexity})
@@ -271,17 +271,17 @@ TEST_CASE("toy study results.json round trip") {
   }
   auto broken = j;
   broken["runs"][0]["config"].erase("head");
-  CHECK(throws_with([&] { tools::toy_results_from_json(broken); }, {"toy_results_from_json", "'head'"}));
-  CHECK(throws_with([] { tools::toy_results_from_json(tools::Json::object()); }, {"not a fourier-toy results file"}));
+  CHECK(throws_with([&] { studies::toy_results_from_json(broken); }, {"toy_results_from_json", "'head'"}));
+  CHECK(throws_with([] { studies::toy_results_from_json(studies::Json::object()); }, {"not a fourier-toy results file"}));
 }
 
 TEST_CASE("toy study figures and files") {
-  const auto configs = tools::toy_study_grid({.quick = true, .epochs = 4});
+  const auto configs = studies::toy_study_grid({.quick = true, .epochs = 4});
   std::vector<ToyRunResult> results;
   for (const auto& c : configs) results.push_back(fake_run(c));
-  const auto groups = tools::aggregate_toy_results(results);
+  const auto groups = studies::aggregate_toy_results(results);
 
-  const auto sweep = tools::toy_sweep_plot(groups, ToyDistribution::Beta, ToyHead::Fourier, "kl");
+  const auto sweep = studies::toy_sweep_plot(groups, ToyDistribution::Beta, ToyHead::Fourier, "kl");
   REQUIRE(sweep.series.size() == 4);  // Fourier gamma=0 and 1e-6, linear, GMM
   CHECK(sweep.series[0].x == std::vector<double>{2, 4, 6, 8, 10, 12, 14, 16, 18, 20});
   CHECK(sweep.series[0].y[9] == doctest::Approx(0.1 + 0.1 / 21 + 0.001));
@@ -291,10 +291,10 @@ TEST_CASE("toy study figures and files") {
   CHECK(sweep.series[2].label == "linear");
   CHECK(sweep.series[2].x == std::vector<double>{2, 20});
   CHECK(sweep.series[2].y[0] == doctest::Approx(0.201));
-  CHECK(tools::toy_sweep_plot(groups, ToyDistribution::Beta, ToyHead::FourierMLE, "perplexity").series.size() == 2);
+  CHECK(studies::toy_sweep_plot(groups, ToyDistribution::Beta, ToyHead::FourierMLE, "perplexity").series.size() == 2);
 
   const auto pmf =
-      tools::toy_pmf_plot(results, ToyDistribution::Gaussian, {ToyHead::Linear, ToyHead::GMM, ToyHead::Fourier}, 1);
+      studies::toy_pmf_plot(results, ToyDistribution::Gaussian, {ToyHead::Linear, ToyHead::GMM, ToyHead::Fourier}, 1);
   REQUIRE(pmf.series.size() == 4);  // true + 3 heads
   CHECK(pmf.series[0].label == "true");
   CHECK(pmf.series[0].x.size() == 50);
@@ -308,7 +308,7 @@ TEST_CASE("toy study figures and files") {
   for (const auto& r : results)
     if (r.config.dataset == ToyDistribution::Beta) beta.push_back(r);
   ScratchDir dir;
-  const auto files = tools::write_toy_study(dir / "out", beta, {.mode = "quick", .jobs = 2, .wall_seconds = 3});
+  const auto files = studies::write_toy_study(dir / "out", beta, {.mode = "quick", .jobs = 2, .wall_seconds = 3});
   std::set<std::string> names(files.begin(), files.end());
   CHECK(files.size() == 3 + 2 * 9);  // 3 reports, 9 figures as .svg and .png
   for (const char* f : {"results.json", "summary.json", "summary.md", "fig8_beta_kl.svg", "fig8_beta_smoothness.png",
@@ -317,7 +317,7 @@ TEST_CASE("toy study figures and files") {
   for (const auto& f : files) CHECK_MESSAGE(std::filesystem::file_size(dir / ("out/" + f)) > 0, f);
   CHECK(read_text(dir / "out/summary.md").find("## Table 1") != std::string::npos);
   CHECK(read_text(dir / "out/fig8_beta_kl.svg").find("<svg") != std::string::npos);
-  const auto back = tools::toy_results_from_json(tools::Json::parse(read_text(dir / "out/results.json")));
+  const auto back = studies::toy_results_from_json(studies::Json::parse(read_text(dir / "out/results.json")));
   CHECK(back.size() == 20);
 }
 

@@ -13,12 +13,12 @@
 #include "optim/checkpoint.h"
 #include "optim/clip.h"
 #include "tests/helpers.h"
-#include "tools/config.h"
-#include "tools/grad_inspect.h"
-#include "tools/trainer.h"
+#include "tools/train/config.h"
+#include "tools/train/grad_inspect.h"
+#include "tools/train/trainer.h"
 
 using namespace hm;
-using namespace hm::tools;
+using namespace hm::train;
 using hm::test::flat_params;
 using hm::test::ScratchDir;
 using hm::test::throws_with;

@@ -1,0 +1,85 @@
+// Generated inputs for `harmonic bench` and the smoke tests, and the names `harmonic op` reads.
+#include <algorithm>
+
+#include "core/factories.h"
+#include "ops/elementwise.h"
+#include "ops/registry/op_table.h"
+
+namespace hm::ops {
+
+// "256x1024,1024" -> {(256, 1024), (1024)}; "" or "scalar" is a 0-d tensor.
+std::vector<Shape> parse_shapes(const std::string& text) {
+  std::vector<Shape> shapes;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = std::min(text.find(',', pos), text.size());
+    std::string part = text.substr(pos, end - pos);
+    Shape shape;
+    if (!part.empty() && part != "scalar") {
+      for (size_t p = 0; p <= part.size();) {
+        size_t e = std::min(part.find('x', p), part.size());
+        std::string num = part.substr(p, e - p);
+        check(!num.empty() && num.find_first_not_of("0123456789") == std::string::npos, "shapes",
+              "bad shape '{}' in {}: write sizes like 256x1024, shapes separated by commas", part, text);
+        shape.push_back(std::stoll(num));
+        p = e + 1;
+      }
+    }
+    shapes.push_back(shape);
+    pos = end + 1;
+  }
+  return shapes;
+}
+
+std::string shapes_text(const std::vector<Shape>& shapes) {
+  std::vector<std::string> parts;
+  for (const Shape& s : shapes) {
+    std::vector<std::string> dims;
+    for (int64_t d : s) dims.push_back(std::to_string(d));
+    parts.push_back(dims.empty() ? "scalar" : fmt::format("{}", fmt::join(dims, "x")));
+  }
+  return fmt::format("{}", fmt::join(parts, ","));
+}
+
+// Random inputs for spec: floats ~ N(0, 1) (uniform in [0.5, 1.5) for positive-domain ops),
+// indices uniform below the op's bound, masks Bernoulli(0.5).
+std::vector<Tensor> make_inputs(const OpSpec& spec, const std::vector<Shape>& shapes, const Json& attrs_in, DType dtype,
+                                Generator& gen) {
+  bool variadic = !spec.inputs.empty() && spec.inputs.back().variadic;
+  size_t required = 0;
+  for (const OpInput& in : spec.inputs) required += !in.optional;
+  check(variadic ? !shapes.empty() : shapes.size() >= required && shapes.size() <= spec.inputs.size(), "bench",
+        "{} takes {}: give one shape per tensor input, got {}", spec.name, spec.signature(), shapes_text(shapes));
+  Attrs attrs(spec.name, spec.merge_attrs(attrs_in));
+  std::vector<Tensor> inputs;
+  for (size_t k = 0; k < spec.inputs.size() || (variadic && k < shapes.size()); ++k) {
+    const OpInput& in = spec.input(k);
+    if (k >= shapes.size()) {
+      inputs.emplace_back();  // an optional input left out
+      continue;
+    }
+    const Shape& shape = shapes[k];
+    if (in.kind == OpInput::Kind::Index) {
+      int64_t high = spec.index_bound ? spec.index_bound(inputs, attrs) : 2;
+      inputs.push_back(randint(0, std::max<int64_t>(high, 1), shape, &gen));
+    } else if (in.kind == OpInput::Kind::Mask) {
+      inputs.push_back(lt(rand(shape, {}, &gen), 0.5));
+    } else {
+      inputs.push_back(spec.positive ? uniform(shape, 0.5, 1.5, {.dtype = dtype}, &gen)
+                                     : randn(shape, {.dtype = dtype}, &gen));
+    }
+  }
+  return inputs;
+}
+
+NamedTensors name_inputs(const OpSpec& spec, const std::vector<Tensor>& inputs) {
+  NamedTensors named;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (!inputs[k].defined()) continue;
+    const OpInput& in = spec.input(k);
+    named.emplace_back(in.variadic ? in.name + std::to_string(k + 1 - spec.inputs.size()) : in.name, inputs[k]);
+  }
+  return named;
+}
+
+}  // namespace hm::ops

@@ -1,0 +1,65 @@
+// `harmonic op NAME --inputs in.safetensors --out out.safetensors [--attrs JSON] [--device D]`:
+// runs one op of the table forward and backward on tensors read by name from a file (plus an
+// optional "grad_output") and writes "output" and "grad_<input>" to another, so any framework
+// can be compared with Harmonic op by op. `harmonic op --list` prints every op's signature.
+#include <fmt/format.h>
+
+#include "core/device.h"
+#include "tools/cli/commands.h"
+#include "ops/registry/op_table.h"
+
+namespace hm::cli {
+using namespace hm::ops;
+namespace {
+
+struct OpOptions {
+  std::string name, inputs, out, attrs = "{}", device = "cpu";
+  bool list = false;
+} opt;
+
+void add(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("op", "Run one op forward and backward on tensors from a safetensors file");
+  cmd->add_option("name", opt.name, "Op name (see --list)");
+  cmd->add_option("--inputs,-i", opt.inputs, "Safetensors file with the op's inputs by name (+ optional grad_output)");
+  cmd->add_option("--out,-o", opt.out, "Safetensors file to write: output, grad_<input> ...");
+  cmd->add_option("--attrs,-a", opt.attrs, "Op attributes as a JSON object, e.g. '{\"dim\": 1}'");
+  cmd->add_option("--device,-d", opt.device, "cpu, cuda or cuda:N");
+  cmd->add_flag("--list,-l", opt.list, "List every op with its inputs and default attributes");
+  cmd->footer(
+      "Inputs: x = float (gets a gradient), ~x = float constant, #x = int64 indices, !x = bool mask,\n"
+      "x? = optional, xs* = xs0, xs1, ... Gradients are written for float inputs without a prefix.");
+}
+
+int list_ops() {
+  std::string family;
+  for (const OpSpec& op : op_table()) {
+    if (op.family != family) fmt::print("{}{}:\n", family.empty() ? "" : "\n", family = op.family);
+    fmt::print("  {}\n", op.signature());
+  }
+  return 0;
+}
+
+int run() {
+  if (opt.list) return list_ops();
+  check(!opt.name.empty(), "op", "give an op name (harmonic op NAME ...), or --list to see them");
+  check(!opt.inputs.empty() && !opt.out.empty(), "op", "both --inputs and --out are required");
+  Json attrs;
+  try {
+    attrs = Json::parse(opt.attrs);
+  } catch (const Json::parse_error& e) {
+    throw_error("op", fmt::format("--attrs is not valid JSON ({}): {}", opt.attrs, e.what()));
+  }
+  OpRun run = run_op_file(opt.name, opt.inputs, opt.out, attrs, Device::parse(opt.device));
+  for (const std::string& name : run.unused)
+    fmt::print(stderr, "warning: tensor '{}' in {} is not an input of {}: {}\n", name, opt.inputs, opt.name,
+               find_op(opt.name).signature());
+  fmt::print("{}: output {}", opt.name, run.output.desc());
+  for (const auto& [name, g] : run.grads) fmt::print(", {} {}", name, str(g.shape()));
+  fmt::print(" -> {}\n", opt.out);
+  return 0;
+}
+
+Registration reg{{"op", add, run}};
+
+}  // namespace
+}  // namespace hm::cli

@@ -1,0 +1,48 @@
+// `harmonic plot`: training curves from a run's metrics.jsonl as SVG or PNG.
+#include <fmt/format.h>
+
+#include "tools/cli/commands.h"
+#include "tools/report/plot.h"
+
+namespace hm::cli {
+using namespace hm::report;
+namespace {
+
+struct PlotArgs {
+  std::string metrics, x = "step", out = "plot.svg", title;
+  std::vector<std::string> ys;
+  bool log_y = false;
+  int width = 720, height = 450;
+} args;
+
+int run_plot() {
+  report::LinePlot p =
+      report::metrics_plot(args.metrics, args.x, args.ys.empty() ? std::vector<std::string>{"loss"} : args.ys);
+  p.title = args.title;
+  p.log_y = args.log_y;
+  p.width = args.width;
+  p.height = args.height;
+  report::save(p, args.out);
+  size_t points = 0;
+  for (const auto& s : p.series) points += s.x.size();
+  fmt::print("written {} ({} series, {} points)\n", args.out, p.series.size(), points);
+  return 0;
+}
+
+Registration reg{
+    {"plot",
+     [](CLI::App& app) {
+       auto* cmd = app.add_subcommand("plot", "Plot metrics.jsonl columns against the step (SVG or PNG)");
+       cmd->add_option("--metrics", args.metrics, "a run's metrics.jsonl")->required();
+       cmd->add_option("--y", args.ys, "metric to plot (repeatable; default loss)")->allow_extra_args(false);
+       cmd->add_option("--x", args.x, "x axis key")->capture_default_str();
+       cmd->add_option("--out", args.out, "output .svg or .png")->capture_default_str();
+       cmd->add_option("--title", args.title, "plot title");
+       cmd->add_flag("--log-y", args.log_y, "logarithmic y axis");
+       cmd->add_option("--width", args.width, "image width (pixels)")->capture_default_str();
+       cmd->add_option("--height", args.height, "image height (pixels)")->capture_default_str();
+     },
+     run_plot}};
+
+}  // namespace
+}  // namespace hm::cli

@@ -1,0 +1,24 @@
+// The `harmonic` command: one executable, one subcommand per tool (see tools/commands.h).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "tools/cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Harmonic: a deep-learning framework for the Fourier papers"};
+  app.require_subcommand(1);
+  for (const auto& command : hm::cli::commands()) command.add(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    for (const auto& command : hm::cli::commands())
+      if (app.got_subcommand(command.name)) return command.run();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,70 @@
+// Plots for training curves and distributions, written as SVG (always) or PNG (through
+// Debian's libstb, with a small built-in vector font), without any plotting library:
+//   line plots  several series, axes with "nice" ticks and labels, legend, optional log y
+//   bar plots   a categorical distribution (or histogram with bin edges), optionally with
+//               an overlay curve (e.g. the true density under a Fourier head's pmf) and a
+//               horizontal reference line
+// Both formats are drawn from one layout (Frame), so a value lands on the same pixel in
+// each; SVG coordinates are printed with two decimals.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hm::report {
+
+struct Series {
+  std::string label;
+  std::vector<double> x, y;  // equal lengths; a non-finite point (or y <= 0 on a log axis) breaks the line
+  bool markers = false;      // also a 6 px square at each point (line plots; shows one-point series)
+};
+
+struct LinePlot {
+  std::string title, x_label, y_label;
+  std::vector<Series> series;
+  bool log_y = false;
+  int width = 720, height = 450;
+};
+
+struct BarPlot {
+  std::string title, x_label, y_label;
+  std::vector<double> values;           // bar heights, one per bar
+  std::vector<double> edges;            // values.size() + 1 increasing bin edges; empty: bar i spans [i, i + 1]
+  std::vector<std::string> categories;  // labels under the bars (without edges); empty: 0, 1, 2, ...
+  std::string bar_label;                // legend entry of the bars ("" : none)
+  Series overlay;                       // optional curve over the bars, x in the same units as edges
+  std::optional<double> reference;      // optional horizontal dashed line at this y
+  std::string reference_label;
+  int width = 720, height = 450;
+};
+
+// Where the data goes: the data ranges (log10 units for a log axis) and the plot area in
+// pixels (y grows downwards).
+struct Frame {
+  double x_min = 0, x_max = 1, y_min = 0, y_max = 1;
+  double left = 0, top = 0, right = 1, bottom = 1;
+  bool log_y = false;
+  double px(double x) const;  // data x -> pixel column
+  double py(double y) const;  // data y (not log10'd) -> pixel row
+};
+Frame frame_of(const LinePlot& plot);
+Frame frame_of(const BarPlot& plot);
+
+// About `target` round tick values (steps of 1, 2 or 5 x 10^k) covering [lo, hi].
+std::vector<double> nice_ticks(double lo, double hi, int target = 6);
+
+std::string to_svg(const LinePlot& plot);
+std::string to_svg(const BarPlot& plot);
+// RGB pixels (height * width * 3), row-major, top row first.
+std::vector<unsigned char> to_pixels(const LinePlot& plot);
+std::vector<unsigned char> to_pixels(const BarPlot& plot);
+// Writes path atomically as SVG or PNG by its extension (.svg / .png).
+void save(const LinePlot& plot, const std::string& path);
+void save(const BarPlot& plot, const std::string& path);
+
+// A line plot of the keys `ys` against `x` from a metrics.jsonl (one JSON object per line;
+// lines without a key are skipped for that series). Throws naming the keys the file has
+// when some y never appears.
+LinePlot metrics_plot(const std::string& jsonl_path, const std::string& x, const std::vector<std::string>& ys);
+
+}  // namespace hm::report

@@ -1,0 +1,180 @@
+// The toy study's figures (see toy_figures.h).
+#include "tools/studies/fourier_toy/figures.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <set>
+
+#include "core/error.h"
+#include "ops/fourier_head.h"
+
+namespace hm::studies {
+
+using data::ToyDistribution;
+using models::ToyHead;
+using models::ToyRunResult;
+
+namespace {
+
+const MetricStats& stats_of(const ToyGroup& g, const std::string& metric) {
+  if (metric == "kl") return g.kl;
+  if (metric == "smoothness") return g.smoothness;
+  if (metric == "mse") return g.mse;
+  check(metric == "perplexity", "toy_sweep_plot", "unknown metric '{}' (kl, smoothness, mse, perplexity)", metric);
+  return g.perplexity;
+}
+
+std::string head_title(ToyHead head) {
+  switch (head) {
+    case ToyHead::Linear:
+      return "linear";
+    case ToyHead::GMM:
+      return "GMM";
+    case ToyHead::Fourier:
+      return "Fourier N=12";
+    case ToyHead::Regression:
+      return "regression";
+    case ToyHead::GMMMLE:
+      return "GMM-MLE";
+    case ToyHead::FourierMLE:
+      return "Fourier-MLE N=12";
+  }
+  return "?";
+}
+
+bool is_fourier(ToyHead head) { return head == ToyHead::Fourier || head == ToyHead::FourierMLE; }
+
+// The run of (dataset, head, seed) that kept samples (Fourier heads: N 12, gamma 0).
+const ToyRunResult* sample_run(const std::vector<ToyRunResult>& results, ToyDistribution d, ToyHead head,
+                               uint64_t seed) {
+  for (const ToyRunResult& r : results) {
+    const auto& c = r.config;
+    if (c.dataset != d || c.head != head || c.seed != seed) continue;
+    if (is_fourier(head) && (c.frequencies != 12 || c.gamma != 0.0)) continue;
+    if (r.sample_pred_pmf.defined() && r.sample_pred_pmf.numel() > 0) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+report::LinePlot toy_sweep_plot(const std::vector<ToyGroup>& groups, ToyDistribution dataset, ToyHead head,
+                              const std::string& metric) {
+  check(is_fourier(head), "toy_sweep_plot", "head must be fourier or fourier-mle, got '{}'",
+        models::toy_head_name(head));
+  report::LinePlot p;
+  const bool mle = head == ToyHead::FourierMLE;
+  p.title = fmt::format("{}: {} vs frequencies ({})", data::toy_distribution_name(dataset), metric,
+                        mle ? "Fourier-MLE, Figure 9" : "Fourier, Figure 8");
+  p.x_label = "frequencies N";
+  p.y_label = metric;
+  std::set<double> gammas;
+  double n_min = std::numeric_limits<double>::infinity(), n_max = -n_min;
+  for (const ToyGroup& g : groups)
+    if (g.dataset == dataset && g.head == head) {
+      gammas.insert(g.gamma);
+      n_min = std::min(n_min, static_cast<double>(g.frequencies));
+      n_max = std::max(n_max, static_cast<double>(g.frequencies));
+    }
+  if (gammas.empty()) return p;
+  for (double gamma : gammas) {
+    report::Series s{fmt::format("{} gamma={:g}", mle ? "Fourier-MLE" : "Fourier", gamma), {}, {}, true};
+    for (const ToyGroup& g : groups)  // groups come in grid order: increasing N
+      if (g.dataset == dataset && g.head == head && g.gamma == gamma) {
+        s.x.push_back(static_cast<double>(g.frequencies));
+        s.y.push_back(stats_of(g, metric).mean);
+      }
+    p.series.push_back(std::move(s));
+  }
+  const std::vector<ToyHead> references =
+      mle ? std::vector<ToyHead>{ToyHead::GMMMLE} : std::vector<ToyHead>{ToyHead::Linear, ToyHead::GMM};
+  for (ToyHead ref : references)
+    if (const ToyGroup* g = find_toy_group(groups, dataset, ref)) {
+      const double v = stats_of(*g, metric).mean;
+      p.series.push_back({std::string(head_title(ref)), {n_min, n_max}, {v, v}});
+    }
+  return p;
+}
+
+report::LinePlot toy_pmf_plot(const std::vector<ToyRunResult>& results, ToyDistribution dataset,
+                            const std::vector<ToyHead>& heads, int64_t point) {
+  report::LinePlot p;
+  p.x_label = "z";
+  p.y_label = "probability";
+  // The smallest seed for which every listed head kept samples: the same test points.
+  std::set<uint64_t> seeds;
+  for (const ToyRunResult& r : results)
+    if (r.config.dataset == dataset) seeds.insert(r.config.seed);
+  for (uint64_t seed : seeds) {
+    std::vector<const ToyRunResult*> runs;
+    for (ToyHead h : heads)
+      if (const ToyRunResult* r = sample_run(results, dataset, h, seed)) runs.push_back(r);
+    if (runs.size() != heads.size() || runs.empty() || point >= runs[0]->sample_pred_pmf.size(0)) continue;
+    const std::vector<double> truth = runs[0]->sample_true_pmf.to_vector();
+    const int64_t m = runs[0]->sample_true_pmf.size(1);
+    const std::vector<double> xy = runs[0]->sample_xy.to_vector();
+    const std::vector<double> centres = fourier_bin_centres(m).to_vector();
+    p.title = fmt::format("{}: p(z | x={:.2f}, y={:.2f}), seed {}", data::toy_distribution_name(dataset), xy[2 * point],
+                          xy[2 * point + 1], seed);
+    p.series.push_back(
+        {"true", centres, std::vector<double>(truth.begin() + point * m, truth.begin() + (point + 1) * m)});
+    for (size_t h = 0; h < heads.size(); ++h) {
+      const std::vector<double> pred = runs[h]->sample_pred_pmf.to_vector();
+      check(runs[h]->sample_pred_pmf.size(1) == m, "toy_pmf_plot", "{} has {} bins, the truth {}",
+            models::toy_head_name(heads[h]), runs[h]->sample_pred_pmf.size(1), m);
+      p.series.push_back({head_title(heads[h]), centres,
+                          std::vector<double>(pred.begin() + point * m, pred.begin() + (point + 1) * m)});
+    }
+    return p;
+  }
+  return p;
+}
+
+std::vector<std::string> write_toy_figures(const std::string& dir, const std::vector<ToyRunResult>& results,
+                                           const std::vector<ToyGroup>& groups) {
+  std::vector<std::string> written;
+  auto save = [&](const report::LinePlot& p, const std::string& name) {
+    if (p.series.empty()) return;
+    for (const char* ext : {".svg", ".png"}) {
+      report::save(p, (std::filesystem::path(dir) / (name + ext)).string());
+      written.push_back(name + ext);
+    }
+  };
+  for (ToyDistribution d : {ToyDistribution::Gaussian, ToyDistribution::GMM2, ToyDistribution::Beta}) {
+    const std::string name(data::toy_distribution_name(d));
+    for (const char* metric : {"kl", "smoothness"})
+      save(toy_sweep_plot(groups, d, ToyHead::Fourier, metric), fmt::format("fig8_{}_{}", name, metric));
+    for (const char* metric : {"kl", "perplexity"})
+      save(toy_sweep_plot(groups, d, ToyHead::FourierMLE, metric), fmt::format("fig9_{}_{}", name, metric));
+    for (int64_t point = 0; point < 2; ++point) {
+      save(toy_pmf_plot(results, d, {ToyHead::Linear, ToyHead::GMM, ToyHead::Fourier}, point),
+           fmt::format("pmf_{}_{}", name, point));
+      save(toy_pmf_plot(results, d, {ToyHead::GMMMLE, ToyHead::FourierMLE}, point),
+           fmt::format("pmf_mle_{}_{}", name, point));
+    }
+    // Training loss per epoch of the figure heads, smallest seed.
+    report::LinePlot loss;
+    loss.title = fmt::format("{}: training loss per epoch", name);
+    loss.x_label = "epoch";
+    loss.y_label = "mean training loss";
+    for (ToyHead h : {ToyHead::Linear, ToyHead::GMM, ToyHead::Fourier}) {  // cross-entropy heads: one scale
+      const ToyRunResult* best = nullptr;
+      for (const ToyRunResult& r : results)
+        if (r.config.dataset == d && r.config.head == h &&
+            (!is_fourier(h) || (r.config.frequencies == 12 && r.config.gamma == 0.0)))
+          if (!best || r.config.seed < best->config.seed) best = &r;
+      if (!best || best->epoch_losses.empty()) continue;
+      report::Series s{head_title(h), {}, best->epoch_losses};
+      for (size_t e = 0; e < best->epoch_losses.size(); ++e) s.x.push_back(static_cast<double>(e + 1));
+      loss.series.push_back(std::move(s));
+    }
+    save(loss, fmt::format("loss_{}", name));
+  }
+  return written;
+}
+
+}  // namespace hm::studies

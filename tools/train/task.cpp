@@ -1,0 +1,39 @@
+// The task registry.
+#include "tools/train/task.h"
+
+#include "core/error.h"
+#include "tools/train/trainer.h"
+
+namespace hm::train {
+
+std::vector<TaskSpec>& tasks() {
+  static std::vector<TaskSpec> registry;  // filled by TaskRegistration objects at static init
+  return registry;
+}
+
+const TaskSpec& find_task(const std::string& name) {
+  std::vector<std::string> names;
+  for (const TaskSpec& spec : tasks()) {
+    if (spec.name == name) return spec;
+    names.push_back(spec.name);
+  }
+  throw_error("task", fmt::format("unknown task '{}' (tasks: {})", name, fmt::join(names, ", ")));
+}
+
+Json default_config(const TaskSpec& spec) {
+  Json config = {{"seed", 0}, {"trainer", TrainerOptions{}.to_json()}};
+  check(spec.defaults.is_object(), "task", "task '{}': defaults must be a JSON object", spec.name);
+  for (const auto& [k, v] : spec.defaults.items()) {
+    if (k == "trainer") {
+      for (const auto& [tk, tv] : v.items()) {
+        check(config["trainer"].contains(tk), "task", "task '{}' sets unknown trainer option '{}'", spec.name, tk);
+        config["trainer"][tk] = tv;
+      }
+    } else {
+      config[k] = v;
+    }
+  }
+  return config;
+}
+
+}  // namespace hm::train

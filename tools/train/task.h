@@ -1,0 +1,64 @@
+// Training tasks: a model, its optimizer, its data and its loss, built from a JSON config.
+// Tasks are registered by name (like the subcommands of tools/commands.h) and run by the
+// generic Trainer (tools/train/trainer.h) behind `harmonic train|eval|grads <task>`.
+//
+// A task's config is its own keys plus the "trainer" section (TrainerOptions, shared by
+// every task; a task's defaults may override trainer defaults) and "seed".
+#pragma once
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/device.h"
+#include "data/loader.h"
+#include "nn/module.h"
+#include "optim/checkpoint.h"
+#include "optim/optimizer.h"
+
+namespace hm::train {
+
+using Json = nlohmann::json;
+
+class Task {
+ public:
+  virtual ~Task() = default;
+
+  virtual nn::Module& model() = 0;
+  virtual optim::Optimizer& optimizer() = 0;
+  // The training batches; their order must depend only on (seed, epoch) so runs resume exactly.
+  virtual const data::DataLoader& train_loader() = 0;
+  // The scalar training loss of a batch already on the model's device (the trainer runs
+  // backward and the optimizer step).
+  virtual Tensor loss(const data::Batch& batch) = 0;
+  // Evaluation metrics by name ("test_accuracy", "val_loss", ...). Called in eval mode
+  // under no-grad; must not draw from any checkpointed generator.
+  virtual Json evaluate() = 0;
+  // Generators besides hm::default_generator() whose state a checkpoint must carry (e.g.
+  // dropout's).
+  virtual optim::NamedGenerators generators() { return {}; }
+};
+
+struct TaskSpec {
+  std::string name;
+  std::string description;
+  Json defaults;  // the task's keys, "seed", and optional "trainer" overrides
+  // Builds the task on `device` from a complete config (defaults already merged).
+  std::function<std::unique_ptr<Task>(const Json& config, Device device)> make;
+};
+
+// Every registered task (the built-in ones first).
+std::vector<TaskSpec>& tasks();
+// The task called name; throws listing the registered names.
+const TaskSpec& find_task(const std::string& name);
+// The full default config: the trainer defaults, then the task's defaults on top.
+Json default_config(const TaskSpec& spec);
+
+// Registers a task at static initialisation, from any file linked into the executable (or an
+// OBJECT library, as tools/tasks/ and tools/studies/ are):  static TaskRegistration r{{...}};
+struct TaskRegistration {
+  explicit TaskRegistration(TaskSpec spec) { tasks().push_back(std::move(spec)); }
+};
+
+}  // namespace hm::train
