@@ -12,18 +12,18 @@
 namespace hm {
 namespace {
 
-[[noreturn]] void fail(const std::string& path, std::string_view step, int err) {
-  throw_error("write_file_atomic", fmt::format("'{}': {} failed: {}", path, step, std::strerror(err)));
+[[noreturn]] void fail(const std::string& path, std::string_view step, int err, const char* fn = "write_file_atomic") {
+  throw_error(fn, fmt::format("'{}': {} failed: {}", path, step, std::strerror(err)));
 }
 
-void write_all(int fd, std::string_view bytes, const std::string& path) {
+void write_all(int fd, std::string_view bytes, const std::string& path, const char* fn = "write_file_atomic") {
   const char* p = bytes.data();
   size_t left = bytes.size();
   while (left > 0) {
     ssize_t n = ::write(fd, p, left);
     if (n < 0) {
       if (errno == EINTR) continue;
-      fail(path, "write", errno);
+      fail(path, "write", errno, fn);
     }
     p += n;
     left -= static_cast<size_t>(n);
@@ -69,6 +69,25 @@ void write_file_atomic(const std::string& path, const std::vector<std::string_vi
     fail(path, "rename", err);
   }
   sync_directory(path);
+}
+
+void append_line_durable(const std::string& path, std::string_view line) {
+  constexpr const char* fn = "append_line_durable";
+  check(line.find('\n') == std::string_view::npos, fn, "'{}': the line contains a newline", path);
+  const bool existed = std::filesystem::exists(path);
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) fail(path, "open", errno, fn);
+  std::string bytes(line);
+  bytes += '\n';
+  try {
+    write_all(fd, bytes, path, fn);
+    if (::fsync(fd) != 0) fail(path, "fsync", errno, fn);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0) fail(path, "close", errno, fn);
+  if (!existed) sync_directory(path);  // the new file's directory entry
 }
 
 }  // namespace hm

@@ -1,7 +1,7 @@
 // Crash-safe file replacement: the bytes go to "<path>.tmp.<pid>" in the same directory,
 // are fsync'ed, and the temporary is renamed over path (atomic on POSIX), so a reader sees
 // either the old file or the complete new one, never a torn write. Checkpoints and tensor
-// files use it.
+// files use it. append_line_durable grows a log one durable line at a time.
 #pragma once
 #include <string>
 #include <string_view>
@@ -16,5 +16,11 @@ void write_file_atomic(const std::string& path, std::string_view bytes);
 // The same for data in pieces, written in order without concatenating them in memory
 // (a checkpoint's header followed by each tensor's bytes).
 void write_file_atomic(const std::string& path, const std::vector<std::string_view>& pieces);
+
+// Appends line + "\n" to path (created if missing) in one write and fsyncs it before
+// returning: a log of finished work (a study's results.jsonl) that a crash cannot lose. A
+// process killed during the write can leave a torn last line; readers skip a line that does
+// not parse.
+void append_line_durable(const std::string& path, std::string_view line);
 
 }  // namespace hm

@@ -30,6 +30,16 @@ int64_t DataLoader::num_batches() const {
 
 std::vector<int64_t> DataLoader::order(int64_t epoch) const {
   check(epoch >= 0, "DataLoader::order", "epoch must be >= 0, got {}", epoch);
+  if (options_.sampler) {
+    std::vector<int64_t> order = options_.sampler(dataset_->size(), epoch);
+    const int64_t n = dataset_->size();
+    // num_batches() counts on one index per example.
+    check(std::ssize(order) == n, "DataLoader::order", "the sampler gave {} indices for a dataset of {} examples",
+          order.size(), n);
+    for (int64_t i : order)
+      check(i >= 0 && i < n, "DataLoader::order", "the sampler gave index {} for a dataset of {} examples", i, n);
+    return order;
+  }
   if (options_.shuffle) return seeded_permutation(dataset_->size(), options_.seed, static_cast<uint64_t>(epoch));
   std::vector<int64_t> identity(static_cast<size_t>(dataset_->size()));
   std::iota(identity.begin(), identity.end(), int64_t{0});

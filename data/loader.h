@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <iterator>
 #include <memory>
 #include <mutex>
@@ -24,9 +25,15 @@
 
 namespace hm::data {
 
+// The example order of an epoch, a pure function of (dataset size, epoch) so runs resume
+// exactly: a custom sampler replaces the built-in shuffle (e.g. a study keeping the batch order
+// of its own generator stream, or one rank's shard of a distributed run).
+using Sampler = std::function<std::vector<int64_t>(int64_t size, int64_t epoch)>;
+
 struct LoaderOptions {
   int64_t batch_size = 32;
-  bool shuffle = false;
+  bool shuffle = false;   // seeded_permutation(size, seed, epoch) per epoch (ignored with a sampler)
+  Sampler sampler;        // when set, the order of every epoch
   bool drop_last = false;  // drop a final batch smaller than batch_size
   uint64_t seed = 0;
   bool prefetch = true;  // build batches on a worker thread
@@ -44,7 +51,7 @@ class DataLoader {
   Epoch epoch(int64_t epoch) const;
   // Batches per epoch.
   int64_t num_batches() const;
-  // The example order of an epoch (identity without shuffle).
+  // The example order of an epoch (the sampler's, a seeded shuffle, or the identity).
   std::vector<int64_t> order(int64_t epoch) const;
   const LoaderOptions& options() const { return options_; }
   const Dataset& dataset() const { return *dataset_; }

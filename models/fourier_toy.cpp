@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -12,9 +11,6 @@
 #include "nn/density_metrics.h"
 #include "ops/fourier_head.h"
 #include "ops/ops.h"
-#include "optim/adam.h"
-#include "optim/clip.h"
-#include "optim/schedule.h"
 
 namespace hm::models {
 namespace {
@@ -25,24 +21,6 @@ constexpr std::array<std::pair<ToyHead, std::string_view>, 6> kHeadNames{{{ToyHe
                                                                           {ToyHead::Regression, "regression"},
                                                                           {ToyHead::GMMMLE, "gmm-mle"},
                                                                           {ToyHead::FourierMLE, "fourier-mle"}}};
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// splitmix64 finaliser: decorrelates the run's streams from each other and from the data's
-// Generator(seed) (Philox streams of nearby keys are independent, but distinct keys make that
-// obvious rather than assumed).
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-// Centre of each bin of [-1, 1]: bins (n) int64 -> (n) float64.
-Tensor bin_centres_of(const Tensor& bins, int64_t m) { return index_select(fourier_bin_centres(m), 0, bins); }
-
-// The single float of a 0-d float32 loss, without item()'s float64 copy.
-double loss_value(const Tensor& loss) { return static_cast<double>(*loss.data<float>()); }
 
 }  // namespace
 
@@ -62,19 +40,7 @@ ToyHead parse_toy_head(std::string_view name) {
 
 bool is_mle(ToyHead head) { return head == ToyHead::GMMMLE || head == ToyHead::FourierMLE; }
 
-uint64_t toy_init_seed(uint64_t seed) { return mix(seed ^ 0x1417ULL); }
-uint64_t toy_shuffle_seed(uint64_t seed) { return mix(seed ^ 0x5bd1e995ULL); }
-
 int64_t toy_gmm_components(data::ToyDistribution dataset) { return dataset == data::ToyDistribution::Gaussian ? 1 : 2; }
-
-ToyTensors toy_tensors(const data::ToyDensitySplit& split, ToyHead head) {
-  if (is_mle(head)) return {split.raw_inputs, split.z.to(DType::Float32)};
-  if (head == ToyHead::Regression) {
-    const int64_t m = split.true_pmf.size(-1);
-    return {split.bin_inputs, bin_centres_of(split.target_bins, m).to(DType::Float32)};
-  }
-  return {split.bin_inputs, split.target_bins};
-}
 
 // -- the model ----------------------------------------------------------------------------------
 
@@ -168,96 +134,6 @@ Tensor ToyDensityModel::predict_pmf(const Tensor& inputs) {
                   : head == ToyHead::GMM  ? gmm->forward(h)
                                           : fourier->forward(h);
   return softmax(logits.to(DType::Float64), -1);
-}
-
-ToyMetrics evaluate_toy_model(ToyDensityModel& model, const data::ToyDensitySplit& split) {
-  NoGradGuard guard;
-  const ToyHead head = model.head;
-  ToyTensors t = toy_tensors(split, head);
-  ToyMetrics m;
-  m.kl = m.smoothness = m.mse = m.perplexity = kNaN;
-  m.pred_pmf = model.predict_pmf(t.inputs);  // (n, bins)
-  if (head == ToyHead::Regression) {
-    // MSE of the raw prediction against z's bin centre (what the model was trained on).
-    Tensor value = model.predict_value(t.inputs).to(DType::Float64);
-    m.mse = mean(square(sub(value, t.targets.to(DType::Float64)))).item<double>();
-    return m;
-  }
-  m.kl = mean(nn::kl_divergence(split.true_pmf, m.pred_pmf)).item<double>();
-  m.smoothness = mean(nn::smoothness(m.pred_pmf)).item<double>();
-  if (is_mle(head)) {
-    Tensor p = model.density_at(t.inputs, split.z);          // (n) float64
-    m.perplexity = nn::perplexity(neg(log(add(p, 1e-10))));  // the training loss's NLL
-  } else {
-    m.mse = nn::expected_bin_mse(m.pred_pmf, split.target_bins);
-  }
-  return m;
-}
-
-// -- one run ------------------------------------------------------------------------------------
-
-ToyRunResult run_toy_density(const ToyRunConfig& config, const std::function<void(int64_t, double)>& on_epoch) {
-  const auto start = std::chrono::steady_clock::now();
-  check(config.epochs >= 0 && config.batch_size >= 1 && config.lr > 0 && config.sample_points >= 0, "run_toy_density",
-        "need epochs >= 0, batch_size >= 1, lr > 0, sample_points >= 0; got {}, {}, {}, {}", config.epochs,
-        config.batch_size, config.lr, config.sample_points);
-  check(!is_mle(config.head) || config.clip_norm > 0, "run_toy_density", "clip_norm must be > 0, got {}",
-        config.clip_norm);
-  data::ToyDensityDataset ds = data::make_toy_density(config.dataset, config.seed, config.data_options);
-  const int64_t bins = config.data_options.bins;
-
-  Generator init_gen(toy_init_seed(config.seed)), shuffle_gen(toy_shuffle_seed(config.seed));
-  ToyDensityModel model(config.head, bins, config.dataset, config.frequencies, config.gamma, &init_gen);
-  std::vector<Tensor> params = model.parameters();
-  optim::Adam adam(params, {.lr = config.lr});
-
-  ToyTensors train = toy_tensors(ds.train, config.head);
-  const int64_t n = train.inputs.size(0), bs = config.batch_size;
-  check(n >= 1, "run_toy_density", "empty training split (dataset size {})", config.data_options.size);
-  const int64_t batches = (n + bs - 1) / bs;  // the last partial batch is kept
-  const bool mle = is_mle(config.head);
-  // The MLE variants: cosine decay over all steps to 1e-6 (the authors' eta_min) and global
-  // gradient-norm clipping.
-  optim::LRScheduler scheduler(adam,
-                               optim::cosine_decay(config.lr, std::max<int64_t>(1, config.epochs * batches), 1e-6));
-
-  ToyRunResult result;
-  result.config = config;
-  result.epoch_losses.reserve(static_cast<size_t>(config.epochs));
-  int64_t step = 0;
-  for (int64_t epoch = 0; epoch < config.epochs; ++epoch) {
-    // One gather per epoch; each batch is then a contiguous row slice (a view).
-    Tensor perm = randperm(n, &shuffle_gen);
-    Tensor inputs = index_select(train.inputs, 0, perm), targets = index_select(train.targets, 0, perm);
-    double loss_sum = 0;
-    for (int64_t b = 0; b < batches; ++b, ++step) {
-      const int64_t lo = b * bs, hi = std::min(n, lo + bs);
-      Tensor loss = model.loss(slice(inputs, 0, lo, hi), slice(targets, 0, lo, hi));
-      adam.zero_grad();
-      loss.backward();
-      if (mle) {
-        scheduler.apply(step);
-        optim::clip_grad_norm_(params, config.clip_norm);
-      }
-      adam.step();
-      loss_sum += loss_value(loss) * static_cast<double>(hi - lo);
-    }
-    const double mean_loss = loss_sum / static_cast<double>(n);
-    result.epoch_losses.push_back(mean_loss);
-    if (on_epoch) on_epoch(epoch, mean_loss);
-  }
-
-  ToyMetrics metrics = evaluate_toy_model(model, ds.test);
-  result.kl = metrics.kl, result.smoothness = metrics.smoothness, result.mse = metrics.mse;
-  result.perplexity = metrics.perplexity;
-  const int64_t s = std::min(config.sample_points, ds.test.x.size(0));
-  if (s > 0) {
-    result.sample_xy = stack({slice(ds.test.x, 0, 0, s), slice(ds.test.y, 0, 0, s)}, 1).to(DType::Float64).contiguous();
-    result.sample_true_pmf = slice(ds.test.true_pmf, 0, 0, s).contiguous();
-    result.sample_pred_pmf = slice(metrics.pred_pmf, 0, 0, s).contiguous();
-  }
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return result;
 }
 
 }  // namespace hm::models

@@ -1,11 +1,9 @@
-// The Fourier head paper's toy study (section 4.1, Appendices C.2, C.3): an MLP
+// The model of the Fourier head paper's toy study (section 4.1, Appendices C.2, C.3): an MLP
 // 2 -> 64 -> 32 -> head learning the conditional distribution of z given (x, y) on the data of
-// data/toy_density.h. One run = one (dataset, head, frequencies, gamma, seed) configuration.
+// data/toy_density.h. Its training task, runs and study: tools/studies/fourier_toy/.
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <string_view>
-#include <vector>
 
 #include "core/random.h"
 #include "core/tensor.h"
@@ -26,53 +24,6 @@ enum class ToyHead { Linear, GMM, Fourier, Regression, GMMMLE, FourierMLE };
 std::string_view toy_head_name(ToyHead head);   // "linear", "gmm", "fourier", "regression", "gmm-mle", "fourier-mle"
 ToyHead parse_toy_head(std::string_view name);  // throws listing the names
 bool is_mle(ToyHead head);
-
-struct ToyRunConfig {
-  data::ToyDistribution dataset = data::ToyDistribution::Gaussian;
-  ToyHead head = ToyHead::Fourier;
-  int64_t frequencies = 12;  // Fourier heads only
-  double gamma = 0.0;        // Fourier heads only: regulariser weight
-  uint64_t seed = 1;         // data, initialisation and batch order
-  int64_t epochs = 500;
-  int64_t batch_size = 32;
-  double lr = 1e-3;                           // Adam
-  double clip_norm = 1.0;                     // MLE variants only (global gradient norm)
-  int64_t sample_points = 0;                  // keep this many test points' pmfs for plots
-  data::ToyDensityOptions data_options = {};  // dataset size, bins, ... (tests shrink the size)
-};
-
-struct ToyRunResult {
-  ToyRunConfig config;
-  // Test-set metrics. Classification heads: kl, smoothness, mse. Regression: mse only.
-  // MLE heads: kl (true vs predicted density at the bin centres, both normalised), perplexity,
-  // smoothness of the predicted pmf. Metrics a head does not have are NaN.
-  double kl = 0, smoothness = 0, mse = 0, perplexity = 0;
-  std::vector<double> epoch_losses;  // mean training loss of each epoch
-  double seconds = 0;                // wall time of the run
-  // The first sample_points test points: (x, y) raw, true pmf and predicted pmf over the bins
-  // ((S, bins) float64; regression: predicted is one-hot at the predicted bin).
-  Tensor sample_xy, sample_true_pmf, sample_pred_pmf;
-};
-
-// Trains one configuration on its dataset (make_toy_density(config.dataset, config.seed)) and
-// evaluates it. Single-threaded friendly: callers run several in parallel threads.
-// on_epoch(epoch, mean_loss) is called after every epoch if set.
-ToyRunResult run_toy_density(const ToyRunConfig& config, const std::function<void(int64_t, double)>& on_epoch = {});
-
-// -- the pieces run_toy_density is made of (shared with the "fourier-toy" trainer task) --------
-
-// The seeds of a run's own generator streams (the data uses config.seed itself through
-// make_toy_density): parameter initialisation and the per-epoch batch order.
-uint64_t toy_init_seed(uint64_t seed);
-uint64_t toy_shuffle_seed(uint64_t seed);
-
-// What a head trains on: inputs (n, 2) float32 (bin indices as floats; raw x, y for the MLE
-// heads) and targets (n): int64 bin of z (classification heads), float32 centre of z's bin
-// (regression) or float32 raw z (MLE heads).
-struct ToyTensors {
-  Tensor inputs, targets;
-};
-ToyTensors toy_tensors(const data::ToyDensitySplit& split, ToyHead head);
 
 // The MLP 2 -> 64 -> 32 -> head with ReLU. Parameters are drawn from gen in the order
 // fc1, fc2, head (PyTorch default Linear init; the Fourier heads divide theirs by 100).
@@ -103,13 +54,5 @@ class ToyDensityModel : public nn::Module {
 
 // GMM components for a dataset: 1 on Gaussian, 2 otherwise.
 int64_t toy_gmm_components(data::ToyDistribution dataset);
-
-// Test-set metrics of a trained model on a split (NaN where the head has none; see
-// ToyRunResult) and the predicted pmfs (n, bins) float64 (no autograd).
-struct ToyMetrics {
-  double kl = 0, smoothness = 0, mse = 0, perplexity = 0;
-  Tensor pred_pmf;
-};
-ToyMetrics evaluate_toy_model(ToyDensityModel& model, const data::ToyDensitySplit& split);
 
 }  // namespace hm::models

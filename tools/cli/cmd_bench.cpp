@@ -27,7 +27,7 @@
 #include "core/parallel.h"
 #include "cuda/runtime.h"
 #include "cuda/timing.h"
-#include "models/fourier_toy.h"
+#include "tools/studies/fourier_toy/task.h"
 #include "nn/fru.h"
 #include "ops/elementwise.h"
 #include "ops/fourier_attention.h"
@@ -213,9 +213,9 @@ void run_toy_cases() {
   const int64_t bins = ds.train.true_pmf.size(-1);
   for (const ToyCase& c : cases) {
     if (!opt.cases.empty() && std::find(opt.cases.begin(), opt.cases.end(), c.name) == opt.cases.end()) continue;
-    models::ToyTensors t = models::toy_tensors(ds.train, c.head);
+    studies::ToyTensors t = studies::toy_tensors(ds.train, c.head);
     Tensor inputs = slice(t.inputs, 0, 0, kBatch).contiguous(), targets = slice(t.targets, 0, 0, kBatch).contiguous();
-    Generator gen(models::toy_init_seed(1));
+    Generator gen(studies::toy_init_seed(1));
     models::ToyDensityModel model(c.head, bins, dataset, kFrequencies, c.gamma, &gen);
     std::vector<Tensor> params = model.parameters();
     optim::Adam adam(params, {.lr = 1e-3});

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 
 #include "autograd/grad_mode.h"
 #include "core/atomic_file.h"
@@ -24,16 +25,6 @@ extern "C" void on_sigint(int) {
   g_stop = 1;
   std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
 }
-
-// Installs the SIGINT handler for a scope and restores the previous one.
-class SigintScope {
- public:
-  SigintScope() { previous_ = std::signal(SIGINT, on_sigint); }
-  ~SigintScope() { std::signal(SIGINT, previous_ == SIG_ERR ? SIG_DFL : previous_); }
-
- private:
-  void (*previous_)(int) = SIG_DFL;
-};
 
 double now_seconds() {
   using namespace std::chrono;
@@ -62,6 +53,9 @@ Device model_device(const nn::Module& model) {
 }
 
 }  // namespace
+
+SigintScope::SigintScope() { previous_ = std::signal(SIGINT, on_sigint); }
+SigintScope::~SigintScope() { std::signal(SIGINT, previous_ == SIG_ERR ? SIG_DFL : previous_); }
 
 void request_stop() { g_stop = 1; }
 bool stop_requested() { return g_stop != 0; }
@@ -190,7 +184,7 @@ Json Trainer::evaluate() {
 StepRecord Trainer::train_step(const data::Batch& batch) {
   nn::Module& model = task_.model();
   optim::Optimizer& opt = task_.optimizer();
-  const Device device = model_device(model);
+  const Device device = device_;
   data::Batch b{batch.input.to(device), batch.target.defined() ? batch.target.to(device) : Tensor()};
 
   model.zero_grad();
@@ -203,9 +197,10 @@ StepRecord Trainer::train_step(const data::Batch& batch) {
   check(std::isfinite(r.loss), "Trainer", "task '{}': the loss is {} at step {} (epoch {}, batch {})", task_name_,
         r.loss, step_ + 1, epoch_, batch_);
   loss.backward();
-  const double max_norm =
-      options_.clip_grad_norm > 0 ? options_.clip_grad_norm : std::numeric_limits<double>::infinity();
-  r.grad_norm = optim::clip_grad_norm_(model.parameters(), max_norm);
+  if (options_.clip_grad_norm > 0)
+    r.grad_norm = optim::clip_grad_norm_(model.parameters(), options_.clip_grad_norm);
+  else if (measure_grad_norm)
+    r.grad_norm = optim::clip_grad_norm_(model.parameters(), std::numeric_limits<double>::infinity());
   opt.step();
   r.epoch = epoch_;
   r.step = step_ + 1;
@@ -215,7 +210,8 @@ StepRecord Trainer::train_step(const data::Batch& batch) {
 FitResult Trainer::fit() {
   const double t0 = now_seconds();
   session_start_ = t0;
-  clear_stop();
+  if (handle_sigint) clear_stop();
+  device_ = model_device(task_.model());
   session_steps_ = session_items_ = 0;
   const data::DataLoader& loader = task_.train_loader();
   const int64_t nb = loader.num_batches();
@@ -243,7 +239,8 @@ FitResult Trainer::fit() {
                total, nb, step_ > 0 ? fmt::format(", from step {} (epoch {}, batch {})", step_, epoch_, batch_) : "");
 
   FitResult result;
-  SigintScope sigint;
+  std::optional<SigintScope> sigint;
+  if (handle_sigint) sigint.emplace();
   int64_t last_checkpoint = -1;
   task_.model().train();
   while (step_ < total && !stop_requested()) {
@@ -311,7 +308,7 @@ FitResult Trainer::fit() {
       fmt::print(log, "done: {} steps in {:.1f} s{}\n", session_steps_, result.seconds,
                  out_dir_.empty() ? "" : fmt::format(", checkpoint {}", checkpoint_path()));
   }
-  clear_stop();
+  if (handle_sigint) clear_stop();
   elapsed_before_ += result.seconds;
   session_start_ = 0;
   return result;

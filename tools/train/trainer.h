@@ -60,6 +60,18 @@ struct FitResult {
 // The stop flag the SIGINT handler sets (fit() installs the handler for its duration; a
 // second Ctrl-C kills the process). Tests and embedders may set it directly.
 void request_stop();
+// Ctrl-C requests a stop while this lives (a second Ctrl-C ends the process); the previous
+// handler comes back after.
+class SigintScope {
+ public:
+  SigintScope();
+  ~SigintScope();
+  SigintScope(const SigintScope&) = delete;
+  SigintScope& operator=(const SigintScope&) = delete;
+
+ private:
+  void (*previous_)(int) = nullptr;
+};
 bool stop_requested();
 void clear_stop();
 
@@ -89,6 +101,13 @@ class Trainer {
   std::function<void(const StepRecord&)> on_step;  // after every step
   std::FILE* log = stdout;                         // progress output (nullptr: silent)
   bool tty = false;                                // progress in place; set from isatty(log)
+  // fit() installs the Ctrl-C handler and clears the stop flag at its start and end. Off when
+  // several trainers run on threads of one process (a study): the caller owns the handler and
+  // the flag, and each fit() only watches stop_requested().
+  bool handle_sigint = true;
+  // The gradient norm of every step (metrics "grad_norm"); off, it is measured only when
+  // trainer.clip_grad_norm needs it (a tiny model's step is a few dozen microseconds).
+  bool measure_grad_norm = true;
 
  private:
   StepRecord train_step(const data::Batch& batch);
@@ -109,6 +128,7 @@ class Trainer {
   double session_start_ = 0;
   int64_t session_steps_ = 0, session_items_ = 0;
   bool line_open_ = false;  // a TTY progress line without its newline yet
+  Device device_ = Device::cpu();  // the model's, found once per fit() (not per step)
 };
 
 }  // namespace hm::train

@@ -16,7 +16,6 @@ namespace hm::studies {
 
 using data::ToyDistribution;
 using models::ToyHead;
-using models::ToyRunResult;
 
 namespace {
 

@@ -19,14 +19,14 @@ report::LinePlot toy_sweep_plot(const std::vector<ToyGroup>& groups, data::ToyDi
 // Figures 1 and 2: the predicted pmfs of `heads` (Fourier heads at N = 12, gamma 0) for test
 // point `point` of one dataset against the true pmf, over the bin centres on [-1, 1], from the
 // smallest seed whose runs kept samples. Empty series list when there are none.
-report::LinePlot toy_pmf_plot(const std::vector<models::ToyRunResult>& results, data::ToyDistribution dataset,
+report::LinePlot toy_pmf_plot(const std::vector<ToyRunResult>& results, data::ToyDistribution dataset,
                             const std::vector<models::ToyHead>& heads, int64_t point);
 
 // Writes every figure as .svg and .png into dir: fig8_<dataset>_{kl,smoothness},
 // fig9_<dataset>_{kl,perplexity}, pmf_<dataset>_<point>, pmf_mle_<dataset>_<point> (the first
 // two sample points), loss_<dataset> (training loss per epoch). Figures without data are
 // skipped. Returns the file names.
-std::vector<std::string> write_toy_figures(const std::string& dir, const std::vector<models::ToyRunResult>& results,
+std::vector<std::string> write_toy_figures(const std::string& dir, const std::vector<ToyRunResult>& results,
                                            const std::vector<ToyGroup>& groups);
 
 }  // namespace hm::studies

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "models/fourier_toy.h"
+#include "tools/studies/fourier_toy/run.h"
 
 namespace hm::studies {
 
@@ -34,7 +34,7 @@ struct ToyGroup {
 };
 
 // Groups in order of first appearance in results.
-std::vector<ToyGroup> aggregate_toy_results(const std::vector<models::ToyRunResult>& results);
+std::vector<ToyGroup> aggregate_toy_results(const std::vector<ToyRunResult>& results);
 
 // The group or nullptr.
 const ToyGroup* find_toy_group(const std::vector<ToyGroup>& groups, data::ToyDistribution dataset, models::ToyHead head,
@@ -56,11 +56,17 @@ struct ToyStudyInfo {
   double wall_seconds = 0;  // the whole pool, start to end
 };
 
-// results.json: {"study", "mode", "jobs", "wall_seconds", "runs": [{"config", "metrics",
-// "seconds", "epoch_losses", "samples"?}]}; NaN metrics are null.
-Json toy_results_json(const std::vector<models::ToyRunResult>& results, const ToyStudyInfo& info);
+// One run as JSON: {"config", "metrics", "seconds", "epoch_losses", "test_losses",
+// "samples"?}; NaN metrics are null. And the inverse (throws naming the missing key).
+Json toy_config_json(const ToyRunConfig& config);
+ToyRunConfig toy_config_from_json(const Json& j);
+Json toy_run_json(const ToyRunResult& result);
+ToyRunResult toy_run_from_json(const Json& j);
+
+// results.json: {"study", "mode", "jobs", "wall_seconds", "runs": [toy_run_json...]}.
+Json toy_results_json(const std::vector<ToyRunResult>& results, const ToyStudyInfo& info);
 // The inverse (null metrics come back as NaN). Throws naming the missing key.
-std::vector<models::ToyRunResult> toy_results_from_json(const Json& j, ToyStudyInfo* info = nullptr);
+std::vector<ToyRunResult> toy_results_from_json(const Json& j, ToyStudyInfo* info = nullptr);
 
 // summary.json: the groups with mean/std/count per metric, the paper's values where it has
 // them, the checks of the paper's qualitative claims, and the timing.
@@ -82,7 +88,7 @@ std::vector<ToyClaim> toy_claims(const std::vector<ToyGroup>& groups);
 
 // Writes results.json, summary.json, summary.md and the figures (tools/studies/fourier_toy/figures.h) into
 // dir (created if needed), each file atomically. Returns the written file names.
-std::vector<std::string> write_toy_study(const std::string& dir, const std::vector<models::ToyRunResult>& results,
+std::vector<std::string> write_toy_study(const std::string& dir, const std::vector<ToyRunResult>& results,
                                          const ToyStudyInfo& info);
 
 }  // namespace hm::studies

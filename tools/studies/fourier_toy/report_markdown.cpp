@@ -7,7 +7,8 @@
 #include <set>
 
 #include "tools/studies/fourier_toy/report.h"
-#include "tools/studies/fourier_toy/study.h"
+#include "tools/studies/fourier_toy/grid.h"
+#include "tools/report/format.h"
 
 namespace hm::studies {
 
@@ -122,8 +123,8 @@ std::string toy_summary_markdown(const std::vector<ToyGroup>& groups, const ToyS
   std::string out = "# Fourier head toy study (section 4.1, Appendices C.2 and C.3)\n\n";
   out +=
       fmt::format("Mode {}: {} runs, seeds {{{}}}, {} jobs. Wall time {} ({:.1f} s); the runs' own times sum to {}.\n",
-                  info.mode, runs, fmt::join(seeds, ", "), info.jobs, format_duration(info.wall_seconds),
-                  info.wall_seconds, format_duration(run_seconds));
+                  info.mode, runs, fmt::join(seeds, ", "), info.jobs, report::format_duration(info.wall_seconds),
+                  info.wall_seconds, report::format_duration(run_seconds));
   out +=
       "Cells are mean ± std over the seeds, std the population std (ddof = 0, numpy.std's default); "
       "a single seed shows its value alone. \"paper\" columns are the paper's numbers (4 seeds, 500 epochs). "

@@ -9,8 +9,6 @@
 
 namespace hm::studies {
 
-using models::ToyRunConfig;
-using models::ToyRunResult;
 
 namespace {
 
@@ -51,7 +49,9 @@ Tensor rows_tensor(const Json& rows) {
   return from_vector(flat, {static_cast<int64_t>(rows.size()), static_cast<int64_t>(k)}, {.dtype = DType::Float64});
 }
 
-Json config_json(const ToyRunConfig& c) {
+}  // namespace
+
+Json toy_config_json(const ToyRunConfig& c) {
   return {{"dataset", data::toy_distribution_name(c.dataset)},
           {"head", models::toy_head_name(c.head)},
           {"frequencies", c.frequencies},
@@ -64,7 +64,7 @@ Json config_json(const ToyRunConfig& c) {
           {"sample_points", c.sample_points}};
 }
 
-ToyRunConfig config_from_json(const Json& j) {
+ToyRunConfig toy_config_from_json(const Json& j) {
   const char* w = "run config";
   ToyRunConfig c;
   c.dataset = data::parse_toy_distribution(at(j, "dataset", w).get<std::string>());
@@ -80,27 +80,52 @@ ToyRunConfig config_from_json(const Json& j) {
   return c;
 }
 
-}  // namespace
+Json toy_run_json(const ToyRunResult& r) {
+  Json run = {{"config", toy_config_json(r.config)},
+              {"metrics",
+               {{"kl", number_or_null(r.kl)},
+                {"smoothness", number_or_null(r.smoothness)},
+                {"mse", number_or_null(r.mse)},
+                {"perplexity", number_or_null(r.perplexity)}}},
+              {"seconds", r.seconds}};
+  Json losses = Json::array();
+  for (double l : r.epoch_losses) losses.push_back(number_or_null(l));
+  run["epoch_losses"] = std::move(losses);
+  Json test = Json::array();
+  for (const auto& [epoch, l] : r.test_losses) test.push_back({epoch, number_or_null(l)});
+  run["test_losses"] = std::move(test);
+  if (r.sample_xy.defined() && r.sample_xy.numel() > 0)
+    run["samples"] = {{"xy", rows_json(r.sample_xy)},
+                      {"true_pmf", rows_json(r.sample_true_pmf)},
+                      {"pred_pmf", rows_json(r.sample_pred_pmf)}};
+  return run;
+}
+
+ToyRunResult toy_run_from_json(const Json& run) {
+  ToyRunResult r;
+  r.config = toy_config_from_json(at(run, "config", "run"));
+  const Json& m = at(run, "metrics", "run");
+  r.kl = number_at(m, "kl", "metrics");
+  r.smoothness = number_at(m, "smoothness", "metrics");
+  r.mse = number_at(m, "mse", "metrics");
+  r.perplexity = number_at(m, "perplexity", "metrics");
+  r.seconds = number_at(run, "seconds", "run");
+  for (const Json& l : at(run, "epoch_losses", "run")) r.epoch_losses.push_back(l.is_null() ? kNaN : l.get<double>());
+  if (run.contains("test_losses"))  // absent in results written before the held-out curve
+    for (const Json& p : run.at("test_losses"))
+      r.test_losses.emplace_back(p.at(0).get<int64_t>(), p.at(1).is_null() ? kNaN : p.at(1).get<double>());
+  if (run.contains("samples")) {
+    const Json& s = run.at("samples");
+    r.sample_xy = rows_tensor(at(s, "xy", "samples"));
+    r.sample_true_pmf = rows_tensor(at(s, "true_pmf", "samples"));
+    r.sample_pred_pmf = rows_tensor(at(s, "pred_pmf", "samples"));
+  }
+  return r;
+}
 
 Json toy_results_json(const std::vector<ToyRunResult>& results, const ToyStudyInfo& info) {
   Json runs = Json::array();
-  for (const ToyRunResult& r : results) {
-    Json run = {{"config", config_json(r.config)},
-                {"metrics",
-                 {{"kl", number_or_null(r.kl)},
-                  {"smoothness", number_or_null(r.smoothness)},
-                  {"mse", number_or_null(r.mse)},
-                  {"perplexity", number_or_null(r.perplexity)}}},
-                {"seconds", r.seconds}};
-    Json losses = Json::array();
-    for (double l : r.epoch_losses) losses.push_back(number_or_null(l));
-    run["epoch_losses"] = std::move(losses);
-    if (r.sample_xy.defined() && r.sample_xy.numel() > 0)
-      run["samples"] = {{"xy", rows_json(r.sample_xy)},
-                        {"true_pmf", rows_json(r.sample_true_pmf)},
-                        {"pred_pmf", rows_json(r.sample_pred_pmf)}};
-    runs.push_back(std::move(run));
-  }
+  for (const ToyRunResult& r : results) runs.push_back(toy_run_json(r));
   return {{"study", "fourier-toy"},
           {"mode", info.mode},
           {"jobs", info.jobs},
@@ -117,24 +142,7 @@ std::vector<ToyRunResult> toy_results_from_json(const Json& j, ToyStudyInfo* inf
     info->wall_seconds = at(j, "wall_seconds", "results").get<double>();
   }
   std::vector<ToyRunResult> out;
-  for (const Json& run : at(j, "runs", "results")) {
-    ToyRunResult r;
-    r.config = config_from_json(at(run, "config", "run"));
-    const Json& m = at(run, "metrics", "run");
-    r.kl = number_at(m, "kl", "metrics");
-    r.smoothness = number_at(m, "smoothness", "metrics");
-    r.mse = number_at(m, "mse", "metrics");
-    r.perplexity = number_at(m, "perplexity", "metrics");
-    r.seconds = number_at(run, "seconds", "run");
-    for (const Json& l : at(run, "epoch_losses", "run")) r.epoch_losses.push_back(l.is_null() ? kNaN : l.get<double>());
-    if (run.contains("samples")) {
-      const Json& s = run.at("samples");
-      r.sample_xy = rows_tensor(at(s, "xy", "samples"));
-      r.sample_true_pmf = rows_tensor(at(s, "true_pmf", "samples"));
-      r.sample_pred_pmf = rows_tensor(at(s, "pred_pmf", "samples"));
-    }
-    out.push_back(std::move(r));
-  }
+  for (const Json& run : at(j, "runs", "results")) out.push_back(toy_run_from_json(run));
   return out;
 }
 

@@ -1,26 +1,16 @@
-// The toy study's grid and thread pool (see toy_study.h).
-#include "tools/studies/fourier_toy/study.h"
+// The toy study's grid, labels and run costs.
+#include "tools/studies/fourier_toy/grid.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cmath>
-#include <exception>
-#include <mutex>
-#include <numeric>
-#include <optional>
-#include <thread>
 
 #include "core/error.h"
-#include "core/parallel.h"
 
 namespace hm::studies {
 
 using models::ToyHead;
-using models::ToyRunConfig;
-using models::ToyRunResult;
 
 namespace {
 
@@ -128,92 +118,6 @@ double toy_run_cost(const ToyRunConfig& c) {
   }
   if (c.gamma > 0) per_epoch += 0.3;  // the regulariser's autocorrelation
   return per_epoch * static_cast<double>(c.epochs);
-}
-
-std::vector<ToyRunResult> run_toy_configs(const std::vector<ToyRunConfig>& configs, const ToyRunFn& run, int jobs,
-                                          const ToyProgressFn& progress) {
-  check(jobs >= 1, "run_toy_configs", "jobs must be >= 1, got {}", jobs);
-  check(static_cast<bool>(run), "run_toy_configs", "no run function given");
-  const size_t total = configs.size();
-  std::vector<ToyRunResult> results(total);
-  if (total == 0) return results;
-
-  // The queue: indices by decreasing cost (ties in grid order), so the longest runs start first
-  // and the pool does not end with one slow run on one core.
-  std::vector<size_t> order(total);
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return toy_run_cost(configs[a]) > toy_run_cost(configs[b]); });
-  double total_cost = 0;
-  for (const auto& c : configs) total_cost += toy_run_cost(c);
-
-  std::atomic<size_t> next{0};
-  std::atomic<bool> failed{false};
-  std::mutex mutex;  // guards the fields below and the progress callback
-  size_t done = 0;
-  double done_cost = 0;
-  std::optional<std::string> error;
-  const auto start = std::chrono::steady_clock::now();
-
-  auto worker = [&] {
-    set_num_threads(1);
-    while (!failed.load()) {
-      const size_t slot = next.fetch_add(1);
-      if (slot >= total) return;
-      const size_t i = order[slot];
-      try {
-        ToyRunResult r = run(configs[i]);
-        std::lock_guard<std::mutex> lock(mutex);
-        results[i] = std::move(r);
-        ++done;
-        done_cost += toy_run_cost(configs[i]);
-        if (progress && !failed.load()) {
-          ToyProgress p;
-          p.done = done;
-          p.total = total;
-          p.result = &results[i];
-          p.elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-          p.eta = done_cost > 0 ? p.elapsed * (total_cost - done_cost) / done_cost : 0.0;
-          progress(p);
-        }
-      } catch (const std::exception& e) {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (!error) error = fmt::format("run '{}' failed: {}", toy_run_label(configs[i]), e.what());
-        failed = true;
-      }
-    }
-  };
-
-  const int threads = static_cast<int>(std::min<size_t>(static_cast<size_t>(jobs), total));
-  std::vector<std::thread> pool;
-  pool.reserve(static_cast<size_t>(threads));
-  for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
-  check(!error, "run_toy_configs", "{} ({} of {} runs had finished)", error.value_or(""), done, total);
-  return results;
-}
-
-std::string format_duration(double seconds) {
-  if (!std::isfinite(seconds) || seconds < 0) return "?";
-  if (seconds < 60) return fmt::format("{:.1f}s", seconds);
-  const auto s = static_cast<int64_t>(std::llround(seconds));
-  if (s < 3600) return fmt::format("{}m{:02d}s", s / 60, s % 60);
-  return fmt::format("{}h{:02d}m", s / 3600, (s % 3600) / 60);
-}
-
-std::string format_progress(const ToyProgress& p) {
-  const ToyRunResult& r = *p.result;
-  std::string metrics;
-  auto add = [&](const char* name, double v) {
-    if (!std::isnan(v)) metrics += fmt::format(" {} {:.4f}", name, v);
-  };
-  add("kl", r.kl);
-  add("smooth", r.smoothness);
-  add("mse", r.mse);
-  add("ppl", r.perplexity);
-  const int width = static_cast<int>(fmt::format("{}", p.total).size());
-  return fmt::format("[{:>{}}/{}] {} |{} | {} | elapsed {}, ETA {}", p.done, width, p.total, toy_run_label(r.config),
-                     metrics, format_duration(r.seconds), format_duration(p.elapsed), format_duration(p.eta));
 }
 
 }  // namespace hm::studies

@@ -1,0 +1,288 @@
+// The study driver: settings, durable results, resume, progress lines, report.
+#include "tools/studies/driver.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "tools/report/format.h"
+#include "tools/train/config.h"
+#include "tools/train/run_pool.h"
+#include "tools/train/trainer.h"
+
+namespace hm::studies {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kResults = "results.jsonl";
+constexpr const char* kSettings = "study.json";
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// study.json: what the grid was made from, and the sessions that ran it.
+struct Settings {
+  std::string study;
+  StudyContext context;
+  Json sessions = Json::array();  // [{"jobs", "wall_seconds"}]
+
+  Json to_json() const {
+    return {{"study", study},
+            {"quick", context.quick},
+            {"seeds", context.seeds},
+            {"options", context.options},
+            {"sessions", sessions}};
+  }
+  static Settings read(const std::string& path) {
+    std::ifstream in(path);
+    check(in.good(), "study", "cannot read '{}' (is this the directory of a study?)", path);
+    try {
+      Json j = Json::parse(in);
+      Settings s;
+      s.study = j.at("study").get<std::string>();
+      s.context.quick = j.at("quick").get<bool>();
+      s.context.seeds = j.at("seeds").get<std::vector<uint64_t>>();
+      s.context.options = j.at("options");
+      s.sessions = j.at("sessions");
+      return s;
+    } catch (const Json::exception& e) {
+      throw_error("study", fmt::format("'{}' is not a study's settings file: {}", path, e.what()));
+    }
+  }
+};
+
+std::string default_dir(const StudySpec& spec, bool quick) {
+  return fmt::format("runs/{}{}", spec.name, quick ? "-quick" : "");
+}
+
+// The grid, with its labels checked unique.
+std::vector<StudyRun> make_grid(const StudySpec& spec, const StudyContext& context) {
+  std::vector<StudyRun> grid = spec.grid(context);
+  std::set<std::string> labels;
+  for (const StudyRun& r : grid)
+    check(labels.insert(r.label).second, "study", "study '{}' has the run label '{}' twice", spec.name, r.label);
+  return grid;
+}
+
+// The records of `grid` found in `records`, in grid order; a recorded label with a different
+// config means the results belong to other settings.
+std::vector<RunRecord> in_grid_order(const std::vector<StudyRun>& grid, const std::vector<RunRecord>& records,
+                                     const std::string& where) {
+  std::map<std::string, const RunRecord*> by_label;
+  for (const RunRecord& r : records) by_label.emplace(r.label, &r);
+  std::vector<RunRecord> out;
+  for (const StudyRun& run : grid) {
+    auto it = by_label.find(run.label);
+    if (it == by_label.end()) continue;
+    HM_CHECK(it->second->config == run.config, "study",
+             "{}: run '{}' was recorded with config {} but the grid asks for {}", where, run.label,
+             it->second->config.dump(), run.config.dump());
+    out.push_back(*it->second);
+  }
+  return out;
+}
+
+StudyInfo info_of(const Settings& settings, const std::string& name) {
+  StudyInfo info;
+  info.name = name;
+  info.quick = settings.context.quick;
+  for (const Json& s : settings.sessions) {
+    info.jobs = std::max(info.jobs, s.value("jobs", 1));
+    info.wall_seconds += s.value("wall_seconds", 0.0);
+  }
+  return info;
+}
+
+std::vector<std::string> write_report(const StudySpec& spec, const std::string& dir, std::vector<RunRecord> records,
+                                      const StudyInfo& info, std::FILE* log) {
+  ReportInput input{dir, std::move(records), info};
+  std::vector<std::string> files = spec.report(input);
+  if (log) {
+    fmt::print(log, "\nWrote {} files to {} (summary.md, summary.json, figures).\n", files.size(), dir);
+    if (spec.headline)
+      for (const std::string& line : spec.headline(input)) fmt::print(log, "{}\n", line);
+    std::fflush(log);
+  }
+  return files;
+}
+
+// --from: the report of a finished (or partly finished) study, without training.
+StudyOutcome report_only(const StudySpec& spec, const StudyArgs& args, std::FILE* log) {
+  const fs::path from = args.from;
+  const fs::path dir = fs::is_directory(from) ? from : from.parent_path();
+  const fs::path results = fs::is_directory(from) ? from / kResults : from;
+  Settings settings = Settings::read((dir / kSettings).string());
+  check(settings.study == spec.name, "study", "'{}' holds study '{}', not '{}'", dir.string(), settings.study,
+        spec.name);
+  const std::vector<StudyRun> grid = make_grid(spec, settings.context);
+  std::vector<RunRecord> records = in_grid_order(grid, read_results(results.string()), results.string());
+  StudyOutcome out;
+  out.dir = args.out.empty() ? dir.string() : args.out;
+  out.done = records.size();
+  out.total = grid.size();
+  if (log && out.done < out.total)
+    fmt::print(log, "note: {} of {} runs are recorded; the report covers those\n", out.done, out.total);
+  out.files = write_report(spec, out.dir, std::move(records), info_of(settings, spec.name), log);
+  return out;
+}
+
+}  // namespace
+
+Json record_json(const RunRecord& r) {
+  return {{"label", r.label}, {"config", r.config}, {"result", r.result}, {"seconds", r.seconds}};
+}
+
+std::vector<RunRecord> read_results(const std::string& path) {
+  std::vector<RunRecord> records;
+  std::ifstream in(path);
+  if (!in.good()) return records;
+  std::set<std::string> seen;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    try {
+      Json j = Json::parse(line);
+      RunRecord r{j.at("label").get<std::string>(), j.at("config"), j.at("result"), j.at("seconds").get<double>()};
+      if (seen.insert(r.label).second) records.push_back(std::move(r));
+    } catch (const Json::exception&) {
+      continue;  // a torn line of a killed process: that run is simply not done
+    }
+  }
+  return records;
+}
+
+StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* log) {
+  if (!args.from.empty()) return report_only(spec, args, log);
+  check(args.jobs >= 0, "study", "--jobs must be >= 1 (0: all hardware threads), got {}", args.jobs);
+
+  // The settings: a new study's from the arguments, a resumed one's from its study.json.
+  Settings settings;
+  std::string dir;
+  if (!args.resume.empty()) {
+    check(!args.quick && args.seeds.empty() && args.sets.empty() && args.out.empty(), "study",
+          "--resume takes its settings from {}/{}: do not pass --quick, --seeds, --set or --out with it", args.resume,
+          kSettings);
+    dir = args.resume;
+    settings = Settings::read((fs::path(dir) / kSettings).string());
+    check(settings.study == spec.name, "study", "'{}' holds study '{}', not '{}'", dir, settings.study, spec.name);
+  } else {
+    dir = args.out.empty() ? default_dir(spec, args.quick) : args.out;
+    settings.study = spec.name;
+    settings.context.quick = args.quick;
+    settings.context.seeds = args.seeds;
+    settings.context.options = train::resolve_config(spec.options, "", args.sets);
+    const fs::path results = fs::path(dir) / kResults;
+    if (fs::exists(results) && !read_results(results.string()).empty()) {
+      check(args.force, "study",
+            "'{}' holds results of an earlier study: finish it with --resume {}, or pass --force to start over", dir,
+            dir);
+      fs::remove(results);
+    }
+  }
+  const std::vector<StudyRun> grid = make_grid(spec, settings.context);
+  fs::create_directories(dir);
+  const std::string results_path = (fs::path(dir) / kResults).string();
+
+  // Keep the parseable records only, so a torn last line cannot swallow the next append.
+  std::vector<RunRecord> done = in_grid_order(grid, read_results(results_path), results_path);
+  {
+    std::string kept;
+    for (const RunRecord& r : done) kept += record_json(r).dump() + "\n";
+    write_file_atomic(results_path, kept);
+  }
+  std::set<std::string> done_labels;
+  for (const RunRecord& r : done) done_labels.insert(r.label);
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < grid.size(); ++i)
+    if (!done_labels.count(grid[i].label)) todo.push_back(i);
+
+  const int hw = static_cast<int>(std::thread::hardware_concurrency());
+  const int jobs = args.jobs > 0 ? args.jobs : std::max(hw, 1);
+  settings.sessions.push_back({{"jobs", jobs}, {"wall_seconds", 0.0}});
+  write_file_atomic((fs::path(dir) / kSettings).string(), settings.to_json().dump(2) + "\n");
+  if (log) {
+    fmt::print(log, "{} study ({}): {} runs on {} jobs -> {}{}\n", spec.name, settings.context.quick ? "quick" : "full",
+               grid.size(), jobs, dir,
+               done.empty() ? "" : fmt::format(" (resuming: {} done, {} to run)", done.size(), todo.size()));
+    std::fflush(log);
+  }
+
+  // One line per finished run; on a terminal a status line below it is redrawn in place.
+  const bool tty = log && isatty(fileno(log)) != 0;
+  const auto start = std::chrono::steady_clock::now();
+  const size_t width = fmt::format("{}", grid.size()).size();
+  size_t recorded = done.size();
+  std::vector<RunRecord> fresh(todo.size());
+  std::mutex fresh_mutex;
+  train::SigintScope sigint;  // Ctrl-C: runs in flight stop at their next step, none start
+  train::clear_stop();
+  const size_t finished = train::run_pool(
+      todo.size(),
+      [&](size_t k) {
+        const StudyRun& run = grid[todo[k]];
+        const auto t0 = std::chrono::steady_clock::now();
+        Json result = spec.run(run);
+        HM_CHECK(result.is_object(), "study", "run '{}' returned {} instead of a JSON object", run.label,
+                 result.dump());
+        std::lock_guard<std::mutex> lock(fresh_mutex);
+        fresh[k] = RunRecord{run.label, run.config, std::move(result), seconds_since(t0)};
+      },
+      jobs,
+      {.cost = [&](size_t k) { return grid[todo[k]].cost; },
+       .label = [&](size_t k) { return grid[todo[k]].label; },
+       .on_done =
+           [&](size_t k, const train::PoolProgress& p) {
+             const RunRecord& r = fresh[k];
+             append_line_durable(results_path, record_json(r).dump());
+             ++recorded;
+             if (!log) return;
+             const std::string line = fmt::format(
+                 "[{:>{}}/{}] {} | {} | {} | elapsed {}, ETA {}", recorded, width, grid.size(), r.label,
+                 spec.describe ? spec.describe(r) : "", report::format_duration(r.seconds),
+                 report::format_duration(p.elapsed), report::format_duration(p.eta));
+             if (tty) {
+               fmt::print(log, "\r\033[K{}\n", line);
+               if (recorded < grid.size())
+                 fmt::print(log, "  {} of {} runs done, elapsed {}, ETA {}", recorded, grid.size(),
+                            report::format_duration(p.elapsed), report::format_duration(p.eta));
+             } else {
+               fmt::print(log, "{}\n", line);
+             }
+             std::fflush(log);
+           },
+       .stop_starting = [] { return train::stop_requested(); }});
+
+  settings.sessions.back()["wall_seconds"] = seconds_since(start);
+  write_file_atomic((fs::path(dir) / kSettings).string(), settings.to_json().dump(2) + "\n");
+  StudyOutcome out;
+  out.dir = dir;
+  out.total = grid.size();
+  out.done = done.size() + finished;
+  out.interrupted = out.done < out.total;
+  train::clear_stop();
+  if (out.interrupted) {
+    if (log) {
+      if (tty) fmt::print(log, "\n");
+      fmt::print(log, "interrupted: {} of {} runs are recorded in {}; finish with: harmonic study {} --resume {}\n",
+                 out.done, out.total, results_path, spec.name, dir);
+    }
+    return out;
+  }
+  std::vector<RunRecord> all = in_grid_order(grid, read_results(results_path), results_path);
+  check(all.size() == grid.size(), "study", "{} holds {} of the grid's {} runs after the pool finished",
+        results_path, all.size(), grid.size());
+  out.files = write_report(spec, dir, std::move(all), info_of(settings, spec.name), log);
+  return out;
+}
+
+}  // namespace hm::studies

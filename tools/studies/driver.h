@@ -1,0 +1,41 @@
+// Runs a registered study (tools/studies/study.h) durably: the grid on a pool of threads
+// (tools/train/run_pool.h), each finished run appended to DIR/results.jsonl as one fsync'ed
+// JSON line, the study's settings in DIR/study.json, and the report written when every run
+// is done. Ctrl-C lets the runs in flight stop at their next step and loses only them;
+// `--resume DIR` reads study.json and results.jsonl and runs only the missing labels.
+#pragma once
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "tools/studies/study.h"
+
+namespace hm::studies {
+
+struct StudyArgs {
+  bool quick = false;
+  int jobs = 0;                    // 0: the hardware threads
+  std::vector<uint64_t> seeds;     // empty: the study's default for the mode
+  std::vector<std::string> sets;   // "key=value" on the study's options
+  std::string out;                 // default runs/<name> or runs/<name>-quick
+  std::string resume;              // finish the interrupted study in this directory
+  std::string from;                // rebuild the report from this directory (or its results.jsonl)
+  bool force = false;              // start over where an earlier study's results are
+};
+
+struct StudyOutcome {
+  std::string dir;
+  size_t done = 0, total = 0;  // runs recorded / in the grid
+  bool interrupted = false;    // stopped by Ctrl-C before the grid was done (no report)
+  std::vector<std::string> files;
+};
+
+// Runs (or resumes, or only reports) the study; progress lines go to log (nullptr: silent).
+StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* log = stdout);
+
+// The records of a results.jsonl in file order. A line that does not parse (a torn write of
+// a killed process) is skipped; a label recorded twice keeps its first record.
+std::vector<RunRecord> read_results(const std::string& path);
+Json record_json(const RunRecord& record);
+
+}  // namespace hm::studies

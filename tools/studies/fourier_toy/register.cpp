@@ -1,0 +1,84 @@
+// `harmonic study fourier-toy`: the Fourier head paper's toy study registered with the study
+// driver (tools/studies/driver.h): the grid of grid.h, one run of run.h per point, the report
+// and figures of report.h.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "tools/studies/fourier_toy/grid.h"
+#include "tools/studies/fourier_toy/report.h"
+#include "tools/studies/study.h"
+
+namespace hm::studies {
+namespace {
+
+ToyStudyPlan plan_of(const StudyContext& c) {
+  ToyStudyPlan plan;
+  plan.quick = c.quick;
+  plan.seeds = c.seeds;
+  plan.epochs = c.options.at("epochs").get<int64_t>();
+  for (const Json& d : c.options.at("datasets")) plan.datasets.push_back(data::parse_toy_distribution(d.get<std::string>()));
+  return plan;
+}
+
+std::vector<ToyRunResult> results_of(const std::vector<RunRecord>& records) {
+  std::vector<ToyRunResult> results;
+  results.reserve(records.size());
+  for (const RunRecord& r : records) {
+    Json run = r.result;
+    run["config"] = r.config;
+    results.push_back(toy_run_from_json(run));
+  }
+  return results;
+}
+
+ToyStudyInfo toy_info(const StudyInfo& info) {
+  return {.mode = info.quick ? "quick" : "full", .jobs = info.jobs, .wall_seconds = info.wall_seconds};
+}
+
+StudySpec fourier_toy_study() {
+  StudySpec s;
+  s.name = "fourier-toy";
+  s.description = "Fourier head toy study (paper section 4.1, Tables 1/5/6/7, Figures 1/2/8/9)";
+  s.modes = fmt::format(
+      "quick: seed 1, linear, gmm, regression, fourier N 2..20 and 12 with gamma 1e-6, gmm-mle, fourier-mle N "
+      "4/8/12/16/20 on 3 datasets (60 runs, about 2 minutes on 2 cores); full: seeds 1 2 3 42, fourier and "
+      "fourier-mle N 2..20 x gamma {{0, 1e-6}} (528 runs, about 11 minutes on 2 cores); {} epochs each",
+      kToyFullEpochs);
+  s.options = {{"epochs", 0}, {"datasets", Json::array()}};  // 0 / []: the mode's epochs, all three datasets
+  s.grid = [](const StudyContext& c) {
+    std::vector<StudyRun> runs;
+    for (const ToyRunConfig& config : toy_study_grid(plan_of(c)))
+      runs.push_back({toy_run_label(config), toy_config_json(config), toy_run_cost(config)});
+    return runs;
+  };
+  s.run = [](const StudyRun& run) {
+    Json result = toy_run_json(run_toy_density(toy_config_from_json(run.config)));
+    result.erase("config");  // the record carries it
+    return result;
+  };
+  s.describe = [](const RunRecord& r) {
+    std::string metrics;
+    for (const auto& [key, name] : {std::pair<const char*, const char*>{"kl", "kl"},
+                                    {"smoothness", "smooth"},
+                                    {"mse", "mse"},
+                                    {"perplexity", "ppl"}}) {
+      const Json& v = r.result.at("metrics").at(key);
+      if (!v.is_null()) metrics += fmt::format(" {} {:.4f}", name, v.get<double>());
+    }
+    return metrics;
+  };
+  s.report = [](const ReportInput& in) { return write_toy_study(in.dir, results_of(in.records), toy_info(in.info)); };
+  s.headline = [](const ReportInput& in) {
+    std::vector<std::string> lines;
+    for (const ToyClaim& c : toy_claims(aggregate_toy_results(results_of(in.records))))
+      lines.push_back(fmt::format("  {:<50} {:<3} ({})", c.claim, c.holds ? "yes" : "NO", c.detail));
+    return lines;
+  };
+  return s;
+}
+
+const StudyRegistration registration{fourier_toy_study()};
+
+}  // namespace
+}  // namespace hm::studies
