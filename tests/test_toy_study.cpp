@@ -1,29 +1,26 @@
-// The toy study runner (tools/studies/fourier_toy/study.h, tools/studies/fourier_toy/report.h, tools/studies/fourier_toy/figures.h) driven by
-// a fast fake run function: grid, pool, aggregation, tables, JSON and files.
+// The toy study (tools/studies/fourier_toy/: grid.h, report.h, figures.h) driven by a fast
+// fake run function: grid, aggregation, tables, JSON and files.
 #include <doctest/doctest.h>
 
-#include <atomic>
 #include <cmath>
 #include <fstream>
 #include <limits>
 #include <map>
-#include <mutex>
 #include <set>
 #include <sstream>
-#include <stdexcept>
 
 #include "helpers.h"
 #include "tools/studies/fourier_toy/figures.h"
 #include "tools/studies/fourier_toy/report.h"
-#include "tools/studies/fourier_toy/study.h"
+#include "tools/studies/fourier_toy/grid.h"
 
 namespace hm::test {
 namespace {
 
 using data::ToyDistribution;
 using models::ToyHead;
-using models::ToyRunConfig;
-using models::ToyRunResult;
+using studies::ToyRunConfig;
+using studies::ToyRunResult;
 using studies::ToyGroup;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -120,55 +117,6 @@ TEST_CASE("toy study grid: 528 full runs, 60 quick, the paper's heads") {
   }
   CHECK(throws_with([] { studies::toy_study_grid({.seeds = {1, 1}}); }, {"toy_study_grid", "seed 1"}));
   CHECK(throws_with([] { studies::toy_study_grid({.epochs = -1}); }, {"toy_study_grid", "-1"}));
-}
-
-TEST_CASE("toy study pool: every config exactly once on 2 jobs, results in grid order") {
-  const auto configs = studies::toy_study_grid({.quick = true, .epochs = 2});
-  std::mutex mutex;
-  std::map<std::string, int> calls;
-  std::atomic<int> running{0}, max_running{0};
-  auto run = [&](const ToyRunConfig& c) {
-    int now = ++running;
-    int seen = max_running.load();
-    while (now > seen && !max_running.compare_exchange_weak(seen, now)) {
-    }
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      calls[studies::toy_run_label(c)]++;
-    }
-    ToyRunResult r = fake_run(c);
-    --running;
-    return r;
-  };
-  std::vector<size_t> done_counts;
-  auto progress = [&](const studies::ToyProgress& p) {
-    done_counts.push_back(p.done);
-    CHECK(p.total == configs.size());
-    CHECK(!studies::format_progress(p).empty());
-  };
-  const auto results = studies::run_toy_configs(configs, run, 2, progress);
-  REQUIRE(results.size() == configs.size());
-  CHECK(calls.size() == configs.size());
-  for (const auto& [label, n] : calls) CHECK_MESSAGE(n == 1, label);
-  for (size_t i = 0; i < configs.size(); ++i)
-    CHECK(studies::toy_run_label(results[i].config) == studies::toy_run_label(configs[i]));
-  CHECK(max_running.load() <= 2);
-  REQUIRE(done_counts.size() == configs.size());
-  for (size_t i = 0; i < done_counts.size(); ++i) CHECK(done_counts[i] == i + 1);
-}
-
-TEST_CASE("toy study pool: a failing run stops the pool with a clear error") {
-  const auto configs = studies::toy_study_grid({.quick = true, .epochs = 2});
-  std::atomic<int> calls{0};
-  auto run = [&](const ToyRunConfig& c) {
-    ++calls;
-    if (c.dataset == ToyDistribution::GMM2 && c.head == ToyHead::GMM) throw std::runtime_error("loss is nan");
-    return fake_run(c);
-  };
-  CHECK(throws_with([&] { studies::run_toy_configs(configs, run, 2); },
-                    {"run_toy_configs", "gmm2 gmm seed=1", "loss is nan", "runs had finished"}));
-  CHECK(calls.load() <= static_cast<int>(configs.size()));
-  CHECK(throws_with([&] { studies::run_toy_configs(configs, run, 0); }, {"jobs must be >= 1, got 0"}));
 }
 
 TEST_CASE("toy study aggregation: mean and population std over seeds") {

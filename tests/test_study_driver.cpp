@@ -1,0 +1,156 @@
+// The study driver (tools/studies/driver.h) on a fake study: durable results, interruption
+// and resume, torn lines, refusals, report-only rebuilds.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+
+#include "core/atomic_file.h"
+#include "helpers.h"
+#include "tools/studies/driver.h"
+#include "tools/train/run_pool.h"
+#include "tools/train/trainer.h"
+
+using namespace hm;
+using namespace hm::studies;
+using hm::test::throws_with;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::atomic<int> g_runs{0};
+std::atomic<int> g_stop_after{-1};  // request a stop (as Ctrl-C does) when this many runs started
+
+// 3 runs per seed (quick: 1 seed, full: 2); the result is a pure function of the config.
+StudySpec fake_study() {
+  StudySpec s;
+  s.name = "fake-study";
+  s.description = "a test study";
+  s.modes = "quick: 3 runs; full: 6";
+  s.options = {{"scale", 2}};
+  s.grid = [](const StudyContext& c) {
+    std::vector<uint64_t> seeds = c.seeds.empty() ? std::vector<uint64_t>(c.quick ? 1 : 2, 0) : c.seeds;
+    if (c.seeds.empty())
+      for (size_t i = 0; i < seeds.size(); ++i) seeds[i] = i + 1;
+    std::vector<StudyRun> runs;
+    for (uint64_t seed : seeds)
+      for (int k = 0; k < 3; ++k)
+        runs.push_back({fmt::format("k={} seed={}", k, seed),
+                        {{"k", k}, {"seed", seed}, {"scale", c.options.at("scale")}},
+                        static_cast<double>(k)});
+    return runs;
+  };
+  s.run = [](const StudyRun& r) {
+    const int started = ++g_runs;
+    if (g_stop_after.load() >= 0 && started > g_stop_after.load()) {
+      train::request_stop();
+      throw train::RunInterrupted{};  // what a Trainer-based run does when the stop arrives
+    }
+    const int v = r.config.at("k").get<int>() * r.config.at("scale").get<int>() + r.config.at("seed").get<int>();
+    return Json{{"value", v}};
+  };
+  s.describe = [](const RunRecord& r) { return fmt::format("value {}", r.result.at("value").get<int>()); };
+  s.report = [](const ReportInput& in) {
+    std::string text = fmt::format("{} runs{}\n", in.records.size(), in.info.quick ? " (quick)" : "");
+    for (const RunRecord& r : in.records) text += fmt::format("{} {}\n", r.label, r.result.at("value").get<int>());
+    fs::create_directories(in.dir);
+    write_file_atomic(in.dir + "/summary.md", text);
+    return std::vector<std::string>{"summary.md"};
+  };
+  return s;
+}
+
+const StudyRegistration registration{fake_study()};
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / fmt::format("hm_study_{}_{}", name, ::getpid());
+  fs::remove_all(dir);
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("study driver: a registered study runs, records every run durably and writes its report") {
+  g_stop_after = -1;
+  const StudySpec& spec = find_study("fake-study");
+  CHECK(throws_with([] { find_study("nope"); }, {"unknown study 'nope'", "fake-study", "fourier-toy"}));
+  const fs::path dir = fresh_dir("full");
+  StudyOutcome out = run_study(spec, {.jobs = 2, .out = dir.string()}, nullptr);
+  CHECK_FALSE(out.interrupted);
+  CHECK(out.done == 6);
+  CHECK(out.total == 6);
+  CHECK(read_results((dir / "results.jsonl").string()).size() == 6);
+  CHECK(read_text(dir / "summary.md") ==
+        "6 runs\nk=0 seed=1 1\nk=1 seed=1 3\nk=2 seed=1 5\nk=0 seed=2 2\nk=1 seed=2 4\nk=2 seed=2 6\n");
+  // The directory holds a study now: another run there must say how to go on.
+  CHECK(throws_with([&] { run_study(spec, {.out = dir.string()}, nullptr); },
+                    {"earlier study", "--resume", "--force"}));
+  // --force starts over; --set reaches the grid.
+  out = run_study(spec, {.jobs = 1, .sets = {"scale=10"}, .out = dir.string(), .force = true}, nullptr);
+  CHECK(read_text(dir / "summary.md").find("k=2 seed=2 22") != std::string::npos);
+  CHECK(throws_with([&] { run_study(spec, {.sets = {"scale=x"}, .out = (dir / "x").string()}, nullptr); },
+                    {"scale"}));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("study driver: an interrupted study resumes to the same report, a torn line is re-run") {
+  const StudySpec& spec = find_study("fake-study");
+  const fs::path reference = fresh_dir("reference"), dir = fresh_dir("resume");
+  g_stop_after = -1;
+  run_study(spec, {.quick = true, .seeds = {3, 4}, .out = reference.string()}, nullptr);
+
+  g_runs = 0;
+  g_stop_after = 2;  // Ctrl-C arrives while the third run trains
+  StudyOutcome cut = run_study(spec, {.quick = true, .jobs = 1, .seeds = {3, 4}, .out = dir.string()}, nullptr);
+  CHECK(cut.interrupted);
+  CHECK(cut.done == 2);
+  CHECK_FALSE(fs::exists(dir / "summary.md"));
+  CHECK_FALSE(train::stop_requested());  // the driver leaves the flag clear for the next study
+  CHECK(throws_with([&] { run_study(spec, {.quick = true, .resume = dir.string()}, nullptr); },
+                    {"--resume takes its settings", "study.json"}));
+
+  // A process killed mid-write leaves a torn last line: it is not a finished run.
+  {
+    std::ofstream torn(dir / "results.jsonl", std::ios::app);
+    torn << R"({"label": "k=2 seed=3", "config": {"k")";
+  }
+  g_runs = 0;
+  g_stop_after = -1;
+  StudyOutcome resumed = run_study(spec, {.jobs = 2, .resume = dir.string()}, nullptr);
+  CHECK_FALSE(resumed.interrupted);
+  CHECK(resumed.done == 6);
+  CHECK(g_runs.load() == 4);  // only the missing runs
+  CHECK(read_text(dir / "summary.md") == read_text(reference / "summary.md"));
+  CHECK(read_results((dir / "results.jsonl").string()).size() == 6);
+
+  // --from rebuilds the report without training.
+  fs::remove(dir / "summary.md");
+  g_runs = 0;
+  run_study(spec, {.from = dir.string()}, nullptr);
+  CHECK(g_runs.load() == 0);
+  CHECK(read_text(dir / "summary.md") == read_text(reference / "summary.md"));
+  fs::remove_all(reference);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("study driver: results recorded under other settings are refused, not mixed in") {
+  g_stop_after = -1;
+  const StudySpec& spec = find_study("fake-study");
+  const fs::path dir = fresh_dir("mismatch");
+  run_study(spec, {.quick = true, .out = dir.string()}, nullptr);
+  // Edit the recorded settings as if the grid had been made with another scale.
+  std::string settings = read_text(dir / "study.json");
+  settings.replace(settings.find("\"scale\": 2"), 10, "\"scale\": 5");
+  write_file_atomic((dir / "study.json").string(), settings);
+  CHECK(throws_with([&] { run_study(spec, {.resume = dir.string()}, nullptr); },
+                    {"was recorded with config", "k=0 seed=1"}));
+  CHECK(throws_with([&] { run_study(spec, {.resume = (dir / "missing").string()}, nullptr); },
+                    {"cannot read", "study.json"}));
+  fs::remove_all(dir);
+}
