@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "data/datasets.h"
-#include "models/mlp_demo.h"
+#include "tools/demos/spiral_sgd.h"
 #include "optim/checkpoint.h"
 #include "optim/clip.h"
 #include "tests/helpers.h"
@@ -122,9 +122,9 @@ TEST_CASE("trainer: full-batch mlp-spirals reproduces the demo's losses") {
   FitResult r = trainer.fit();
   CHECK(!r.interrupted);
   CHECK(r.step == 30);
-  models::SpiralDemoConfig demo;
+  demos::SpiralDemoConfig demo;
   demo.epochs = 30;
-  std::vector<double> expected = models::train_spiral_mlp(demo).losses;
+  std::vector<double> expected = demos::train_spiral_mlp(demo).losses;
   REQUIRE(losses.size() == expected.size());
   for (size_t i = 0; i < losses.size(); ++i) CHECK(losses[i] == doctest::Approx(expected[i]).epsilon(1e-5));
   CHECK(r.eval.contains("val_accuracy"));

@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 
 #include "core/parallel.h"
-#include "models/mlp_demo.h"
+#include "tools/demos/spiral_sgd.h"
 #include "tools/cli/commands.h"
 
 namespace hm::cli {
 namespace {
 
-models::SpiralDemoConfig config;
+demos::SpiralDemoConfig config;
 int threads = 0;
 
 Registration reg{{"demo",
@@ -29,7 +29,7 @@ Registration reg{{"demo",
                       if (epoch % 25 == 0 || epoch + 1 == config.epochs)
                         fmt::print("epoch {:4d}  loss {:.4f}\n", epoch, loss);
                     };
-                    models::SpiralDemoResult r = models::train_spiral_mlp(config, report);
+                    demos::SpiralDemoResult r = demos::train_spiral_mlp(config, report);
                     fmt::print("loss {:.4f} -> {:.4f}, training accuracy {:.1f}%\n", r.losses.front(), r.losses.back(),
                                100.0 * r.accuracy);
                     return 0;
