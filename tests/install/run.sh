@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# ctest "package: install, find_package and pkg-config": installs the built Harmonic into a
+# scratch prefix, builds and runs the consumer project beside this script against it
+# (find_package(Harmonic)), then compiles, links and runs a one-line program with
+# `pkg-config --cflags --libs harmonic`.
+# Usage: run.sh <harmonic source dir> <harmonic build dir> <scratch dir (wiped first)>
+# The environment picks the generator, compiler and launcher (CMAKE_GENERATOR, CXX,
+# CMAKE_CXX_COMPILER_LAUNCHER), as ctest sets them from the parent build.
+set -euo pipefail
+src=$1 build=$2 work=$3
+rm -rf "$work"
+mkdir -p "$work"
+prefix=$work/prefix
+
+cmake --install "$build" --prefix "$prefix" >"$work/install.log"
+echo "installed into $prefix: $(find "$prefix/include/harmonic" -name '*.h' | wc -l) headers, $(ls "$prefix/lib" | tr "\n" " ")"
+
+cmake -S "$src/tests/install" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
+      -DHARMONIC_EXAMPLE_SOURCE="$src/tests/test_readme_example.cpp" >"$work/consumer-configure.log"
+cmake --build "$work/consumer" >"$work/consumer-build.log" || { cat "$work/consumer-build.log"; exit 1; }
+"$work/consumer/app"
+
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+flags=$(pkg-config --cflags --libs harmonic)
+echo "pkg-config --cflags --libs harmonic: $flags"
+printf '#include "core/harmonic.h"\nint main() { return hm::ones({2, 3}).numel() == 6 ? 0 : 1; }\n' >"$work/one.cpp"
+# shellcheck disable=SC2086  # the flags are meant to split
+${CXX:-c++} "$work/one.cpp" -o "$work/one" $flags
+LD_LIBRARY_PATH=$prefix/lib "$work/one"
+echo "pkg-config program ran"
