@@ -10,7 +10,7 @@
 
 #include "core/safetensors.h"
 #include "tests/helpers.h"
-#include "ops/registry/op_table.h"
+#include "ops/registry/run_op.h"
 
 using namespace hm;
 using namespace hm::ops;

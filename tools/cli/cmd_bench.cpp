@@ -37,7 +37,7 @@
 #include "optim/clip.h"
 #include "optim/schedule.h"
 #include "tools/cli/commands.h"
-#include "ops/registry/op_table.h"
+#include "ops/registry/registry.h"
 
 namespace hm::cli {
 using namespace hm::ops;

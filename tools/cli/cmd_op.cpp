@@ -6,7 +6,7 @@
 
 #include "core/device.h"
 #include "tools/cli/commands.h"
-#include "ops/registry/op_table.h"
+#include "ops/registry/run_op.h"
 
 namespace hm::cli {
 using namespace hm::ops;

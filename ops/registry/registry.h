@@ -2,7 +2,8 @@
 //   Tensor call(const std::vector<Tensor>& inputs, const nlohmann::json& attrs)
 // plus the names of its tensor inputs, which of them are differentiable, and its attributes
 // with their defaults. `harmonic op` and `harmonic bench` run ops through it, and
-// tests/test_op_runner.cpp checks it against PyTorch reference values.
+// tests/test_op_runner.cpp checks it against PyTorch reference values. Running
+// one op from named tensors is ops/registry/run_op.h.
 #pragma once
 #include <algorithm>
 #include <map>
@@ -82,29 +83,7 @@ const OpSpec& find_op(const std::string& name);
 // Up to `count` table names closest to name (edit distance, prefixes and substrings first).
 std::vector<std::string> close_op_names(const std::string& name, size_t count = 5);
 
-// -- running one op forward and backward (what `harmonic op` does) ---------------------------
-
-using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
-
-struct OpRun {
-  Tensor output;                    // on the CPU
-  NamedTensors grads;               // "grad_<input>" for each float differentiable input, on the CPU
-  std::vector<std::string> unused;  // named tensors the op did not read
-};
-
-// Reads the op's inputs by name from `tensors` (plus an optional "grad_output"), moves them to
-// `device`, makes float differentiable inputs leaves that require grad, runs forward, then
-// backward with grad_output (ones when absent) when the output is float and anything needs a
-// gradient. An input the graph does not reach gets a zero gradient.
-OpRun run_op(const OpSpec& spec, const NamedTensors& tensors, const Json& attrs = Json::object(),
-             Device device = Device::cpu());
-
-// The `harmonic op` command: inputs from a safetensors file, "output" and "grad_<input>"
-// written to out_path (with the op name and attributes as metadata). Returns the run.
-OpRun run_op_file(const std::string& op, const std::string& in_path, const std::string& out_path,
-                  const Json& attrs = Json::object(), Device device = Device::cpu());
-
-// -- generated inputs (ops/registry/op_table_inputs.cpp) ---------------------------------------------
+// -- generated inputs (ops/registry/inputs.cpp) ---------------------------------------------------
 
 // "256x1024,1024" -> {(256, 1024), (1024)}; "" or "scalar" is a 0-d tensor. And back.
 std::vector<Shape> parse_shapes(const std::string& text);
@@ -114,10 +93,8 @@ std::string shapes_text(const std::vector<Shape>& shapes);
 // positive-domain ops), int64 indices uniform below the op's index bound, masks Bernoulli(0.5).
 std::vector<Tensor> make_inputs(const OpSpec& spec, const std::vector<Shape>& shapes, const Json& attrs, DType dtype,
                                 Generator& gen);
-// The inputs under the names run_op reads (xs0, xs1, ... for a variadic list); skips undefined ones.
-NamedTensors name_inputs(const OpSpec& spec, const std::vector<Tensor>& inputs);
 
-// Table builders for each family (tools/op_table_*.cpp).
+// Table builders for each family (ops/registry/<family>.cpp).
 void add_elementwise_ops(std::vector<OpSpec>& table);
 void add_reduce_shape_ops(std::vector<OpSpec>& table);
 void add_nn_ops(std::vector<OpSpec>& table);

@@ -4,7 +4,7 @@
 
 #include "ops/reduce.h"
 #include "ops/shape_ops.h"
-#include "ops/registry/op_table.h"
+#include "ops/registry/registry.h"
 
 namespace hm::ops {
 namespace {

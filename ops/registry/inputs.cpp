@@ -3,7 +3,7 @@
 
 #include "core/factories.h"
 #include "ops/elementwise.h"
-#include "ops/registry/op_table.h"
+#include "ops/registry/registry.h"
 
 namespace hm::ops {
 
@@ -70,16 +70,6 @@ std::vector<Tensor> make_inputs(const OpSpec& spec, const std::vector<Shape>& sh
     }
   }
   return inputs;
-}
-
-NamedTensors name_inputs(const OpSpec& spec, const std::vector<Tensor>& inputs) {
-  NamedTensors named;
-  for (size_t k = 0; k < inputs.size(); ++k) {
-    if (!inputs[k].defined()) continue;
-    const OpInput& in = spec.input(k);
-    named.emplace_back(in.variadic ? in.name + std::to_string(k + 1 - spec.inputs.size()) : in.name, inputs[k]);
-  }
-  return named;
 }
 
 }  // namespace hm::ops

@@ -1,7 +1,7 @@
 // Op table entries for ops/elementwise.h: arithmetic, unary math, comparisons and selection.
-// Inputs: "x" float differentiable, "~x" float constant, "#x" int64, "!x" bool (op_table.h).
+// Inputs: "x" float differentiable, "~x" float constant, "#x" int64, "!x" bool (registry.h).
 #include "ops/elementwise.h"
-#include "ops/registry/op_table.h"
+#include "ops/registry/registry.h"
 
 namespace hm::ops {
 namespace {

@@ -6,7 +6,7 @@
 #include "ops/indexing.h"
 #include "ops/linalg.h"
 #include "ops/nn_functional.h"
-#include "ops/registry/op_table.h"
+#include "ops/registry/registry.h"
 
 namespace hm::ops {
 namespace {
