@@ -62,49 +62,56 @@ int64_t num_classes(V, A a) { return a.is_null("num_classes") ? 2 : a.i("num_cla
 }  // namespace
 
 void add_nn_ops(std::vector<OpSpec>& t) {
-  const char* I = "indexing";
-  t.push_back(make_op(I, "index_select", "x #index", R"({"dim": 0})",
-                      [](V x, A a) { return index_select(x[0], a.i("dim"), x[1]); }));
-  t.back().index_bound = along_dim;
-  t.push_back(make_op(I, "index_add", "x #index src", R"({"dim": 0})",
-                      [](V x, A a) { return index_add(x[0], a.i("dim"), x[1], x[2]); }));
-  t.back().index_bound = along_dim;
-  t.push_back(
-      make_op(I, "gather", "x #index", R"({"dim": 0})", [](V x, A a) { return gather(x[0], a.i("dim"), x[1]); }));
-  t.back().index_bound = along_dim;
-  t.push_back(make_op(I, "scatter_add", "x #index src", R"({"dim": 0})",
-                      [](V x, A a) { return scatter_add(x[0], a.i("dim"), x[1], x[2]); }));
-  t.back().index_bound = along_dim;
-  t.push_back(make_op(I, "one_hot", "#index", R"({"num_classes": null, "dtype": "int64"})", one_hot_op));
-  t.back().index_bound = num_classes;
+  FamilyTable I{t, "indexing"};
+  I("index_select", "x #index", R"({"dim": 0})", [](V x, A a) { return index_select(x[0], a.i("dim"), x[1]); })
+      .ex("5x4,3")
+      .bound(along_dim)
+      .accepts(kProbeIntDtype)
+      .bad("5x4,3x2");
+  I("index_add", "x #index src", R"({"dim": 0})", [](V x, A a) { return index_add(x[0], a.i("dim"), x[1], x[2]); })
+      .ex("5x4,3,3x4")
+      .bound(along_dim);
+  I("gather", "x #index", R"({"dim": 0})", [](V x, A a) { return gather(x[0], a.i("dim"), x[1]); })
+      .ex("5x4,2x4")
+      .bound(along_dim)
+      .accepts(kProbeIntDtype);
+  I("scatter_add", "x #index src", R"({"dim": 0})", [](V x, A a) { return scatter_add(x[0], a.i("dim"), x[1], x[2]); })
+      .ex("5x4,2x4,2x4")
+      .bound(along_dim)
+      .bad("5x4,2x5,2x5");
+  I("one_hot", "#index", R"({"num_classes": null, "dtype": "int64"})", one_hot_op)
+      .ex("6", R"({"num_classes": 5})")
+      .bound(num_classes);
 
-  const char* L = "linalg";
-  t.push_back(make_op(L, "matmul", "a b", "{}", [](V x, A) { return matmul(x[0], x[1]); }));
-  t.push_back(make_op(L, "linear", "x w b?", "{}", [](V x, A) { return linear(x[0], x[1], x[2]); }));
+  FamilyTable L{t, "linalg"};
+  L("matmul", "a b", "{}", [](V x, A) { return matmul(x[0], x[1]); }).ex("2x3x4,4x5").bad("2x3x4,5x5");
+  L("linear", "x w b?", "{}", [](V x, A) { return linear(x[0], x[1], x[2]); }).ex("3x4,5x4,5");
 
-  const char* N = "nn";
-  t.push_back(make_op(N, "softmax", "x", R"({"dim": -1})", [](V x, A a) { return softmax(x[0], a.i("dim")); }));
-  t.push_back(make_op(N, "log_softmax", "x", R"({"dim": -1})", [](V x, A a) { return log_softmax(x[0], a.i("dim")); }));
-  t.push_back(make_op(N, "cross_entropy", "x #target",
-                      R"({"ignore_index": -100, "label_smoothing": 0.0, "class_dim": 1, "reduction": "mean"})",
-                      [](V x, A a) { return cross_entropy(x[0], x[1], class_loss_options(a, true)); }));
-  t.back().index_bound = classes;
-  t.push_back(make_op(N, "nll_loss", "x #target", R"({"ignore_index": -100, "class_dim": 1, "reduction": "mean"})",
-                      [](V x, A a) { return nll_loss(x[0], x[1], class_loss_options(a, false)); }));
-  t.back().index_bound = classes;
-  t.push_back(make_op(N, "mse_loss", "x target", R"({"reduction": "mean"})",
-                      [](V x, A a) { return mse_loss(x[0], x[1], reduction(a)); }));
-  t.push_back(make_op(N, "layer_norm", "x w? b?", R"({"normalized_shape": null, "eps": 1e-5})", layer_norm_op));
-  t.push_back(
-      make_op(N, "rms_norm", "x w?", R"({"eps": 1e-6})", [](V x, A a) { return rms_norm(x[0], x[1], a.f("eps")); }));
-  t.push_back(make_op(N, "embedding", "w #indices", R"({"padding_idx": -1})",
-                      [](V x, A a) { return embedding(x[0], x[1], a.i("padding_idx")); }));
-  t.back().index_bound = rows;
+  FamilyTable N{t, "nn"};
+  N("softmax", "x", R"({"dim": -1})", [](V x, A a) { return softmax(x[0], a.i("dim")); });
+  N("log_softmax", "x", R"({"dim": -1})", [](V x, A a) { return log_softmax(x[0], a.i("dim")); });
+  N("cross_entropy", "x #target",
+    R"({"ignore_index": -100, "label_smoothing": 0.0, "class_dim": 1, "reduction": "mean"})",
+    [](V x, A a) { return cross_entropy(x[0], x[1], class_loss_options(a, true)); })
+      .ex("3x5,3")
+      .bound(classes);
+  N("nll_loss", "x #target", R"({"ignore_index": -100, "class_dim": 1, "reduction": "mean"})",
+    [](V x, A a) { return nll_loss(x[0], x[1], class_loss_options(a, false)); })
+      .ex("3x5,3")
+      .bound(classes);
+  N("mse_loss", "x target", R"({"reduction": "mean"})", [](V x, A a) { return mse_loss(x[0], x[1], reduction(a)); });
+  N("layer_norm", "x w? b?", R"({"normalized_shape": null, "eps": 1e-5})", layer_norm_op).ex("3x4,4,4");
+  N("rms_norm", "x w?", R"({"eps": 1e-6})", [](V x, A a) { return rms_norm(x[0], x[1], a.f("eps")); }).ex("3x4,4");
+  N("embedding", "w #indices", R"({"padding_idx": -1})",
+    [](V x, A a) { return embedding(x[0], x[1], a.i("padding_idx")); })
+      .ex("6x3,2x4")
+      .bound(rows)
+      .bad("6,2x4");
   // Harmonic's Philox stream: same seed, same mask; it does not match PyTorch's generator.
-  t.push_back(make_op(N, "dropout", "x", R"({"p": 0.5, "training": true, "seed": 0})", [](V x, A a) {
+  N("dropout", "x", R"({"p": 0.5, "training": true, "seed": 0})", [](V x, A a) {
     Generator gen(static_cast<uint64_t>(a.i("seed")));
     return dropout(x[0], a.f("p"), a.b("training"), &gen);
-  }));
+  }).ex("3x4", R"({"p": 0.25})");
 }
 
 }  // namespace hm::ops

@@ -66,9 +66,14 @@ Shape Attrs::shape(const char* key) const {
 
 // -- OpSpec -----------------------------------------------------------------------------------
 
-OpSpec make_op(const char* family, const char* name, const char* inputs, const char* defaults, OpImpl impl) {
-  OpSpec spec{.name = name, .family = family, .defaults = Json::parse(defaults), .impl = impl};
+OpSpec& FamilyTable::operator()(const char* name, const char* inputs, const char* defaults_text, OpImpl impl) {
+  OpSpec& spec = table.emplace_back();
+  spec.name = spec.function = name;
+  spec.family = family;
+  spec.defaults = Json::parse(defaults_text);
+  spec.impl = impl;
   std::string text = inputs;
+  std::vector<std::string> example;
   for (size_t pos = 0; pos < text.size();) {
     size_t end = std::min(text.find(' ', pos), text.size());
     std::string word = text.substr(pos, end - pos);
@@ -83,9 +88,32 @@ OpSpec make_op(const char* family, const char* name, const char* inputs, const c
     if (word.back() == '*') in.variadic = true;
     if (in.optional || in.variadic) word.pop_back();
     in.name = word;
+    if (!in.optional) example.emplace_back("3x4");
     spec.inputs.push_back(in);
   }
+  spec.example = fmt::format("{}", fmt::join(example, ","));
   return spec;
+}
+
+OpSpec& OpSpec::ex(const char* shapes, const char* attrs) {
+  example = shapes;
+  example_attrs = Json::parse(attrs);
+  return *this;
+}
+
+OpSpec& OpSpec::domain(const char* input, Domain d) {
+  for (OpInput& in : inputs)
+    if (in.name == input) {
+      in.domain = d;
+      return *this;
+    }
+  throw_error("op " + name, fmt::format("domain(): no input '{}'", input));
+}
+
+OpSpec& OpSpec::positive() {
+  for (OpInput& in : inputs)
+    if (in.floating()) in.domain = Domain::Positive;
+  return *this;
 }
 
 Json OpSpec::merge_attrs(const Json& attrs) const {
@@ -131,8 +159,10 @@ const std::vector<OpSpec>& op_table() {
   static const std::vector<OpSpec> table = [] {
     std::vector<OpSpec> t;
     add_elementwise_ops(t);
-    add_reduce_shape_ops(t);
+    add_reduce_ops(t);
+    add_shape_ops(t);
     add_nn_ops(t);
+    add_fourier_ops(t);
     return t;
   }();
   return table;
