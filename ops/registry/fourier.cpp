@@ -98,7 +98,7 @@ void add_fourier_ops(std::vector<OpSpec>& t) {
   F("fourier_attention", "q k v R !key_padding_mask?",
     R"({"p": 4, "causal": false, "dropout_p": 0.0, "training": false, "seed": 0, "recompute": false})",
     fourier_attention_op)
-      .ex("1x2x3x2,1x2x4x2,1x2x4x3,2")
+      .ex("1x2x3x2,1x2x4x2,1x2x4x3,2,1x4", R"({"causal": true, "dropout_p": 0.25, "training": true})")
       .domain("q", Domain::Unit)
       .domain("k", Domain::Unit)
       .domain("R", Domain::Positive)

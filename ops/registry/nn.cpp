@@ -107,7 +107,8 @@ void add_nn_ops(std::vector<OpSpec>& t) {
       .ex("6x3,2x4")
       .bound(rows)
       .bad("6,2x4");
-  // Harmonic's Philox stream: same seed, same mask; it does not match PyTorch's generator.
+  // Harmonic's Philox stream: same seed, same mask (so gradcheck sees one mask on every call);
+  // it does not match PyTorch's generator.
   N("dropout", "x", R"({"p": 0.5, "training": true, "seed": 0})", [](V x, A a) {
     Generator gen(static_cast<uint64_t>(a.i("seed")));
     return dropout(x[0], a.f("p"), a.b("training"), &gen);
