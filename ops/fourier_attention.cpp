@@ -97,7 +97,15 @@ Tensor fourier_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v
 }
 
 Tensor fourier_attention_logits_reference(const Tensor& q, const Tensor& k, const Tensor& R, int64_t p) {
-  check_p(p);
+  constexpr const char* fn = "fourier_attention_logits_reference";
+  check(q.defined() && k.defined() && R.defined(), fn, "q, k and R must be defined");
+  check(p > 0 && p % 2 == 0, fn, "p must be a positive even integer (odd p is not a valid kernel), got {}", p);
+  HM_CHECK(q.dim() == 4 && k.dim() == 4 && q.size(0) == k.size(0) && q.size(1) == k.size(1) && q.size(3) == k.size(3),
+           fn, "expected q (B, H, Nq, D) and k (B, H, Nk, D), got {} and {}", q.desc(), k.desc());
+  HM_CHECK(is_floating(q.dtype()) && q.dtype() == k.dtype() && k.dtype() == R.dtype(), fn,
+           "q, k and R must share one float dtype, got {}, {}, {}", q.desc(), k.desc(), R.desc());
+  HM_CHECK((R.dim() == 0 || R.shape() == Shape{q.size(3)}), fn, "R must be a scalar or have shape (D,) = ({},), got {}",
+           q.size(3), R.desc());
   Tensor diff = sub(unsqueeze(q, 3), unsqueeze(k, 2));                      // (B, H, Nq, Nk, D)
   Tensor x = mul(diff, R);                                                  // R 0-d or (D) broadcasts over the last dim
   return mul(sum(log(abs(div(sin(x), x))), {-1}), static_cast<double>(p));  // (B, H, Nq, Nk)

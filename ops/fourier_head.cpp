@@ -17,6 +17,7 @@
 //   dL/dx   = dL/dz [C | S]^T                           (one GEMM)
 #include "ops/fourier_head.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -144,13 +145,23 @@ Tensor fourier_head_log_pmf(const Tensor& coeffs, int64_t bins) {
 
 namespace {
 
+// points (P) shared by every row, or (..., P) with the leading dims of coeffs (..., K).
+void check_points(const Tensor& coeffs, const Tensor& points, std::string_view fn) {
+  HM_CHECK(points.defined() && points.dtype() == coeffs.dtype(), fn, "points must have the dtype of coeffs {}, got {}",
+           coeffs.desc(), points.desc());
+  HM_CHECK(points.device() == coeffs.device(), fn, "points must be on the device of coeffs {}, got {}", coeffs.desc(),
+           points.desc());
+  bool shared = points.dim() == 1;
+  bool per_row = points.dim() == coeffs.dim() && points.dim() >= 1 &&
+                 std::equal(points.shape().begin(), points.shape().end() - 1, coeffs.shape().begin());
+  HM_CHECK(shared || per_row, fn, "points must be (P) or (..., P) with the leading dims of coeffs {}, got {}",
+           coeffs.desc(), points.desc());
+}
+
 // R, I (..., P) of A(z) at points: coeffs (..., K), points (P) or (..., P). Composed ops.
 std::pair<Tensor, Tensor> eval_series(const Tensor& coeffs, const Tensor& points, std::string_view fn) {
   const int64_t n_freq = check_coeffs(coeffs, fn);
-  HM_CHECK(points.defined() && points.dtype() == coeffs.dtype(), fn, "points must have the dtype of coeffs {}, got {}",
-           coeffs.desc(), points.desc());
-  HM_CHECK(points.dim() == 1 || points.dim() == coeffs.dim(), fn,
-           "points must be (P) or (..., P) with the leading dims of coeffs {}, got {}", coeffs.desc(), points.desc());
+  check_points(coeffs, points, fn);
   Tensor freqs = mul(arange(0.0, static_cast<double>(n_freq + 1), 1.0, {.dtype = coeffs.dtype()}), kPi);
   Tensor angles = mul(unsqueeze(points, -1), freqs.to(coeffs.device()));  // (..., P, N+1)
   Tensor c = cos(angles), s = sin(angles);
@@ -186,10 +197,7 @@ std::pair<Tensor, Tensor> fourier_autocorrelation(const Tensor& coeffs) {
 
 Tensor fourier_cdf(const Tensor& coeffs, const Tensor& points) {
   const int64_t n_freq = check_coeffs(coeffs, "fourier_cdf");
-  HM_CHECK(points.defined() && points.dtype() == coeffs.dtype(), "fourier_cdf",
-           "points must have the dtype of coeffs {}, got {}", coeffs.desc(), points.desc());
-  HM_CHECK(points.dim() == 1 || points.dim() == coeffs.dim(), "fourier_cdf",
-           "points must be (P) or (..., P) with the leading dims of coeffs {}, got {}", coeffs.desc(), points.desc());
+  check_points(coeffs, points, "fourier_cdf");
   Tensor base = mul(add(points, 1.0), 0.5);  // (x + 1) / 2
   if (n_freq == 0) return add(base, mul(sum(coeffs, {-1}, true), 0.0));
   auto [cre, cim] = fourier_autocorrelation(coeffs);

@@ -60,6 +60,9 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t dim) {
     HM_CHECK(xs[i].shape() == xs[0].shape(), "stack",
              "all tensors must have the same shape: tensor 0 has {} but tensor {} has {}", str(xs[0].shape()), i,
              str(xs[i].shape()));
+    HM_CHECK(xs[i].dtype() == xs[0].dtype() && xs[i].device() == xs[0].device(), "stack",
+             "all tensors must share dtype and device: tensor 0 is {} but tensor {} is {} (convert with .to(dtype))",
+             xs[0].desc(), i, xs[i].desc());
   }
   const int64_t d = normalize_dim(dim, xs[0].dim() + 1, "stack");
   std::vector<Tensor> parts;

@@ -1,12 +1,13 @@
 // `harmonic op NAME --inputs in.safetensors --out out.safetensors [--attrs JSON] [--device D]`:
 // runs one op of the table forward and backward on tensors read by name from a file (plus an
 // optional "grad_output") and writes "output" and "grad_<input>" to another, so any framework
-// can be compared with Harmonic op by op. `harmonic op --list` prints every op's signature.
+// can be compared with Harmonic op by op. `harmonic op --list` prints every op's signature and
+// example shapes, grouped by family (from the table, ops/registry/registry.h).
 #include <fmt/format.h>
 
 #include "core/device.h"
 #include "tools/cli/commands.h"
-#include "ops/registry/op_table.h"
+#include "ops/registry/run_op.h"
 
 namespace hm::cli {
 using namespace hm::ops;
@@ -30,12 +31,15 @@ void add(CLI::App& app) {
       "x? = optional, xs* = xs0, xs1, ... Gradients are written for float inputs without a prefix.");
 }
 
+// Every op of the table by family, with its example call (what `harmonic bench --op` times).
 int list_ops() {
   std::string family;
   for (const OpSpec& op : op_table()) {
     if (op.family != family) fmt::print("{}{}:\n", family.empty() ? "" : "\n", family = op.family);
-    fmt::print("  {}\n", op.signature());
+    std::string attrs = op.example_attrs.empty() ? "" : " " + op.example_attrs.dump();
+    fmt::print("  {}\n      e.g. {}{}\n", op.signature(), op.example, attrs);
   }
+  fmt::print("\n{} ops\n", op_table().size());
   return 0;
 }
 

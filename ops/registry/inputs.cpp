@@ -1,9 +1,9 @@
-// Generated inputs for `harmonic bench` and the smoke tests, and the names `harmonic op` reads.
+// Generated inputs for `harmonic bench` and the op sweep (tests/test_op_registry.cpp).
 #include <algorithm>
 
 #include "core/factories.h"
 #include "ops/elementwise.h"
-#include "ops/registry/op_table.h"
+#include "ops/registry/registry.h"
 
 namespace hm::ops {
 
@@ -41,8 +41,24 @@ std::string shapes_text(const std::vector<Shape>& shapes) {
   return fmt::format("{}", fmt::join(parts, ","));
 }
 
-// Random inputs for spec: floats ~ N(0, 1) (uniform in [0.5, 1.5) for positive-domain ops),
-// indices uniform below the op's bound, masks Bernoulli(0.5).
+namespace {
+Tensor float_input(Domain domain, const Shape& shape, DType dtype, Generator& gen) {
+  switch (domain) {
+    case Domain::Positive:
+      return uniform(shape, 0.5, 1.5, {.dtype = dtype}, &gen);
+    case Domain::Unit:
+      return uniform(shape, -0.9, 0.9, {.dtype = dtype}, &gen);
+    case Domain::Fraction:
+      return uniform(shape, 0.1, 0.9, {.dtype = dtype}, &gen);
+    case Domain::Real:
+      break;
+  }
+  return randn(shape, {.dtype = dtype}, &gen);
+}
+}  // namespace
+
+// Random inputs for spec: floats from each input's Domain, indices uniform below the op's
+// bound, masks Bernoulli(0.5).
 std::vector<Tensor> make_inputs(const OpSpec& spec, const std::vector<Shape>& shapes, const Json& attrs_in, DType dtype,
                                 Generator& gen) {
   bool variadic = !spec.inputs.empty() && spec.inputs.back().variadic;
@@ -65,21 +81,14 @@ std::vector<Tensor> make_inputs(const OpSpec& spec, const std::vector<Shape>& sh
     } else if (in.kind == OpInput::Kind::Mask) {
       inputs.push_back(lt(rand(shape, {}, &gen), 0.5));
     } else {
-      inputs.push_back(spec.positive ? uniform(shape, 0.5, 1.5, {.dtype = dtype}, &gen)
-                                     : randn(shape, {.dtype = dtype}, &gen));
+      inputs.push_back(float_input(in.domain, shape, dtype, gen));
     }
   }
   return inputs;
 }
 
-NamedTensors name_inputs(const OpSpec& spec, const std::vector<Tensor>& inputs) {
-  NamedTensors named;
-  for (size_t k = 0; k < inputs.size(); ++k) {
-    if (!inputs[k].defined()) continue;
-    const OpInput& in = spec.input(k);
-    named.emplace_back(in.variadic ? in.name + std::to_string(k + 1 - spec.inputs.size()) : in.name, inputs[k]);
-  }
-  return named;
+std::vector<Tensor> example_inputs(const OpSpec& spec, DType dtype, Generator& gen) {
+  return make_inputs(spec, parse_shapes(spec.example), spec.example_attrs, dtype, gen);
 }
 
 }  // namespace hm::ops

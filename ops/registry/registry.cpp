@@ -1,14 +1,11 @@
-// The op table's machinery: attribute parsing, lookup with suggestions, and the runner that
-// takes named tensors through one forward and backward pass (ops/registry/op_table.h).
-#include "ops/registry/op_table.h"
+// The op table's machinery: attribute parsing, entry parsing and lookup with suggestions.
+#include "ops/registry/registry.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "autograd/grad_mode.h"
 #include "core/factories.h"
-#include "core/safetensors.h"
 
 namespace hm::ops {
 
@@ -69,9 +66,14 @@ Shape Attrs::shape(const char* key) const {
 
 // -- OpSpec -----------------------------------------------------------------------------------
 
-OpSpec make_op(const char* family, const char* name, const char* inputs, const char* defaults, OpImpl impl) {
-  OpSpec spec{.name = name, .family = family, .defaults = Json::parse(defaults), .impl = impl};
+OpSpec& FamilyTable::operator()(const char* name, const char* inputs, const char* defaults_text, OpImpl impl) {
+  OpSpec& spec = table.emplace_back();
+  spec.name = spec.function = name;
+  spec.family = family;
+  spec.defaults = Json::parse(defaults_text);
+  spec.impl = impl;
   std::string text = inputs;
+  std::vector<std::string> example;
   for (size_t pos = 0; pos < text.size();) {
     size_t end = std::min(text.find(' ', pos), text.size());
     std::string word = text.substr(pos, end - pos);
@@ -86,9 +88,32 @@ OpSpec make_op(const char* family, const char* name, const char* inputs, const c
     if (word.back() == '*') in.variadic = true;
     if (in.optional || in.variadic) word.pop_back();
     in.name = word;
+    if (!in.optional) example.emplace_back("3x4");
     spec.inputs.push_back(in);
   }
+  spec.example = fmt::format("{}", fmt::join(example, ","));
   return spec;
+}
+
+OpSpec& OpSpec::ex(const char* shapes, const char* attrs) {
+  example = shapes;
+  example_attrs = Json::parse(attrs);
+  return *this;
+}
+
+OpSpec& OpSpec::domain(const char* input, Domain d) {
+  for (OpInput& in : inputs)
+    if (in.name == input) {
+      in.domain = d;
+      return *this;
+    }
+  throw_error("op " + name, fmt::format("domain(): no input '{}'", input));
+}
+
+OpSpec& OpSpec::positive() {
+  for (OpInput& in : inputs)
+    if (in.floating()) in.domain = Domain::Positive;
+  return *this;
 }
 
 Json OpSpec::merge_attrs(const Json& attrs) const {
@@ -134,8 +159,10 @@ const std::vector<OpSpec>& op_table() {
   static const std::vector<OpSpec> table = [] {
     std::vector<OpSpec> t;
     add_elementwise_ops(t);
-    add_reduce_shape_ops(t);
+    add_reduce_ops(t);
+    add_shape_ops(t);
     add_nn_ops(t);
+    add_fourier_ops(t);
     return t;
   }();
   return table;
@@ -179,97 +206,6 @@ const OpSpec& find_op(const std::string& name) {
   throw_error("op", fmt::format("unknown op '{}'{}; `harmonic op --list` shows all {} ops", name,
                                 close.empty() ? "" : fmt::format(" (did you mean {}?)", fmt::join(close, ", ")),
                                 op_table().size()));
-}
-
-// -- running ----------------------------------------------------------------------------------
-
-OpRun run_op(const OpSpec& spec, const NamedTensors& tensors, const Json& attrs, Device device) {
-  const std::string fn = "op " + spec.name;
-  auto lookup = [&](const std::string& name) -> const Tensor* {
-    for (const auto& [n, t] : tensors)
-      if (n == name) return &t;
-    return nullptr;
-  };
-  auto available = [&] {
-    std::vector<std::string> names;
-    for (const auto& [n, t] : tensors) names.push_back(n);
-    return names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "));
-  };
-  std::vector<std::string> used;
-  auto take = [&](const std::string& name) {
-    used.push_back(name);
-    return lookup(name)->detach().to(device);  // a fresh leaf, never the caller's tensor
-  };
-
-  // inputs: one per declared input, or name0, name1, ... for a variadic one
-  std::vector<Tensor> inputs;
-  std::vector<std::string> names;
-  std::vector<bool> wants_grad;
-  for (const OpInput& in : spec.inputs) {
-    std::vector<std::string> wanted;
-    if (in.variadic) {
-      for (int k = 0; lookup(in.name + std::to_string(k)); ++k) wanted.push_back(in.name + std::to_string(k));
-      check(!wanted.empty(), fn, "missing input tensors '{}0', '{}1', ... (the file has: {}); the op is {}", in.name,
-            in.name, available(), spec.signature());
-    } else if (!lookup(in.name)) {
-      check(in.optional, fn, "missing input tensor '{}' (the file has: {}); the op is {}", in.name, available(),
-            spec.signature());
-      inputs.emplace_back();
-      names.push_back(in.name);
-      wants_grad.push_back(false);
-      continue;
-    } else {
-      wanted.push_back(in.name);
-    }
-    for (const std::string& name : wanted) {
-      Tensor t = take(name);
-      bool grad = in.differentiable() && is_floating(t.dtype());
-      if (grad) t.requires_grad_(true);
-      inputs.push_back(t);
-      names.push_back(name);
-      wants_grad.push_back(grad);
-    }
-  }
-
-  OpRun run;
-  Tensor out;
-  {
-    EnableGradGuard grad_on;
-    out = spec.call(inputs, attrs);
-  }
-  run.output = out.detach().to(Device::cpu());
-  if (lookup("grad_output")) used.push_back("grad_output");
-  for (const auto& [n, t] : tensors)
-    if (std::find(used.begin(), used.end(), n) == used.end()) run.unused.push_back(n);
-
-  if (!is_floating(out.dtype()) || !out.requires_grad()) return run;
-  Tensor g;
-  if (const Tensor* go = lookup("grad_output")) {
-    HM_CHECK(go->shape() == out.shape(), fn, "grad_output has shape {} but the output has shape {}", str(go->shape()),
-             str(out.shape()));
-    g = go->to(out.dtype()).to(device);
-  } else {
-    g = ones_like(out);
-  }
-  out.backward(g);
-  for (size_t k = 0; k < inputs.size(); ++k) {
-    if (!wants_grad[k]) continue;
-    Tensor grad = inputs[k].grad();
-    run.grads.emplace_back("grad_" + names[k],
-                           grad.defined() ? grad.to(Device::cpu()) : zeros_like(inputs[k]).to(Device::cpu()));
-  }
-  return run;
-}
-
-OpRun run_op_file(const std::string& op, const std::string& in_path, const std::string& out_path, const Json& attrs,
-                  Device device) {
-  const OpSpec& spec = find_op(op);
-  SafetensorsFile in = load_safetensors(in_path);
-  OpRun run = run_op(spec, in.tensors, attrs, device);
-  NamedTensors out{{"output", run.output}};
-  out.insert(out.end(), run.grads.begin(), run.grads.end());
-  save_safetensors(out_path, out, {{"op", op}, {"attrs", spec.merge_attrs(attrs).dump()}, {"device", device.str()}});
-  return run;
 }
 
 }  // namespace hm::ops

@@ -1,0 +1,118 @@
+// Op table entries for ops/indexing.h, ops/linalg.h and ops/nn_functional.h. Attribute names
+// follow PyTorch (ignore_index, label_smoothing, reduction, normalized_shape, eps, ...).
+#include <algorithm>
+
+#include "core/random.h"
+#include "ops/indexing.h"
+#include "ops/linalg.h"
+#include "ops/nn_functional.h"
+#include "ops/registry/registry.h"
+
+namespace hm::ops {
+namespace {
+
+using V = const std::vector<Tensor>&;
+using A = const Attrs&;
+
+Reduction reduction(A a) {
+  std::string s = a.s("reduction");
+  check(s == "mean" || s == "sum" || s == "none", "op loss",
+        "attribute 'reduction' must be \"mean\", \"sum\" or \"none\", got \"{}\"", s);
+  return s == "mean" ? Reduction::Mean : s == "sum" ? Reduction::Sum : Reduction::None;
+}
+
+CrossEntropyOptions class_loss_options(A a, bool smoothing) {
+  return {.ignore_index = a.i("ignore_index"),
+          .label_smoothing = smoothing ? a.f("label_smoothing") : 0.0,
+          .class_dim = a.i("class_dim"),
+          .reduction = reduction(a)};
+}
+
+DType dtype_attr(A a) {
+  std::string s = a.s("dtype");
+  if (s == "int64") return DType::Int64;
+  if (s == "float32") return DType::Float32;
+  if (s == "float64") return DType::Float64;
+  throw_error("op one_hot",
+              fmt::format("attribute 'dtype' must be \"int64\", \"float32\" or \"float64\", got \"{}\"", s));
+}
+
+// layer_norm over the trailing dims given by normalized_shape (null: the last dim).
+Tensor layer_norm_op(V x, A a) {
+  Shape normalized = a.is_null("normalized_shape") ? Shape{x[0].size(-1)} : a.shape("normalized_shape");
+  return layer_norm(x[0], normalized, x[1], x[2], a.f("eps"));
+}
+
+// one_hot with num_classes null infers max(index) + 1 like PyTorch's -1.
+Tensor one_hot_op(V x, A a) {
+  int64_t classes = a.is_null("num_classes") ? -1 : a.i("num_classes");
+  if (classes < 0) {
+    auto v = x[0].to_vector_as<int64_t>();
+    classes = v.empty() ? 0 : *std::max_element(v.begin(), v.end()) + 1;
+  }
+  return one_hot(x[0], classes, dtype_attr(a));
+}
+
+// Bench index bounds: the indexed dim of x, the class dim, the embedding rows, the classes.
+int64_t along_dim(V x, A a) { return x[0].size(a.i("dim")); }
+int64_t classes(V x, A a) { return x[0].dim() == 1 ? x[0].size(0) : x[0].size(a.i("class_dim")); }
+int64_t rows(V x, A) { return x[0].size(0); }
+int64_t num_classes(V, A a) { return a.is_null("num_classes") ? 2 : a.i("num_classes"); }
+
+}  // namespace
+
+void add_nn_ops(std::vector<OpSpec>& t) {
+  FamilyTable I{t, "indexing"};
+  I("index_select", "x #index", R"({"dim": 0})", [](V x, A a) { return index_select(x[0], a.i("dim"), x[1]); })
+      .ex("5x4,3")
+      .bound(along_dim)
+      .accepts(kProbeIntDtype)
+      .bad("5x4,3x2");
+  I("index_add", "x #index src", R"({"dim": 0})", [](V x, A a) { return index_add(x[0], a.i("dim"), x[1], x[2]); })
+      .ex("5x4,3,3x4")
+      .bound(along_dim);
+  I("gather", "x #index", R"({"dim": 0})", [](V x, A a) { return gather(x[0], a.i("dim"), x[1]); })
+      .ex("5x4,2x4")
+      .bound(along_dim)
+      .accepts(kProbeIntDtype);
+  I("scatter_add", "x #index src", R"({"dim": 0})", [](V x, A a) { return scatter_add(x[0], a.i("dim"), x[1], x[2]); })
+      .ex("5x4,2x4,2x4")
+      .bound(along_dim)
+      .bad("5x4,2x5,2x5");
+  I("one_hot", "#index", R"({"num_classes": null, "dtype": "int64"})", one_hot_op)
+      .ex("6", R"({"num_classes": 5})")
+      .bound(num_classes);
+
+  FamilyTable L{t, "linalg"};
+  L("matmul", "a b", "{}", [](V x, A) { return matmul(x[0], x[1]); }).ex("2x3x4,4x5").bad("2x3x4,5x5");
+  L("linear", "x w b?", "{}", [](V x, A) { return linear(x[0], x[1], x[2]); }).ex("3x4,5x4,5");
+
+  FamilyTable N{t, "nn"};
+  N("softmax", "x", R"({"dim": -1})", [](V x, A a) { return softmax(x[0], a.i("dim")); });
+  N("log_softmax", "x", R"({"dim": -1})", [](V x, A a) { return log_softmax(x[0], a.i("dim")); });
+  N("cross_entropy", "x #target",
+    R"({"ignore_index": -100, "label_smoothing": 0.0, "class_dim": 1, "reduction": "mean"})",
+    [](V x, A a) { return cross_entropy(x[0], x[1], class_loss_options(a, true)); })
+      .ex("3x5,3")
+      .bound(classes);
+  N("nll_loss", "x #target", R"({"ignore_index": -100, "class_dim": 1, "reduction": "mean"})",
+    [](V x, A a) { return nll_loss(x[0], x[1], class_loss_options(a, false)); })
+      .ex("3x5,3")
+      .bound(classes);
+  N("mse_loss", "x target", R"({"reduction": "mean"})", [](V x, A a) { return mse_loss(x[0], x[1], reduction(a)); });
+  N("layer_norm", "x w? b?", R"({"normalized_shape": null, "eps": 1e-5})", layer_norm_op).ex("3x4,4,4");
+  N("rms_norm", "x w?", R"({"eps": 1e-6})", [](V x, A a) { return rms_norm(x[0], x[1], a.f("eps")); }).ex("3x4,4");
+  N("embedding", "w #indices", R"({"padding_idx": -1})",
+    [](V x, A a) { return embedding(x[0], x[1], a.i("padding_idx")); })
+      .ex("6x3,2x4")
+      .bound(rows)
+      .bad("6,2x4");
+  // Harmonic's Philox stream: same seed, same mask (so gradcheck sees one mask on every call);
+  // it does not match PyTorch's generator.
+  N("dropout", "x", R"({"p": 0.5, "training": true, "seed": 0})", [](V x, A a) {
+    Generator gen(static_cast<uint64_t>(a.i("seed")));
+    return dropout(x[0], a.f("p"), a.b("training"), &gen);
+  }).ex("3x4", R"({"p": 0.25})");
+}
+
+}  // namespace hm::ops

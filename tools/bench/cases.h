@@ -1,0 +1,37 @@
+// The cases `harmonic bench` times: the standard op suite, an op at its table example, issue 5's
+// Fourier cases (head, attention, FRU) and one training step of the Fourier head toy study's
+// model per head. The PyTorch peers in tools/bench/*.py time the same cases.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tools/bench/timing.h"
+
+namespace hm::bench {
+
+// The standard op suite; tools/bench/bench_torch.py defines the same cases.
+std::vector<OpCase> standard_cases();
+
+// The op at its table entry's example shapes and attributes (ops/registry), attrs merged over
+// the example's: what `harmonic bench --op NAME` times without --shape.
+OpCase example_case(const std::string& op, const nlohmann::json& attrs = nlohmann::json::object(),
+                    bool backward = true);
+
+// Receives each case's label and its median milliseconds as soon as it is timed.
+using Report = std::function<void(const std::string& label, double ms)>;
+
+// Names of the Fourier cases: fourier_head_log_pmf, fourier_attention, fru, fru_all_steps.
+std::vector<std::string> fourier_case_names();
+// Issue 5's Fourier cases, forward+backward of a sum in float32 on the CPU, at the shapes of
+// tools/bench/bench_fourier_torch.py, bench_fourier_attention_torch.py and bench_fru_torch.py.
+// `only` picks cases by name (empty: all).
+void run_fourier_cases(const std::vector<std::string>& only, const TimingOptions& opt, const Report& report);
+
+// Names of the toy cases: linear, gmm, fourier, fourier_reg, fourier_mle.
+std::vector<std::string> toy_case_names();
+// One training step of the toy study's model (models/fourier_toy.h) per head, as
+// run_toy_density takes it; tools/bench/bench_toy_torch.py times PyTorch. Reports ms per step.
+void run_toy_cases(const std::vector<std::string>& only, const TimingOptions& opt, const Report& report);
+
+}  // namespace hm::bench
