@@ -88,9 +88,13 @@ TEST_CASE("study driver: a registered study runs, records every run durably and 
   CHECK(read_results((dir / "results.jsonl").string()).size() == 6);
   CHECK(read_text(dir / "summary.md") ==
         "6 runs\nk=0 seed=1 1\nk=1 seed=1 3\nk=2 seed=1 5\nk=0 seed=2 2\nk=1 seed=2 4\nk=2 seed=2 6\n");
-  // The directory holds a study now: another run there must say how to go on.
-  CHECK(throws_with([&] { run_study(spec, {.out = dir.string()}, nullptr); },
-                    {"earlier study", "--resume", "--force"}));
+  // The same command again only re-reports (nothing is missing); other settings are refused.
+  g_runs = 0;
+  out = run_study(spec, {.jobs = 2, .out = dir.string()}, nullptr);
+  CHECK(g_runs.load() == 0);
+  CHECK(out.done == 6);
+  CHECK(throws_with([&] { run_study(spec, {.quick = true, .out = dir.string()}, nullptr); },
+                    {"earlier study with other settings", "--resume", "--force"}));
   // --force starts over; --set reaches the grid.
   out = run_study(spec, {.jobs = 1, .sets = {"scale=10"}, .out = dir.string(), .force = true}, nullptr);
   CHECK(read_text(dir / "summary.md").find("k=2 seed=2 22") != std::string::npos);

@@ -181,11 +181,20 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
     settings.context.quick = args.quick;
     settings.context.seeds = args.seeds;
     settings.context.options = train::resolve_config(spec.options, "", args.sets);
-    const fs::path results = fs::path(dir) / kResults;
-    if (fs::exists(results) && !read_results(results.string()).empty()) {
-      check(args.force, "study",
-            "'{}' holds results of an earlier study: finish it with --resume {}, or pass --force to start over", dir,
-            dir);
+    const fs::path results = fs::path(dir) / kResults, saved = fs::path(dir) / kSettings;
+    if (fs::exists(results) && !read_results(results.string()).empty() && !args.force) {
+      // The same command again continues (or, when complete, only re-reports) the same study;
+      // other settings must not mix with its results.
+      Settings earlier = Settings::read(saved.string());
+      const bool same = earlier.study == spec.name && earlier.context.quick == settings.context.quick &&
+                        earlier.context.seeds == settings.context.seeds &&
+                        earlier.context.options == settings.context.options;
+      check(same, "study",
+            "'{}' holds results of an earlier study with other settings ({}): finish it with --resume {}, or pass "
+            "--force to start over",
+            dir, earlier.to_json().dump(), dir);
+      settings.sessions = earlier.sessions;
+    } else if (fs::exists(results)) {
       fs::remove(results);
     }
   }

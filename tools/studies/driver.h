@@ -2,7 +2,9 @@
 // (tools/train/run_pool.h), each finished run appended to DIR/results.jsonl as one fsync'ed
 // JSON line, the study's settings in DIR/study.json, and the report written when every run
 // is done. Ctrl-C lets the runs in flight stop at their next step and loses only them;
-// `--resume DIR` reads study.json and results.jsonl and runs only the missing labels.
+// `--resume DIR` reads study.json and results.jsonl and runs only the missing labels, as does
+// the same command run again (other settings in a directory with results are refused unless
+// --force starts over).
 #pragma once
 #include <cstdio>
 #include <string>
@@ -20,7 +22,7 @@ struct StudyArgs {
   std::string out;                 // default runs/<name> or runs/<name>-quick
   std::string resume;              // finish the interrupted study in this directory
   std::string from;                // rebuild the report from this directory (or its results.jsonl)
-  bool force = false;              // start over where an earlier study's results are
+  bool force = false;              // start over where an earlier study with other settings is
 };
 
 struct StudyOutcome {
