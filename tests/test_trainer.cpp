@@ -13,6 +13,7 @@
 #include "optim/checkpoint.h"
 #include "optim/clip.h"
 #include "tests/helpers.h"
+#include "tests/trainer_helpers.h"
 #include "tools/train/config.h"
 #include "tools/train/grad_inspect.h"
 #include "tools/train/trainer.h"
@@ -20,32 +21,11 @@
 using namespace hm;
 using namespace hm::train;
 using hm::test::flat_params;
+using hm::test::read_jsonl;
+using hm::test::small_spirals;
 using hm::test::ScratchDir;
 using hm::test::throws_with;
 namespace fs = std::filesystem;
-
-namespace {
-
-std::vector<Json> read_jsonl(const std::string& path) {
-  std::vector<Json> out;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) out.push_back(Json::parse(line));
-  return out;
-}
-
-// A small mini-batch spirals run: 150 points in batches of 32 (5 per epoch, the last one
-// short), SGD with momentum so the optimizer has state to carry.
-Json small_spirals(int64_t steps) {
-  Json c = default_config(find_task("mlp-spirals"));
-  for (const char* s : {"points_per_class=50", "val_points_per_class=20", "hidden=16", "batch_size=32", "momentum=0.9",
-                        "lr=0.1", "trainer.log_every=3", "trainer.eval_every=5"})
-    apply_override(c, s);
-  apply_override(c, fmt::format("trainer.steps={}", steps));
-  return c;
-}
-
-}  // namespace
 
 // -- config -------------------------------------------------------------------------------------
 
