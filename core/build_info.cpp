@@ -13,8 +13,12 @@ char* openblas_get_config(void) __attribute__((weak));
 namespace hm {
 
 const BuildInfo& build_info() {
-  static const BuildInfo info{HM_BUILD_VERSION, HM_BUILD_COMMIT,       HM_BUILD_TYPE,
-                              HM_BUILD_COMPILER, HM_BUILD_CXX_FLAGS, HM_BUILD_BLAS_LIBRARY,
+  static const BuildInfo info{HM_BUILD_VERSION,
+                              HM_BUILD_COMMIT,
+                              HM_BUILD_TYPE,
+                              HM_BUILD_COMPILER,
+                              HM_BUILD_CXX_FLAGS,
+                              HM_BUILD_BLAS_LIBRARY,
 #ifdef HARMONIC_WITH_CUDA
                               true
 #else

@@ -8,12 +8,12 @@
 namespace hm {
 
 struct BuildInfo {
-  std::string version;      // the project version, "0.1.0"
-  std::string commit;       // `git rev-parse --short HEAD` at configure time ("unknown" outside git)
-  std::string build_type;   // CMAKE_BUILD_TYPE
-  std::string compiler;     // "GNU 12.2.0"
-  std::string cxx_flags;    // CMAKE_CXX_FLAGS, the build type's flags and Harmonic's own
-  std::string blas_library; // the BLAS library linked
+  std::string version;       // the project version, "0.1.0"
+  std::string commit;        // `git rev-parse --short HEAD` at configure time ("unknown" outside git)
+  std::string build_type;    // CMAKE_BUILD_TYPE
+  std::string compiler;      // "GNU 12.2.0"
+  std::string cxx_flags;     // CMAKE_CXX_FLAGS, the build type's flags and Harmonic's own
+  std::string blas_library;  // the BLAS library linked
   bool cuda_compiled = false;
 };
 

@@ -22,8 +22,8 @@ using namespace hm;
 using namespace hm::train;
 using hm::test::flat_params;
 using hm::test::read_jsonl;
-using hm::test::small_spirals;
 using hm::test::ScratchDir;
+using hm::test::small_spirals;
 using hm::test::throws_with;
 namespace fs = std::filesystem;
 

@@ -27,7 +27,7 @@ int cli(std::vector<std::string> words) {
 
 // A few-step spirals run into dir.
 std::vector<std::string> spirals(const std::string& dir, int steps) {
-  return {"train", "mlp-spirals", "--out", dir, "--set", fmt::format("trainer.steps={}", steps),
+  return {"train", "mlp-spirals",         "--out", dir,        "--set", fmt::format("trainer.steps={}", steps),
           "--set", "points_per_class=20", "--set", "hidden=8", "--set", "trainer.log_every=100"};
 }
 

@@ -143,8 +143,8 @@ TEST_CASE("trainer early stopping: patience evaluations without improvement end 
   ScratchDir dir;
   // Best 0.8 at step 2; steps 3 and 4 do not improve: patience 2 stops after step 4.
   ScriptedTask task({1.0, 0.8, 0.9, 0.85, 0.1});
-  Json c = ScriptedTask::config({"trainer.steps=10", "trainer.eval_every=1", "trainer.monitor=val_loss",
-                                 "trainer.early_stopping_patience=2"});
+  Json c = ScriptedTask::config(
+      {"trainer.steps=10", "trainer.eval_every=1", "trainer.monitor=val_loss", "trainer.early_stopping_patience=2"});
   Trainer t(task, "scripted", c, dir.str());
   std::FILE* out = std::tmpfile();
   t.log = out;

@@ -69,8 +69,8 @@ TEST_CASE("trainer resume: more steps and a new lr take effect, across a second 
 
 TEST_CASE("trainer resume: the best metric and the patience count carry over") {
   ScratchDir dir;
-  Json c = ScriptedTask::config({"trainer.steps=2", "trainer.eval_every=1", "trainer.monitor=val_loss",
-                                 "trainer.early_stopping_patience=2"});
+  Json c = ScriptedTask::config(
+      {"trainer.steps=2", "trainer.eval_every=1", "trainer.monitor=val_loss", "trainer.early_stopping_patience=2"});
   {
     ScriptedTask task({0.5, 0.7});  // best 0.5 at step 1, one evaluation without improvement
     Trainer t(task, "scripted", c, dir.str());

@@ -14,8 +14,7 @@ std::vector<Command>& commands() {
 }
 
 namespace {
-Registration reg{{"info",
-                  [](CLI::App& app) { app.add_subcommand("info", "Show build and device information"); },
+Registration reg{{"info", [](CLI::App& app) { app.add_subcommand("info", "Show build and device information"); },
                   [] {
                     const BuildInfo& b = build_info();
                     fmt::print("{}\n", version_string());

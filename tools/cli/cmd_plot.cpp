@@ -33,7 +33,8 @@ int run_plot() {
 Registration reg{
     {"plot",
      [](CLI::App& app) {
-       auto* cmd = app.add_subcommand("plot", "Plot metrics.jsonl columns of one or more runs against the step (SVG or PNG)");
+       auto* cmd =
+           app.add_subcommand("plot", "Plot metrics.jsonl columns of one or more runs against the step (SVG or PNG)");
        cmd->add_option("--metrics", args.metrics,
                        "a run's metrics.jsonl (repeatable: compare runs, series labelled by run directory)")
            ->required()

@@ -35,8 +35,8 @@ class FashionMlp : public Task {
     test_x_ = test_x.to(device), test_y_ = test_y.to(device);
     const int64_t batch = c.at("batch_size").get<int64_t>();
     check(batch >= 1, "fashion-mlp", "batch_size must be >= 1, got {}", batch);
-    data::DatasetSplit split =
-        data::split_dataset(std::make_shared<data::TensorDataset>(train_x, train_y), c.at("val_fraction").get<double>(), seed);
+    data::DatasetSplit split = data::split_dataset(std::make_shared<data::TensorDataset>(train_x, train_y),
+                                                   c.at("val_fraction").get<double>(), seed);
     if (split.held_out->size() > 0) {
       std::vector<int64_t> all(static_cast<size_t>(split.held_out->size()));
       std::iota(all.begin(), all.end(), int64_t{0});
@@ -92,7 +92,6 @@ class FashionMlp : public Task {
   std::unique_ptr<data::DataLoader> loader_;
   std::unique_ptr<optim::Adam> optimizer_;
 };
-
 
 TaskSpec fashion_mlp_task() {
   return {"fashion-mlp",

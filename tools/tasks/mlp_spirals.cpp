@@ -47,9 +47,7 @@ class MlpSpirals : public Task {
   const data::DataLoader& train_loader() override { return *loader_; }
   Tensor loss(const data::Batch& b) override { return cross_entropy(model_->forward(b.input), b.target); }
 
-  Json evaluate() override {
-    return {{"train_accuracy", accuracy(train_eval_)}};
-  }
+  Json evaluate() override { return {{"train_accuracy", accuracy(train_eval_)}}; }
   // The separately drawn validation spirals (recorded as val_loss, val_accuracy).
   Json validate() override {
     return {{"loss", cross_entropy(model_->forward(val_.inputs), val_.labels).item<double>()},
@@ -66,7 +64,6 @@ class MlpSpirals : public Task {
   std::unique_ptr<data::DataLoader> loader_;
   std::unique_ptr<optim::SGD> optimizer_;
 };
-
 
 TaskSpec mlp_spirals_task() {
   return {"mlp-spirals",

@@ -2,9 +2,9 @@
 // and train_main. eval and grads themselves are in train_cli_inspect.cpp.
 #include "tools/train/train_cli.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <filesystem>
 
 #include "core/build_info.h"
@@ -55,13 +55,14 @@ int run_train(TrainArgs& a) {
 }  // namespace
 
 void RunArgs::add(CLI::App* cmd, bool inspect) {
-  cmd->add_option("task", task,
-                  inspect ? "task name (optional: read from the checkpoint; checked when given)"
-                          : "task name (train --list)");
+  cmd->add_option(
+      "task", task,
+      inspect ? "task name (optional: read from the checkpoint; checked when given)" : "task name (train --list)");
   cmd->add_option("--out", out, inspect ? "run directory" : "run directory (default runs/<task>)");
   if (inspect)
-    cmd->add_option("--checkpoint", checkpoint, "last (default), best, or a checkpoint file (then --out defaults to "
-                                                "its directory)");
+    cmd->add_option("--checkpoint", checkpoint,
+                    "last (default), best, or a checkpoint file (then --out defaults to "
+                    "its directory)");
   cmd->add_option("--config", config_file, "JSON file of config values");
   cmd->add_option("--set", sets, "override a config value: --set trainer.steps=100 (repeatable)")
       ->allow_extra_args(false);
@@ -91,7 +92,8 @@ void prepare_run_dir(const std::string& out_dir, bool force) {
 void add_train_commands(CLI::App& app) {
   g_args = std::make_unique<CommandArgs>();
   TrainArgs& t = g_args->train;
-  auto* cmd = app.add_subcommand("train", "Train a registered task (checkpoints, metrics.jsonl, Ctrl-C saves and stops)");
+  auto* cmd =
+      app.add_subcommand("train", "Train a registered task (checkpoints, metrics.jsonl, Ctrl-C saves and stops)");
   t.add(cmd, false);
   cmd->add_option("--seed", t.seed, "random seed (sets the config's seed)");
   cmd->add_option("--precision", t.precision, "fp32 or bf16 (CUDA only; sets trainer.precision)");

@@ -2,7 +2,6 @@
 // the public API, which is train_cli.h).
 #pragma once
 #include <CLI/CLI.hpp>
-
 #include <string>
 #include <vector>
 

@@ -61,12 +61,10 @@ int run_eval(RunArgs& a) {
   for (const auto& [k, v] : metrics.items())
     fmt::print("  {:<20} {}\n", k, v.is_number_float() ? fmt::format("{:.6g}", v.get<double>()) : v.dump());
   const std::string path = fmt::format("{}/eval_step{}.json", a.out, run.info.step);
-  write_file_atomic(path, Json{{"step", run.info.step},
-                               {"epoch", run.epoch},
-                               {"checkpoint", run.path},
-                               {"metrics", metrics}}
-                                  .dump(2) +
-                              "\n");
+  write_file_atomic(
+      path,
+      Json{{"step", run.info.step}, {"epoch", run.epoch}, {"checkpoint", run.path}, {"metrics", metrics}}.dump(2) +
+          "\n");
   fmt::print("written {}\n", path);
   return 0;
 }

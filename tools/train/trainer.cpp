@@ -80,7 +80,9 @@ int64_t Trainer::steps_per_epoch() const {
   return (task_.train_loader().num_batches() + options_.accumulate - 1) / options_.accumulate;
 }
 
-int64_t Trainer::total_steps() const { return options_.steps > 0 ? options_.steps : options_.epochs * steps_per_epoch(); }
+int64_t Trainer::total_steps() const {
+  return options_.steps > 0 ? options_.steps : options_.epochs * steps_per_epoch();
+}
 
 Json Trainer::evaluate() {
   NoGradGuard no_grad;
@@ -117,8 +119,8 @@ double Trainer::micro_step(const data::Batch& batch, double scale, int64_t batch
   HM_CHECK(loss.numel() == 1, "Trainer", "task '{}' returned a loss of shape {}, expected a scalar", task_name_,
            str(loss.shape()));
   const double value = loss.item<double>();
-  check(std::isfinite(value), "Trainer", "task '{}': the loss is {} at step {} (epoch {}, batch {})", task_name_,
-        value, step_ + 1, epoch_ + 1, batch_index + 1);
+  check(std::isfinite(value), "Trainer", "task '{}': the loss is {} at step {} (epoch {}, batch {})", task_name_, value,
+        step_ + 1, epoch_ + 1, batch_index + 1);
   if (scale != 1.0) loss = mul(loss, scale);
   loss.backward();
   return value;
@@ -174,7 +176,7 @@ FitResult Trainer::fit() {
   model.train();
   while (step_ < total && !stop_requested() && !early_stop) {
     data::Epoch epoch = epoch_from(loader, epoch_, batch_);
-    int64_t pos = batch_;     // the next micro-batch's index in the epoch
+    int64_t pos = batch_;  // the next micro-batch's index in the epoch
     int64_t in_group = 0, group = 0, items = 0;
     double loss = 0;
     for (data::Batch& batch : epoch) {

@@ -40,8 +40,8 @@ namespace hm::train {
 
 // The "trainer" section of every task's config (README: "Trainer config keys").
 struct TrainerOptions {
-  int64_t steps = 0;                     // optimizer steps; 0: epochs * steps per epoch
-  int64_t epochs = 1;                    // used when steps is 0
+  int64_t steps = 0;   // optimizer steps; 0: epochs * steps per epoch
+  int64_t epochs = 1;  // used when steps is 0
   // Micro-batches per optimizer step. Each micro-batch's loss is scaled by 1/k, so with
   // equal-size batches the step equals one step on a k times larger batch. Groups do not
   // cross epochs: when the epoch's batch count is not a multiple of k, its last group holds
@@ -56,10 +56,10 @@ struct TrainerOptions {
   std::string lr_schedule = "constant";  // constant | cosine | linear (to end_lr_factor * lr)
   int64_t warmup_steps = 0;
   double end_lr_factor = 0.0;
-  std::string monitor;                   // an eval metric ("val_loss"); "": no best checkpoint
-  std::string monitor_mode = "min";      // min | max: which direction is better
-  int64_t early_stopping_patience = 0;   // evaluations without improvement; 0: off (needs monitor)
-  std::string precision = "fp32";        // fp32 | bf16 (CUDA autocast of the GEMMs)
+  std::string monitor;                  // an eval metric ("val_loss"); "": no best checkpoint
+  std::string monitor_mode = "min";     // min | max: which direction is better
+  int64_t early_stopping_patience = 0;  // evaluations without improvement; 0: off (needs monitor)
+  std::string precision = "fp32";       // fp32 | bf16 (CUDA autocast of the GEMMs)
 
   Json to_json() const;
   static TrainerOptions from_json(const Json& j);  // j: the "trainer" section
@@ -73,9 +73,9 @@ void check_resume_config(const Json& checkpoint_config, const Json& config);
 
 // What the trainer reports after each optimizer step (on_step).
 struct StepRecord {
-  int64_t step = 0;   // steps completed, 1-based after the first step
-  int64_t epoch = 0;  // the epoch of this step, 1-based
-  int64_t items = 0;  // examples in the step's batch(es) (size(0) of each input)
+  int64_t step = 0;                        // steps completed, 1-based after the first step
+  int64_t epoch = 0;                       // the epoch of this step, 1-based
+  int64_t items = 0;                       // examples in the step's batch(es) (size(0) of each input)
   double loss = 0, lr = 0, grad_norm = 0;  // loss: mean over the step's micro-batches
 };
 
@@ -135,7 +135,7 @@ class Trainer {
 
  private:
   double micro_step(const data::Batch& batch, double scale, int64_t batch_index);  // forward + backward
-  StepRecord finish_step(double loss, int64_t items);                               // clip + optimizer step
+  StepRecord finish_step(double loss, int64_t items);                              // clip + optimizer step
   void apply_lr(int64_t step);
   // After an evaluation: the best checkpoint and early stopping; true to stop.
   bool track_best(const Json& metrics);
@@ -150,9 +150,9 @@ class Trainer {
   Json config_;
   std::string out_dir_;
   TrainerOptions options_;
-  Device device_;                  // the model's, cached at construction
-  std::vector<Tensor> params_;     // the model's parameters, for clipping (set by fit)
-  optim::Schedule schedule_;       // the lr schedule relative to the base lr (set by fit)
+  Device device_;                             // the model's, cached at construction
+  std::vector<Tensor> params_;                // the model's parameters, for clipping (set by fit)
+  optim::Schedule schedule_;                  // the lr schedule relative to the base lr (set by fit)
   int64_t step_ = 0, epoch_ = 0, batch_ = 0;  // steps done; position of the next batch (0-based)
   double elapsed_before_ = 0;                 // seconds of earlier sessions (resume)
   double loss_sum_ = 0, grad_norm_sum_ = 0;   // since the last metrics line

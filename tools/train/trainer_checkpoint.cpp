@@ -52,8 +52,8 @@ void Trainer::resume(const std::string& path) {
     const double was = head.config["lr"].get<double>(), now = config_["lr"].get<double>();
     check(was > 0 && now > 0, "Trainer::resume", "lr must stay > 0 (checkpoint {}, asked {})", was, now);
     lr_scale_ *= now / was;
-    if (log) fmt::print(log, "lr changed on resume: {} -> {} (every parameter group scaled by {:.4g})\n", was, now,
-                        now / was);
+    if (log)
+      fmt::print(log, "lr changed on resume: {} -> {} (every parameter group scaled by {:.4g})\n", was, now, now / was);
   }
   // The best-metric bookkeeping carries over unless the monitored metric changed.
   if (x.value("monitor", std::string()) == options_.monitor) {

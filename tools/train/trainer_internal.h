@@ -4,7 +4,7 @@
 
 namespace hm::train {
 
-double now_seconds();                        // a steady clock, in seconds
+double now_seconds();                         // a steady clock, in seconds
 std::string format_duration(double seconds);  // "m:ss" or "h:mm:ss"; "?" when not finite
 
 }  // namespace hm::train

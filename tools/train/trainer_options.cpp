@@ -79,12 +79,21 @@ TrainerOptions TrainerOptions::from_json(const Json& j) {
 // else (model shape, data, seed, batch size, accumulate, optimizer hyperparameters the task
 // baked into its objects) would be ignored or break the exact resume, so it is refused.
 const std::vector<std::string>& resume_safe_keys() {
-  static const std::vector<std::string> keys = {
-      "trainer.steps",          "trainer.epochs",        "trainer.log_every",
-      "trainer.eval_every",     "trainer.checkpoint_every", "trainer.keep_checkpoints",
-      "trainer.clip_grad_norm", "trainer.lr_schedule",   "trainer.warmup_steps",
-      "trainer.end_lr_factor",  "trainer.monitor",       "trainer.monitor_mode",
-      "trainer.early_stopping_patience", "trainer.precision", "lr"};
+  static const std::vector<std::string> keys = {"trainer.steps",
+                                                "trainer.epochs",
+                                                "trainer.log_every",
+                                                "trainer.eval_every",
+                                                "trainer.checkpoint_every",
+                                                "trainer.keep_checkpoints",
+                                                "trainer.clip_grad_norm",
+                                                "trainer.lr_schedule",
+                                                "trainer.warmup_steps",
+                                                "trainer.end_lr_factor",
+                                                "trainer.monitor",
+                                                "trainer.monitor_mode",
+                                                "trainer.early_stopping_patience",
+                                                "trainer.precision",
+                                                "lr"};
   return keys;
 }
 
