@@ -26,15 +26,17 @@ int device_count() {
 bool available() { return device_count() > 0; }
 
 std::string describe() {
+  int runtime = 0, driver = 0;
+  cudaRuntimeGetVersion(&runtime);
+  cudaDriverGetVersion(&driver);
+  auto version = [](int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); };
+  const std::string versions =
+      fmt::format("runtime {}, driver {}", version(runtime), driver == 0 ? std::string("none") : version(driver));
   int n = device_count();
-  if (n == 0) {
-    int driver = 0;
-    cudaDriverGetVersion(&driver);
-    return driver == 0 ? "no CUDA driver" : "no CUDA device";
-  }
+  if (n == 0) return fmt::format("{} ({})", driver == 0 ? "no CUDA driver" : "no CUDA device", versions);
   cudaDeviceProp prop{};
   HM_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-  return fmt::format("{} x {} (sm_{}{})", n, prop.name, prop.major, prop.minor);
+  return fmt::format("{} x {} (sm_{}{}); {}", n, prop.name, prop.major, prop.minor, versions);
 }
 
 void synchronize() {

@@ -303,6 +303,25 @@ TEST_CASE("plot: metrics.jsonl series and errors") {
   CHECK(throws_with([&] { metrics_plot(path.string(), "step", {"loss"}); }, {"line 5", "not JSON"}));
   fs::remove(path);
 
+  // Several runs: one series per (run, y), labelled by the run directory.
+  const fs::path root = fs::temp_directory_path() / fmt::format("hm_test_plot_runs_{}", ::getpid());
+  for (const char* run : {"a", "b"}) {
+    fs::create_directories(root / run);
+    std::ofstream(root / run / "metrics.jsonl") << R"({"step": 1, "loss": 2.0, "val_loss": 2.5})"
+                                                   "\n";
+  }
+  const std::vector<std::string> runs = {(root / "a" / "metrics.jsonl").string(), (root / "b" / "metrics.jsonl").string()};
+  LinePlot two = metrics_plot(runs, "step", {"loss"});
+  REQUIRE(two.series.size() == 2);
+  CHECK(two.series[0].label == "a");
+  CHECK(two.series[1].label == "b");
+  CHECK(two.y_label == "loss");
+  LinePlot four = metrics_plot(runs, "step", {"loss", "val_loss"});
+  REQUIRE(four.series.size() == 4);
+  CHECK(four.series[3].label == "b: val_loss");
+  CHECK(throws_with([&] { metrics_plot(std::vector<std::string>{}, "step", {"loss"}); }, {"no metrics files"}));
+  fs::remove_all(root);
+
   // Bad plots.
   BarPlot b;
   CHECK(throws_with([&] { frame_of(b); }, {"no values"}));

@@ -1,6 +1,8 @@
-// `harmonic info`: version, threads, BLAS and CUDA status of this build and machine.
+// `harmonic info`: version, commit, build flags, threads, BLAS and CUDA status of this build and
+// machine.
 #include <fmt/format.h>
 
+#include "core/build_info.h"
 #include "core/harmonic.h"
 #include "tools/cli/commands.h"
 
@@ -12,13 +14,18 @@ std::vector<Command>& commands() {
 }
 
 namespace {
-Registration reg{{"info",
-                  [](CLI::App& app) { app.add_subcommand("info", "Show build and device information"); },
+Registration reg{{"info", [](CLI::App& app) { app.add_subcommand("info", "Show build and device information"); },
                   [] {
-                    fmt::print("harmonic 0.1.0\n");
-                    fmt::print("cpu threads: {}\n", get_num_threads());
+                    const BuildInfo& b = build_info();
+                    fmt::print("{}\n", version_string());
+                    fmt::print("build type: {}\n", b.build_type);
+                    fmt::print("compiler: {}\n", b.compiler);
+                    fmt::print("cxx flags: {}\n", b.cxx_flags);
+                    fmt::print("blas library: {}\n", b.blas_library);
+                    fmt::print("blas runtime: {}\n", blas_runtime());
+                    fmt::print("openmp threads (cpu ops): {}\n", get_num_threads());
                     fmt::print("cuda backend compiled: {}\n", cuda::compiled() ? "yes" : "no");
-                    fmt::print("cuda devices: {}\n", cuda::describe());
+                    fmt::print("cuda: {}\n", cuda::describe());
                     return 0;
                   }}};
 }  // namespace

@@ -1,4 +1,4 @@
-// `harmonic plot`: training curves from a run's metrics.jsonl as SVG or PNG.
+// `harmonic plot`: training curves from one or several runs' metrics.jsonl as SVG or PNG.
 #include <fmt/format.h>
 
 #include "tools/cli/commands.h"
@@ -9,7 +9,8 @@ using namespace hm::report;
 namespace {
 
 struct PlotArgs {
-  std::string metrics, x = "step", out = "plot.svg", title;
+  std::vector<std::string> metrics;
+  std::string x = "step", out = "plot.svg", title;
   std::vector<std::string> ys;
   bool log_y = false;
   int width = 720, height = 450;
@@ -32,8 +33,12 @@ int run_plot() {
 Registration reg{
     {"plot",
      [](CLI::App& app) {
-       auto* cmd = app.add_subcommand("plot", "Plot metrics.jsonl columns against the step (SVG or PNG)");
-       cmd->add_option("--metrics", args.metrics, "a run's metrics.jsonl")->required();
+       auto* cmd =
+           app.add_subcommand("plot", "Plot metrics.jsonl columns of one or more runs against the step (SVG or PNG)");
+       cmd->add_option("--metrics", args.metrics,
+                       "a run's metrics.jsonl (repeatable: compare runs, series labelled by run directory)")
+           ->required()
+           ->allow_extra_args(false);
        cmd->add_option("--y", args.ys, "metric to plot (repeatable; default loss)")->allow_extra_args(false);
        cmd->add_option("--x", args.x, "x axis key")->capture_default_str();
        cmd->add_option("--out", args.out, "output .svg or .png")->capture_default_str();

@@ -2,10 +2,12 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "core/build_info.h"
 #include "tools/cli/commands.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Harmonic: a deep-learning framework for the Fourier papers"};
+  app.set_version_flag("--version", hm::version_string());
   app.require_subcommand(1);
   for (const auto& command : hm::cli::commands()) command.add(app);
   try {

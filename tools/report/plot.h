@@ -66,5 +66,10 @@ void save(const BarPlot& plot, const std::string& path);
 // lines without a key are skipped for that series). Throws naming the keys the file has
 // when some y never appears.
 LinePlot metrics_plot(const std::string& jsonl_path, const std::string& x, const std::vector<std::string>& ys);
+// Several runs on one plot: every y of every file, labelled "<run>: <y>" (just "<run>" when
+// there is one y), where <run> is the file's directory (its name when the directories'
+// names differ, else the whole path). One file gives metrics_plot(path, x, ys).
+LinePlot metrics_plot(const std::vector<std::string>& jsonl_paths, const std::string& x,
+                      const std::vector<std::string>& ys);
 
 }  // namespace hm::report

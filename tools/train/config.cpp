@@ -58,7 +58,8 @@ Json typed(const Json& like, const Json& value, const std::string& key, const st
     return value.get<double>();
   }
   if (like.is_number_unsigned() && value.is_number_integer() && !value.is_number_unsigned() && value.get<int64_t>() < 0)
-    fail();
+    throw_error("config", fmt::format("{}key '{}' expects a non-negative integer (default {}), got {}",
+                                      source.empty() ? "" : source + ": ", key, like.dump(), value.dump()));
   if (like.is_number_integer()) {
     if (!value.is_number_integer()) fail();
     return value;

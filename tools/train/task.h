@@ -32,9 +32,15 @@ class Task {
   // The scalar training loss of a batch already on the model's device (the trainer runs
   // backward and the optimizer step).
   virtual Tensor loss(const data::Batch& batch) = 0;
-  // Evaluation metrics by name ("test_accuracy", "val_loss", ...). Called in eval mode
-  // under no-grad; must not draw from any checkpointed generator.
+  // Held-out (test) metrics by name ("test_accuracy", ...), recorded as named. Called in
+  // eval mode under no-grad at every evaluation (trainer.eval_every and the end); must not
+  // draw from any checkpointed generator.
   virtual Json evaluate() = 0;
+  // Metrics on a validation split held out of the training data ("loss", "accuracy"), which
+  // the trainer records with a "val_" prefix; model selection (trainer.monitor) should
+  // watch these, not the test metrics. Same calling rules as evaluate(). The default: no
+  // validation split ({}).
+  virtual Json validate() { return Json::object(); }
   // Generators besides hm::default_generator() whose state a checkpoint must carry (e.g.
   // dropout's).
   virtual optim::NamedGenerators generators() { return {}; }

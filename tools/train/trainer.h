@@ -1,35 +1,53 @@
-// The generic training loop behind `harmonic train`: steps over a task's loader, optional
-// lr schedule and gradient clipping, progress output, DIR/metrics.jsonl, periodic
-// evaluation and checkpoints, exact resume, and a clean stop on Ctrl-C.
+// The generic training loop behind `harmonic train`: steps over a task's loader with optional
+// gradient accumulation, lr schedule, gradient clipping and bf16 autocast (CUDA), progress
+// output, DIR/metrics.jsonl, periodic evaluation (validation split and test metrics), the
+// last and the best checkpoint, early stopping, exact resume, and a clean stop on Ctrl-C.
 //
 //   auto task = build_task(spec, config, Device::cpu());
 //   Trainer trainer(*task, spec.name, config, "runs/fashion");
 //   if (resume) trainer.resume("runs/fashion/checkpoint_last.safetensors");
 //   trainer.fit();
 //
+// Epochs are counted from 1 wherever they are shown or recorded: StepRecord.epoch,
+// metrics.jsonl "epoch", the progress line, messages and the eval/grads outputs. The epoch
+// of a step is the epoch its batches belong to (step 1 is in epoch 1). Checkpoints store the
+// position of the next batch as CheckpointInfo.epoch = epochs completed (the loader's 0-based
+// epoch index) and extra "batch_in_epoch" (0-based).
+//
 // Files in the output directory:
 //   config.json                    the run's full config
 //   metrics.jsonl                  one JSON object per line: step, epoch, loss, lr, grad_norm
 //                                  (means over the steps since the previous line), time (s,
 //                                  across resumes), items_per_s; and the eval metrics on the
-//                                  lines of evaluated steps
+//                                  lines of evaluated steps ("val_*" from Task::validate, the
+//                                  others as Task::evaluate names them)
 //   checkpoint_last.safetensors    written every checkpoint_every steps, at the end and on
 //                                  Ctrl-C (optim/checkpoint.h); keep_checkpoints also keeps
 //                                  checkpoint_step<N>.safetensors
+//   checkpoint_best.safetensors    with trainer.monitor set: the state at the evaluation with
+//                                  the best monitored metric so far
 #pragma once
 #include <cstdio>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "optim/schedule.h"
 #include "tools/train/task.h"
 
 namespace hm::train {
 
-// The "trainer" section of every task's config.
+// The "trainer" section of every task's config (README: "Trainer config keys").
 struct TrainerOptions {
-  int64_t steps = 0;                     // optimizer steps; 0: epochs * batches per epoch
-  int64_t epochs = 1;                    // used when steps is 0
+  int64_t steps = 0;   // optimizer steps; 0: epochs * steps per epoch
+  int64_t epochs = 1;  // used when steps is 0
+  // Micro-batches per optimizer step. Each micro-batch's loss is scaled by 1/k, so with
+  // equal-size batches the step equals one step on a k times larger batch. Groups do not
+  // cross epochs: when the epoch's batch count is not a multiple of k, its last group holds
+  // the remaining r < k micro-batches, scaled by 1/r (a smaller effective batch). An epoch
+  // has ceil(batches / k) steps; `steps` counts optimizer steps.
+  int64_t accumulate = 1;
   int64_t log_every = 10;                // progress and metrics line period (steps)
   int64_t eval_every = 0;                // 0: evaluate at the end only
   int64_t checkpoint_every = 0;          // 0: checkpoint at the end (and on Ctrl-C) only
@@ -38,28 +56,43 @@ struct TrainerOptions {
   std::string lr_schedule = "constant";  // constant | cosine | linear (to end_lr_factor * lr)
   int64_t warmup_steps = 0;
   double end_lr_factor = 0.0;
+  std::string monitor;                  // an eval metric ("val_loss"); "": no best checkpoint
+  std::string monitor_mode = "min";     // min | max: which direction is better
+  int64_t early_stopping_patience = 0;  // evaluations without improvement; 0: off (needs monitor)
+  std::string precision = "fp32";       // fp32 | bf16 (CUDA autocast of the GEMMs)
 
   Json to_json() const;
   static TrainerOptions from_json(const Json& j);  // j: the "trainer" section
 };
 
-// What the trainer reports after each step (on_step) and the end of fit().
+// Config keys a resumed run may change (see resume_safe_keys() in trainer_options.cpp).
+const std::vector<std::string>& resume_safe_keys();
+// Throws naming the first key (dotted) that differs between a checkpoint's config and the
+// resumed run's config but is not resume-safe.
+void check_resume_config(const Json& checkpoint_config, const Json& config);
+
+// What the trainer reports after each optimizer step (on_step).
 struct StepRecord {
-  int64_t step = 0;   // steps completed, 1-based after the first step
-  int64_t epoch = 0;  // the epoch of this step
-  double loss = 0, lr = 0, grad_norm = 0;
+  int64_t step = 0;                        // steps completed, 1-based after the first step
+  int64_t epoch = 0;                       // the epoch of this step, 1-based
+  int64_t items = 0;                       // examples in the step's batch(es) (size(0) of each input)
+  double loss = 0, lr = 0, grad_norm = 0;  // loss: mean over the step's micro-batches
 };
 
 struct FitResult {
-  bool interrupted = false;  // stopped by Ctrl-C / request_stop()
-  int64_t step = 0;          // steps completed
-  Json eval;                 // the last evaluation's metrics (null when none ran)
-  double seconds = 0;        // wall time of this fit() call
+  bool interrupted = false;    // stopped by Ctrl-C / request_stop()
+  bool stopped_early = false;  // early stopping: the monitored metric stopped improving
+  int64_t step = 0;            // steps completed
+  Json eval;                   // the last evaluation's metrics (null when none ran)
+  double best = 0;             // the best monitored value (when monitor is set and an eval ran)
+  int64_t best_step = 0;       // its step (0: none)
+  double seconds = 0;          // wall time of this fit() call
 };
 
 // The stop flag the SIGINT handler sets (fit() installs the handler for its duration; a
 // second Ctrl-C kills the process). Tests and embedders may set it directly.
 void request_stop();
+bool stop_requested();
 // Ctrl-C requests a stop while this lives (a second Ctrl-C ends the process); the previous
 // handler comes back after.
 class SigintScope {
@@ -72,11 +105,14 @@ class SigintScope {
  private:
   void (*previous_)(int) = nullptr;
 };
-bool stop_requested();
 void clear_stop();
 
 // Seeds hm::default_generator() with config["seed"], then builds the task.
 std::unique_ptr<Task> build_task(const TaskSpec& spec, const Json& config, Device device);
+
+// The files of a previous run in dir (config.json, metrics.jsonl, checkpoint_*.safetensors,
+// eval_step*.json, grads_step*.json); empty when there is none.
+std::vector<std::string> run_files(const std::string& dir);
 
 class Trainer {
  public:
@@ -84,23 +120,30 @@ class Trainer {
   Trainer(Task& task, std::string task_name, Json config, std::string out_dir);
 
   // Restores a checkpoint of this task (model, optimizer, generators, position in the data,
-  // logging accumulators) and rewinds metrics.jsonl to its step. Call before fit().
+  // logging and best-metric bookkeeping) and rewinds metrics.jsonl to its step. Call before
+  // fit(). The config may differ from the checkpoint's only in resume_safe_keys(); a changed
+  // top-level "lr" rescales every parameter group's lr.
   void resume(const std::string& checkpoint_path);
-  // Trains until options.steps (or epochs) are done or a stop is requested.
+  // Trains until options.steps (or epochs) are done, early stopping triggers or a stop is
+  // requested.
   FitResult fit();
-  // The task's metrics in eval mode under no-grad (train mode restored after).
+  // The task's validation metrics ("val_" prefixed) and evaluation metrics, in eval mode
+  // under no-grad (train mode restored after).
   Json evaluate();
   // A checkpoint of the current state.
   void save_checkpoint(const std::string& path) const;
 
   int64_t step() const { return step_; }
   int64_t total_steps() const;
+  int64_t steps_per_epoch() const;  // ceil(batches / accumulate)
   const TrainerOptions& options() const { return options_; }
-  std::string checkpoint_path() const;  // out_dir/checkpoint_last.safetensors
+  std::string checkpoint_path() const;       // out_dir/checkpoint_last.safetensors
+  std::string best_checkpoint_path() const;  // out_dir/checkpoint_best.safetensors
 
-  std::function<void(const StepRecord&)> on_step;  // after every step
-  std::FILE* log = stdout;                         // progress output (nullptr: silent)
-  bool tty = false;                                // progress in place; set from isatty(log)
+  std::function<void(const StepRecord&)> on_step;                  // after every optimizer step
+  std::function<void(int64_t step, const Json& metrics)> on_eval;  // after every evaluation
+  std::FILE* log = stdout;                                         // progress output (nullptr: silent)
+  bool tty = false;                                                // progress in place; set from isatty(log)
   // fit() installs the Ctrl-C handler and clears the stop flag at its start and end. Off when
   // several trainers run on threads of one process (a study): the caller owns the handler and
   // the flag, and each fit() only watches stop_requested().
@@ -110,25 +153,38 @@ class Trainer {
   bool measure_grad_norm = true;
 
  private:
-  StepRecord train_step(const data::Batch& batch);
+  double micro_step(const data::Batch& batch, double scale, int64_t batch_index);  // forward + backward
+  StepRecord finish_step(double loss, int64_t items);                              // clip + optimizer step
+  void apply_lr(int64_t step);
+  // After an evaluation: the best checkpoint and early stopping; true to stop.
+  bool track_best(const Json& metrics);
   void write_metrics(const nlohmann::ordered_json& record);
   void progress(const StepRecord& r, double mean_loss);  // mean since the last line
-  void end_progress_line();                              // newline after an in-place line
+  void print_eval(const Json& metrics);
+  void end_progress_line();  // newline after an in-place line
+  void rewind_metrics();     // drops metrics.jsonl lines after step_
 
   Task& task_;
   std::string task_name_;
   Json config_;
   std::string out_dir_;
   TrainerOptions options_;
-  int64_t step_ = 0, epoch_ = 0, batch_ = 0;  // steps done; position of the next batch
+  Device device_;                             // the model's, cached at construction
+  std::vector<Tensor> params_;                // the model's parameters, for clipping (set by fit)
+  optim::Schedule schedule_;                  // the lr schedule relative to the base lr (set by fit)
+  int64_t step_ = 0, epoch_ = 0, batch_ = 0;  // steps done; position of the next batch (0-based)
   double elapsed_before_ = 0;                 // seconds of earlier sessions (resume)
   double loss_sum_ = 0, grad_norm_sum_ = 0;   // since the last metrics line
   int64_t log_count_ = 0;
+  double lr_scale_ = 1.0;  // new lr / the optimizer's initial lr after an lr change on resume
+  // The monitored metric: best value, its step, evaluations since it improved.
+  double best_ = 0;
+  int64_t best_step_ = 0, evals_since_best_ = 0;
+  std::string stop_reason_;  // why early stopping ended the run
   // Session timing for throughput and ETA.
   double session_start_ = 0;
   int64_t session_steps_ = 0, session_items_ = 0;
   bool line_open_ = false;  // a TTY progress line without its newline yet
-  Device device_ = Device::cpu();  // the model's, found once per fit() (not per step)
 };
 
 }  // namespace hm::train

@@ -1,0 +1,91 @@
+// Tests of resuming with a changed config: the resume-safe keys are applied (steps, lr), the
+// others are refused naming the key; the best-metric bookkeeping carries over.
+#include "optim/checkpoint.h"
+#include "tests/helpers.h"
+#include "tests/trainer_helpers.h"
+
+using namespace hm;
+using namespace hm::train;
+using hm::test::ScratchDir;
+using hm::test::ScriptedTask;
+using hm::test::small_spirals;
+using hm::test::throws_with;
+
+TEST_CASE("trainer resume config: safe keys pass, others are refused naming the key") {
+  Json c = small_spirals(10);
+  Json ok = c;
+  for (const char* s : {"trainer.steps=20", "trainer.log_every=1", "trainer.eval_every=2", "trainer.monitor=val_loss",
+                        "trainer.early_stopping_patience=3", "lr=0.05", "trainer.clip_grad_norm=1"})
+    apply_override(ok, s);
+  check_resume_config(c, ok);
+  for (const char* s : {"batch_size=16", "hidden=8", "seed=5", "trainer.accumulate=2", "momentum=0.5"}) {
+    CAPTURE(s);
+    Json bad = c;
+    apply_override(bad, s);
+    const std::string key = std::string(s).substr(0, std::string(s).find('='));
+    CHECK(throws_with([&] { check_resume_config(c, bad); },
+                      {"[resume] cannot change '" + key + "' when resuming", "Resume may change: trainer.steps"}));
+  }
+  // Trainer::resume applies the same rule.
+  ScratchDir dir;
+  const TaskSpec& spec = find_task("mlp-spirals");
+  {
+    auto task = build_task(spec, c, Device::cpu());
+    Trainer t(*task, spec.name, c, dir.str());
+    t.log = nullptr;
+    t.fit();
+  }
+  Json bad = c;
+  apply_override(bad, "points_per_class=60");
+  auto task = build_task(spec, bad, Device::cpu());
+  Trainer t(*task, spec.name, bad, dir.str());
+  t.log = nullptr;
+  CHECK(throws_with([&] { t.resume(dir / "checkpoint_last.safetensors"); }, {"cannot change 'points_per_class'"}));
+}
+
+TEST_CASE("trainer resume: more steps and a new lr take effect, across a second resume") {
+  ScratchDir dir;
+  const TaskSpec& spec = find_task("mlp-spirals");
+  Json c = small_spirals(3);
+  std::vector<double> lrs;
+  auto run = [&](const Json& config, bool resume) {
+    auto task = build_task(spec, config, Device::cpu());
+    Trainer t(*task, spec.name, config, dir.str());
+    t.log = nullptr;
+    t.on_step = [&](const StepRecord& r) { lrs.push_back(r.lr); };
+    if (resume) t.resume(dir / "checkpoint_last.safetensors");
+    return t.fit();
+  };
+  run(c, false);
+  Json more = c;
+  apply_override(more, "trainer.steps=5");
+  apply_override(more, "lr=0.05");
+  CHECK(run(more, true).step == 5);
+  apply_override(more, "trainer.steps=6");  // lr stays 0.05: the scale is kept in the checkpoint
+  CHECK(run(more, true).step == 6);
+  CHECK(lrs == std::vector<double>{0.1, 0.1, 0.1, 0.05, 0.05, 0.05});
+  CHECK(optim::read_checkpoint_info(dir / "checkpoint_last.safetensors").config["lr"] == 0.05);
+}
+
+TEST_CASE("trainer resume: the best metric and the patience count carry over") {
+  ScratchDir dir;
+  Json c = ScriptedTask::config(
+      {"trainer.steps=2", "trainer.eval_every=1", "trainer.monitor=val_loss", "trainer.early_stopping_patience=2"});
+  {
+    ScriptedTask task({0.5, 0.7});  // best 0.5 at step 1, one evaluation without improvement
+    Trainer t(task, "scripted", c, dir.str());
+    t.log = nullptr;
+    t.fit();
+  }
+  apply_override(c, "trainer.steps=10");
+  ScriptedTask task({0.6, 0.4});  // step 3: 0.6 is not better than 0.5 -> the second miss stops
+  Trainer t(task, "scripted", c, dir.str());
+  t.log = nullptr;
+  t.resume(dir / "checkpoint_last.safetensors");
+  FitResult r = t.fit();
+  CHECK(r.stopped_early);
+  CHECK(r.step == 3);
+  CHECK(r.best == 0.5);
+  CHECK(r.best_step == 1);
+  CHECK(optim::read_checkpoint_info(dir / "checkpoint_best.safetensors").step == 1);
+}

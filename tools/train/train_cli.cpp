@@ -1,0 +1,138 @@
+// `train`, `eval`, `grads`: the options shared by the three commands, the train command,
+// and train_main. eval and grads themselves are in train_cli_inspect.cpp.
+#include "tools/train/train_cli.h"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+
+#include "core/build_info.h"
+#include "core/parallel.h"
+#include "tools/train/config.h"
+#include "tools/train/train_cli_args.h"
+#include "tools/train/trainer.h"
+
+namespace hm::train {
+namespace {
+
+std::unique_ptr<CommandArgs> g_args;  // the option values of the current App
+
+int run_train(TrainArgs& a) {
+  if (a.list) {
+    for (const TaskSpec& spec : tasks())
+      fmt::print("{}\n  {}\n  config: {}\n\n", spec.name, spec.description, default_config(spec).dump());
+    return 0;
+  }
+  check(!a.task.empty(), "train", "missing the task name (train --list shows them)");
+  const TaskSpec& spec = find_task(a.task);
+  if (a.out.empty()) a.out = "runs/" + a.task;
+  a.setup();
+  const std::string last = checkpoint_file(a.out, "last");
+  Json base = default_config(spec);
+  if (a.resume) {
+    check(std::filesystem::exists(last), "train", "--resume: no checkpoint at '{}'", last);
+    check(a.seed < 0, "train", "--seed cannot change when resuming (the run's seed is in its checkpoint)");
+    check(!a.force, "train", "--resume and --force contradict each other (--force deletes the run)");
+    base = optim::read_checkpoint_info(last).config;
+  }
+  Json config = resolve_config(base, a.config_file, a.sets);
+  if (a.seed >= 0) apply_override(config, fmt::format("seed={}", a.seed));
+  if (!a.precision.empty()) apply_override(config, "trainer.precision=" + a.precision);
+  if (a.resume) check_resume_config(base, config);  // before building the task
+  if (a.print_config) {
+    fmt::print("{}\n", config.dump(2));
+    return 0;
+  }
+  if (!a.resume) prepare_run_dir(a.out, a.force);
+  std::unique_ptr<Task> task = build_task(spec, config, Device::parse(a.device));
+  Trainer trainer(*task, spec.name, config, a.out);
+  if (a.resume) trainer.resume(last);
+  FitResult r = trainer.fit();
+  return r.interrupted ? 130 : 0;  // 130: the shell's code for "ended by SIGINT"
+}
+
+}  // namespace
+
+void RunArgs::add(CLI::App* cmd, bool inspect) {
+  cmd->add_option(
+      "task", task,
+      inspect ? "task name (optional: read from the checkpoint; checked when given)" : "task name (train --list)");
+  cmd->add_option("--out", out, inspect ? "run directory" : "run directory (default runs/<task>)");
+  if (inspect)
+    cmd->add_option("--checkpoint", checkpoint,
+                    "last (default), best, or a checkpoint file (then --out defaults to "
+                    "its directory)");
+  cmd->add_option("--config", config_file, "JSON file of config values");
+  cmd->add_option("--set", sets, "override a config value: --set trainer.steps=100 (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--device", device, "cpu, cuda or cuda:N")->capture_default_str();
+  cmd->add_option("--threads", threads, "CPU threads (0: all)");
+}
+
+void RunArgs::setup() const {
+  if (threads > 0) set_num_threads(threads);
+}
+
+std::string checkpoint_file(const std::string& out_dir, const std::string& which) {
+  if (which.empty() || which == "last") return out_dir + "/checkpoint_last.safetensors";
+  if (which == "best") return out_dir + "/checkpoint_best.safetensors";
+  return which;
+}
+
+void prepare_run_dir(const std::string& out_dir, bool force) {
+  const std::vector<std::string> old = run_files(out_dir);
+  if (old.empty()) return;
+  check(force, "train",
+        "'{}' already holds a run ({}): continue it with --resume, or delete it and start over with --force", out_dir,
+        fmt::join(old, ", "));
+  for (const std::string& f : old) std::filesystem::remove(f);
+}
+
+void add_train_commands(CLI::App& app) {
+  g_args = std::make_unique<CommandArgs>();
+  TrainArgs& t = g_args->train;
+  auto* cmd =
+      app.add_subcommand("train", "Train a registered task (checkpoints, metrics.jsonl, Ctrl-C saves and stops)");
+  t.add(cmd, false);
+  cmd->add_option("--seed", t.seed, "random seed (sets the config's seed)");
+  cmd->add_option("--precision", t.precision, "fp32 or bf16 (CUDA only; sets trainer.precision)");
+  cmd->add_flag("--resume", t.resume, "continue from OUT/checkpoint_last.safetensors");
+  cmd->add_flag("--force", t.force, "delete the previous run in OUT (checkpoints, metrics) and start over");
+  cmd->add_flag("--list", t.list, "list the tasks and their default configs");
+  cmd->add_flag("--print-config", t.print_config, "print the resolved config and exit");
+
+  auto* eval = app.add_subcommand("eval", "Evaluate a checkpoint of a run (validation and test metrics)");
+  g_args->eval.add(eval, true);
+  auto* grads = app.add_subcommand("grads", "Per-parameter gradient norms of one batch at a checkpoint");
+  g_args->grads.add(grads, true);
+  grads->add_option("--json", g_args->grads.json, "output file (default OUT/grads_step<N>.json)");
+}
+
+int run_train_commands(CLI::App& app) {
+  check(g_args != nullptr, "run_train_commands", "call add_train_commands first");
+  if (app.got_subcommand("train")) return run_train(g_args->train);
+  if (app.got_subcommand("eval")) return run_eval(g_args->eval);
+  if (app.got_subcommand("grads")) return run_grads(g_args->grads);
+  return -1;
+}
+
+int train_main(int argc, char** argv) {
+  CLI::App app{"Train, evaluate and inspect registered tasks (Harmonic)"};
+  app.set_version_flag("--version", version_string());
+  app.require_subcommand(1);
+  add_train_commands(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    return run_train_commands(app);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace hm::train

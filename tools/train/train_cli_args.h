@@ -1,0 +1,39 @@
+// The option values of the train/eval/grads commands (shared by train_cli*.cpp; not part of
+// the public API, which is train_cli.h).
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace hm::train {
+
+struct RunArgs {
+  std::string task, out, checkpoint, config_file;
+  std::vector<std::string> sets;
+  std::string device = "cpu";
+  int threads = 0;
+
+  void add(CLI::App* cmd, bool inspect);  // inspect: eval/grads (optional task, --checkpoint)
+  void setup() const;                     // applies --threads
+};
+
+struct TrainArgs : RunArgs {
+  int64_t seed = -1;
+  std::string precision;
+  bool resume = false, force = false, list = false, print_config = false;
+};
+
+struct GradsArgs : RunArgs {
+  std::string json;
+};
+
+struct CommandArgs {
+  TrainArgs train;
+  RunArgs eval;
+  GradsArgs grads;
+};
+
+int run_eval(RunArgs& a);
+int run_grads(GradsArgs& a);
+
+}  // namespace hm::train

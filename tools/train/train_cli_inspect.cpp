@@ -1,0 +1,99 @@
+// `eval` and `grads`: a checkpoint of a run (last, best or a file), its task read from the
+// checkpoint, evaluated or its gradients measured on the batch training would take next.
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "core/atomic_file.h"
+#include "tools/train/config.h"
+#include "tools/train/grad_inspect.h"
+#include "tools/train/train_cli.h"
+#include "tools/train/train_cli_args.h"
+#include "tools/train/trainer.h"
+
+namespace hm::train {
+namespace {
+
+// The task, config and checkpoint of an existing run: the config is the checkpoint's,
+// updated by --config and --set.
+struct LoadedRun {
+  const TaskSpec* spec = nullptr;
+  std::unique_ptr<Task> task;
+  optim::CheckpointInfo info;
+  Json config;
+  std::string path;
+  int64_t epoch = 0;  // the 1-based epoch of the checkpoint's last step (0 before any)
+};
+
+LoadedRun load_run(RunArgs& a, const char* fn) {
+  const bool named_file = !a.checkpoint.empty() && a.checkpoint != "last" && a.checkpoint != "best";
+  if (a.out.empty() && named_file) {
+    a.out = std::filesystem::path(a.checkpoint).parent_path().string();
+    if (a.out.empty()) a.out = ".";
+  }
+  check(!a.out.empty(), fn, "give the run directory (--out DIR) or a checkpoint (--checkpoint PATH)");
+  LoadedRun run;
+  run.path = checkpoint_file(a.out, a.checkpoint);
+  check(std::filesystem::exists(run.path), fn, "no checkpoint at '{}' (train first: train <task> --out {})", run.path,
+        a.out);
+  optim::CheckpointInfo head = optim::read_checkpoint_info(run.path);
+  const std::string task = head.extra.is_object() ? head.extra.value("task", "") : "";
+  check(!task.empty(), fn, "'{}' names no task (not a trainer checkpoint?)", run.path);
+  check(a.task.empty() || a.task == task, fn, "'{}' is a checkpoint of task '{}', not '{}'", run.path, task, a.task);
+  run.spec = &find_task(task);
+  run.config = resolve_config(head.config, a.config_file, a.sets);
+  run.task = build_task(*run.spec, run.config, Device::parse(a.device));
+  run.info = optim::load_checkpoint(run.path, {&run.task->model(), nullptr, run.task->generators()});
+  const int64_t batch = run.info.extra.value("batch_in_epoch", int64_t{0});
+  run.epoch = run.info.step == 0 ? 0 : (batch == 0 ? run.info.epoch : run.info.epoch + 1);
+  return run;
+}
+
+}  // namespace
+
+int run_eval(RunArgs& a) {
+  a.setup();
+  LoadedRun run = load_run(a, "eval");
+  Trainer trainer(*run.task, run.spec->name, run.config, "");
+  trainer.log = nullptr;
+  Json metrics = trainer.evaluate();
+  fmt::print("{} at step {} (epoch {}), {}:\n", run.spec->name, run.info.step, run.epoch, run.path);
+  for (const auto& [k, v] : metrics.items())
+    fmt::print("  {:<20} {}\n", k, v.is_number_float() ? fmt::format("{:.6g}", v.get<double>()) : v.dump());
+  const std::string path = fmt::format("{}/eval_step{}.json", a.out, run.info.step);
+  write_file_atomic(
+      path,
+      Json{{"step", run.info.step}, {"epoch", run.epoch}, {"checkpoint", run.path}, {"metrics", metrics}}.dump(2) +
+          "\n");
+  fmt::print("written {}\n", path);
+  return 0;
+}
+
+int run_grads(GradsArgs& a) {
+  a.setup();
+  LoadedRun run = load_run(a, "grads");
+  // The batch training would take next.
+  const data::DataLoader& loader = run.task->train_loader();
+  const int64_t batch_index = run.info.extra.value("batch_in_epoch", int64_t{0});
+  std::vector<int64_t> order = loader.order(run.info.epoch);
+  const int64_t b = loader.options().batch_size;
+  const int64_t begin = batch_index * b, end = std::min<int64_t>(begin + b, std::ssize(order));
+  check(begin < end, "grads", "batch {} of epoch {} is empty", batch_index + 1, run.info.epoch + 1);
+  data::Batch batch = loader.dataset().get_batch(std::vector<int64_t>(order.begin() + begin, order.begin() + end));
+
+  GradReport report = gradient_report(*run.task, batch);
+  fmt::print("{} at step {} ({}): gradients of batch {} of epoch {} ({} examples)\n", run.spec->name, run.info.step,
+             run.path, batch_index + 1, run.info.epoch + 1, end - begin);
+  fmt::print("{}", format_table(report));
+  const std::string path = a.json.empty() ? fmt::format("{}/grads_step{}.json", a.out, run.info.step) : a.json;
+  Json j = to_json(report);
+  j["step"] = run.info.step;
+  j["epoch"] = run.info.epoch + 1;  // the epoch of the measured batch
+  j["batch"] = batch_index + 1;
+  j["checkpoint"] = run.path;
+  write_file_atomic(path, j.dump(2) + "\n");
+  fmt::print("written {}\n", path);
+  return 0;
+}
+
+}  // namespace hm::train

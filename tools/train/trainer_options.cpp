@@ -1,0 +1,153 @@
+// TrainerOptions (the "trainer" config section), the keys a resumed run may change, task
+// construction and the files that make up a run directory.
+#include <algorithm>
+#include <filesystem>
+
+#include "core/random.h"
+#include "tools/train/config.h"
+#include "tools/train/trainer.h"
+
+namespace hm::train {
+
+Json TrainerOptions::to_json() const {
+  return {{"steps", steps},
+          {"epochs", epochs},
+          {"accumulate", accumulate},
+          {"log_every", log_every},
+          {"eval_every", eval_every},
+          {"checkpoint_every", checkpoint_every},
+          {"keep_checkpoints", keep_checkpoints},
+          {"clip_grad_norm", clip_grad_norm},
+          {"lr_schedule", lr_schedule},
+          {"warmup_steps", warmup_steps},
+          {"end_lr_factor", end_lr_factor},
+          {"monitor", monitor},
+          {"monitor_mode", monitor_mode},
+          {"early_stopping_patience", early_stopping_patience},
+          {"precision", precision}};
+}
+
+TrainerOptions TrainerOptions::from_json(const Json& j) {
+  TrainerOptions o;
+  // Keys added after the first checkpoints were written keep their defaults when absent.
+  auto get = [&]<class T>(const char* key, T& field, bool required) {
+    if (!required && !j.contains(key)) return;
+    field = j.at(key).get<T>();
+  };
+  try {
+    get("steps", o.steps, true);
+    get("epochs", o.epochs, true);
+    get("accumulate", o.accumulate, false);
+    get("log_every", o.log_every, true);
+    get("eval_every", o.eval_every, true);
+    get("checkpoint_every", o.checkpoint_every, true);
+    get("keep_checkpoints", o.keep_checkpoints, true);
+    get("clip_grad_norm", o.clip_grad_norm, true);
+    get("lr_schedule", o.lr_schedule, true);
+    get("warmup_steps", o.warmup_steps, true);
+    get("end_lr_factor", o.end_lr_factor, true);
+    get("monitor", o.monitor, false);
+    get("monitor_mode", o.monitor_mode, false);
+    get("early_stopping_patience", o.early_stopping_patience, false);
+    get("precision", o.precision, false);
+  } catch (const Json::exception& e) {
+    throw_error("Trainer", fmt::format("bad trainer section {}: {}", j.dump(), e.what()));
+  }
+  check(o.steps >= 0 && o.epochs >= 0 && o.warmup_steps >= 0, "Trainer",
+        "trainer.steps, trainer.epochs and trainer.warmup_steps must be >= 0");
+  check(o.accumulate >= 1, "Trainer", "trainer.accumulate must be >= 1, got {}", o.accumulate);
+  check(o.log_every >= 1, "Trainer", "trainer.log_every must be >= 1, got {}", o.log_every);
+  check(o.eval_every >= 0 && o.checkpoint_every >= 0, "Trainer", "eval_every/checkpoint_every must be >= 0");
+  check(o.clip_grad_norm >= 0, "Trainer", "trainer.clip_grad_norm must be >= 0, got {}", o.clip_grad_norm);
+  check(o.lr_schedule == "constant" || o.lr_schedule == "cosine" || o.lr_schedule == "linear", "Trainer",
+        "trainer.lr_schedule '{}' is not one of constant, cosine, linear", o.lr_schedule);
+  check(o.monitor_mode == "min" || o.monitor_mode == "max", "Trainer", "trainer.monitor_mode '{}' is not min or max",
+        o.monitor_mode);
+  check(o.early_stopping_patience >= 0, "Trainer", "trainer.early_stopping_patience must be >= 0, got {}",
+        o.early_stopping_patience);
+  check(o.early_stopping_patience == 0 || !o.monitor.empty(), "Trainer",
+        "trainer.early_stopping_patience needs trainer.monitor (the metric to watch, e.g. val_loss)");
+  check(o.precision == "fp32" || o.precision == "bf16", "Trainer", "trainer.precision '{}' is not fp32 or bf16",
+        o.precision);
+  return o;
+}
+
+// What a resumed run may change. Safe means the new value takes effect from the resumed step
+// without invalidating the checkpoint: lengths, periods, output files, the monitored metric,
+// and values applied every step (clipping, schedule, precision). "lr" is the task's
+// top-level lr: Trainer::resume rescales every parameter group by new / old lr. Everything
+// else (model shape, data, seed, batch size, accumulate, optimizer hyperparameters the task
+// baked into its objects) would be ignored or break the exact resume, so it is refused.
+const std::vector<std::string>& resume_safe_keys() {
+  static const std::vector<std::string> keys = {"trainer.steps",
+                                                "trainer.epochs",
+                                                "trainer.log_every",
+                                                "trainer.eval_every",
+                                                "trainer.checkpoint_every",
+                                                "trainer.keep_checkpoints",
+                                                "trainer.clip_grad_norm",
+                                                "trainer.lr_schedule",
+                                                "trainer.warmup_steps",
+                                                "trainer.end_lr_factor",
+                                                "trainer.monitor",
+                                                "trainer.monitor_mode",
+                                                "trainer.early_stopping_patience",
+                                                "trainer.precision",
+                                                "lr"};
+  return keys;
+}
+
+void check_resume_config(const Json& checkpoint_config, const Json& config) {
+  const Json old_flat = checkpoint_config.flatten(), new_flat = config.flatten();
+  auto dotted = [](const std::string& pointer) {  // "/trainer/steps" -> "trainer.steps"
+    std::string key = pointer.substr(1);
+    std::replace(key.begin(), key.end(), '/', '.');
+    return key;
+  };
+  const auto& safe = resume_safe_keys();
+  auto refuse = [&](const std::string& key, const std::string& was, const std::string& now) {
+    throw_error("resume", fmt::format("cannot change '{}' when resuming (checkpoint {}, asked {}): it is fixed for "
+                                      "the run; start a new run (--force or another --out). Resume may change: {}",
+                                      key, was, now, fmt::join(safe, ", ")));
+  };
+  for (const auto& [pointer, v] : new_flat.items()) {
+    const std::string key = dotted(pointer);
+    if (std::find(safe.begin(), safe.end(), key) != safe.end()) continue;
+    if (!old_flat.contains(pointer)) {
+      // A trainer key newer than the checkpoint is fine at its default.
+      if (key.rfind("trainer.", 0) == 0 && TrainerOptions{}.to_json().value(key.substr(8), Json()) == v) continue;
+      refuse(key, "absent", v.dump());
+    }
+    if (old_flat[pointer] != v) refuse(key, old_flat[pointer].dump(), v.dump());
+  }
+}
+
+std::unique_ptr<Task> build_task(const TaskSpec& spec, const Json& config, Device device) {
+  check(config.contains("seed") && config["seed"].is_number_integer(), "build_task",
+        "task '{}': the config has no integer 'seed'", spec.name);
+  manual_seed(config["seed"].get<uint64_t>());
+  return spec.make(config, device);
+}
+
+std::vector<std::string> run_files(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  std::error_code ec;
+  if (dir.empty() || !fs::is_directory(dir, ec)) return out;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (!entry.is_regular_file()) continue;
+    const std::string name = entry.path().filename().string();
+    auto starts = [&](const char* p) { return name.rfind(p, 0) == 0; };
+    auto ends = [&](const char* s) {
+      const std::string suffix = s;
+      return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    if (name == "config.json" || name == "metrics.jsonl" || (starts("checkpoint_") && ends(".safetensors")) ||
+        (starts("eval_step") && ends(".json")) || (starts("grads_step") && ends(".json")))
+      out.push_back(entry.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace hm::train

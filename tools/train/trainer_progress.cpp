@@ -1,0 +1,65 @@
+// The trainer's output: the progress line (in place on a terminal), evaluation lines and
+// metrics.jsonl.
+#include <chrono>
+#include <cmath>
+#include <fstream>
+
+#include "tools/train/trainer.h"
+#include "tools/train/trainer_internal.h"
+
+namespace hm::train {
+
+double now_seconds() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+std::string format_duration(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "?";
+  auto s = static_cast<int64_t>(seconds + 0.5);
+  if (s >= 3600) return fmt::format("{}:{:02d}:{:02d}", s / 3600, (s / 60) % 60, s % 60);
+  return fmt::format("{}:{:02d}", s / 60, s % 60);
+}
+
+void Trainer::end_progress_line() {
+  if (log && line_open_) fmt::print(log, "\n");
+  line_open_ = false;
+}
+
+void Trainer::write_metrics(const nlohmann::ordered_json& record) {
+  if (out_dir_.empty()) return;
+  nlohmann::ordered_json line = record;
+  const double session = now_seconds() - session_start_;
+  line["time"] = elapsed_before_ + session;
+  line["items_per_s"] = session > 0 ? static_cast<double>(session_items_) / session : 0.0;
+  std::ofstream out(out_dir_ + "/metrics.jsonl", std::ios::app);
+  out << line.dump() << "\n";
+  check(out.good(), "Trainer", "cannot append to {}/metrics.jsonl", out_dir_);
+}
+
+void Trainer::progress(const StepRecord& r, double mean_loss) {
+  if (!log) return;
+  const double session = now_seconds() - session_start_;
+  const double items_per_s = session > 0 ? static_cast<double>(session_items_) / session : 0.0;
+  const double eta = session_steps_ > 0 ? (total_steps() - step_) * session / static_cast<double>(session_steps_) : 0;
+  std::string line = fmt::format("step {}/{} | epoch {} | loss {:.4f} | lr {:.3g} | {:.0f} items/s | ETA {}", r.step,
+                                 total_steps(), r.epoch, mean_loss, r.lr, items_per_s, format_duration(eta));
+  if (tty)
+    fmt::print(log, "\r{}\x1b[K", line);  // rewritten in place
+  else
+    fmt::print(log, "{}\n", line);
+  line_open_ = tty;
+  std::fflush(log);
+}
+
+void Trainer::print_eval(const Json& metrics) {
+  if (!log) return;
+  std::string line;
+  for (const auto& [k, v] : metrics.items())
+    line += fmt::format("  {} {}", k, v.is_number_float() ? fmt::format("{:.4f}", v.get<double>()) : v.dump());
+  end_progress_line();
+  fmt::print(log, "eval at step {}:{}{}\n", step_, line,
+             best_step_ == step_ && !options_.monitor.empty() ? "  (best)" : "");
+}
+
+}  // namespace hm::train
