@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/random.h"
@@ -48,6 +49,7 @@ struct ToyRunResult {
   // smoothness of the predicted pmf. Metrics a head does not have are NaN.
   double kl = 0, smoothness = 0, mse = 0, perplexity = 0;
   std::vector<double> epoch_losses;  // mean training loss of each epoch
+  std::vector<std::pair<int64_t, double>> test_losses;  // (1-based epoch, mean test loss) at the evaluation points
   double seconds = 0;                // wall time of the run
   // The first sample_points test points: (x, y) raw, true pmf and predicted pmf over the bins
   // ((S, bins) float64; regression: predicted is one-hot at the predicted bin).
