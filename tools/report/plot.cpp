@@ -90,6 +90,16 @@ std::vector<double> log_ticks(double lo, double hi) {
   return out;
 }
 
+// A markers-only series' point: an open 10 px square with a 2 px dot at its centre (apart
+// from the filled squares of line series).
+void open_marker(Canvas& c, double x, double y, Rgb color) {
+  c.line(x - 5, y - 5, x + 5, y - 5, color, 2);
+  c.line(x + 5, y - 5, x + 5, y + 5, color, 2);
+  c.line(x + 5, y + 5, x - 5, y + 5, color, 2);
+  c.line(x - 5, y + 5, x - 5, y - 5, color, 2);
+  c.rect(x - 1, y - 1, 2, 2, color);
+}
+
 // The legend goes in the corner of the plot area that hides the fewest drawn points.
 void draw_legend(Canvas& c, const Frame& f, const std::vector<std::pair<std::string, int>>& entries,
                  const std::vector<Rgb>& colors, const std::vector<Points>& drawn) {
@@ -125,7 +135,7 @@ void draw_legend(Canvas& c, const Frame& f, const std::vector<std::pair<std::str
     if (entries[i].second == 1)
       c.rect(x0 + 8, y - 5, 22, 10, colors[i]);
     else if (entries[i].second == 3)
-      c.rect(x0 + 16, y - 3, 6, 6, colors[i]);
+      open_marker(c, x0 + 19, y, colors[i]);
     else
       c.line(x0 + 8, y, x0 + 30, y, colors[i], 2, entries[i].second == 2);
     c.text(x0 + 36, y, entries[i].first, 12, Anchor::Start);
@@ -324,8 +334,12 @@ void draw(const LinePlot& plot, Canvas& c) {
       }
     for (Points& run : runs(s, f)) {
       if (s.line) c.polyline(run, color_of(i), 1.8, s.label, s.dashed);
-      if (s.markers || !s.line)
-        for (const auto& [x, y] : run) c.rect(x - 3, y - 3, 6, 6, color_of(i));
+      for (const auto& [x, y] : run) {
+        if (!s.line)
+          open_marker(c, x, y, color_of(i));
+        else if (s.markers)
+          c.rect(x - 3, y - 3, 6, 6, color_of(i));
+      }
       drawn.push_back(std::move(run));
     }
     if (!s.label.empty()) legend.emplace_back(s.label, !s.line ? 3 : s.dashed ? 2 : 0), colors.push_back(color_of(i));

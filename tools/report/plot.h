@@ -22,7 +22,7 @@ struct Series {
   // every line; a markers-only series shows it as an error bar at each point. A non-finite
   // bound breaks the band.
   std::vector<double> y_low = {}, y_high = {};
-  bool line = true;     // false: markers only, no line (e.g. a paper's reported values)
+  bool line = true;     // false: open square markers only, no line (e.g. a paper's reported values)
   bool dashed = false;  // a dashed line (e.g. a held-out curve beside its training curve)
   int color = -1;       // palette index (matplotlib's tab10); -1: the series' position
 };

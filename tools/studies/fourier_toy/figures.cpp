@@ -187,8 +187,9 @@ report::LinePlot toy_loss_plot(const std::vector<ToyRunResult>& results, ToyDist
     }
     ++colour;
   }
-  p.title = fmt::format("{}: training (solid{}) and test (dashed) loss, {} seed{}", data::toy_distribution_name(dataset),
-                        seeds.size() > 1 ? ", ± std band" : "", seeds.size(), seeds.size() == 1 ? "" : "s");
+  // ASCII and short: the PNG font has no "±" and the title fits ~55 characters.
+  p.title = fmt::format("{}: train (solid) and test (dashed) loss, {} seed{}", data::toy_distribution_name(dataset),
+                        seeds.size(), seeds.size() == 1 ? "" : "s");
   return p;
 }
 
