@@ -49,7 +49,8 @@ struct ToyRunResult {
   // smoothness of the predicted pmf. Metrics a head does not have are NaN.
   double kl = 0, smoothness = 0, mse = 0, perplexity = 0;
   std::vector<double> epoch_losses;  // mean training loss of each epoch
-  std::vector<std::pair<int64_t, double>> test_losses;  // (1-based epoch, mean test loss) at the evaluation points
+  // (1-based epoch, mean test loss) at the evaluation points
+  std::vector<std::pair<int64_t, double>> test_losses;
   double seconds = 0;                // wall time of the run
   // The first sample_points test points: (x, y) raw, true pmf and predicted pmf over the bins
   // ((S, bins) float64; regression: predicted is one-hot at the predicted bin).

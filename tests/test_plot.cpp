@@ -252,7 +252,8 @@ TEST_CASE("plot: markers draw a square at each point, also of a one-point series
   CHECK(attr(*squares[3], "y") + 3 == doctest::Approx(f.py(2.5)).epsilon(1e-4));
   // The PNG has the one-point series' colour at its point.
   std::vector<unsigned char> px = to_pixels(p);
-  const size_t i = (static_cast<size_t>(std::lround(f.py(2.5))) * p.width + static_cast<size_t>(std::lround(f.px(4)))) * 3;
+  const size_t i =
+      (static_cast<size_t>(std::lround(f.py(2.5))) * p.width + static_cast<size_t>(std::lround(f.px(4)))) * 3;
   CHECK(std::array<int, 3>{px[i], px[i + 1], px[i + 2]} == std::array<int, 3>{255, 127, 14});  // palette(1)
 }
 

@@ -54,8 +54,8 @@ TEST_CASE("report paper cells: the outside-the-paper's-spread flag") {
   CHECK(!outside_paper(one(0.1594), p));  // shown as 0.159: inside, as the cell reads
   CHECK(outside_paper(one(0.1596), p));   // shown as 0.160
   CHECK(outside_paper(one(0.05), p));
-  CHECK(outside_paper(one(kNaN), p));            // a diverged run is flagged
-  CHECK(!outside_paper(mean_std({}), p));        // nothing measured: nothing to flag
+  CHECK(outside_paper(one(kNaN), p));      // a diverged run is flagged
+  CHECK(!outside_paper(mean_std({}), p));  // nothing measured: nothing to flag
   CHECK(measured_cell(seed_stats({1, 2}, {0.108, 0.110}), p) == "0.109 ± 0.001");
   CHECK(measured_cell(seed_stats({1, 2}, {0.20, 0.22}), p) == "0.210 ± 0.010 †");
   CHECK(measured_cell(one(0.2), p) == "0.200 †");  // one seed: no ±

@@ -126,8 +126,8 @@ TEST_CASE("study report: sweep plots carry std bands and the paper's values at N
   CHECK(paper.x == std::vector<double>{12});
   CHECK(paper.y[0] == doctest::Approx(0.116));
   CHECK(paper.y_low[0] == doctest::Approx(0.116 - 0.043));
-  CHECK(paper.color == 0);          // the Fourier series' colour
-  CHECK(p.series[3].color == 1);    // the paper's linear value in the linear line's colour
+  CHECK(paper.color == 0);        // the Fourier series' colour
+  CHECK(p.series[3].color == 1);  // the paper's linear value in the linear line's colour
   CHECK(report::to_svg(p).find("class=\"band\"") != std::string::npos);
 }
 

@@ -19,9 +19,9 @@ Comparison less();     // a < b (a NaN never holds)
 Comparison greater();  // a > b
 
 struct ClaimResult {
-  std::string claim;   // "Fourier-12 KL < linear KL on gaussian"
-  bool holds = false;  // on the seed means
-  std::string detail;  // "0.1092 < 0.1715 (means)"
+  std::string claim;                          // "Fourier-12 KL < linear KL on gaussian"
+  bool holds = false;                         // on the seed means
+  std::string detail;                         // "0.1092 < 0.1715 (means)"
   size_t seeds_holding = 0, seeds_total = 0;  // over the seeds both a and b have
   double a = 0, b = 0;                        // the means
 };

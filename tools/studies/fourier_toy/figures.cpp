@@ -55,7 +55,7 @@ const ToyRunResult* sample_run(const std::vector<ToyRunResult>& results, ToyDist
 }  // namespace
 
 report::LinePlot toy_sweep_plot(const std::vector<ToyGroup>& groups, ToyDistribution dataset, ToyHead head,
-                              const std::string& metric) {
+                                const std::string& metric) {
   check(is_fourier(head), "toy_sweep_plot", "head must be fourier or fourier-mle, got '{}'",
         models::toy_head_name(head));
   report::LinePlot p;
@@ -110,7 +110,7 @@ report::LinePlot toy_sweep_plot(const std::vector<ToyGroup>& groups, ToyDistribu
 }
 
 report::LinePlot toy_pmf_plot(const std::vector<ToyRunResult>& results, ToyDistribution dataset,
-                            const std::vector<ToyHead>& heads, int64_t point) {
+                              const std::vector<ToyHead>& heads, int64_t point) {
   report::LinePlot p;
   p.x_label = "z";
   p.y_label = "probability";

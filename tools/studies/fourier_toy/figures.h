@@ -15,14 +15,14 @@ namespace hm::studies {
 // over the N range; then the paper's values (N = 12, gamma 0, and the reference heads) as
 // markers with ± std error bars at N = 12, in the colour of their series. Empty series list
 // when the dataset has no runs of head.
-report::LinePlot toy_sweep_plot(const std::vector<ToyGroup>& groups, data::ToyDistribution dataset, models::ToyHead head,
-                              const std::string& metric);
+report::LinePlot toy_sweep_plot(const std::vector<ToyGroup>& groups, data::ToyDistribution dataset,
+                                models::ToyHead head, const std::string& metric);
 
 // Figures 1 and 2: the predicted pmfs of `heads` (Fourier heads at N = 12, gamma 0) for test
 // point `point` of one dataset against the true pmf, over the bin centres on [-1, 1], from the
 // smallest seed whose runs kept samples. Empty series list when there are none.
 report::LinePlot toy_pmf_plot(const std::vector<models::ToyRunResult>& results, data::ToyDistribution dataset,
-                            const std::vector<models::ToyHead>& heads, int64_t point);
+                              const std::vector<models::ToyHead>& heads, int64_t point);
 
 // Training and held-out curves of the cross-entropy heads (linear, GMM, Fourier N = 12 gamma
 // 0) on one dataset: the mean training loss per epoch over seeds (solid, ± std band with

@@ -18,8 +18,8 @@ namespace hm::studies {
 using Json = nlohmann::json;
 
 // Statistics over seeds, the paper's values and claims come from tools/report (generic).
-using report::MetricStats;
 using report::mean_std;
+using report::MetricStats;
 using report::PaperValue;
 
 // One (dataset, head, frequencies, gamma) over its seeds.

@@ -1,5 +1,6 @@
 // results.json of the toy study: every run's configuration, metrics, time, per-epoch training
-// losses, test losses at the evaluation points and sample pmfs, and back (so reports and figures can be rebuilt without training).
+// losses, test losses at the evaluation points and sample pmfs, and back (so reports and figures can be rebuilt without
+// training).
 #include <cmath>
 #include <limits>
 
@@ -147,8 +148,7 @@ std::vector<ToyRunResult> toy_results_from_json(const Json& j, ToyStudyInfo* inf
     if (run.contains("test_losses"))  // optional: older files have none
       for (const Json& p : run.at("test_losses")) {
         check(p.is_array() && p.size() == 2 && p[0].is_number_integer() && (p[1].is_null() || p[1].is_number()),
-              "toy_results_from_json", "run '{}': test_losses entries must be [epoch, loss], got {}", label,
-              p.dump());
+              "toy_results_from_json", "run '{}': test_losses entries must be [epoch, loss], got {}", label, p.dump());
         r.test_losses.emplace_back(p[0].get<int64_t>(), p[1].is_null() ? kNaN : p[1].get<double>());
       }
     if (run.contains("samples")) {
