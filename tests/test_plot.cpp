@@ -2,6 +2,8 @@
 // polylines and bars sit where the layout says, PNG output, metrics.jsonl reading, errors.
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -250,7 +252,8 @@ TEST_CASE("plot: markers draw a square at each point, also of a one-point series
   CHECK(attr(*squares[3], "y") + 3 == doctest::Approx(f.py(2.5)).epsilon(1e-4));
   // The PNG has the one-point series' colour at its point.
   std::vector<unsigned char> px = to_pixels(p);
-  const size_t i = (static_cast<size_t>(std::lround(f.py(2.5))) * p.width + static_cast<size_t>(std::lround(f.px(4)))) * 3;
+  const size_t i =
+      (static_cast<size_t>(std::lround(f.py(2.5))) * p.width + static_cast<size_t>(std::lround(f.px(4)))) * 3;
   CHECK(std::array<int, 3>{px[i], px[i + 1], px[i + 2]} == std::array<int, 3>{255, 127, 14});  // palette(1)
 }
 
@@ -333,4 +336,63 @@ TEST_CASE("plot: metrics.jsonl series and errors") {
   LinePlot l;
   l.series.push_back({"s", {1, 2}, {1}});
   CHECK(throws_with([&] { to_svg(l); }, {"series 's' has 2 x values and 1 y values"}));
+}
+
+TEST_CASE("plot: a band is a translucent polygon behind its line, markers-only series get error bars") {
+  LinePlot p;
+  Series mean{"mean", {0, 1, 2}, {1, 2, 1}};
+  mean.y_low = {0.5, 1.5, 0.5}, mean.y_high = {1.5, 2.5, 1.5};
+  Series paper{"paper", {1}, {2.2}};
+  paper.line = false, paper.y_low = {2.0}, paper.y_high = {2.4};
+  Series test{"test", {0, 2}, {1.2, 1.2}};
+  test.dashed = true, test.color = 0;  // the colour of "mean"
+  p.series = {mean, paper, test};
+  const Frame f = frame_of(p);
+  CHECK(f.y_min < 0.5);  // the band is inside the range
+  CHECK(f.y_max > 2.5);
+  const std::string svg = to_svg(p);
+  std::vector<Element> els = parse_xml(svg);
+  auto polys = named(els, "polygon");
+  REQUIRE(polys.size() == 1);
+  auto lines = named(els, "polyline");
+  REQUIRE(lines.size() == 2);  // "mean" and "test"; "paper" has no line
+  CHECK(polys[0]->attrs.at("data-label") == "mean");
+  CHECK(polys[0]->attrs.at("fill") == lines[0]->attrs.at("stroke"));
+  CHECK(attr(*polys[0], "fill-opacity") == doctest::Approx(0.2));
+  // Upper edge left to right, then the lower edge back: 6 points, starting at (0, 1.5).
+  const std::string pts = polys[0]->attrs.at("points");
+  CHECK(std::count(pts.begin(), pts.end(), ',') == 6);
+  CHECK(pts.rfind(fmt::format("{:.2f},{:.2f} ", f.px(0), f.py(1.5)), 0) == 0);
+  CHECK(svg.find("<polygon") < svg.find("<polyline"));  // behind the lines
+  CHECK(lines[1]->attrs.at("stroke") == lines[0]->attrs.at("stroke"));
+  CHECK(lines[1]->attrs.count("stroke-dasharray") == 1);
+  CHECK(lines[0]->attrs.count("stroke-dasharray") == 0);
+  // The error bar of the paper's value: a vertical line at x = 1 from 2.0 to 2.4.
+  bool bar = false;
+  for (const Element* l : named(els, "line"))
+    bar |= std::fabs(attr(*l, "x1") - f.px(1)) < 0.01 && std::fabs(attr(*l, "x2") - f.px(1)) < 0.01 &&
+           std::fabs(attr(*l, "y1") - f.py(2.0)) < 0.01 && std::fabs(attr(*l, "y2") - f.py(2.4)) < 0.01;
+  CHECK(bar);
+  CHECK(throws_with(
+      [] {
+        LinePlot q;
+        Series s{"s", {0, 1}, {0, 1}};
+        s.y_low = {0};
+        q.series = {s};
+        to_svg(q);
+      },
+      {"band", "y_low and y_high of 2 values"}));
+
+  // PNG (no labels, so no legend): inside the band the series colour blended at 0.2 over white
+  // (255 * 0.8 + (31, 119, 180) * 0.2), outside it white.
+  for (Series& s : p.series) s.label.clear();
+  std::vector<unsigned char> px = to_pixels(p);
+  auto at = [&](double x, double y) {
+    const size_t i =
+        (static_cast<size_t>(std::lround(f.py(y))) * p.width + static_cast<size_t>(std::lround(f.px(x)))) * 3;
+    return std::array<int, 3>{px[i], px[i + 1], px[i + 2]};
+  };
+  CHECK(at(0.3, 1.05) == std::array<int, 3>{210, 228, 240});  // band from 0.8 to 1.8 at x = 0.3, line at 1.3
+  CHECK(at(0.3, 0.65) == std::array<int, 3>{255, 255, 255});
+  CHECK(at(1, 2.2) == std::array<int, 3>{255, 127, 14});  // the paper's marker, palette(1)
 }

@@ -1,11 +1,10 @@
-// Plot layout (ranges, ticks, legend) drawn through a Canvas, and metrics.jsonl reading. The
-// two canvases: tools/report/plot_svg.cpp and tools/report/plot_png.cpp.
+// Plot layout (ranges, ticks, legend) drawn through a Canvas. The two canvases:
+// tools/report/plot_svg.cpp and tools/report/plot_png.cpp; metrics.jsonl: plot_metrics.cpp.
 #include "tools/report/plot.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -25,6 +24,7 @@ constexpr Rgb kPalette[] = {{31, 119, 180}, {255, 127, 14},  {44, 160, 44},   {2
                             {140, 86, 75},  {227, 119, 194}, {127, 127, 127}, {188, 189, 34}, {23, 190, 207}};
 constexpr Rgb kBarFill{158, 202, 225}, kBarStroke{49, 130, 189};
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kBandOpacity = 0.2;
 
 Rgb palette(size_t i) { return kPalette[i % std::size(kPalette)]; }
 
@@ -51,6 +51,9 @@ bool finish_range(double& lo, double& hi) {
 
 void check_series(const Series& s, const char* fn) {
   check(s.x.size() == s.y.size(), fn, "series '{}' has {} x values and {} y values", s.label, s.x.size(), s.y.size());
+  check(s.y_low.size() == s.y_high.size() && (s.y_low.empty() || s.y_low.size() == s.x.size()), fn,
+        "series '{}': the band needs y_low and y_high of {} values each, got {} and {}", s.label, s.x.size(),
+        s.y_low.size(), s.y_high.size());
 }
 
 // A point is drawable when both coordinates are finite (and y > 0 on a log axis).
@@ -87,10 +90,20 @@ std::vector<double> log_ticks(double lo, double hi) {
   return out;
 }
 
+// A markers-only series' point: an open 10 px square with a 2 px dot at its centre (apart
+// from the filled squares of line series).
+void open_marker(Canvas& c, double x, double y, Rgb color) {
+  c.line(x - 5, y - 5, x + 5, y - 5, color, 2);
+  c.line(x + 5, y - 5, x + 5, y + 5, color, 2);
+  c.line(x + 5, y + 5, x - 5, y + 5, color, 2);
+  c.line(x - 5, y + 5, x - 5, y - 5, color, 2);
+  c.rect(x - 1, y - 1, 2, 2, color);
+}
+
 // The legend goes in the corner of the plot area that hides the fewest drawn points.
 void draw_legend(Canvas& c, const Frame& f, const std::vector<std::pair<std::string, int>>& entries,
                  const std::vector<Rgb>& colors, const std::vector<Points>& drawn) {
-  // entries: (label, kind) with kind 0 line, 1 bar swatch, 2 dashed line.
+  // entries: (label, kind) with kind 0 line, 1 bar swatch, 2 dashed line, 3 marker.
   if (entries.empty()) return;
   double w = 0;
   for (const auto& [label, kind] : entries) w = std::max(w, detail::text_width(label, 12));
@@ -121,6 +134,8 @@ void draw_legend(Canvas& c, const Frame& f, const std::vector<std::pair<std::str
     const double y = y0 + 13 + 18.0 * static_cast<double>(i);
     if (entries[i].second == 1)
       c.rect(x0 + 8, y - 5, 22, 10, colors[i]);
+    else if (entries[i].second == 3)
+      open_marker(c, x0 + 19, y, colors[i]);
     else
       c.line(x0 + 8, y, x0 + 30, y, colors[i], 2, entries[i].second == 2);
     c.text(x0 + 36, y, entries[i].first, 12, Anchor::Start);
@@ -174,6 +189,31 @@ std::vector<Points> runs(const Series& s, const Frame& f) {
   return out;
 }
 
+// Splits a band into drawable runs of closed polygons: the upper edge left to right, then the
+// lower edge back. Also returns the edges (what a legend would hide).
+std::vector<Points> band_runs(const Series& s, const Frame& f) {
+  std::vector<Points> out;
+  Points upper, lower;
+  auto flush = [&] {
+    if (upper.size() >= 2) {
+      Points poly = upper;
+      poly.insert(poly.end(), lower.rbegin(), lower.rend());
+      out.push_back(std::move(poly));
+    }
+    upper.clear(), lower.clear();
+  };
+  for (size_t i = 0; i < s.y_low.size(); ++i) {
+    if (!drawable(s.x[i], s.y_low[i], f.log_y) || !drawable(s.x[i], s.y_high[i], f.log_y)) {
+      flush();
+      continue;
+    }
+    upper.emplace_back(f.px(s.x[i]), f.py(s.y_high[i]));
+    lower.emplace_back(f.px(s.x[i]), f.py(s.y_low[i]));
+  }
+  flush();
+  return out;
+}
+
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -219,6 +259,12 @@ Frame frame_of(const LinePlot& plot) {
       x_lo = std::min(x_lo, s.x[i]), x_hi = std::max(x_hi, s.x[i]);
       y_lo = std::min(y_lo, y), y_hi = std::max(y_hi, y);
     }
+    for (size_t i = 0; i < s.y_low.size(); ++i)
+      for (double b : {s.y_low[i], s.y_high[i]})
+        if (drawable(s.x[i], b, plot.log_y)) {
+          const double y = plot.log_y ? std::log10(b) : b;
+          y_lo = std::min(y_lo, y), y_hi = std::max(y_hi, y);
+        }
   }
   finish_range(x_lo, x_hi);
   if (finish_range(y_lo, y_hi)) {
@@ -266,14 +312,37 @@ void draw(const LinePlot& plot, Canvas& c) {
   std::vector<std::pair<std::string, int>> legend;
   std::vector<Rgb> colors;
   std::vector<Points> drawn;
+  auto color_of = [&](size_t i) {
+    return palette(plot.series[i].color >= 0 ? static_cast<size_t>(plot.series[i].color) : i);
+  };
+  for (size_t i = 0; i < plot.series.size(); ++i)  // bands first: behind every line
+    if (plot.series[i].line)
+      for (Points& poly : band_runs(plot.series[i], f)) {
+        c.polygon(poly, color_of(i), kBandOpacity, plot.series[i].label);
+        drawn.push_back(std::move(poly));
+      }
   for (size_t i = 0; i < plot.series.size(); ++i) {
-    for (Points& run : runs(plot.series[i], f)) {
-      c.polyline(run, palette(i), 1.8, plot.series[i].label);
-      if (plot.series[i].markers)
-        for (const auto& [x, y] : run) c.rect(x - 3, y - 3, 6, 6, palette(i));
+    const Series& s = plot.series[i];
+    if (!s.line)  // error bars with 4 px caps
+      for (size_t k = 0; k < s.y_low.size(); ++k) {
+        if (!drawable(s.x[k], s.y_low[k], f.log_y) || !drawable(s.x[k], s.y_high[k], f.log_y)) continue;
+        const double x = f.px(s.x[k]), lo = f.py(s.y_low[k]), hi = f.py(s.y_high[k]);
+        c.line(x, lo, x, hi, color_of(i), 1.5);
+        c.line(x - 4, lo, x + 4, lo, color_of(i), 1.5);
+        c.line(x - 4, hi, x + 4, hi, color_of(i), 1.5);
+        drawn.push_back({{x, lo}, {x, hi}});
+      }
+    for (Points& run : runs(s, f)) {
+      if (s.line) c.polyline(run, color_of(i), 1.8, s.label, s.dashed);
+      for (const auto& [x, y] : run) {
+        if (!s.line)
+          open_marker(c, x, y, color_of(i));
+        else if (s.markers)
+          c.rect(x - 3, y - 3, 6, 6, color_of(i));
+      }
       drawn.push_back(std::move(run));
     }
-    if (!plot.series[i].label.empty()) legend.emplace_back(plot.series[i].label, 0), colors.push_back(palette(i));
+    if (!s.label.empty()) legend.emplace_back(s.label, !s.line ? 3 : s.dashed ? 2 : 0), colors.push_back(color_of(i));
   }
   draw_legend(c, f, legend, colors, drawn);
 }

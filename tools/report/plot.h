@@ -17,6 +17,14 @@ struct Series {
   std::string label;
   std::vector<double> x, y;  // equal lengths; a non-finite point (or y <= 0 on a log axis) breaks the line
   bool markers = false;      // also a 6 px square at each point (line plots; shows one-point series)
+  // Optional band (e.g. mean ± std over seeds): y_low[i] .. y_high[i] at x[i], both empty or
+  // both of x's length. Line plots draw it as a translucent area of the series colour behind
+  // every line; a markers-only series shows it as an error bar at each point. A non-finite
+  // bound breaks the band.
+  std::vector<double> y_low = {}, y_high = {};
+  bool line = true;     // false: open square markers only, no line (e.g. a paper's reported values)
+  bool dashed = false;  // a dashed line (e.g. a held-out curve beside its training curve)
+  int color = -1;       // palette index (matplotlib's tab10); -1: the series' position
 };
 
 struct LinePlot {

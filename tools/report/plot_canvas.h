@@ -24,7 +24,10 @@ class Canvas {
   virtual void frame(double x, double y, double w, double h, Rgb stroke) = 0;  // outline only
   virtual void line(double x1, double y1, double x2, double y2, Rgb color, double width, bool dashed = false) = 0;
   // One connected line; `label` names the series (kept in the SVG as data-label).
-  virtual void polyline(const Points& points, Rgb color, double width, const std::string& label) = 0;
+  virtual void polyline(const Points& points, Rgb color, double width, const std::string& label,
+                        bool dashed = false) = 0;
+  // A filled polygon (even-odd rule) blended over what is drawn: opacity 0..1.
+  virtual void polygon(const Points& points, Rgb fill, double opacity, const std::string& label) = 0;
   // Text centred vertically on y; vertical text reads bottom to top, centred on (x, y).
   virtual void text(double x, double y, const std::string& s, double size, Anchor anchor, bool vertical = false,
                     Rgb color = kBlack) = 0;

@@ -1,5 +1,6 @@
 // The PNG side of the plots: a small rasteriser (filled rectangles, thick lines stamped as
-// squares, stb_easy_font's segment glyphs for text) and the encoder from Debian's libstb.
+// squares, translucent polygons filled by scanline, stb_easy_font's segment glyphs for text)
+// and the encoder from Debian's libstb.
 #include <algorithm>
 #include <cmath>
 
@@ -43,10 +44,29 @@ class RasterCanvas : public Canvas {
                static_cast<int>(std::floor(x + r + 0.5)), static_cast<int>(std::floor(y + r + 0.5)), color);
     }
   }
-  void polyline(const Points& points, Rgb color, double width, const std::string&) override {
+  void polyline(const Points& points, Rgb color, double width, const std::string&, bool dashed) override {
     if (points.size() == 1) line(points[0].first, points[0].second, points[0].first, points[0].second, color, width);
     for (size_t i = 1; i < points.size(); ++i)
-      line(points[i - 1].first, points[i - 1].second, points[i].first, points[i].second, color, width);
+      line(points[i - 1].first, points[i - 1].second, points[i].first, points[i].second, color, width, dashed);
+  }
+  // Scanline fill at pixel centres (even-odd rule), each covered pixel blended with the fill.
+  void polygon(const Points& points, Rgb fill, double opacity, const std::string&) override {
+    if (points.size() < 3) return;
+    for (int y = 0; y < h_; ++y) {
+      const double yc = y + 0.5;
+      std::vector<double> xs;  // where the edges cross this row
+      for (size_t i = 0; i < points.size(); ++i) {
+        const auto [x0, y0] = points[i];
+        const auto [x1, y1] = points[(i + 1) % points.size()];
+        if ((y0 <= yc) != (y1 <= yc)) xs.push_back(x0 + (yc - y0) / (y1 - y0) * (x1 - x0));
+      }
+      std::sort(xs.begin(), xs.end());
+      for (size_t k = 0; k + 1 < xs.size(); k += 2) {
+        const int a = std::max(0, static_cast<int>(std::ceil(xs[k] - 0.5)));
+        const int b = std::min(w_ - 1, static_cast<int>(std::floor(xs[k + 1] - 0.5)));
+        for (int x = a; x <= b; ++x) blend(x, y, fill, opacity);
+      }
+    }
   }
   // stb_easy_font draws ~7 px tall capitals as axis-aligned quads on an integer grid; an
   // integer scale keeps its one-unit strokes crisp. Vertical text is turned a quarter
@@ -85,6 +105,13 @@ class RasterCanvas : public Canvas {
         unsigned char* p = &rgb_[(static_cast<size_t>(y) * w_ + x) * 3];
         p[0] = c.r, p[1] = c.g, p[2] = c.b;
       }
+  }
+
+  void blend(int x, int y, Rgb c, double a) {
+    unsigned char* p = &rgb_[(static_cast<size_t>(y) * w_ + x) * 3];
+    p[0] = static_cast<unsigned char>(std::lround(p[0] * (1 - a) + c.r * a));
+    p[1] = static_cast<unsigned char>(std::lround(p[1] * (1 - a) + c.g * a));
+    p[2] = static_cast<unsigned char>(std::lround(p[2] * (1 - a) + c.b * a));
   }
 
   int w_, h_;

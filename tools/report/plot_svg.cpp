@@ -1,5 +1,6 @@
 // The SVG side of the plots: each drawing call becomes one element (coordinates with two
-// decimals; a series is one <polyline data-label="..."> per unbroken run).
+// decimals; a series is one <polyline data-label="..."> per unbroken run, a band one
+// <polygon class="band" data-label="..."> with fill-opacity).
 #include "core/error.h"
 #include "tools/report/plot_canvas.h"
 
@@ -34,6 +35,12 @@ std::string escape(const std::string& s) {
   return out;
 }
 
+std::string points_attr(const Points& points) {
+  std::string pts;
+  for (const auto& [x, y] : points) pts += fmt::format("{}{:.2f},{:.2f}", pts.empty() ? "" : " ", x, y);
+  return pts;
+}
+
 std::string hex(Rgb c) { return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b); }
 
 class SvgCanvas : public detail::Canvas {
@@ -58,13 +65,17 @@ class SvgCanvas : public detail::Canvas {
         "<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" stroke=\"{}\" stroke-width=\"{}\"{}/>\n", x1, y1,
         x2, y2, hex(color), width, dashed ? " stroke-dasharray=\"6 4\"" : "");
   }
-  void polyline(const Points& points, Rgb color, double width, const std::string& label) override {
-    std::string pts;
-    for (const auto& [x, y] : points) pts += fmt::format("{}{:.2f},{:.2f}", pts.empty() ? "" : " ", x, y);
+  void polyline(const Points& points, Rgb color, double width, const std::string& label, bool dashed) override {
     out_ += fmt::format(
-        "<polyline data-label=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\" stroke-linejoin=\"round\" "
+        "<polyline data-label=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\" stroke-linejoin=\"round\"{} "
         "points=\"{}\"/>\n",
-        escape(label), hex(color), width, pts);
+        escape(label), hex(color), width, dashed ? " stroke-dasharray=\"6 4\"" : "", points_attr(points));
+  }
+  void polygon(const Points& points, Rgb fill, double opacity, const std::string& label) override {
+    out_ += fmt::format(
+        "<polygon data-label=\"{}\" class=\"band\" fill=\"{}\" fill-opacity=\"{:.2f}\" stroke=\"none\" "
+        "points=\"{}\"/>\n",
+        escape(label), hex(fill), opacity, points_attr(points));
   }
   void text(double x, double y, const std::string& s, double size, Anchor anchor, bool vertical, Rgb color) override {
     const char* a = anchor == Anchor::Start ? "start" : anchor == Anchor::Middle ? "middle" : "end";

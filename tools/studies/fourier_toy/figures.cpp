@@ -19,14 +19,6 @@ using models::ToyHead;
 
 namespace {
 
-const MetricStats& stats_of(const ToyGroup& g, const std::string& metric) {
-  if (metric == "kl") return g.kl;
-  if (metric == "smoothness") return g.smoothness;
-  if (metric == "mse") return g.mse;
-  check(metric == "perplexity", "toy_sweep_plot", "unknown metric '{}' (kl, smoothness, mse, perplexity)", metric);
-  return g.perplexity;
-}
-
 std::string head_title(ToyHead head) {
   switch (head) {
     case ToyHead::Linear:
@@ -62,7 +54,7 @@ const ToyRunResult* sample_run(const std::vector<ToyRunResult>& results, ToyDist
 }  // namespace
 
 report::LinePlot toy_sweep_plot(const std::vector<ToyGroup>& groups, ToyDistribution dataset, ToyHead head,
-                              const std::string& metric) {
+                                const std::string& metric) {
   check(is_fourier(head), "toy_sweep_plot", "head must be fourier or fourier-mle, got '{}'",
         models::toy_head_name(head));
   report::LinePlot p;
@@ -80,27 +72,44 @@ report::LinePlot toy_sweep_plot(const std::vector<ToyGroup>& groups, ToyDistribu
       n_max = std::max(n_max, static_cast<double>(g.frequencies));
     }
   if (gammas.empty()) return p;
+  // The paper's values, marked at N = 12 in the colour of the series they belong to.
+  std::vector<report::Series> paper;
+  auto mark_paper = [&](ToyHead h, const std::string& title) {
+    const auto v = paper_toy_value(dataset, h, metric);
+    if (!v) return;
+    report::Series s{fmt::format("paper {} ({})", title, v->source), {12}, {v->mean}};
+    s.line = false, s.y_low = {v->mean - v->std}, s.y_high = {v->mean + v->std};
+    s.color = static_cast<int>(p.series.size() - 1);
+    paper.push_back(std::move(s));
+  };
   for (double gamma : gammas) {
     report::Series s{fmt::format("{} gamma={:g}", mle ? "Fourier-MLE" : "Fourier", gamma), {}, {}, true};
     for (const ToyGroup& g : groups)  // groups come in grid order: increasing N
       if (g.dataset == dataset && g.head == head && g.gamma == gamma) {
+        const MetricStats& m = toy_metric(g, metric);
         s.x.push_back(static_cast<double>(g.frequencies));
-        s.y.push_back(stats_of(g, metric).mean);
+        s.y.push_back(m.mean);
+        s.y_low.push_back(m.mean - m.std), s.y_high.push_back(m.mean + m.std);
       }
     p.series.push_back(std::move(s));
+    if (gamma == 0.0) mark_paper(head, mle ? "Fourier-MLE N=12" : "Fourier N=12");
   }
   const std::vector<ToyHead> references =
       mle ? std::vector<ToyHead>{ToyHead::GMMMLE} : std::vector<ToyHead>{ToyHead::Linear, ToyHead::GMM};
   for (ToyHead ref : references)
     if (const ToyGroup* g = find_toy_group(groups, dataset, ref)) {
-      const double v = stats_of(*g, metric).mean;
-      p.series.push_back({std::string(head_title(ref)), {n_min, n_max}, {v, v}});
+      const MetricStats& m = toy_metric(*g, metric);
+      report::Series s{std::string(head_title(ref)), {n_min, n_max}, {m.mean, m.mean}};
+      s.y_low = {m.mean - m.std, m.mean - m.std}, s.y_high = {m.mean + m.std, m.mean + m.std};
+      p.series.push_back(std::move(s));
+      mark_paper(ref, head_title(ref));
     }
+  for (report::Series& s : paper) p.series.push_back(std::move(s));
   return p;
 }
 
 report::LinePlot toy_pmf_plot(const std::vector<ToyRunResult>& results, ToyDistribution dataset,
-                            const std::vector<ToyHead>& heads, int64_t point) {
+                              const std::vector<ToyHead>& heads, int64_t point) {
   report::LinePlot p;
   p.x_label = "z";
   p.y_label = "probability";
@@ -112,7 +121,13 @@ report::LinePlot toy_pmf_plot(const std::vector<ToyRunResult>& results, ToyDistr
     std::vector<const ToyRunResult*> runs;
     for (ToyHead h : heads)
       if (const ToyRunResult* r = sample_run(results, dataset, h, seed)) runs.push_back(r);
-    if (runs.size() != heads.size() || runs.empty() || point >= runs[0]->sample_pred_pmf.size(0)) continue;
+    if (runs.size() != heads.size() || runs.empty()) continue;
+    bool has_point = true;  // every run's rows (toy_results_from_json checks their widths)
+    for (const ToyRunResult* r : runs)
+      has_point = has_point && point < r->sample_pred_pmf.size(0) && r->sample_true_pmf.defined() &&
+                  point < r->sample_true_pmf.size(0) && r->sample_xy.defined() && point < r->sample_xy.size(0) &&
+                  r->sample_xy.size(1) == 2;
+    if (!has_point) continue;
     const std::vector<double> truth = runs[0]->sample_true_pmf.to_vector();
     const int64_t m = runs[0]->sample_true_pmf.size(1);
     const std::vector<double> xy = runs[0]->sample_xy.to_vector();
@@ -130,6 +145,50 @@ report::LinePlot toy_pmf_plot(const std::vector<ToyRunResult>& results, ToyDistr
     }
     return p;
   }
+  return p;
+}
+
+report::LinePlot toy_loss_plot(const std::vector<ToyRunResult>& results, ToyDistribution dataset) {
+  report::LinePlot p;
+  p.x_label = "epoch";
+  p.y_label = "mean loss (cross-entropy)";
+  std::set<uint64_t> seeds;
+  int colour = 0;
+  for (ToyHead h : {ToyHead::Linear, ToyHead::GMM, ToyHead::Fourier}) {  // cross-entropy heads: one scale
+    std::vector<std::vector<std::pair<double, double>>> train, test;
+    for (const ToyRunResult& r : results) {
+      if (r.config.dataset != dataset || r.config.head != h) continue;
+      if (is_fourier(h) && (r.config.frequencies != 12 || r.config.gamma != 0.0)) continue;
+      if (!r.epoch_losses.empty()) {
+        train.emplace_back();
+        for (size_t e = 0; e < r.epoch_losses.size(); ++e)
+          train.back().emplace_back(static_cast<double>(e + 1), r.epoch_losses[e]);
+        seeds.insert(r.config.seed);
+      }
+      if (!r.test_losses.empty()) {
+        test.emplace_back();
+        for (const auto& [epoch, loss] : r.test_losses) test.back().emplace_back(static_cast<double>(epoch), loss);
+      }
+    }
+    const report::CurveStats tr = report::mean_curve(train), te = report::mean_curve(test);
+    if (!tr.x.empty()) {
+      report::Series s{head_title(h) + " train", tr.x, tr.mean};
+      if (tr.curves > 1)
+        for (size_t i = 0; i < tr.x.size(); ++i)
+          s.y_low.push_back(tr.mean[i] - tr.std[i]), s.y_high.push_back(tr.mean[i] + tr.std[i]);
+      s.color = colour;
+      p.series.push_back(std::move(s));
+    }
+    if (!te.x.empty()) {
+      report::Series s{head_title(h) + " test (held out)", te.x, te.mean};
+      s.dashed = true, s.markers = te.x.size() == 1, s.color = colour;
+      p.series.push_back(std::move(s));
+    }
+    ++colour;
+  }
+  // ASCII and short: the PNG font has no "±" and the title fits ~55 characters.
+  p.title = fmt::format("{}: train (solid) and test (dashed) loss, {} seed{}", data::toy_distribution_name(dataset),
+                        seeds.size(), seeds.size() == 1 ? "" : "s");
   return p;
 }
 
@@ -155,23 +214,7 @@ std::vector<std::string> write_toy_figures(const std::string& dir, const std::ve
       save(toy_pmf_plot(results, d, {ToyHead::GMMMLE, ToyHead::FourierMLE}, point),
            fmt::format("pmf_mle_{}_{}", name, point));
     }
-    // Training loss per epoch of the figure heads, smallest seed.
-    report::LinePlot loss;
-    loss.title = fmt::format("{}: training loss per epoch", name);
-    loss.x_label = "epoch";
-    loss.y_label = "mean training loss";
-    for (ToyHead h : {ToyHead::Linear, ToyHead::GMM, ToyHead::Fourier}) {  // cross-entropy heads: one scale
-      const ToyRunResult* best = nullptr;
-      for (const ToyRunResult& r : results)
-        if (r.config.dataset == d && r.config.head == h &&
-            (!is_fourier(h) || (r.config.frequencies == 12 && r.config.gamma == 0.0)))
-          if (!best || r.config.seed < best->config.seed) best = &r;
-      if (!best || best->epoch_losses.empty()) continue;
-      report::Series s{head_title(h), {}, best->epoch_losses};
-      for (size_t e = 0; e < best->epoch_losses.size(); ++e) s.x.push_back(static_cast<double>(e + 1));
-      loss.series.push_back(std::move(s));
-    }
-    save(loss, fmt::format("loss_{}", name));
+    save(toy_loss_plot(results, d), fmt::format("loss_{}", name));
   }
   return written;
 }

@@ -6,7 +6,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <limits>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -19,14 +18,6 @@ using models::ToyHead;
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-Json number_or_null(double v) { return std::isnan(v) ? Json(nullptr) : Json(v); }
-
-Json stats_json(const MetricStats& s) {
-  return {{"mean", number_or_null(s.mean)}, {"std", number_or_null(s.std)}, {"count", s.count}};
-}
-
 bool is_fourier(ToyHead head) { return head == ToyHead::Fourier || head == ToyHead::FourierMLE; }
 
 // The paper's tables (fourier-head.txt: Table 1 = the linear and Fourier columns of Table 5;
@@ -36,7 +27,18 @@ struct PaperEntry {
   ToyHead head;
   const char* metric;
   double mean, std;
+  const char* source = nullptr;  // nullptr: by metric and head (paper_source)
 };
+
+// Where a cell is printed: KL and smoothness of the linear and Fourier heads in Tables 1 and 5,
+// the GMM head's in Table 5 only; MSE in Table 6; the MLE heads in Table 7.
+const char* paper_source(const PaperEntry& e) {
+  if (e.source) return e.source;
+  const std::string metric = e.metric;
+  if (metric == "mse") return "Table 6";
+  if (e.head == ToyHead::GMMMLE || e.head == ToyHead::FourierMLE) return "Table 7";
+  return e.head == ToyHead::GMM ? "Table 5" : "Tables 1 and 5";
+}
 constexpr ToyDistribution G = ToyDistribution::Gaussian, M = ToyDistribution::GMM2, B = ToyDistribution::Beta;
 constexpr PaperEntry kPaper[] = {
     // Table 5 (and Table 1): KL divergence
@@ -87,28 +89,7 @@ constexpr PaperEntry kPaper[] = {
     {B, ToyHead::FourierMLE, "perplexity", 0.542, 0.017},
 };
 
-const MetricStats& metric_of(const ToyGroup& g, const std::string& metric) {
-  if (metric == "kl") return g.kl;
-  if (metric == "smoothness") return g.smoothness;
-  if (metric == "mse") return g.mse;
-  if (metric == "perplexity") return g.perplexity;
-  throw Error(fmt::format("[toy_report] unknown metric '{}' (kl, smoothness, mse, perplexity)", metric));
-}
-
 }  // namespace
-
-MetricStats mean_std(const std::vector<double>& values) {
-  MetricStats s;
-  s.count = values.size();
-  if (values.empty()) return {kNaN, kNaN, 0};
-  double sum = 0;
-  for (double v : values) sum += v;
-  s.mean = sum / static_cast<double>(values.size());
-  double sq = 0;
-  for (double v : values) sq += (v - s.mean) * (v - s.mean);
-  s.std = std::sqrt(sq / static_cast<double>(values.size()));  // ddof = 0
-  return s;
-}
 
 std::vector<ToyGroup> aggregate_toy_results(const std::vector<ToyRunResult>& results) {
   std::vector<ToyGroup> groups;
@@ -135,7 +116,7 @@ std::vector<ToyGroup> aggregate_toy_results(const std::vector<ToyRunResult>& res
     auto stats = [&](double ToyRunResult::*field) {
       std::vector<double> v;
       for (const ToyRunResult* r : members[i]) v.push_back(r->*field);
-      return mean_std(v);
+      return report::seed_stats(groups[i].seeds, v);
     };
     groups[i].kl = stats(&ToyRunResult::kl);
     groups[i].smoothness = stats(&ToyRunResult::smoothness);
@@ -155,17 +136,29 @@ const ToyGroup* find_toy_group(const std::vector<ToyGroup>& groups, ToyDistribut
 
 std::optional<PaperValue> paper_toy_value(ToyDistribution dataset, ToyHead head, const std::string& metric) {
   for (const PaperEntry& e : kPaper)
-    if (e.dataset == dataset && e.head == head && metric == e.metric) return PaperValue{e.mean, e.std};
+    if (e.dataset == dataset && e.head == head && metric == e.metric) return PaperValue{e.mean, e.std, paper_source(e)};
   return std::nullopt;
+}
+
+std::optional<PaperValue> paper_toy_value(const ToyGroup& g, const std::string& metric) {
+  if (is_fourier(g.head) && (g.frequencies != 12 || g.gamma != 0.0)) return std::nullopt;
+  return paper_toy_value(g.dataset, g.head, metric);
+}
+
+const MetricStats& toy_metric(const ToyGroup& g, const std::string& metric) {
+  if (metric == "kl") return g.kl;
+  if (metric == "smoothness") return g.smoothness;
+  if (metric == "mse") return g.mse;
+  if (metric == "perplexity") return g.perplexity;
+  throw_error("toy_metric", fmt::format("unknown metric '{}' (kl, smoothness, mse, perplexity)", metric));
 }
 
 std::vector<ToyClaim> toy_claims(const std::vector<ToyGroup>& groups) {
   std::vector<ToyClaim> out;
-  // "a < b" with both means; skipped when a group is missing.
+  // "a < b" on the means and seed by seed; skipped when a group is missing.
   auto less = [&](const std::string& claim, const ToyGroup* a, const ToyGroup* b, const std::string& metric) {
     if (!a || !b) return;
-    const double x = metric_of(*a, metric).mean, y = metric_of(*b, metric).mean;
-    out.push_back({claim, x < y, fmt::format("{:.4f} < {:.4f}", x, y)});
+    out.push_back(report::check_claim(claim, toy_metric(*a, metric), toy_metric(*b, metric), report::less()));
   };
   for (ToyDistribution d : {G, M, B}) {
     const std::string name(data::toy_distribution_name(d));
@@ -191,20 +184,16 @@ Json toy_summary_json(const std::vector<ToyGroup>& groups, const ToyStudyInfo& i
               {"frequencies", g.frequencies},
               {"gamma", g.gamma},
               {"seeds", g.seeds},
-              {"seconds", stats_json(g.seconds)}};
+              {"seconds", report::stats_json(g.seconds)}};
     for (const char* metric : {"kl", "smoothness", "mse", "perplexity"}) {
-      j[metric] = stats_json(metric_of(g, metric));
-      if (!is_fourier(g.head) || (g.frequencies == 12 && g.gamma == 0.0))
-        if (auto p = paper_toy_value(g.dataset, g.head, metric))
-          j["paper"][metric] = {{"mean", p->mean}, {"std", p->std}};
+      const auto paper = paper_toy_value(g, metric);
+      j[metric] = report::cell_json(toy_metric(g, metric), paper);
+      if (paper) j["paper"][metric] = report::paper_json(*paper);
     }
     gs.push_back(std::move(j));
     run_seconds += g.seconds.mean * static_cast<double>(g.seconds.count);
     runs += g.seconds.count;
   }
-  Json claims = Json::array();
-  for (const ToyClaim& c : toy_claims(groups))
-    claims.push_back({{"claim", c.claim}, {"holds", c.holds}, {"detail", c.detail}});
   return {{"study", "fourier-toy"},
           {"mode", info.mode},
           {"jobs", info.jobs},
@@ -212,8 +201,9 @@ Json toy_summary_json(const std::vector<ToyGroup>& groups, const ToyStudyInfo& i
           {"wall_seconds", info.wall_seconds},
           {"run_seconds_total", run_seconds},
           {"std", "population (ddof = 0, numpy.std default) over seeds"},
+          {"outside_paper", report::outside_rule_note()},
           {"groups", std::move(gs)},
-          {"claims", std::move(claims)}};
+          {"claims", report::claims_json(toy_claims(groups))}};
 }
 
 std::vector<std::string> write_toy_study(const std::string& dir, const std::vector<ToyRunResult>& results,

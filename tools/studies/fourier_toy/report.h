@@ -8,20 +8,19 @@
 #include <string>
 #include <vector>
 
+#include "tools/report/claims.h"
+#include "tools/report/paper.h"
+#include "tools/report/stats.h"
 #include "tools/studies/fourier_toy/run.h"
 
 namespace hm::studies {
 
 using Json = nlohmann::json;
 
-// Mean and standard deviation of one metric over seeds. std is the population std
-// (ddof = 0, numpy.std's default): sqrt(mean((v - mean)^2)). A NaN value makes both NaN
-// (a diverged run must show); no values gives NaN too.
-struct MetricStats {
-  double mean = 0, std = 0;
-  size_t count = 0;
-};
-MetricStats mean_std(const std::vector<double>& values);
+// Statistics over seeds, the paper's values and claims come from tools/report (generic).
+using report::mean_std;
+using report::MetricStats;
+using report::PaperValue;
 
 // One (dataset, head, frequencies, gamma) over its seeds.
 struct ToyGroup {
@@ -40,14 +39,17 @@ std::vector<ToyGroup> aggregate_toy_results(const std::vector<ToyRunResult>& res
 const ToyGroup* find_toy_group(const std::vector<ToyGroup>& groups, data::ToyDistribution dataset, models::ToyHead head,
                                int64_t frequencies = 0, double gamma = 0.0);
 
-// A number the paper reports (mean +- std over its 4 seeds) for a head on a dataset:
-// metric "kl", "smoothness", "mse" or "perplexity"; the Fourier heads mean N = 12, gamma = 0
-// (Tables 1, 5, 6, 7). nullopt when the paper has no such cell.
-struct PaperValue {
-  double mean, std;
-};
+// A number the paper reports (mean +- std over its 4 seeds, and its table) for a head on a
+// dataset: metric "kl", "smoothness", "mse" or "perplexity"; the Fourier heads mean N = 12,
+// gamma = 0 (Tables 1, 5, 6, 7). nullopt when the paper has no such cell.
 std::optional<PaperValue> paper_toy_value(data::ToyDistribution dataset, models::ToyHead head,
                                           const std::string& metric);
+// The paper's value for a group's cell: as above, and nullopt for Fourier groups other than
+// N = 12, gamma = 0 (the paper prints no number for them).
+std::optional<PaperValue> paper_toy_value(const ToyGroup& group, const std::string& metric);
+
+// The group's statistics of metric ("kl", "smoothness", "mse", "perplexity"); throws otherwise.
+const MetricStats& toy_metric(const ToyGroup& group, const std::string& metric);
 
 // How the study ran (recorded in the files).
 struct ToyStudyInfo {
@@ -56,8 +58,11 @@ struct ToyStudyInfo {
   double wall_seconds = 0;  // the whole pool, start to end
 };
 
-// One run as JSON: {"config", "metrics", "seconds", "epoch_losses", "test_losses",
-// "samples"?}; NaN metrics are null. And the inverse (throws naming the missing key).
+// One run as JSON: {"config", "metrics", "seconds", "epoch_losses", "test_losses" ([[epoch,
+// loss], ...]), "samples"?}; NaN metrics are null. And the inverse (null metrics come back as
+// NaN; a missing "test_losses" is empty, config "bins" defaults to 50). Throws naming the run
+// and the missing key or the malformed field (sample rows must be xy: 2 values, true_pmf /
+// pred_pmf: bins values, the same count in each).
 Json toy_config_json(const ToyRunConfig& config);
 ToyRunConfig toy_config_from_json(const Json& j);
 Json toy_run_json(const ToyRunResult& result);
@@ -65,25 +70,22 @@ ToyRunResult toy_run_from_json(const Json& j);
 
 // results.json: {"study", "mode", "jobs", "wall_seconds", "runs": [toy_run_json...]}.
 Json toy_results_json(const std::vector<ToyRunResult>& results, const ToyStudyInfo& info);
-// The inverse (null metrics come back as NaN). Throws naming the missing key.
 std::vector<ToyRunResult> toy_results_from_json(const Json& j, ToyStudyInfo* info = nullptr);
 
-// summary.json: the groups with mean/std/count per metric, the paper's values where it has
-// them, the checks of the paper's qualitative claims, and the timing.
+// summary.json: the groups with mean/std/count/per-seed values per metric, the paper's value
+// and the outside-its-spread flag where it has one (report::cell_json), the claims with
+// holds / seeds_holding / seeds_total (report::claims_json), and the timing.
 Json toy_summary_json(const std::vector<ToyGroup>& groups, const ToyStudyInfo& info);
 
-// summary.md: Tables 1, 5, 6, 7 (measured mean +- std beside the paper's), the frequency
-// sweeps of Figures 8 and 9, the qualitative checks, and the run times per head.
+// summary.md: Tables 1, 5, 6, 7 (measured mean +- std beside the paper's, flagged † outside
+// its spread), the frequency sweeps of Figures 8 and 9, the claims table (holds on the mean,
+// k/n seeds), and the run times per head.
 std::string toy_summary_markdown(const std::vector<ToyGroup>& groups, const ToyStudyInfo& info);
 
-// The paper's qualitative claims checked on the groups: one line each, e.g.
-// {"Fourier-12 KL < linear KL on gaussian", true, "0.116 < 0.170"}. Claims whose groups are
-// missing are left out.
-struct ToyClaim {
-  std::string claim;
-  bool holds = false;
-  std::string detail;
-};
+// The paper's qualitative claims checked on the groups, on the seed means and seed by seed
+// (report::check_claim), e.g. {"Fourier-12 KL < linear KL on gaussian", holds, "0.1160 <
+// 0.1700", 3 of 4 seeds}. Claims whose groups are missing are left out.
+using ToyClaim = report::ClaimResult;
 std::vector<ToyClaim> toy_claims(const std::vector<ToyGroup>& groups);
 
 // Writes results.json, summary.json, summary.md and the figures (tools/studies/fourier_toy/figures.h) into

@@ -1,11 +1,12 @@
 // summary.md of the toy study: the paper's Tables 1, 5, 6, 7 with the measured mean +- std
-// beside the paper's numbers, the frequency sweeps behind Figures 8 and 9, the qualitative
-// claims and the run times.
+// beside the paper's numbers (flagged † outside their spread), the frequency sweeps behind
+// Figures 8 and 9, the qualitative claims (on the means and seed by seed) and the run times.
 #include <fmt/format.h>
 
 #include <cmath>
 #include <set>
 
+#include "tools/report/markdown.h"
 #include "tools/studies/fourier_toy/report.h"
 #include "tools/studies/fourier_toy/grid.h"
 #include "tools/report/format.h"
@@ -31,13 +32,6 @@ const char* paper_dataset_name(ToyDistribution d) {
   return "?";
 }
 
-std::string cell(const MetricStats& s) {
-  if (s.count == 0) return "-";
-  if (std::isnan(s.mean)) return "nan";
-  if (s.count == 1) return fmt::format("{:.3f}", s.mean);  // one seed: no spread to show
-  return fmt::format("{:.3f} ± {:.3f}", s.mean, s.std);
-}
-
 // One table column: a head (Fourier heads at N, gamma) and the metric it shows.
 struct Column {
   std::string title;
@@ -46,38 +40,29 @@ struct Column {
   int64_t frequencies = 0;
 };
 
-const MetricStats* stats_of(const ToyGroup& g, const std::string& metric) {
-  if (metric == "kl") return &g.kl;
-  if (metric == "smoothness") return &g.smoothness;
-  if (metric == "mse") return &g.mse;
-  return &g.perplexity;
-}
-
-// | Dataset | <col> | paper | <col> | paper | ... with one row per dataset that has any group.
+// | Dataset | <col> | paper | <col> | paper | ... with one row per dataset that has any group;
+// a measured cell outside the paper's spread is flagged (report::measured_cell).
 std::string table(const std::vector<ToyGroup>& groups, const std::vector<Column>& columns) {
-  std::string out = "| Dataset |";
-  std::string rule = "|---|";
-  for (const Column& c : columns) {
-    out += fmt::format(" {} | paper |", c.title);
-    rule += "---|---|";
-  }
-  out += "\n" + rule + "\n";
+  std::vector<std::string> header = {"Dataset"};
+  for (const Column& c : columns) header.push_back(c.title), header.push_back("paper");
+  std::vector<std::vector<std::string>> rows;
   for (ToyDistribution d : kDatasets) {
-    std::string row = fmt::format("| {} |", paper_dataset_name(d));
+    std::vector<std::string> row = {paper_dataset_name(d)};
     bool any = false;
     for (const Column& c : columns) {
       const ToyGroup* g = find_toy_group(groups, d, c.head, c.frequencies, 0.0);
       any = any || g;
-      row += fmt::format(" {} |", g ? cell(*stats_of(*g, c.metric)) : "-");
-      auto p = paper_toy_value(d, c.head, c.metric);
-      row += p ? fmt::format(" {:.3f} ± {:.3f} |", p->mean, p->std) : " - |";
+      const auto paper = paper_toy_value(d, c.head, c.metric);
+      row.push_back(g ? report::measured_cell(toy_metric(*g, c.metric), paper) : "-");
+      row.push_back(report::format_paper(paper));
     }
-    if (any) out += row + "\n";
+    if (any) rows.push_back(std::move(row));
   }
-  return out;
+  return report::markdown_table(header, rows);
 }
 
-// Per dataset: rows N, columns metric x gamma for one Fourier head (Figures 8 and 9).
+// Per dataset: rows N, columns metric x gamma for one Fourier head (Figures 8 and 9); the
+// N = 12, gamma = 0 cells flagged against the paper's value, which a line under the table gives.
 std::string sweep_table(const std::vector<ToyGroup>& groups, ToyHead head, const std::vector<std::string>& metrics,
                         const std::vector<std::string>& metric_titles) {
   std::set<int64_t> ns;
@@ -88,23 +73,25 @@ std::string sweep_table(const std::vector<ToyGroup>& groups, ToyHead head, const
   std::string out;
   for (ToyDistribution d : kDatasets) {
     if (!find_toy_group(groups, d, head, *ns.begin(), *gammas.begin())) continue;
-    out += fmt::format("\n{}:\n\n| N |", paper_dataset_name(d));
-    std::string rule = "\n|---|";
+    std::vector<std::string> header = {"N"};
     for (size_t m = 0; m < metrics.size(); ++m)
-      for (double gamma : gammas) {
-        out += fmt::format(" {} γ={:g} |", metric_titles[m], gamma);
-        rule += "---|";
-      }
-    out += rule + "\n";
+      for (double gamma : gammas) header.push_back(fmt::format("{} γ={:g}", metric_titles[m], gamma));
+    std::vector<std::vector<std::string>> rows;
     for (int64_t n : ns) {
-      out += fmt::format("| {} |", n);
+      std::vector<std::string> row = {std::to_string(n)};
       for (const std::string& metric : metrics)
         for (double gamma : gammas) {
           const ToyGroup* g = find_toy_group(groups, d, head, n, gamma);
-          out += fmt::format(" {} |", g ? cell(*stats_of(*g, metric)) : "-");
+          row.push_back(g ? report::measured_cell(toy_metric(*g, metric), paper_toy_value(*g, metric)) : "-");
         }
-      out += "\n";
+      rows.push_back(std::move(row));
     }
+    out += fmt::format("\n{}:\n\n", paper_dataset_name(d)) + report::markdown_table(header, rows);
+    std::vector<std::string> paper;
+    for (size_t m = 0; m < metrics.size(); ++m)
+      if (auto p = paper_toy_value(d, head, metrics[m]))
+        paper.push_back(fmt::format("{} {} ({})", metric_titles[m], report::format_paper(p), p->source));
+    if (!paper.empty()) out += fmt::format("\nThe paper at N = 12, γ = 0: {}.\n", fmt::join(paper, "; "));
   }
   return out;
 }
@@ -128,7 +115,8 @@ std::string toy_summary_markdown(const std::vector<ToyGroup>& groups, const ToyS
   out +=
       "Cells are mean ± std over the seeds, std the population std (ddof = 0, numpy.std's default); "
       "a single seed shows its value alone. \"paper\" columns are the paper's numbers (4 seeds, 500 epochs). "
-      "Fourier = N 12, γ 0.\n";
+      "Fourier = N 12, γ 0.\n\n";
+  out += report::outside_rule_note() + "\n";
 
   out += "\n## Table 1: linear vs Fourier head\n\n";
   out += table(groups, {{"KL linear", ToyHead::Linear, "kl"},
@@ -156,8 +144,7 @@ std::string toy_summary_markdown(const std::vector<ToyGroup>& groups, const ToyS
                         {"perplexity Fourier-MLE", ToyHead::FourierMLE, "perplexity", 12}});
 
   out += "\n## The paper's qualitative claims\n\n";
-  for (const ToyClaim& c : toy_claims(groups))
-    out += fmt::format("- {}: **{}** ({})\n", c.claim, c.holds ? "yes" : "no", c.detail);
+  out += report::claims_markdown(toy_claims(groups));
 
   out += "\n## Figure 8: Fourier head frequency sweep\n";
   out += sweep_table(groups, ToyHead::Fourier, {"kl", "smoothness"}, {"KL", "smoothness"});

@@ -1,14 +1,15 @@
-// results.json of the toy study: every run's configuration, metrics, time, per-epoch losses
-// and sample pmfs, and back (so reports and figures can be rebuilt without training).
+// results.json of the toy study: every run's configuration, metrics, time, per-epoch training
+// losses, test losses at the evaluation points and sample pmfs, and back (so reports and figures can be rebuilt without
+// training).
 #include <cmath>
 #include <limits>
 
 #include "core/error.h"
 #include "core/factories.h"
 #include "tools/studies/fourier_toy/report.h"
+#include "tools/studies/fourier_toy/grid.h"
 
 namespace hm::studies {
-
 
 namespace {
 
@@ -37,16 +38,24 @@ Json rows_json(const Tensor& t) {
   return rows;
 }
 
-Tensor rows_tensor(const Json& rows) {
-  check(rows.is_array(), "toy_results_from_json", "sample rows must be an array");
+// rows of exactly `width` numbers (null is NaN) -> (S, width) float64 tensor; [] is undefined.
+// `run` and `field` name the offender in errors (a short row would overrun the figures).
+Tensor rows_tensor(const Json& rows, int64_t width, const std::string& run, const char* field) {
+  check(rows.is_array(), "toy_results_from_json", "run '{}': samples.{} must be an array of rows", run, field);
   if (rows.empty()) return Tensor();
   std::vector<double> flat;
-  const size_t k = rows.at(0).size();
-  for (const Json& row : rows) {
-    check(row.size() == k, "toy_results_from_json", "sample rows have {} and {} values", k, row.size());
-    for (const Json& v : row) flat.push_back(v.is_null() ? kNaN : v.get<double>());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Json& row = rows[i];
+    check(row.is_array() && static_cast<int64_t>(row.size()) == width, "toy_results_from_json",
+          "run '{}': samples.{} row {} has {} values, expected {}", run, field, i,
+          row.is_array() ? std::to_string(row.size()) : std::string("no array of"), width);
+    for (const Json& v : row) {
+      check(v.is_null() || v.is_number(), "toy_results_from_json", "run '{}': samples.{} row {} holds a non-number",
+            run, field, i);
+      flat.push_back(v.is_null() ? kNaN : v.get<double>());
+    }
   }
-  return from_vector(flat, {static_cast<int64_t>(rows.size()), static_cast<int64_t>(k)}, {.dtype = DType::Float64});
+  return from_vector(flat, {static_cast<int64_t>(rows.size()), width}, {.dtype = DType::Float64});
 }
 
 }  // namespace
@@ -61,7 +70,8 @@ Json toy_config_json(const ToyRunConfig& c) {
           {"batch_size", c.batch_size},
           {"lr", c.lr},
           {"clip_norm", c.clip_norm},
-          {"sample_points", c.sample_points}};
+          {"sample_points", c.sample_points},
+          {"bins", c.data_options.bins}};
 }
 
 ToyRunConfig toy_config_from_json(const Json& j) {
@@ -77,6 +87,9 @@ ToyRunConfig toy_config_from_json(const Json& j) {
   c.lr = at(j, "lr", w).get<double>();
   c.clip_norm = at(j, "clip_norm", w).get<double>();
   c.sample_points = at(j, "sample_points", w).get<int64_t>();
+  if (j.contains("bins")) c.data_options.bins = j.at("bins").get<int64_t>();  // older files: the default 50
+  check(c.data_options.bins >= 1, "toy_results_from_json", "run config: bins must be >= 1, got {}",
+        c.data_options.bins);
   return c;
 }
 
@@ -92,7 +105,7 @@ Json toy_run_json(const ToyRunResult& r) {
   for (double l : r.epoch_losses) losses.push_back(number_or_null(l));
   run["epoch_losses"] = std::move(losses);
   Json test = Json::array();
-  for (const auto& [epoch, l] : r.test_losses) test.push_back({epoch, number_or_null(l)});
+  for (const auto& [epoch, loss] : r.test_losses) test.push_back({epoch, number_or_null(loss)});
   run["test_losses"] = std::move(test);
   if (r.sample_xy.defined() && r.sample_xy.numel() > 0)
     run["samples"] = {{"xy", rows_json(r.sample_xy)},
@@ -111,14 +124,23 @@ ToyRunResult toy_run_from_json(const Json& run) {
   r.perplexity = number_at(m, "perplexity", "metrics");
   r.seconds = number_at(run, "seconds", "run");
   for (const Json& l : at(run, "epoch_losses", "run")) r.epoch_losses.push_back(l.is_null() ? kNaN : l.get<double>());
-  if (run.contains("test_losses"))  // absent in results written before the held-out curve
-    for (const Json& p : run.at("test_losses"))
-      r.test_losses.emplace_back(p.at(0).get<int64_t>(), p.at(1).is_null() ? kNaN : p.at(1).get<double>());
+  const std::string label = toy_run_label(r.config);
+  if (run.contains("test_losses"))  // optional: older files have none
+    for (const Json& p : run.at("test_losses")) {
+      check(p.is_array() && p.size() == 2 && p[0].is_number_integer() && (p[1].is_null() || p[1].is_number()),
+            "toy_results_from_json", "run '{}': test_losses entries must be [epoch, loss], got {}", label, p.dump());
+      r.test_losses.emplace_back(p[0].get<int64_t>(), p[1].is_null() ? kNaN : p[1].get<double>());
+    }
   if (run.contains("samples")) {
     const Json& s = run.at("samples");
-    r.sample_xy = rows_tensor(at(s, "xy", "samples"));
-    r.sample_true_pmf = rows_tensor(at(s, "true_pmf", "samples"));
-    r.sample_pred_pmf = rows_tensor(at(s, "pred_pmf", "samples"));
+    const int64_t bins = r.config.data_options.bins;
+    r.sample_xy = rows_tensor(at(s, "xy", "samples"), 2, label, "xy");
+    r.sample_true_pmf = rows_tensor(at(s, "true_pmf", "samples"), bins, label, "true_pmf");
+    r.sample_pred_pmf = rows_tensor(at(s, "pred_pmf", "samples"), bins, label, "pred_pmf");
+    const auto count = [](const Tensor& t) { return t.defined() ? t.size(0) : int64_t{0}; };
+    check(count(r.sample_xy) == count(r.sample_true_pmf) && count(r.sample_xy) == count(r.sample_pred_pmf),
+          "toy_results_from_json", "run '{}': samples have {} xy, {} true_pmf and {} pred_pmf rows (must match)",
+          label, count(r.sample_xy), count(r.sample_true_pmf), count(r.sample_pred_pmf));
   }
   return r;
 }

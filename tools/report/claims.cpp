@@ -1,0 +1,57 @@
+// Claims checked on seed means and seed by seed (see claims.h).
+#include "tools/report/claims.h"
+
+#include <fmt/format.h>
+
+#include "tools/report/markdown.h"
+
+namespace hm::report {
+
+Comparison less() {
+  return {"<", [](double a, double b) { return a < b; }};
+}
+Comparison greater() {
+  return {">", [](double a, double b) { return a > b; }};
+}
+
+ClaimResult check_claim(const std::string& claim, const MetricStats& a, const MetricStats& b,
+                        const Comparison& compare) {
+  ClaimResult r;
+  r.claim = claim;
+  r.a = a.mean, r.b = b.mean;
+  r.holds = a.count > 0 && b.count > 0 && compare.holds(a.mean, b.mean);
+  for (size_t i = 0; i < a.seeds.size() && i < a.values.size(); ++i)
+    if (const auto other = b.at_seed(a.seeds[i])) {
+      ++r.seeds_total;
+      r.seeds_holding += compare.holds(a.values[i], *other) ? 1 : 0;
+    }
+  r.detail = fmt::format("{:.4f} {} {:.4f}", r.a, compare.symbol, r.b);
+  return r;
+}
+
+std::string seeds_fraction(const ClaimResult& c) { return fmt::format("{}/{} seeds", c.seeds_holding, c.seeds_total); }
+
+std::string claims_markdown(const std::vector<ClaimResult>& claims) {
+  if (claims.empty()) return "(no claims could be checked)\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const ClaimResult& c : claims)
+    rows.push_back({c.claim, c.holds ? "**yes**" : "**no**", seeds_fraction(c), c.detail});
+  return "Each claim is checked on the means over seeds (\"holds on mean\") and seed by seed, pairing the two "
+         "sides' runs of the same seed (\"seeds\": on how many of the shared seeds it holds).\n\n" +
+         markdown_table({"claim", "holds on mean", "seeds", "means"}, rows);
+}
+
+Json claims_json(const std::vector<ClaimResult>& claims) {
+  Json out = Json::array();
+  for (const ClaimResult& c : claims)
+    out.push_back({{"claim", c.claim},
+                   {"holds", c.holds},
+                   {"seeds_holding", c.seeds_holding},
+                   {"seeds_total", c.seeds_total},
+                   {"a", number_or_null(c.a)},
+                   {"b", number_or_null(c.b)},
+                   {"detail", c.detail}});
+  return out;
+}
+
+}  // namespace hm::report
