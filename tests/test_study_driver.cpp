@@ -14,6 +14,7 @@
 
 using namespace hm;
 using namespace hm::studies;
+using hm::test::read_text;
 using hm::test::throws_with;
 namespace fs = std::filesystem;
 
@@ -62,11 +63,6 @@ StudySpec fake_study() {
 }
 
 const StudyRegistration registration{fake_study()};
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
 
 fs::path fresh_dir(const std::string& name) {
   fs::path dir = fs::temp_directory_path() / fmt::format("hm_study_{}_{}", name, ::getpid());

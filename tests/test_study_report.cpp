@@ -18,6 +18,7 @@ namespace {
 using data::ToyDistribution;
 using models::ToyHead;
 using studies::ToyRunResult;
+using test::read_text;
 
 // One run with the given KL and smoothness (other metrics fixed).
 ToyRunResult run_of(ToyHead head, uint64_t seed, double kl, double smoothness, int64_t n = 0) {
@@ -50,13 +51,6 @@ const studies::ToyClaim* find_claim(const std::vector<studies::ToyClaim>& claims
   for (const auto& c : claims)
     if (c.claim == text) return &c;
   return nullptr;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 }  // namespace

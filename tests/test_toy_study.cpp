@@ -21,6 +21,7 @@ using data::ToyDistribution;
 using models::ToyHead;
 using studies::ToyRunConfig;
 using studies::ToyRunResult;
+using test::read_text;
 using studies::ToyGroup;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -57,13 +58,6 @@ ToyRunResult fake_run(const ToyRunConfig& c) {
     r.sample_pred_pmf = from_vector(pred, {k, m}, {.dtype = DType::Float64});
   }
   return r;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 }  // namespace
