@@ -7,10 +7,10 @@ harmonic=$1
 dir=$2
 rm -rf "$dir"
 mkdir -p "$dir"
-args=(study fourier-toy --quick --jobs 2 --set epochs=40 --set 'datasets=["gaussian","beta"]')
+args=(study fourier-toy --quick --jobs 2 --set epochs=50 --set 'datasets=["gaussian","beta"]')
 "$harmonic" "${args[@]}" --out "$dir/whole" >"$dir/whole.log"
 set +e
-timeout -s INT 3 "$harmonic" "${args[@]}" --out "$dir/cut" >"$dir/cut.log"
+timeout -s INT 2 "$harmonic" "${args[@]}" --out "$dir/cut" >"$dir/cut.log"
 status=$?
 set -e
 if [[ $status -eq 0 ]]; then echo "the study finished before the interrupt; nothing was tested" >&2; exit 1; fi
