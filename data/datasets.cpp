@@ -125,24 +125,46 @@ std::string data_cache_dir() {
 
 bool kjv_available() { return !find_bible_command().empty() && exists("/usr/lib/bible.data"); }
 
-std::string kjv_text_path(const std::string& cache_dir) {
-  constexpr std::string_view fn = "kjv_text_path";
-  const std::string dir = cache_dir.empty() ? data_cache_dir() : cache_dir;
-  const std::string path = dir + "/kjv.txt";
-  if (exists(path)) return path;
+namespace {
+
+// The whole Bible as `bible -f` prints it: one "Ge1:1 text" line per verse, no line wrapping.
+std::string export_kjv(std::string_view fn) {
   const std::string bible = find_bible_command();
   check(!bible.empty() && exists("/usr/lib/bible.data"), fn,
         "the KJV text needs the `bible` command and /usr/lib/bible.data from the Debian package bible-kjv; {}",
         install_hint("bible-kjv"));
-  // -f turns pretty-printing off: one "Ge1:1 text" line per verse, no line wrapping.
-  std::string dump = run_command(bible + " -f Gen1:1-Rev22:21 </dev/null", fn);
-  std::string text = strip_references(dump, fn);
+  return run_command(bible + " -f Gen1:1-Rev22:21 </dev/null", fn);
+}
+
+// cache_dir/name, written from make_text() on first use.
+template <class F>
+std::string cached_kjv_file(const std::string& cache_dir, const std::string& name, std::string_view fn, F make_text) {
+  const std::string dir = cache_dir.empty() ? data_cache_dir() : cache_dir;
+  const std::string path = dir + "/" + name;
+  if (exists(path)) return path;
+  std::string text = make_text();
   check(text.size() > 1000000, fn, "`bible` exported only {} bytes; expected the whole Bible (~4.3 MB)", text.size());
   std::error_code ec;
   fs::create_directories(dir, ec);
   check(!ec, fn, "cannot create the cache directory '{}': {}", dir, ec.message());
   write_file_atomic(path, text);
   return path;
+}
+
+}  // namespace
+
+std::string kjv_text_path(const std::string& cache_dir) {
+  constexpr std::string_view fn = "kjv_text_path";
+  return cached_kjv_file(cache_dir, "kjv.txt", fn, [&] { return strip_references(export_kjv(fn), fn); });
+}
+
+std::string kjv_verses_path(const std::string& cache_dir) {
+  constexpr std::string_view fn = "kjv_verses_path";
+  return cached_kjv_file(cache_dir, "kjv_verses.txt", fn, [&] {
+    std::string dump = export_kjv(fn);
+    strip_references(dump, fn);  // validates the line format
+    return dump;
+  });
 }
 
 std::string load_kjv_text(const std::string& cache_dir) { return read_text(kjv_text_path(cache_dir)); }

@@ -26,5 +26,9 @@ bool kjv_available();  // the `bible` command and its database are installed
 // read the cached file. cache_dir empty = data_cache_dir().
 std::string kjv_text_path(const std::string& cache_dir = "");
 std::string load_kjv_text(const std::string& cache_dir = "");
+// The same export with references kept: one "<Book><chapter>:<verse> <text>" line per verse,
+// books abbreviated as `bible` prints them ("Ge1:1 In the beginning ...", "1Sm3:4 ...",
+// "Rev22:21 ..."), cached as cache_dir/kjv_verses.txt. data/kjv_genre.h parses it.
+std::string kjv_verses_path(const std::string& cache_dir = "");
 
 }  // namespace hm::data

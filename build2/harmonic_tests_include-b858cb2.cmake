@@ -1,5 +1,0 @@
-if(EXISTS "/work/wt/layout/build2/harmonic_tests_tests-b858cb2.cmake")
-  include("/work/wt/layout/build2/harmonic_tests_tests-b858cb2.cmake")
-else()
-  add_test(harmonic_tests_NOT_BUILT-b858cb2 harmonic_tests_NOT_BUILT-b858cb2)
-endif()
