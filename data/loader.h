@@ -32,11 +32,11 @@ using Sampler = std::function<std::vector<int64_t>(int64_t size, int64_t epoch)>
 
 struct LoaderOptions {
   int64_t batch_size = 32;
-  bool shuffle = false;   // seeded_permutation(size, seed, epoch) per epoch (ignored with a sampler)
-  Sampler sampler;        // when set, the order of every epoch
+  bool shuffle = false;     // seeded_permutation(size, seed, epoch) per epoch (ignored with a sampler)
   bool drop_last = false;  // drop a final batch smaller than batch_size
   uint64_t seed = 0;
   bool prefetch = true;  // build batches on a worker thread
+  Sampler sampler = {};  // when set, the order of every epoch (last: older designated initialisers still fit)
 };
 
 class Epoch;

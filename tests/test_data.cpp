@@ -139,6 +139,26 @@ TEST_CASE("data: loader order depends only on (seed, epoch), batches and drop_la
   CHECK(throws_with([&] { DataLoader(ds, 0); }, {"[DataLoader]", "batch_size"}));
 }
 
+TEST_CASE("data: a custom sampler sets every epoch's order, and a bad one is refused") {
+  auto ds = counting_dataset(5);
+  // Reversed, rotated by the epoch: a pure function of (size, epoch), as resume needs.
+  auto rotated = [](int64_t n, int64_t epoch) {
+    std::vector<int64_t> order;
+    for (int64_t i = 0; i < n; ++i) order.push_back((n - 1 - i + epoch) % n);
+    return order;
+  };
+  DataLoader loader(ds, {.batch_size = 2, .shuffle = true, .prefetch = false, .sampler = rotated});
+  CHECK(loader.order(0) == std::vector<int64_t>{4, 3, 2, 1, 0});  // the sampler wins over shuffle
+  auto batches = epoch_targets(loader, 1);
+  REQUIRE(batches.size() == 3);
+  CHECK(batches[0] == std::vector<int64_t>{0, 4});
+  CHECK(batches[2] == std::vector<int64_t>{1});
+  DataLoader short_order(ds, {.sampler = [](int64_t, int64_t) { return std::vector<int64_t>{0, 1}; }});
+  CHECK(throws_with([&] { short_order.order(0); }, {"DataLoader::order", "2 indices", "5 examples"}));
+  DataLoader out_of_range(ds, {.sampler = [](int64_t n, int64_t) { return std::vector<int64_t>(n, n); }});
+  CHECK(throws_with([&] { out_of_range.order(0); }, {"DataLoader::order", "index 5", "5 examples"}));
+}
+
 TEST_CASE("data: loader batch tensors, empty epochs, single iteration") {
   auto ds = counting_dataset(5);
   DataLoader loader(ds, {.batch_size = 2});

@@ -104,7 +104,7 @@ FourierToyTask::FourierToyTask(const Json& c, Device device) {
   test_ = toy_tensors(ds_.test, head);
   loader_ = std::make_unique<data::DataLoader>(
       std::make_shared<data::TensorDataset>(train.inputs, train.targets),
-      data::LoaderOptions{.batch_size = batch_size, .sampler = toy_sampler(seed), .prefetch = false});
+      data::LoaderOptions{.batch_size = batch_size, .prefetch = false, .sampler = toy_sampler(seed)});
   optimizer_ = std::make_unique<optim::Adam>(model_->named_parameters(), optim::AdamOptions{.lr = lr});
 }
 
