@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -153,4 +154,15 @@ TEST_CASE("study driver: results recorded under other settings are refused, not 
   CHECK(throws_with([&] { run_study(spec, {.resume = (dir / "missing").string()}, nullptr); },
                     {"cannot read", "study.json"}));
   fs::remove_all(dir);
+}
+
+TEST_CASE("study driver: Ctrl-C delivered twice at once (timeout -s INT signals the child and its group) is one stop") {
+  train::clear_stop();
+  {
+    train::SigintScope scope;
+    std::raise(SIGINT);
+    std::raise(SIGINT);  // within half a second: the same request, not a second Ctrl-C that kills
+    CHECK(train::stop_requested());
+  }
+  train::clear_stop();
 }

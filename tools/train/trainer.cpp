@@ -1,8 +1,10 @@
 // The training loop: micro-batches, optimizer steps, evaluation, checkpoints, Ctrl-C.
 #include "tools/train/trainer.h"
 
+#include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <csignal>
 #include <filesystem>
@@ -21,10 +23,27 @@ namespace hm::train {
 namespace {
 
 volatile std::sig_atomic_t g_stop = 0;
+std::atomic<int64_t> g_first_sigint_ns{0};  // when the pending stop was asked (lock-free: safe in a handler)
+static_assert(std::atomic<int64_t>::is_always_lock_free);
 
+int64_t monotonic_ns() {  // clock_gettime is async-signal-safe
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+// The first Ctrl-C asks for a stop; a second one, a moment later, ends the process as Ctrl-C
+// would. One keypress can arrive twice: `timeout -s INT` signals the child and then its whole
+// process group, so a repeat within half a second is the same request, not a second Ctrl-C.
 extern "C" void on_sigint(int) {
-  g_stop = 1;
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+  const int64_t now = monotonic_ns();
+  if (!g_stop) {
+    g_first_sigint_ns = now;
+    g_stop = 1;
+  } else if (now - g_first_sigint_ns.load() > 500'000'000) {
+    std::signal(SIGINT, SIG_DFL);
+    std::raise(SIGINT);  // blocked while this handler runs; delivered, and fatal, when it returns
+  }
 }
 
 // Batches first_batch.. of `epoch` (skipping consumed ones without building them).
@@ -57,7 +76,10 @@ optim::Schedule make_schedule(const TrainerOptions& o, double base, int64_t tota
 SigintScope::SigintScope() { previous_ = std::signal(SIGINT, on_sigint); }
 SigintScope::~SigintScope() { std::signal(SIGINT, previous_ == SIG_ERR ? SIG_DFL : previous_); }
 
-void request_stop() { g_stop = 1; }
+void request_stop() {
+  g_first_sigint_ns = monotonic_ns();
+  g_stop = 1;
+}
 bool stop_requested() { return g_stop != 0; }
 void clear_stop() { g_stop = 0; }
 

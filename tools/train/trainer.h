@@ -90,10 +90,11 @@ struct FitResult {
 };
 
 // The stop flag the SIGINT handler sets (fit() installs the handler for its duration; a
-// second Ctrl-C kills the process). Tests and embedders may set it directly.
+// second Ctrl-C, more than half a second later, ends the process; a repeat within that time is
+// the same request, as `timeout -s INT` sends it twice). Tests and embedders may set it directly.
 void request_stop();
 bool stop_requested();
-// Ctrl-C requests a stop while this lives (a second Ctrl-C ends the process); the previous
+// Ctrl-C requests a stop while this lives (a second Ctrl-C ends the process, see above); the previous
 // handler comes back after.
 class SigintScope {
  public:
