@@ -64,9 +64,10 @@ Device model_device(const nn::Module& model) {
 optim::Schedule make_schedule(const TrainerOptions& o, double base, int64_t total) {
   const int64_t decay_steps = std::max<int64_t>(1, total - o.warmup_steps);
   const double end_lr = base * o.end_lr_factor;
-  optim::Schedule s = o.lr_schedule == "cosine"   ? optim::cosine_decay(base, decay_steps, end_lr)
-                      : o.lr_schedule == "linear" ? optim::linear_decay(base, decay_steps, end_lr)
-                                                  : optim::constant_lr(base);
+  optim::Schedule s = o.lr_schedule == "cosine"      ? optim::cosine_decay(base, decay_steps, end_lr)
+                      : o.lr_schedule == "linear"    ? optim::linear_decay(base, decay_steps, end_lr)
+                      : o.lr_schedule == "staircase" ? optim::step_decay(base, o.lr_decay, o.lr_decay_every)
+                                                     : optim::constant_lr(base);
   if (o.warmup_steps > 0) s = optim::with_warmup(s, o.warmup_steps);
   return s;
 }

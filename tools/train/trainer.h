@@ -53,9 +53,11 @@ struct TrainerOptions {
   int64_t checkpoint_every = 0;          // 0: checkpoint at the end (and on Ctrl-C) only
   bool keep_checkpoints = false;         // also keep checkpoint_step<N>.safetensors
   double clip_grad_norm = 0.0;           // 0: no clipping (the norm is still measured)
-  std::string lr_schedule = "constant";  // constant | cosine | linear (to end_lr_factor * lr)
+  std::string lr_schedule = "constant";  // constant | cosine | linear (to end_lr_factor * lr) | staircase
   int64_t warmup_steps = 0;
   double end_lr_factor = 0.0;
+  double lr_decay = 1.0;                // staircase: lr * lr_decay^(step // lr_decay_every) (FRU paper)
+  int64_t lr_decay_every = 1000;        // staircase period in steps
   std::string monitor;                  // an eval metric ("val_loss"); "": no best checkpoint
   std::string monitor_mode = "min";     // min | max: which direction is better
   int64_t early_stopping_patience = 0;  // evaluations without improvement; 0: off (needs monitor)

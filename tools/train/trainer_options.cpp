@@ -21,6 +21,8 @@ Json TrainerOptions::to_json() const {
           {"lr_schedule", lr_schedule},
           {"warmup_steps", warmup_steps},
           {"end_lr_factor", end_lr_factor},
+          {"lr_decay", lr_decay},
+          {"lr_decay_every", lr_decay_every},
           {"monitor", monitor},
           {"monitor_mode", monitor_mode},
           {"early_stopping_patience", early_stopping_patience},
@@ -46,6 +48,8 @@ TrainerOptions TrainerOptions::from_json(const Json& j) {
     get("lr_schedule", o.lr_schedule, true);
     get("warmup_steps", o.warmup_steps, true);
     get("end_lr_factor", o.end_lr_factor, true);
+    get("lr_decay", o.lr_decay, false);
+    get("lr_decay_every", o.lr_decay_every, false);
     get("monitor", o.monitor, false);
     get("monitor_mode", o.monitor_mode, false);
     get("early_stopping_patience", o.early_stopping_patience, false);
@@ -59,8 +63,11 @@ TrainerOptions TrainerOptions::from_json(const Json& j) {
   check(o.log_every >= 1, "Trainer", "trainer.log_every must be >= 1, got {}", o.log_every);
   check(o.eval_every >= 0 && o.checkpoint_every >= 0, "Trainer", "eval_every/checkpoint_every must be >= 0");
   check(o.clip_grad_norm >= 0, "Trainer", "trainer.clip_grad_norm must be >= 0, got {}", o.clip_grad_norm);
-  check(o.lr_schedule == "constant" || o.lr_schedule == "cosine" || o.lr_schedule == "linear", "Trainer",
-        "trainer.lr_schedule '{}' is not one of constant, cosine, linear", o.lr_schedule);
+  check(o.lr_schedule == "constant" || o.lr_schedule == "cosine" || o.lr_schedule == "linear" ||
+            o.lr_schedule == "staircase",
+        "Trainer", "trainer.lr_schedule '{}' is not one of constant, cosine, linear, staircase", o.lr_schedule);
+  check(o.lr_decay > 0 && o.lr_decay_every >= 1, "Trainer",
+        "trainer.lr_decay must be > 0 and trainer.lr_decay_every >= 1, got {} and {}", o.lr_decay, o.lr_decay_every);
   check(o.monitor_mode == "min" || o.monitor_mode == "max", "Trainer", "trainer.monitor_mode '{}' is not min or max",
         o.monitor_mode);
   check(o.early_stopping_patience >= 0, "Trainer", "trainer.early_stopping_patience must be >= 0, got {}",
@@ -89,6 +96,8 @@ const std::vector<std::string>& resume_safe_keys() {
                                                 "trainer.lr_schedule",
                                                 "trainer.warmup_steps",
                                                 "trainer.end_lr_factor",
+                                                "trainer.lr_decay",
+                                                "trainer.lr_decay_every",
                                                 "trainer.monitor",
                                                 "trainer.monitor_mode",
                                                 "trainer.early_stopping_patience",

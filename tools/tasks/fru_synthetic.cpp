@@ -1,0 +1,204 @@
+// Task "fru-synthetic" (see fru_synthetic.h). Paper sources of the defaults (fru.txt):
+// - section 6: "one layer of above cells with 200 units" (units 200 for every model); SRU
+//   alphas {0, .25, .5, .9, .99}, g_t (r) dimension 60, h_t (phi) dimension 200; Adam;
+//   FRU_{k,d} = k sampled sparse frequencies with d dimensions each.
+// - section 6.1 / Figures 3-4: FRU_{120,5}; T = 176, K = 5, D = 15 (mix-sin), degree 5/10/15
+//   (mix-poly); 4000 sequences, 80% train / 20% test; lr 0.001 with decay 0.9 (staircase
+//   every 1000 steps, NOTES.md section 3).
+// - NOTES.md section 3: FRU frequencies [0] + geometric 0.25 .. f_max, f_max about T/3 on the
+//   synthetic tasks (f_max 0 here means steps / 3); FRU r_size 60.
+// Not stated by the paper for the synthetic runs: batch size (default 32) and the number of
+// epochs (default 100: Figure 5 plots epochs 0..90).
+// RNN and LSTM carry one bias per gate, as TensorFlow's BasicRNNCell / BasicLSTMCell (a
+// bias-free cell on [x ; 1]). No validation split: the data set is train/test only
+// (validate() returns nothing); evaluate() reports the test MSE ("test_mse").
+#include "tools/tasks/fru_synthetic.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/factories.h"
+#include "data/mix_series.h"
+#include "nn/fru.h"
+#include "nn/linear.h"
+#include "nn/recurrent.h"
+#include "ops/ops.h"
+#include "optim/adam.h"
+#include "tools/train/task.h"
+
+namespace hm::train {
+namespace {
+
+constexpr const char* kTask = "fru-synthetic";
+
+// Cell + head. x (B, T, 1) -> (B, T, 1).
+class FruSyntheticModel : public nn::UnaryModule {
+ public:
+  FruSyntheticModel(const Json& c, Generator* gen) : nn::UnaryModule("FruSyntheticModel") {
+    kind_ = c.at("model").get<std::string>();
+    const int64_t units = c.at("units").get<int64_t>();
+    const int64_t steps = c.at("length").get<int64_t>() - 1;  // inputs per sequence
+    check(units >= 1, kTask, "units must be >= 1, got {}", units);
+    check(steps >= 1, kTask, "length must be >= 2, got {}", steps + 1);
+    if (kind_ == "rnn") {
+      rnn_ = register_module(
+          "rnn", std::make_shared<nn::RNN>(2, units, nn::RecurrentOptions{.bias = false, .batch_first = true}, gen));
+    } else if (kind_ == "lstm") {
+      lstm_ = register_module("lstm", std::make_shared<nn::SingleBiasLSTM>(1, units, gen));
+    } else if (kind_ == "sru") {
+      nn::SRUOptions o;
+      o.decays = c.at("sru_decays").get<std::vector<double>>();
+      o.phi_size = c.at("sru_phi").get<int64_t>();
+      o.r_size = c.at("r_size").get<int64_t>();
+      o.output_units = units;
+      o.gen = gen;
+      check(!o.decays.empty() && o.phi_size >= 1 && o.r_size >= 1, kTask,
+            "sru_decays must be non-empty, sru_phi and r_size >= 1");
+      cell_ = register_module("sru", std::make_shared<nn::SRU>(1, o));
+    } else if (kind_ == "fru") {
+      nn::FRUOptions o;
+      o.num_freqs = c.at("fru_freqs").get<int64_t>();
+      o.dims_per_freq = c.at("fru_dims").get<int64_t>();
+      o.r_size = c.at("r_size").get<int64_t>();
+      o.output_units = units;
+      o.seq_len = steps;
+      const double f_max = c.at("f_max").get<double>();
+      check(f_max >= 0, kTask, "f_max must be >= 0 (0: steps / 3), got {}", f_max);
+      o.f_max = f_max > 0 ? f_max : static_cast<double>(steps) / 3.0;
+      o.gen = gen;
+      check(o.num_freqs >= 1 && o.dims_per_freq >= 1 && o.r_size >= 1, kTask,
+            "fru_freqs, fru_dims and r_size must be >= 1");
+      cell_ = register_module("fru", std::make_shared<nn::FRU>(1, o));
+    } else {
+      throw_error(kTask, fmt::format("model '{}' is not one of rnn, lstm, sru, fru", kind_));
+    }
+    head_ = register_module("head", std::make_shared<nn::Linear>(units, 1, true, gen));
+  }
+
+  // x (B, T, 1) -> (B, T, 1)
+  Tensor forward(const Tensor& x) override {
+    Tensor h;  // (B, T, units)
+    if (rnn_) {
+      Tensor one = ones({x.size(0), x.size(1), 1}, {.dtype = x.dtype(), .device = x.device()});
+      h = rnn_->forward(cat({x, one}, 2)).output;
+    } else if (lstm_) {
+      h = lstm_->forward(x).output;
+    } else {
+      h = cell_->forward(x).output;
+    }
+    return head_->forward(h);
+  }
+
+ private:
+  std::string kind_;
+  std::shared_ptr<nn::RNN> rnn_;  // on [x ; 1]: one bias, as BasicRNNCell
+  std::shared_ptr<nn::SingleBiasLSTM> lstm_;
+  std::shared_ptr<nn::FourierStatRecurrent> cell_;  // SRU or FRU
+  std::shared_ptr<nn::Linear> head_;
+};
+
+class FruSynthetic : public Task {
+ public:
+  FruSynthetic(const Json& c, Device device) {
+    const uint64_t seed = c.at("seed").get<uint64_t>();
+    Generator gen(seed);  // the model's initial weights (the data have their own stream)
+    model_ = make_fru_synthetic_model(c, &gen);
+    model_->to(device);
+    const std::string data_name = c.at("data").get<std::string>();
+    check(data_name == "mix-sin" || data_name == "mix-poly", kTask, "data '{}' is not one of mix-sin, mix-poly",
+          data_name);
+    const data::MixKind kind = data::parse_mix_kind(data_name);
+    data::MixSeriesOptions mo;
+    mo.size = c.at("size").get<int64_t>();
+    mo.length = c.at("length").get<int64_t>();
+    mo.seed = seed;
+    if (kind == data::MixKind::Poly) {
+      mo.terms = c.at("degree").get<int64_t>();
+      check(mo.terms == 5 || mo.terms == 10 || mo.terms == 15, kTask,
+            "degree must be 5, 10 or 15 (the paper's mix-poly degrees), got {}", mo.terms);
+    } else {
+      mo.terms = c.at("sines").get<int64_t>();
+      check(mo.terms >= 1, kTask, "sines must be >= 1, got {}", mo.terms);
+    }
+    check(mo.size >= 5, kTask, "size must be >= 5 (80/20 split), got {}", mo.size);
+    const int64_t batch = c.at("batch_size").get<int64_t>();
+    check(batch >= 1, kTask, "batch_size must be >= 1, got {}", batch);
+    const data::MixSeries series = data::make_mix_series(kind, mo);
+    data::Example test = data::next_step_pairs(series.test);
+    test_x_ = test.input.to(device), test_y_ = test.target.to(device);
+
+    loader_ = std::make_unique<data::DataLoader>(
+        data::next_step_dataset(series.train), data::LoaderOptions{.batch_size = batch, .shuffle = true, .seed = seed});
+    optim::AdamOptions o;
+    o.lr = c.at("lr").get<double>();
+    optimizer_ = std::make_unique<optim::Adam>(model_->named_parameters(), o);
+  }
+
+  nn::Module& model() override { return *model_; }
+  optim::Optimizer& optimizer() override { return *optimizer_; }
+  const data::DataLoader& train_loader() override { return *loader_; }
+  Tensor loss(const data::Batch& b) override { return mse_loss(model_->forward(b.input), b.target); }
+
+  // Mean squared error over every test sequence and step, in chunks of 200 sequences.
+  Json evaluate() override {
+    const int64_t n = test_x_.size(0), chunk = 200;
+    double sum_sq = 0;
+    for (int64_t i = 0; i < n; i += chunk) {
+      const int64_t e = std::min(n, i + chunk);
+      Tensor err = mse_loss(model_->forward(slice(test_x_, 0, i, e)), slice(test_y_, 0, i, e));
+      sum_sq += err.item<double>() * static_cast<double>(e - i);
+    }
+    return {{"test_mse", sum_sq / static_cast<double>(n)}};
+  }
+
+ private:
+  Tensor test_x_, test_y_;  // (N_test, T-1, 1) on the device
+  std::shared_ptr<nn::UnaryModule> model_;
+  std::unique_ptr<data::DataLoader> loader_;
+  std::unique_ptr<optim::Adam> optimizer_;
+};
+
+TaskSpec fru_synthetic_task() {
+  return {kTask,
+          "FRU paper section 6.1: next-step regression on mix-sin / mix-poly with RNN, LSTM, SRU or FRU_{120,5}, "
+          "Adam with staircase lr decay",
+          {{"seed", 0},
+           {"data", "mix-sin"},
+           {"degree", 15},
+           {"sines", 15},
+           {"size", 4000},
+           {"length", 176},
+           {"model", "fru"},
+           {"units", 200},
+           {"fru_freqs", 120},
+           {"fru_dims", 5},
+           {"r_size", 60},
+           {"f_max", 0.0},
+           {"sru_phi", 200},
+           {"sru_decays", {0.0, 0.25, 0.5, 0.9, 0.99}},
+           {"lr", 1e-3},
+           {"batch_size", 32},
+           {"trainer",
+            {{"epochs", 100},
+             {"log_every", 50},
+             {"eval_every", 1000},
+             {"lr_schedule", "staircase"},
+             {"lr_decay", 0.9},
+             {"lr_decay_every", 1000}}}},
+          [](const Json& config, Device device) { return std::make_unique<FruSynthetic>(config, device); }};
+}
+
+const TaskRegistration registration{fru_synthetic_task()};
+
+}  // namespace
+
+std::shared_ptr<nn::UnaryModule> make_fru_synthetic_model(const Json& config, Generator* gen) {
+  return std::make_shared<FruSyntheticModel>(config, gen);
+}
+
+int64_t fru_synthetic_parameter_count(const Json& config) {
+  Generator gen(0);
+  return make_fru_synthetic_model(config, &gen)->num_parameters();
+}
+
+}  // namespace hm::train

@@ -1,0 +1,23 @@
+// Task "fru-synthetic": the FRU paper's synthetic next-step experiments (fru.txt section 6.1,
+// Figures 3-4; NOTES.md section 3) on mix-sin / mix-poly (data/mix_series.h) with one of
+// RNN, LSTM, SRU or FRU as sequence-to-sequence regressors:
+//   x (B, T-1, 1) -> recurrent outputs (B, T-1, units) -> Linear(units, 1) -> MSE vs (B, T-1, 1).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "core/random.h"
+#include "nn/module.h"
+
+namespace hm::train {
+
+// The recurrent cell plus the per-step Linear(units, 1) head of a fru-synthetic config (its
+// keys model, units, fru_freqs, fru_dims, r_size, f_max, sru_phi, sru_decays, length).
+// forward: x (B, T, 1) -> (B, T, 1). Throws hm::Error naming a bad key.
+std::shared_ptr<nn::UnaryModule> make_fru_synthetic_model(const nlohmann::json& config, Generator* gen = nullptr);
+
+// Trainable parameters of that model (cell + head), without building data.
+int64_t fru_synthetic_parameter_count(const nlohmann::json& config);
+
+}  // namespace hm::train
