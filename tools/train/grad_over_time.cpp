@@ -119,7 +119,7 @@ std::string format_table(const GradOverTime& g) {
 
 report::LinePlot plot_over_time(const GradOverTime& g, const std::string& title) {
   report::LinePlot p;
-  p.title = title.empty() ? fmt::format("gradient of loss_t w.r.t. h0 (mean over {} steps)", g.window) : title;
+  p.title = title.empty() ? fmt::format("d loss_t / d h0, {}-step means", g.window) : title;
   p.x_label = "step t";
   p.y_label = "norm of d loss_t / d h0";
   p.log_y = true;

@@ -72,7 +72,7 @@ int grads_over_time(const GradsArgs& a, LoadedRun& run, const data::Batch& batch
   write_file_atomic(path, j.dump(2) + "\n");
   fmt::print("written {}\n", path);
   if (!a.plot.empty()) {
-    report::save(plot_over_time(g, fmt::format("{} at step {}: gradient w.r.t. h0 (mean over {} steps)", run.spec->name,
+    report::save(plot_over_time(g, fmt::format("{} step {}: d loss_t / d h0, {}-step means", run.spec->name,
                                                run.info.step, g.window)),
                  a.plot);
     fmt::print("written {}\n", a.plot);
