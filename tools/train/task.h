@@ -21,6 +21,8 @@ namespace hm::train {
 
 using Json = nlohmann::json;
 
+class RecurrentProbe;  // tools/train/grad_over_time.h
+
 class Task {
  public:
   virtual ~Task() = default;
@@ -44,6 +46,9 @@ class Task {
   // Generators besides hm::default_generator() whose state a checkpoint must carry (e.g.
   // dropout's).
   virtual optim::NamedGenerators generators() { return {}; }
+  // A recurrent task's view for the gradient-over-time study (`grads --over-time`), owned by
+  // the task; the default: none (nullptr).
+  virtual RecurrentProbe* recurrent_probe() { return nullptr; }
 };
 
 struct TaskSpec {

@@ -106,7 +106,13 @@ void add_train_commands(CLI::App& app) {
   g_args->eval.add(eval, true);
   auto* grads = app.add_subcommand("grads", "Per-parameter gradient norms of one batch at a checkpoint");
   g_args->grads.add(grads, true);
-  grads->add_option("--json", g_args->grads.json, "output file (default OUT/grads_step<N>.json)");
+  grads->add_option("--json", g_args->grads.json,
+                    "output file (default OUT/grads_step<N>.json, OUT/grads_step<N>_over_time.json with --over-time)");
+  grads->add_flag("--over-time", g_args->grads.over_time,
+                  "norms of d loss_t / d h0 against the step t instead (recurrent tasks; FRU paper Figure 5)");
+  grads->add_option("--window", g_args->grads.window, "with --over-time: steps averaged per window")
+      ->capture_default_str();
+  grads->add_option("--plot", g_args->grads.plot, "with --over-time: also a plot of the window averages (.svg/.png)");
 }
 
 int run_train_commands(CLI::App& app) {

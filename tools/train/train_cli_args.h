@@ -25,6 +25,9 @@ struct TrainArgs : RunArgs {
 
 struct GradsArgs : RunArgs {
   std::string json;
+  bool over_time = false;  // d loss_t / d h0 against t (tools/train/grad_over_time.h)
+  int64_t window = 20;
+  std::string plot;
 };
 
 struct CommandArgs {

@@ -7,6 +7,7 @@
 #include "core/atomic_file.h"
 #include "tools/train/config.h"
 #include "tools/train/grad_inspect.h"
+#include "tools/train/grad_over_time.h"
 #include "tools/train/train_cli.h"
 #include "tools/train/train_cli_args.h"
 #include "tools/train/trainer.h"
@@ -49,6 +50,36 @@ LoadedRun load_run(RunArgs& a, const char* fn) {
   return run;
 }
 
+// `grads --over-time`: d loss_t / d h0 against t on the batch training would take next.
+int grads_over_time(const GradsArgs& a, LoadedRun& run, const data::Batch& batch, int64_t batch_index) {
+  check(run.task->recurrent_probe() != nullptr, "grads",
+        "task '{}' has no recurrent probe (Task::recurrent_probe), so --over-time cannot measure d loss_t / d h0",
+        run.spec->name);
+  check(a.window > 0, "grads", "--window must be positive, got {}", a.window);
+  GradOverTime g = gradient_over_time(*run.task, batch, a.window);
+  fmt::print("{} at step {} ({}): |d loss_t / d h0| over {} steps, batch {} of epoch {} ({} examples, state {})\n",
+             run.spec->name, run.info.step, run.path, g.steps.size(), batch_index + 1, run.info.epoch + 1, g.batch,
+             g.state_size);
+  fmt::print("{}", format_table(g));
+  const std::string path =
+      a.json.empty() ? fmt::format("{}/grads_step{}_over_time.json", a.out, run.info.step) : a.json;
+  Json j = to_json(g);
+  j["task"] = run.spec->name;
+  j["step"] = run.info.step;
+  j["epoch"] = run.info.epoch + 1;  // the epoch of the measured batch
+  j["batch"] = batch_index + 1;     // as in grads_step<N>.json; the batch size is "batch_size"
+  j["checkpoint"] = run.path;
+  write_file_atomic(path, j.dump(2) + "\n");
+  fmt::print("written {}\n", path);
+  if (!a.plot.empty()) {
+    report::save(plot_over_time(g, fmt::format("{} step {}: d loss_t / d h0, {}-step means", run.spec->name,
+                                               run.info.step, g.window)),
+                 a.plot);
+    fmt::print("written {}\n", a.plot);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int run_eval(RunArgs& a) {
@@ -80,6 +111,7 @@ int run_grads(GradsArgs& a) {
   const int64_t begin = batch_index * b, end = std::min<int64_t>(begin + b, std::ssize(order));
   check(begin < end, "grads", "batch {} of epoch {} is empty", batch_index + 1, run.info.epoch + 1);
   data::Batch batch = loader.dataset().get_batch(std::vector<int64_t>(order.begin() + begin, order.begin() + end));
+  if (a.over_time) return grads_over_time(a, run, batch, batch_index);
 
   GradReport report = gradient_report(*run.task, batch);
   fmt::print("{} at step {} ({}): gradients of batch {} of epoch {} ({} examples)\n", run.spec->name, run.info.step,
