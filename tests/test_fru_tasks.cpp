@@ -2,10 +2,11 @@
 // the FRU paper's structure, a few training steps of every model through the Trainer,
 // determinism, config errors, the trainer's staircase lr schedule, and the task's recurrent
 // probe (d loss_t / d h0, `grads --over-time`): its losses against the training loss, an RNN
-// against a closed form, the CLI.
+// against a closed form, the LSTM's [h ; c] against nn::lstm_cell, the CLI.
 #include <cmath>
 #include <fstream>
 
+#include "nn/recurrent.h"
 #include "ops/ops.h"
 #include "tests/helpers.h"
 #include "tools/tasks/fru_synthetic.h"
@@ -253,5 +254,33 @@ TEST_CASE("fru task: the RNN probe against the closed form of a linear-at-zero r
     const double mean_y = mean(select(b.target, 1, t)).item<double>();
     const double expected = 2 * std::abs(mean_y) * std::pow(a, t + 1) * w_norm;
     CHECK(g.steps[t].l2 == doctest::Approx(expected).epsilon(1e-4));
+  }
+}
+
+TEST_CASE("fru task: the LSTM probe's h0 packs [h ; c] in that order") {
+  // Reference: nn::lstm_cell step by step on [x_t ; 1] (SingleBiasLSTM's bias column) from
+  // h = h0[:, :H], c = h0[:, H:], then the Linear head; loss_t = mean_b (yhat_t - y_t)^2.
+  Json c = tiny_config("lstm");
+  auto task = build_task(find_task("fru-synthetic"), c, Device::cpu());
+  Tensor w_ih, w_hh, head_w, head_b;
+  for (auto& [name, p] : task->model().named_parameters()) {
+    if (name == "lstm.lstm.weight_ih_l0") w_ih = p;
+    if (name == "lstm.lstm.weight_hh_l0") w_hh = p;
+    if (name == "head.weight") head_w = p;
+    if (name == "head.bias") head_b = p;
+  }
+  REQUIRE((w_ih.defined() && w_hh.defined() && head_w.defined() && head_b.defined()));
+  const data::Batch b = task->train_loader().dataset().get_batch({0, 1, 2});
+  Generator gen(3);
+  Tensor h0 = randn({3, 48}, {}, &gen);  // (B, 2H)
+  std::vector<Tensor> losses = task->recurrent_probe()->step_losses(b, h0);
+  REQUIRE(losses.size() == 23);
+  nn::LSTMState s{slice(h0, 1, 0, 24), slice(h0, 1, 24, 48)};
+  for (int64_t t = 0; t < 23; ++t) {
+    Tensor xt = select(b.input, 1, t);  // (B, 1)
+    s = nn::lstm_cell(cat({xt, ones({3, 1})}, 1), s, w_ih, w_hh);
+    Tensor yhat = linear(s.h, head_w, head_b);  // (B, 1)
+    const double expected = mean(square(sub(yhat, select(b.target, 1, t)))).item<double>();
+    CHECK(losses[t].item<double>() == doctest::Approx(expected).epsilon(1e-5));
   }
 }
