@@ -1,14 +1,24 @@
 // Tests of the "fru-synthetic" task (tools/tasks/fru_synthetic.h): parameter counts against
 // the FRU paper's structure, a few training steps of every model through the Trainer,
-// determinism, config errors, and the trainer's staircase lr schedule.
+// determinism, config errors, the trainer's staircase lr schedule, and the task's recurrent
+// probe (d loss_t / d h0, `grads --over-time`): its losses against the training loss, an RNN
+// against a closed form, the LSTM's [h ; c] against nn::lstm_cell, the CLI.
+#include <cmath>
+#include <fstream>
+
+#include "nn/recurrent.h"
+#include "ops/ops.h"
 #include "tests/helpers.h"
 #include "tools/tasks/fru_synthetic.h"
 #include "tools/train/config.h"
+#include "tools/train/grad_over_time.h"
+#include "tools/train/train_cli.h"
 #include "tools/train/trainer.h"
 
 using namespace hm;
 using namespace hm::train;
 using hm::test::flat_params;
+using hm::test::ScratchDir;
 using hm::test::throws_with;
 
 namespace {
@@ -155,4 +165,122 @@ TEST_CASE("fru task: the trainer's staircase schedule, lr0 * decay^(step // ever
   for (size_t i = 0; i < lrs.size(); ++i) CHECK(lrs[i] == doctest::Approx(expected[i]).epsilon(1e-12));
   c["trainer"]["lr_decay_every"] = 0;
   CHECK(throws_with([&] { Trainer(*task, spec.name, c, ""); }, {"trainer.lr_decay_every"}));
+}
+
+TEST_CASE("fru task: the recurrent probe measures the training loss per step, for every model") {
+  // State sizes of tiny_config: RNN H = 24, LSTM [h ; c] = 2 * 24, SRU 5 alphas * phi 12,
+  // FRU 6 freqs * 4 dims.
+  const std::vector<std::pair<std::string, int64_t>> models = {{"rnn", 24}, {"lstm", 48}, {"sru", 60}, {"fru", 24}};
+  for (const auto& [model, state] : models) {
+    CAPTURE(model);
+    const Json c = tiny_config(model);
+    auto task = build_task(find_task("fru-synthetic"), c, Device::cpu());
+    RecurrentProbe* probe = task->recurrent_probe();
+    REQUIRE(probe != nullptr);
+    const data::Batch b = task->train_loader().dataset().get_batch({0, 1, 2, 3, 4, 5});
+    Tensor h0 = probe->initial_state(b);
+    REQUIRE(h0.shape() == Shape{6, state});
+    CHECK(sum(abs(h0)).item<double>() == 0.0);
+    // At h0 = 0 the probe's losses are the task's: per step, MSE of that step's prediction,
+    // and their mean is the training loss (mse_loss over B * T equal-sized steps).
+    std::vector<Tensor> losses = probe->step_losses(b, h0);
+    REQUIRE(losses.size() == 23);                                                  // length 24 -> 23 next-step pairs
+    Tensor yhat = dynamic_cast<nn::UnaryModule&>(task->model()).forward(b.input);  // (B, T, 1)
+    double total = 0;
+    for (int64_t t = 0; t < 23; ++t) {
+      const double expected = mse_loss(slice(yhat, 1, t, t + 1), slice(b.target, 1, t, t + 1)).item<double>();
+      CHECK(losses[t].item<double>() == doctest::Approx(expected).epsilon(1e-5));
+      total += losses[t].item<double>();
+    }
+    CHECK(total / 23 == doctest::Approx(task->loss(b).item<double>()).epsilon(1e-5));
+
+    GradOverTime g = gradient_over_time(*task, b, 10);
+    CHECK(g.state_size == state);
+    CHECK(g.batch == 6);
+    REQUIRE(g.steps.size() == 23);
+    CHECK(g.windows.size() == 3);
+    for (const GradNorms& n : g.steps) CHECK((std::isfinite(n.l1) && std::isfinite(n.l2) && std::isfinite(n.linf)));
+    CHECK(g.steps[0].l2 > 0);  // the first prediction depends on h0
+    for (const Tensor& p : task->model().parameters()) CHECK(!p.grad().defined());
+  }
+}
+
+TEST_CASE("fru task: grads --over-time on a trained tiny run writes the JSON") {
+  ScratchDir dir;
+  auto cli = [](std::vector<std::string> words) {
+    words.insert(words.begin(), "harmonic");
+    std::vector<char*> argv;
+    for (std::string& w : words) argv.push_back(w.data());
+    return train_main(static_cast<int>(argv.size()), argv.data());
+  };
+  REQUIRE(cli({"train", "fru-synthetic", "--out", dir.str(), "--set", "model=lstm", "--set", "size=40", "--set",
+               "length=24", "--set", "units=8", "--set", "batch_size=4", "--set", "trainer.steps=2", "--set",
+               "trainer.eval_every=0"}) == 0);
+  REQUIRE(cli({"grads", "fru-synthetic", "--out", dir.str(), "--over-time", "--window", "5"}) == 0);
+  std::ifstream in(dir.file("grads_step2_over_time.json"));
+  REQUIRE(in.good());
+  Json j = Json::parse(in);
+  CHECK(j["task"] == "fru-synthetic");
+  CHECK(j["num_steps"] == 23);
+  CHECK(j["batch_size"] == 4);
+  CHECK(j["state_size"] == 16);  // LSTM-8: h and c
+  CHECK(j["windows"].size() == 5);
+  for (const Json& v : j["steps"]["l2"]) CHECK(std::isfinite(v.get<double>()));
+}
+
+TEST_CASE("fru task: the RNN probe against the closed form of a linear-at-zero recurrence") {
+  // weight_ih = 0, weight_hh = a I, head bias 0: from h0 = 0 every h_t = tanh(a h_{t-1}) = 0
+  // and tanh'(0) = 1, so d h_t / d h0 = a^(t+1) I. loss_t = mean_b (w . h_t - y_bt)^2 gives
+  // d loss_t / d h0_b = (2 / B)(0 - y_bt) a^(t+1) w; summed over b the L2 norm is
+  // 2 |mean_b y_bt| a^(t+1) |w|_2.
+  const double a = 0.9;
+  Json c = tiny_config("rnn");
+  auto task = build_task(find_task("fru-synthetic"), c, Device::cpu());
+  Tensor w;
+  {
+    NoGradGuard no_grad;  // in-place writes to parameters
+    for (auto& [name, p] : task->model().named_parameters()) {
+      if (name == "rnn.weight_ih_l0" || name == "head.bias") p.zero_();
+      if (name == "rnn.weight_hh_l0") p.copy_(mul(eye(24), a));
+      if (name == "head.weight") w = p;
+    }
+  }
+  REQUIRE(w.defined());
+  const double w_norm = std::sqrt(sum(square(w)).item<double>());
+  const data::Batch b = task->train_loader().dataset().get_batch({0, 1, 2, 3});
+  GradOverTime g = gradient_over_time(*task, b, 5);
+  REQUIRE(g.steps.size() == 23);
+  for (int64_t t = 0; t < 23; ++t) {
+    const double mean_y = mean(select(b.target, 1, t)).item<double>();
+    const double expected = 2 * std::abs(mean_y) * std::pow(a, t + 1) * w_norm;
+    CHECK(g.steps[t].l2 == doctest::Approx(expected).epsilon(1e-4));
+  }
+}
+
+TEST_CASE("fru task: the LSTM probe's h0 packs [h ; c] in that order") {
+  // Reference: nn::lstm_cell step by step on [x_t ; 1] (SingleBiasLSTM's bias column) from
+  // h = h0[:, :H], c = h0[:, H:], then the Linear head; loss_t = mean_b (yhat_t - y_t)^2.
+  Json c = tiny_config("lstm");
+  auto task = build_task(find_task("fru-synthetic"), c, Device::cpu());
+  Tensor w_ih, w_hh, head_w, head_b;
+  for (auto& [name, p] : task->model().named_parameters()) {
+    if (name == "lstm.lstm.weight_ih_l0") w_ih = p;
+    if (name == "lstm.lstm.weight_hh_l0") w_hh = p;
+    if (name == "head.weight") head_w = p;
+    if (name == "head.bias") head_b = p;
+  }
+  REQUIRE((w_ih.defined() && w_hh.defined() && head_w.defined() && head_b.defined()));
+  const data::Batch b = task->train_loader().dataset().get_batch({0, 1, 2});
+  Generator gen(3);
+  Tensor h0 = randn({3, 48}, {}, &gen);  // (B, 2H)
+  std::vector<Tensor> losses = task->recurrent_probe()->step_losses(b, h0);
+  REQUIRE(losses.size() == 23);
+  nn::LSTMState s{slice(h0, 1, 0, 24), slice(h0, 1, 24, 48)};
+  for (int64_t t = 0; t < 23; ++t) {
+    Tensor xt = select(b.input, 1, t);  // (B, 1)
+    s = nn::lstm_cell(cat({xt, ones({3, 1})}, 1), s, w_ih, w_hh);
+    Tensor yhat = linear(s.h, head_w, head_b);  // (B, 1)
+    const double expected = mean(square(sub(yhat, select(b.target, 1, t)))).item<double>();
+    CHECK(losses[t].item<double>() == doctest::Approx(expected).epsilon(1e-5));
+  }
 }

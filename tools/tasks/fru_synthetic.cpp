@@ -24,6 +24,7 @@
 #include "nn/recurrent.h"
 #include "ops/ops.h"
 #include "optim/adam.h"
+#include "tools/train/grad_over_time.h"
 #include "tools/train/task.h"
 
 namespace hm::train {
@@ -76,15 +77,30 @@ class FruSyntheticModel : public nn::UnaryModule {
   }
 
   // x (B, T, 1) -> (B, T, 1)
-  Tensor forward(const Tensor& x) override {
+  Tensor forward(const Tensor& x) override { return forward_from(x, Tensor()); }
+
+  // The recurrence's state size S: RNN H, LSTM 2H (h and c packed), SRU/FRU K*d.
+  int64_t state_size() const {
+    if (rnn_) return rnn_->hidden_size;
+    if (lstm_) return 2 * lstm_->lstm->hidden_size;
+    return cell_->state_size();
+  }
+
+  // x (B, T, 1), h0 (B, S) or undefined (zeros) -> (B, T, 1). The LSTM's h0 packs [h ; c].
+  Tensor forward_from(const Tensor& x, const Tensor& h0) {
     Tensor h;  // (B, T, units)
     if (rnn_) {
       Tensor one = ones({x.size(0), x.size(1), 1}, {.dtype = x.dtype(), .device = x.device()});
-      h = rnn_->forward(cat({x, one}, 2)).output;
+      h = rnn_->forward(cat({x, one}, 2), h0.defined() ? unsqueeze(h0, 0) : Tensor()).output;
     } else if (lstm_) {
-      h = lstm_->forward(x).output;
+      nn::LSTMState s;
+      if (h0.defined()) {
+        const int64_t H = lstm_->lstm->hidden_size;
+        s = {unsqueeze(slice(h0, 1, 0, H), 0), unsqueeze(slice(h0, 1, H, 2 * H), 0)};  // (1, B, H) each
+      }
+      h = lstm_->forward(x, s).output;
     } else {
-      h = cell_->forward(x).output;
+      h = cell_->forward(x, h0).output;
     }
     return head_->forward(h);
   }
@@ -97,12 +113,32 @@ class FruSyntheticModel : public nn::UnaryModule {
   std::shared_ptr<nn::Linear> head_;
 };
 
+// Figure 5 of the FRU paper: loss_t = mean over the batch of (yhat_t - y_t)^2, from one forward
+// started at h0 (B, S); their mean over t is the training loss.
+class FruSyntheticProbe : public RecurrentProbe {
+ public:
+  explicit FruSyntheticProbe(FruSyntheticModel* model) : model_(model) {}
+  Tensor initial_state(const data::Batch& b) override {
+    return zeros({b.input.size(0), model_->state_size()}, {.dtype = b.input.dtype(), .device = b.input.device()});
+  }
+  std::vector<Tensor> step_losses(const data::Batch& b, const Tensor& h0) override {
+    Tensor err = square(sub(model_->forward_from(b.input, h0), b.target));  // (B, T, 1)
+    std::vector<Tensor> out;
+    for (int64_t t = 0; t < err.size(1); ++t) out.push_back(mean(select(err, 1, t)));
+    return out;
+  }
+
+ private:
+  FruSyntheticModel* model_;  // not owned
+};
+
 class FruSynthetic : public Task {
  public:
   FruSynthetic(const Json& c, Device device) {
     const uint64_t seed = c.at("seed").get<uint64_t>();
     Generator gen(seed);  // the model's initial weights (the data have their own stream)
     model_ = make_fru_synthetic_model(c, &gen);
+    probe_ = std::make_unique<FruSyntheticProbe>(static_cast<FruSyntheticModel*>(model_.get()));
     model_->to(device);
     const std::string data_name = c.at("data").get<std::string>();
     check(data_name == "mix-sin" || data_name == "mix-poly", kTask, "data '{}' is not one of mix-sin, mix-poly",
@@ -138,6 +174,7 @@ class FruSynthetic : public Task {
   optim::Optimizer& optimizer() override { return *optimizer_; }
   const data::DataLoader& train_loader() override { return *loader_; }
   Tensor loss(const data::Batch& b) override { return mse_loss(model_->forward(b.input), b.target); }
+  RecurrentProbe* recurrent_probe() override { return probe_.get(); }
 
   // Mean squared error over every test sequence and step, in chunks of 200 sequences.
   Json evaluate() override {
@@ -156,6 +193,7 @@ class FruSynthetic : public Task {
   std::shared_ptr<nn::UnaryModule> model_;
   std::unique_ptr<data::DataLoader> loader_;
   std::unique_ptr<optim::Adam> optimizer_;
+  std::unique_ptr<FruSyntheticProbe> probe_;
 };
 
 TaskSpec fru_synthetic_task() {

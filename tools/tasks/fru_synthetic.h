@@ -2,6 +2,9 @@
 // Figures 3-4; NOTES.md section 3) on mix-sin / mix-poly (data/mix_series.h) with one of
 // RNN, LSTM, SRU or FRU as sequence-to-sequence regressors:
 //   x (B, T-1, 1) -> recurrent outputs (B, T-1, units) -> Linear(units, 1) -> MSE vs (B, T-1, 1).
+// Its recurrent probe (`harmonic grads fru-synthetic --over-time`, Figure 5) starts the cell
+// from h0 (B, S) -- RNN: h (S = units); LSTM: [h ; c] (S = 2 units); SRU/FRU: mu (S = K*d) --
+// and gives loss_t = mean over the batch of (yhat_t - y_t)^2, whose mean over t is the loss.
 #pragma once
 #include <cstdint>
 #include <memory>
