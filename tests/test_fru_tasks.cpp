@@ -257,7 +257,7 @@ TEST_CASE("fru task: the RNN probe against the closed form of a linear-at-zero r
   }
 }
 
-TEST_CASE("fru task: the LSTM probe's h0 packs [h ; c] in that order") {
+TEST_CASE("fru task: the LSTM probe's h0 packs h then c") {
   // Reference: nn::lstm_cell step by step on [x_t ; 1] (SingleBiasLSTM's bias column) from
   // h = h0[:, :H], c = h0[:, H:], then the Linear head; loss_t = mean_b (yhat_t - y_t)^2.
   Json c = tiny_config("lstm");
