@@ -72,7 +72,8 @@ StudySpec fourier_toy_study() {
   s.headline = [](const ReportInput& in) {
     std::vector<std::string> lines;
     for (const ToyClaim& c : toy_claims(aggregate_toy_results(results_of(in.records))))
-      lines.push_back(fmt::format("  {:<50} {:<3} ({})", c.claim, c.holds ? "yes" : "NO", c.detail));
+      lines.push_back(fmt::format("  {:<50} {:<3} on the mean ({}), {}", c.claim, c.holds ? "yes" : "NO", c.detail,
+                                  report::seeds_fraction(c)));
     return lines;
   };
   return s;
