@@ -68,25 +68,32 @@ std::string run_command(const std::string& command, std::string_view fn) {
 std::string strip_references(const std::string& dump, std::string_view fn) {
   std::string text;
   text.reserve(dump.size());
-  size_t pos = 0, line_no = 0;
-  while (pos < dump.size()) {
-    size_t end = dump.find('\n', pos);
-    if (end == std::string::npos) end = dump.size();
-    ++line_no;
-    std::string_view line(dump.data() + pos, end - pos);
-    pos = end + 1;
-    if (line.empty()) continue;
-    size_t space = line.find(' ');
-    HM_CHECK(space != std::string_view::npos && line.substr(0, space).find(':') != std::string_view::npos, fn,
-             "unexpected `bible` output at line {}: '{}' (expected '<Book><chapter>:<verse> <text>')", line_no,
-             line.substr(0, 60));
-    text.append(line.substr(space + 1));
+  for_each_kjv_line(dump, fn, [&](size_t, std::string_view, std::string_view verse) {
+    text.append(verse);
     text += '\n';
-  }
+  });
   return text;
 }
 
 }  // namespace
+
+void for_each_kjv_line(std::string_view dump, std::string_view fn,
+                       const std::function<void(size_t line_no, std::string_view reference, std::string_view text)>& f) {
+  size_t pos = 0, line_no = 0;
+  while (pos < dump.size()) {
+    size_t end = dump.find('\n', pos);
+    if (end == std::string_view::npos) end = dump.size();
+    ++line_no;
+    std::string_view line = dump.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.empty()) continue;
+    const size_t space = line.find(' ');
+    HM_CHECK(space != std::string_view::npos && line.substr(0, space).find(':') != std::string_view::npos, fn,
+             "unexpected `bible` output at line {}: '{}' (expected '<Book><chapter>:<verse> <text>')", line_no,
+             line.substr(0, 60));
+    f(line_no, line.substr(0, space), line.substr(space + 1));
+  }
+}
 
 std::string fashion_mnist_dir() { return env_or("HARMONIC_FASHION_MNIST_DIR", "/usr/share/datasets/fashion-mnist"); }
 
@@ -162,7 +169,7 @@ std::string kjv_verses_path(const std::string& cache_dir) {
   constexpr std::string_view fn = "kjv_verses_path";
   return cached_kjv_file(cache_dir, "kjv_verses.txt", fn, [&] {
     std::string dump = export_kjv(fn);
-    strip_references(dump, fn);  // validates the line format
+    for_each_kjv_line(dump, fn, [](size_t, std::string_view, std::string_view) {});  // validates the line format
     return dump;
   });
 }

@@ -4,7 +4,9 @@
 //                  `bible` command; exported once to a plain-text corpus in the cache directory.
 // A missing package gives an hm::Error naming the package and the install command.
 #pragma once
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "data/dataset.h"
 
@@ -30,5 +32,10 @@ std::string load_kjv_text(const std::string& cache_dir = "");
 // books abbreviated as `bible` prints them ("Ge1:1 In the beginning ...", "1Sm3:4 ...",
 // "Rev22:21 ..."), cached as cache_dir/kjv_verses.txt. data/kjv_genre.h parses it.
 std::string kjv_verses_path(const std::string& cache_dir = "");
+// Calls f(line_no, reference, text) for each non-empty line of such an export ("Ge1:1" and
+// "In the beginning ..."; line_no 1-based); a line without a "<ref> " prefix holding a ':'
+// throws naming fn and the line.
+void for_each_kjv_line(std::string_view dump, std::string_view fn,
+                       const std::function<void(size_t line_no, std::string_view reference, std::string_view text)>& f);
 
 }  // namespace hm::data

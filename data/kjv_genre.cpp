@@ -166,26 +166,18 @@ std::vector<KjvVerse> load_kjv_verses(const std::string& cache_dir) {
   const std::string dump = read_text(path);
   std::vector<KjvVerse> verses;
   verses.reserve(31102);
-  size_t pos = 0, line_no = 0;
-  while (pos < dump.size()) {
-    size_t end = dump.find('\n', pos);
-    if (end == std::string::npos) end = dump.size();
-    ++line_no;
-    std::string_view line(dump.data() + pos, end - pos);
-    pos = end + 1;
-    if (line.empty()) continue;
-    // "<Book><chapter>:<verse> <text>"; the book may start with a digit ("1Sm3:4").
-    const size_t space = line.find(' '), colon = line.find(':');
+  for_each_kjv_line(dump, fn, [&](size_t line_no, std::string_view ref, std::string_view text) {
+    // "<Book><chapter>:<verse>"; the book may start with a digit ("1Sm3:4").
+    const size_t colon = ref.find(':');
     size_t digits = colon;
-    while (digits != std::string_view::npos && digits > 0 && std::isdigit(static_cast<unsigned char>(line[digits - 1])))
-      --digits;
-    HM_CHECK(space != std::string_view::npos && colon < space && digits > 0 && digits < colon, fn,
-             "'{}' line {}: '{}' is not '<Book><chapter>:<verse> <text>'", path, line_no, line.substr(0, 60));
+    while (digits > 0 && std::isdigit(static_cast<unsigned char>(ref[digits - 1]))) --digits;
+    HM_CHECK(digits > 0 && digits < colon, fn, "'{}' line {}: '{}' is not '<Book><chapter>:<verse> <text>'", path,
+             line_no, ref);
     KjvVerse v;
-    v.book = kjv_book_index(line.substr(0, digits));
-    v.chapter = std::stoll(std::string(line.substr(digits, colon - digits)));
-    v.verse = std::stoll(std::string(line.substr(colon + 1, space - colon - 1)));
-    v.text = std::string(line.substr(space + 1));
+    v.book = kjv_book_index(ref.substr(0, digits));
+    v.chapter = std::stoll(std::string(ref.substr(digits, colon - digits)));
+    v.verse = std::stoll(std::string(ref.substr(colon + 1)));
+    v.text = std::string(text);
     if (!verses.empty()) {
       const KjvVerse& p = verses.back();
       HM_CHECK(v.book > p.book ||
@@ -194,7 +186,7 @@ std::vector<KjvVerse> load_kjv_verses(const std::string& cache_dir) {
                kjv_books()[v.book].abbrev, v.chapter, v.verse, kjv_books()[p.book].abbrev, p.chapter, p.verse);
     }
     verses.push_back(std::move(v));
-  }
+  });
   check(!verses.empty(), fn, "'{}' holds no verses", path);
   return verses;
 }
