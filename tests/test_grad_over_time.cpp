@@ -25,8 +25,9 @@ namespace {
 // element of d loss_t / d h0 is a^(t+1); summed over the batch it is B a^(t+1), so the (S)
 // gradient has L1 = S B a^(t+1), L2 = sqrt(S) B a^(t+1), Linf = B a^(t+1).
 struct LinearProbe : RecurrentProbe {
-  double a;
-  explicit LinearProbe(double a_) : a(a_) {}
+  Tensor a;  // (1): a constant, or a model's trainable decay
+  explicit LinearProbe(double a_) : a(full({1}, a_, {.dtype = DType::Float64})) {}
+  explicit LinearProbe(Tensor a_) : a(std::move(a_)) {}
   Tensor initial_state(const data::Batch& b) override {
     return zeros({b.input.size(0), b.input.size(2)}, {.dtype = b.input.dtype()});
   }
@@ -172,8 +173,9 @@ struct Decay : nn::Module {
 
 class RecurrenceTask : public Task {
  public:
-  RecurrenceTask() : probe_(this) {
+  RecurrenceTask() {
     model_ = std::make_shared<Decay>();
+    probe_ = std::make_unique<LinearProbe>(model_->a);
     Generator gen(5);
     Tensor x = mul(randn({8, 30, 2}, {}, &gen), 0.1);  // (N, T, S)
     loader_ = std::make_unique<data::DataLoader>(std::make_shared<data::TensorDataset>(x, zeros({8, 30, 2})),
@@ -184,29 +186,14 @@ class RecurrenceTask : public Task {
   optim::Optimizer& optimizer() override { return *optimizer_; }
   const data::DataLoader& train_loader() override { return *loader_; }
   Tensor loss(const data::Batch& b) override {
-    std::vector<Tensor> l = probe_.step_losses(b, probe_.initial_state(b));
+    std::vector<Tensor> l = probe_->step_losses(b, probe_->initial_state(b));
     return mean(square(stack(l, 0)));
   }
   Json evaluate() override { return Json::object(); }
-  RecurrentProbe* recurrent_probe() override { return &probe_; }
+  RecurrentProbe* recurrent_probe() override { return probe_.get(); }
 
  private:
-  struct Probe : RecurrentProbe {
-    RecurrenceTask* task;
-    explicit Probe(RecurrenceTask* t) : task(t) {}
-    Tensor initial_state(const data::Batch& b) override {
-      return zeros({b.input.size(0), b.input.size(2)}, {.dtype = b.input.dtype()});
-    }
-    std::vector<Tensor> step_losses(const data::Batch& b, const Tensor& h0) override {
-      std::vector<Tensor> out;
-      Tensor h = h0;
-      for (int64_t t = 0; t < b.input.size(1); ++t) {
-        h = add(mul(h, task->model_->a), select(b.input, 1, t));
-        out.push_back(sum(h));
-      }
-      return out;
-    }
-  } probe_;
+  std::unique_ptr<LinearProbe> probe_;  // LinearProbe's recurrence with the model's a
   std::shared_ptr<Decay> model_;
   std::unique_ptr<data::DataLoader> loader_;
   std::unique_ptr<optim::SGD> optimizer_;
