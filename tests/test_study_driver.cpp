@@ -58,7 +58,7 @@ StudySpec fake_study() {
     for (const RunRecord& r : in.records) text += fmt::format("{} {}\n", r.label, r.result.at("value").get<int>());
     fs::create_directories(in.dir);
     write_file_atomic(in.dir + "/summary.md", text);
-    return std::vector<std::string>{"summary.md"};
+    return StudyReport{{"summary.md"}, {}};
   };
   return s;
 }

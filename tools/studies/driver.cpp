@@ -106,14 +106,13 @@ StudyInfo info_of(const Settings& settings, const std::string& name) {
 std::vector<std::string> write_report(const StudySpec& spec, const std::string& dir, std::vector<RunRecord> records,
                                       const StudyInfo& info, std::FILE* log) {
   ReportInput input{dir, std::move(records), info};
-  std::vector<std::string> files = spec.report(input);
+  StudyReport report = spec.report(input);
   if (log) {
-    fmt::print(log, "\nWrote {} files to {} (summary.md, summary.json, figures).\n", files.size(), dir);
-    if (spec.headline)
-      for (const std::string& line : spec.headline(input)) fmt::print(log, "{}\n", line);
+    fmt::print(log, "\nWrote {} files to {} (summary.md, summary.json, figures).\n", report.files.size(), dir);
+    for (const std::string& line : report.headline) fmt::print(log, "{}\n", line);
     std::fflush(log);
   }
-  return files;
+  return report.files;
 }
 
 // --from: the report of a finished (or partly finished) study, without training.

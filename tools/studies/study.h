@@ -9,7 +9,7 @@
 //       .options = {{"epochs", 0}},                    // the study's own --set keys
 //       .grid = [](const StudyContext& c) { ... },     // the runs of a mode
 //       .run = [](const StudyRun& r) { ... },          // trains one run, returns its result
-//       .report = [](const ReportInput& in) { ... }}};  // writes the tables and figures
+//       .report = [](const ReportInput& in) { ... }}};  // writes the tables and figures, says the claims
 //
 // The driver (tools/studies/driver.h) appends each finished run to DIR/results.jsonl as one
 // durable JSON line, so Ctrl-C or a crash loses only the runs in flight, and
@@ -64,6 +64,12 @@ struct ReportInput {
   StudyInfo info;
 };
 
+// What a report wrote, and the lines printed after it (the headline results and the claims).
+struct StudyReport {
+  std::vector<std::string> files;
+  std::vector<std::string> headline;
+};
+
 struct StudySpec {
   std::string name;         // "fourier-toy"
   std::string description;  // one line: the paper, its section, the tables and figures
@@ -75,10 +81,8 @@ struct StudySpec {
   std::function<Json(const StudyRun&)> run;
   // The metrics shown on a run's progress line ("kl 0.1160 smooth 0.0570").
   std::function<std::string(const RunRecord&)> describe;
-  // Writes the report into in.dir; returns the file names written.
-  std::function<std::vector<std::string>(const ReportInput&)> report;
-  // Lines printed after the report: the headline results and the claims.
-  std::function<std::vector<std::string>(const ReportInput&)> headline;
+  // Writes the report into in.dir.
+  std::function<StudyReport(const ReportInput&)> report;
 };
 
 // Every registered study, by name order.

@@ -68,13 +68,13 @@ StudySpec fourier_toy_study() {
     }
     return metrics;
   };
-  s.report = [](const ReportInput& in) { return write_toy_study(in.dir, results_of(in.records), toy_info(in.info)); };
-  s.headline = [](const ReportInput& in) {
-    std::vector<std::string> lines;
-    for (const ToyClaim& c : toy_claims(aggregate_toy_results(results_of(in.records))))
-      lines.push_back(fmt::format("  {:<50} {:<3} on the mean ({}), {}", c.claim, c.holds ? "yes" : "NO", c.detail,
-                                  report::seeds_fraction(c)));
-    return lines;
+  s.report = [](const ReportInput& in) {
+    const std::vector<ToyRunResult> results = results_of(in.records);
+    StudyReport out{write_toy_study(in.dir, results, toy_info(in.info)), {}};
+    for (const ToyClaim& c : toy_claims(aggregate_toy_results(results)))
+      out.headline.push_back(fmt::format("  {:<50} {:<3} on the mean ({}), {}", c.claim, c.holds ? "yes" : "NO",
+                                         c.detail, report::seeds_fraction(c)));
+    return out;
   };
   return s;
 }
