@@ -3,9 +3,19 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "tools/report/markdown.h"
 
 namespace hm::report {
+namespace {
+
+// Four decimals, or four significant digits below 0.01 (test MSEs of 1e-5 must not read 0.0000).
+std::string claim_number(double v) {
+  return v != 0 && std::abs(v) < 0.01 ? fmt::format("{:.3e}", v) : fmt::format("{:.4f}", v);
+}
+
+}  // namespace
 
 Comparison less() {
   return {"<", [](double a, double b) { return a < b; }};
@@ -25,7 +35,7 @@ ClaimResult check_claim(const std::string& claim, const MetricStats& a, const Me
       ++r.seeds_total;
       r.seeds_holding += compare.holds(a.values[i], *other) ? 1 : 0;
     }
-  r.detail = fmt::format("{:.4f} {} {:.4f}", r.a, compare.symbol, r.b);
+  r.detail = fmt::format("{} {} {}", claim_number(r.a), compare.symbol, claim_number(r.b));
   return r;
 }
 

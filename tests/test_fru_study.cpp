@@ -1,0 +1,213 @@
+// `harmonic study fru` (tools/studies/fru/): the grid of each mode, run configs round-tripping
+// through JSON, the report's claims and tables on runs with known numbers, and a tiny study run
+// end to end (two models on short mix-poly series, Figure 5 measured before training).
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "tests/helpers.h"
+#include "tools/studies/driver.h"
+#include "tools/studies/fru/plan.h"
+#include "tools/studies/fru/report.h"
+
+using namespace hm;
+using namespace hm::studies;
+using hm::test::read_text;
+using hm::test::ScratchDir;
+using hm::test::throws_with;
+
+namespace {
+
+size_t count_if_part(const std::vector<FruRunSpec>& runs, FruPart part) {
+  size_t n = 0;
+  for (const FruRunSpec& r : runs) n += r.part == part ? 1 : 0;
+  return n;
+}
+
+// A finished run with a final metric, a two-point curve and, optionally, a Figure 5
+// measurement whose L2 window means fall from 1 to `decay`.
+RunRecord fake_record(const std::string& dataset, const std::string& model, uint64_t seed, double metric,
+                      double decay = -1) {
+  FruStudyPlan plan;
+  plan.seeds = {seed};
+  for (const FruRunSpec& r : fru_study_grid(plan))
+    if (r.dataset == dataset && r.model == model) {
+      const std::string key = fru_metric(r.part);
+      Json result = {{"params", 1000},
+                     {"embedding_params", 0},
+                     {"steps", 10},
+                     {"epochs", 1},
+                     {"curve", {{{"epoch", 0}, {key, metric * 2}}, {{"epoch", 1}, {key, metric}}}},
+                     {"final", {{key, metric}}},
+                     {"train_loss", {0.5}},
+                     {"grad_flow", Json::array()}};
+      if (decay > 0)
+        result["grad_flow"].push_back({{"epoch", 1},
+                                       {"windows",
+                                        {{{"begin", 0}, {"end", 20}, {"l1", 2.0}, {"l2", 1.0}, {"linf", 0.5}},
+                                         {{"begin", 20}, {"end", 40}, {"l1", 2 * decay}, {"l2", decay}, {"linf", decay}}}}});
+      return {fru_run_label(r), fru_run_json(r), result, 1.0};
+    }
+  FAIL("no run " << dataset << " " << model);
+  return {};
+}
+
+const report::ClaimResult* find_claim(const std::vector<report::ClaimResult>& claims, const std::string& fragment) {
+  for (const report::ClaimResult& c : claims)
+    if (c.claim.find(fragment) != std::string::npos) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("study fru: the grids of quick, full and paper scale") {
+  FruStudyPlan quick;
+  quick.quick = true;
+  const auto q = fru_study_grid(quick);
+  // quick: mix-sin and mix-poly-5 x 4 models, 3 image sets x 5 models, 5 text models; one seed.
+  CHECK(count_if_part(q, FruPart::Synthetic) == 8);
+  CHECK(count_if_part(q, FruPart::Image) == 15);
+  CHECK(count_if_part(q, FruPart::Text) == 5);
+  std::set<std::string> labels;
+  for (const FruRunSpec& r : q) {
+    labels.insert(fru_run_label(r));
+    CHECK(r.seed == 1);
+    CHECK(fru_run_cost(r) > 0);
+    // Figure 5 is measured on mix-poly-5 only.
+    CHECK(r.grad_epochs.empty() == (r.dataset != std::string(kFruGradDataset)));
+    if (r.part == FruPart::Image) CHECK(r.task_config.at("pool") == 2);
+  }
+  CHECK(labels.size() == q.size());
+
+  const auto full = fru_study_grid(FruStudyPlan{});
+  CHECK(full.size() == (4 * 4 + 3 * 5 + 5) * 3);
+  FruStudyPlan paper;
+  paper.paper_scale = true;
+  paper.device = "cuda";
+  for (const FruRunSpec& r : fru_study_grid(paper)) {
+    CHECK(r.device == "cuda");
+    CHECK(r.task_config.at("trainer").at("epochs").get<int64_t>() >= 20);
+    if (r.part == FruPart::Image) CHECK(r.task_config.at("pool") == 1);
+  }
+
+  // Filters and overrides.
+  FruStudyPlan some;
+  some.parts = {FruPart::Synthetic};
+  some.datasets = {"mix-poly-15"};
+  some.models = {"fru120_5"};
+  some.seeds = {4, 5};
+  some.overrides[0] = {{"size", 99}};
+  const auto s = fru_study_grid(some);
+  REQUIRE(s.size() == 2);
+  CHECK(s[0].task_config.at("degree") == 15);
+  CHECK(s[0].task_config.at("size") == 99);
+  CHECK(s[0].task_config.at("fru_freqs") == 120);
+  some.models = {"fru60_10"};  // an image model, not a synthetic one
+  CHECK(throws_with([&] { fru_study_grid(some); }, {"study fru", "fru60_10"}));
+  some.models = {}, some.datasets = {"pixel"};
+  CHECK(throws_with([&] { fru_study_grid(some); }, {"study fru", "pixel"}));
+  some.datasets = {}, some.device = "tpu";
+  CHECK(throws_with([&] { fru_study_grid(some); }, {"device", "tpu"}));
+}
+
+TEST_CASE("study fru: run configs round-trip through JSON and malformed ones are refused") {
+  for (const FruRunSpec& r : fru_study_grid(FruStudyPlan{})) {
+    const FruRunSpec back = fru_run_from_json(fru_run_json(r));
+    CHECK(fru_run_json(back) == fru_run_json(r));
+  }
+  Json bad = fru_run_json(fru_study_grid(FruStudyPlan{}).front());
+  bad["model"] = "gru";
+  CHECK(throws_with([&] { fru_run_from_json(bad); }, {"study fru", "gru"}));
+  bad.erase("model");
+  CHECK(throws_with([&] { fru_run_from_json(bad); }, {"study fru", "malformed"}));
+  CHECK(throws_with([] { parse_fru_part("audio"); }, {"audio", "synthetic, image, text"}));
+}
+
+TEST_CASE("study fru: the claims and tables of a report on known numbers") {
+  std::vector<RunRecord> records;
+  for (uint64_t seed : {1, 2}) {
+    // Synthetic: FRU 100x below RNN and LSTM, only 2x below SRU; FRU flat, others decay.
+    records.push_back(fake_record("mix-poly-5", "fru120_5", seed, 1e-4, 0.8));
+    records.push_back(fake_record("mix-poly-5", "rnn", seed, 1e-2, 1e-6));
+    records.push_back(fake_record("mix-poly-5", "lstm", seed, 1e-2, 1e-5));
+    records.push_back(fake_record("mix-poly-5", "sru", seed, 2e-4, seed == 1 ? 0.9 : 0.1));
+    // Images: FRU_{60,10} above SRU on pixel, below it on permuted for seed 2 only.
+    records.push_back(fake_record("pixel", "fru60_10", seed, 0.9));
+    records.push_back(fake_record("pixel", "sru", seed, 0.8));
+    records.push_back(fake_record("permuted", "fru60_10", seed, 0.85));
+    records.push_back(fake_record("permuted", "sru", seed, seed == 1 ? 0.8 : 0.95));
+  }
+  const auto groups = aggregate_fru_runs(fru_runs_of(records));
+  const auto claims = fru_claims(groups);
+  const auto* rnn = find_claim(claims, "10x below RNN on mix-poly-5");
+  REQUIRE(rnn);
+  CHECK(rnn->holds);
+  CHECK(rnn->seeds_holding == 2);
+  const auto* sru = find_claim(claims, "10x below SRU on mix-poly-5");
+  REQUIRE(sru);
+  CHECK_FALSE(sru->holds);
+  CHECK(find_claim(claims, "mix-sin") == nullptr);  // no runs: not checked
+  const auto* flat = find_claim(claims, "gradient flat");
+  REQUIRE(flat);
+  CHECK(flat->holds);
+  const auto* vs_sru = find_claim(claims, "decays less over t than SRU");
+  REQUIRE(vs_sru);
+  CHECK(vs_sru->seeds_holding == 1);  // seed 1's SRU (0.9) decays less than FRU (0.8)
+  CHECK(vs_sru->seeds_total == 2);
+  const auto* permuted = find_claim(claims, "than SRU on permuted");
+  REQUIRE(permuted);
+  CHECK(permuted->seeds_holding == 1);
+  CHECK(find_claim(claims, "than SRU on pixel")->holds);
+
+  const FruGroup* fru = find_fru_group(groups, "mix-poly-5", "fru120_5");
+  REQUIRE(fru);
+  CHECK(fru->metric.mean == doctest::Approx(1e-4));
+  CHECK(fru->grad_decay.mean == doctest::Approx(0.8));
+  REQUIRE(fru->grads.size() == 1);
+  CHECK(fru->grads[0].step == std::vector<double>{9.5, 29.5});
+  CHECK(fru->curve.x == std::vector<double>{0, 1});
+
+  REQUIRE(paper_fru_accuracy("pixel", "fru60_10"));
+  CHECK(paper_fru_accuracy("pixel", "fru60_10")->mean == 97.61);
+  CHECK(paper_fru_kparams("kjv-genre", "fru5_10") == 12);
+  CHECK_FALSE(paper_fru_accuracy("row", "lstm"));
+
+  const std::string md = fru_summary_markdown(groups, {.name = "fru", .quick = false, .jobs = 2, .wall_seconds = 3});
+  CHECK(md.find("| FRU_{60,10} | 90.00 ± 0.00 | 97.61 |") != std::string::npos);
+  CHECK(md.find("1.000e-04 ± 0.0e+00") != std::string::npos);
+  CHECK(md.find("Fashion-MNIST stands in for MNIST") != std::string::npos);
+  CHECK(md.find("## Claims") != std::string::npos);
+
+  ScratchDir dir;
+  const StudyReport rep = write_fru_study(dir.str(), fru_runs_of(records), {.name = "fru", .jobs = 1});
+  CHECK(std::find(rep.files.begin(), rep.files.end(), "fig5_fru120_5_l2.png") != rep.files.end());
+  CHECK(std::find(rep.files.begin(), rep.files.end(), "fig6_pixel.svg") != rep.files.end());
+  CHECK(rep.headline.size() == claims.size());
+  const Json summary = Json::parse(read_text(dir / "summary.json"));
+  CHECK(summary.at("groups").size() == groups.size());
+
+  // A record without its final metric is refused, naming the run.
+  records[0].result.erase("final");
+  CHECK(throws_with([&] { fru_runs_of(records); }, {"mix-poly-5 fru120_5 seed=1", "final"}));
+}
+
+TEST_CASE("study fru: a tiny study trains, measures Figure 5 and reports") {
+  ScratchDir dir;
+  StudyArgs args;
+  args.quick = true;
+  args.jobs = 2;
+  args.out = dir.str();
+  args.sets = {R"(parts=["synthetic"])", R"(datasets=["mix-poly-5"])", R"(models=["rnn","fru120_5"])",
+               R"(synthetic={"size":20,"length":30,"batch_size":8,"trainer":{"epochs":1}})"};
+  const StudyOutcome out = run_study(find_study("fru"), args, nullptr);
+  CHECK(out.done == 2);
+  CHECK(out.total == 2);
+  const Json summary = Json::parse(read_text(dir / "summary.json"));
+  for (const Json& g : summary.at("groups")) {
+    CHECK(g.at("grad_flow").size() == 1);  // epoch 0 only: the quick epochs 4 and 8 are never reached
+    CHECK(g.at("grad_flow")[0].at("step").size() == 2);  // 29 steps in windows of 20
+    CHECK(g.at("curve").at("epoch") == Json{0, 1});
+    CHECK(std::isfinite(g.at("test_mse").at("mean").get<double>()));
+  }
+  CHECK(read_text(dir / "summary.md").find("## Gradient flow over time") != std::string::npos);
+}

@@ -1,0 +1,273 @@
+#include "tools/studies/fru/plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace hm::studies {
+namespace {
+
+constexpr const char* kStudy = "study fru";
+
+// The per-step cost factor of each model (seconds per example-step relative to the RNN,
+// measured with `harmonic train` at the study's shapes on this machine).
+double model_factor(const std::string& key) {
+  if (key == "rnn") return 1;
+  if (key == "lstm") return 4;
+  if (key == "sru") return 10;
+  return 2;  // FRU variants
+}
+
+// Steps of an image sequence: pixels (side^2) or rows (side) of the pooled image.
+int64_t image_steps(const FruRunSpec& r) {
+  const int64_t pool = r.task_config.value("pool", 1);
+  const int64_t side = 28 / std::max<int64_t>(1, pool);
+  return r.dataset == "row" ? side : side * side;
+}
+
+// The scales. Quick must still show every claim in a few minutes on 2 cores; full is what
+// this machine can finish in a few hours; paper_scale is the paper's configuration (a GPU's):
+// 4000 synthetic series, all 60000 training and 10000 test images at 28 x 28 (784 pixel
+// steps), 100 epochs.
+FruScale base_scale(const FruStudyPlan& plan, FruPart part) {
+  FruScale s;
+  auto epochs = [](int64_t e) { return Json{{"epochs", e}}; };
+  switch (part) {
+    case FruPart::Synthetic:
+      if (plan.paper_scale) {
+        s.task_keys = {{"size", 4000}, {"trainer", epochs(100)}};
+        s.grad_epochs = {0, 10, 20, 30, 40, 50, 60, 70, 80, 90};
+      } else if (plan.quick) {
+        s.task_keys = {{"size", 1000}, {"trainer", epochs(8)}};
+        s.grad_epochs = {0, 4, 8};
+      } else {
+        s.task_keys = {{"size", 4000}, {"trainer", epochs(20)}};
+        s.grad_epochs = {0, 5, 10, 15, 20};
+      }
+      // Figure 5's batch (the paper does not say): one measurement costs T backward passes.
+      s.grad_batch = plan.quick ? 8 : 32;
+      break;
+    case FruPart::Image:
+      if (plan.paper_scale) {
+        s.task_keys = {{"pool", 1}, {"train_subset", 0}, {"test_subset", 0}, {"trainer", epochs(100)}};
+      } else if (plan.quick) {
+        s.task_keys = {{"pool", 2}, {"train_subset", 4096}, {"test_subset", 1000}, {"trainer", epochs(3)}};
+      } else {
+        s.task_keys = {{"pool", 2}, {"train_subset", 20000}, {"test_subset", 5000}, {"trainer", epochs(10)}};
+      }
+      break;
+    case FruPart::Text:
+      if (plan.paper_scale) {
+        s.task_keys = {{"trainer", epochs(20)}};
+      } else if (plan.quick) {
+        s.task_keys = {{"trainer", epochs(3)}};
+      } else {
+        s.task_keys = {{"trainer", epochs(10)}};
+      }
+      break;
+  }
+  return s;
+}
+
+}  // namespace
+
+const char* fru_part_name(FruPart part) {
+  switch (part) {
+    case FruPart::Synthetic:
+      return "synthetic";
+    case FruPart::Image:
+      return "image";
+    case FruPart::Text:
+      return "text";
+  }
+  return "?";
+}
+
+FruPart parse_fru_part(const std::string& name) {
+  for (FruPart p : {FruPart::Synthetic, FruPart::Image, FruPart::Text})
+    if (name == fru_part_name(p)) return p;
+  throw_error(kStudy, fmt::format("part '{}' is not one of synthetic, image, text", name));
+}
+
+const std::vector<FruModel>& fru_models(FruPart part) {
+  static const std::vector<FruModel> synthetic{
+      {"rnn", "RNN", {{"model", "rnn"}}},
+      {"lstm", "LSTM", {{"model", "lstm"}}},
+      {"sru", "SRU", {{"model", "sru"}}},
+      {"fru120_5", "FRU_{120,5}", {{"model", "fru"}, {"fru_freqs", 120}, {"fru_dims", 5}}}};
+  static const std::vector<FruModel> image{
+      {"rnn", "RNN", {{"model", "rnn"}}},
+      {"lstm", "LSTM", {{"model", "lstm"}}},
+      {"sru", "SRU", {{"model", "sru"}}},
+      {"fru40_10", "FRU_{40,10}", {{"model", "fru"}, {"fru_freqs", 40}, {"fru_dims", 10}}},
+      {"fru60_10", "FRU_{60,10}", {{"model", "fru"}, {"fru_freqs", 60}, {"fru_dims", 10}}}};
+  static const std::vector<FruModel> text{
+      {"rnn", "RNN", {{"model", "rnn"}}},
+      {"lstm", "LSTM", {{"model", "lstm"}}},
+      {"sru", "SRU", {{"model", "sru"}}},
+      {"fru5_10", "FRU_{5,10}", {{"model", "fru"}, {"fru_freqs", 5}, {"fru_dims", 10}}},
+      {"fru1_10", "FRU_{1,10}", {{"model", "fru"}, {"fru_freqs", 1}, {"fru_dims", 10}}}};
+  switch (part) {
+    case FruPart::Synthetic:
+      return synthetic;
+    case FruPart::Image:
+      return image;
+    case FruPart::Text:
+      return text;
+  }
+  return synthetic;
+}
+
+const FruModel& find_fru_model(FruPart part, const std::string& key) {
+  for (const FruModel& m : fru_models(part))
+    if (m.key == key) return m;
+  throw_error(kStudy, fmt::format("model '{}' is not a model of the {} part", key, fru_part_name(part)));
+}
+
+const std::vector<std::string>& fru_datasets(FruPart part) {
+  static const std::vector<std::string> synthetic{"mix-sin", "mix-poly-5", "mix-poly-10", "mix-poly-15"};
+  static const std::vector<std::string> image{"pixel", "permuted", "row"};
+  static const std::vector<std::string> text{"kjv-genre"};
+  switch (part) {
+    case FruPart::Synthetic:
+      return synthetic;
+    case FruPart::Image:
+      return image;
+    case FruPart::Text:
+      return text;
+  }
+  return synthetic;
+}
+
+std::string fru_task_name(FruPart part) {
+  switch (part) {
+    case FruPart::Synthetic:
+      return "fru-synthetic";
+    case FruPart::Image:
+      return "fru-image";
+    case FruPart::Text:
+      return "fru-text";
+  }
+  return "?";
+}
+
+std::string fru_metric(FruPart part) { return part == FruPart::Synthetic ? "test_mse" : "test_accuracy"; }
+
+FruScale fru_scale(const FruStudyPlan& plan, FruPart part) {
+  FruScale s = base_scale(plan, part);
+  s.task_keys.merge_patch(plan.overrides[static_cast<int>(part)]);
+  return s;
+}
+
+std::vector<FruRunSpec> fru_study_grid(const FruStudyPlan& plan) {
+  check(plan.device == "cpu" || plan.device.rfind("cuda", 0) == 0, kStudy, "device must be cpu or cuda[:N], got '{}'",
+        plan.device);
+  std::vector<FruPart> parts = plan.parts;
+  if (parts.empty()) parts = {FruPart::Synthetic, FruPart::Image, FruPart::Text};
+  std::vector<uint64_t> seeds = plan.seeds;
+  if (seeds.empty()) seeds = plan.quick ? std::vector<uint64_t>{1} : std::vector<uint64_t>{1, 2, 3};
+  auto listed = [](const std::vector<std::string>& list, const std::string& name) {
+    return list.empty() || std::find(list.begin(), list.end(), name) != list.end();
+  };
+  for (const std::string& d : plan.datasets) {
+    bool known = false;
+    for (FruPart p : parts) {
+      const auto& sets = fru_datasets(p);
+      known = known || std::find(sets.begin(), sets.end(), d) != sets.end();
+    }
+    check(known, kStudy, "data set '{}' is not one of the parts' data sets", d);
+  }
+  for (const std::string& m : plan.models) {
+    bool known = false;
+    for (FruPart p : parts)
+      for (const FruModel& fm : fru_models(p)) known = known || fm.key == m;
+    check(known, kStudy, "model '{}' is not a model of the parts (rnn, lstm, sru, fru120_5, fru40_10, fru60_10, "
+          "fru5_10, fru1_10)", m);
+  }
+  std::vector<FruRunSpec> runs;
+  for (FruPart part : parts) {
+    const FruScale scale = fru_scale(plan, part);
+    for (const std::string& dataset : fru_datasets(part)) {
+      // Quick keeps the two synthetic sets that Figures 3 and 5 need.
+      if (plan.datasets.empty() && plan.quick && part == FruPart::Synthetic && dataset != "mix-sin" &&
+          dataset != kFruGradDataset)
+        continue;
+      if (!listed(plan.datasets, dataset)) continue;
+      for (const FruModel& model : fru_models(part)) {
+        if (!listed(plan.models, model.key)) continue;
+        for (uint64_t seed : seeds) {
+          FruRunSpec r;
+          r.part = part, r.dataset = dataset, r.model = model.key, r.seed = seed, r.device = plan.device;
+          r.task_config = scale.task_keys;
+          r.task_config.update(model.task_keys);
+          r.task_config["seed"] = seed;
+          if (part == FruPart::Synthetic) {
+            const bool sin = dataset == "mix-sin";
+            r.task_config["data"] = sin ? "mix-sin" : "mix-poly";
+            if (!sin) r.task_config["degree"] = std::stoll(dataset.substr(std::string("mix-poly-").size()));
+            if (dataset == kFruGradDataset) r.grad_epochs = scale.grad_epochs, r.grad_batch = scale.grad_batch;
+          } else if (part == FruPart::Image) {
+            r.task_config["data"] = dataset;
+          }
+          runs.push_back(std::move(r));
+        }
+      }
+    }
+  }
+  return runs;
+}
+
+std::string fru_run_label(const FruRunSpec& run) {
+  return fmt::format("{} {} seed={}", run.dataset, run.model, run.seed);
+}
+
+double fru_run_cost(const FruRunSpec& run) {
+  const Json& trainer = run.task_config.contains("trainer") ? run.task_config.at("trainer") : Json::object();
+  const double epochs = static_cast<double>(trainer.value("epochs", 1));
+  double examples = 0, steps = 0;
+  switch (run.part) {
+    case FruPart::Synthetic:
+      examples = 0.8 * static_cast<double>(run.task_config.value("size", 4000)), steps = 175;
+      break;
+    case FruPart::Image: {
+      const int64_t subset = run.task_config.value("train_subset", 0);
+      examples = static_cast<double>(subset > 0 ? subset : 60000), steps = static_cast<double>(image_steps(run));
+      break;
+    }
+    case FruPart::Text:
+      examples = 2015, steps = 300;
+      break;
+  }
+  return epochs * examples * steps * model_factor(run.model) * 1e-6;
+}
+
+Json fru_run_json(const FruRunSpec& run) {
+  return {{"part", fru_part_name(run.part)}, {"dataset", run.dataset},         {"model", run.model},
+          {"seed", run.seed},                {"device", run.device},           {"task_config", run.task_config},
+          {"grad_epochs", run.grad_epochs},  {"grad_batch", run.grad_batch}};
+}
+
+FruRunSpec fru_run_from_json(const Json& j) {
+  try {
+    FruRunSpec r;
+    r.part = parse_fru_part(j.at("part").get<std::string>());
+    r.dataset = j.at("dataset").get<std::string>();
+    r.model = find_fru_model(r.part, j.at("model").get<std::string>()).key;
+    r.seed = j.at("seed").get<uint64_t>();
+    r.device = j.at("device").get<std::string>();
+    r.task_config = j.at("task_config");
+    r.grad_epochs = j.at("grad_epochs").get<std::vector<int64_t>>();
+    r.grad_batch = j.at("grad_batch").get<int64_t>();
+    const auto& sets = fru_datasets(r.part);
+    check(std::find(sets.begin(), sets.end(), r.dataset) != sets.end(), kStudy, "dataset '{}' is not a {} data set",
+          r.dataset, fru_part_name(r.part));
+    check(r.task_config.is_object(), kStudy, "task_config must be an object");
+    return r;
+  } catch (const Json::exception& e) {
+    throw_error(kStudy, fmt::format("malformed run config {}: {}", j.dump(), e.what()));
+  }
+}
+
+}  // namespace hm::studies

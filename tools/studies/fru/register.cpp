@@ -1,0 +1,70 @@
+// `harmonic study fru`: the FRU paper's experiments registered with the study driver
+// (tools/studies/driver.h): the grid of plan.h, one run of run.h per point, the report and
+// figures of report.h and figures.h.
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "tools/studies/fru/plan.h"
+#include "tools/studies/fru/report.h"
+#include "tools/studies/fru/run.h"
+#include "tools/studies/study.h"
+
+namespace hm::studies {
+namespace {
+
+FruStudyPlan plan_of(const StudyContext& c) {
+  FruStudyPlan plan;
+  plan.quick = c.quick;
+  plan.seeds = c.seeds;
+  plan.paper_scale = c.options.at("paper_scale").get<bool>();
+  plan.device = c.options.at("device").get<std::string>();
+  for (const Json& p : c.options.at("parts")) plan.parts.push_back(parse_fru_part(p.get<std::string>()));
+  plan.datasets = c.options.at("datasets").get<std::vector<std::string>>();
+  plan.models = c.options.at("models").get<std::vector<std::string>>();
+  for (FruPart p : {FruPart::Synthetic, FruPart::Image, FruPart::Text}) {
+    const Json& o = c.options.at(fru_part_name(p));
+    check(o.is_object(), "study fru", "option '{}' must be an object of task keys, got {}", fru_part_name(p), o.dump());
+    plan.overrides[static_cast<int>(p)] = o;
+  }
+  return plan;
+}
+
+StudySpec fru_study() {
+  StudySpec s;
+  s.name = "fru";
+  s.description = "Fourier Recurrent Unit (Zhang et al. 2018, section 6, Tables 1-3, Figures 3-8)";
+  s.modes =
+      "quick: seed 1; mix-sin and mix-poly-5 (1000 series, 8 epochs) with Figure 5 at epochs 0/4/8, pixel, "
+      "permuted and row Fashion-MNIST at 14x14 (4096 images, 3 epochs), KJV genres (3 epochs); full: seeds 1 2 3, "
+      "all four synthetic sets (4000 series, 20 epochs), images at 14x14 (20000 images, 10 epochs), KJV genres (10 "
+      "epochs); --set paper_scale=true: the paper's sizes, 28x28 images and 100 epochs (with --set device=cuda on a "
+      "GPU)";
+  // parts: a subset of ["synthetic", "image", "text"] ([]: all); datasets, models: subsets of
+  // their data sets and model keys ([]: all); synthetic / image / text: task
+  // keys merged into that part's runs (--set 'synthetic={"size":200,"trainer":{"epochs":1}}').
+  s.options = {{"parts", Json::array()}, {"datasets", Json::array()}, {"models", Json::array()},
+               {"paper_scale", false},   {"device", "cpu"},
+               {"synthetic", Json::object()}, {"image", Json::object()},     {"text", Json::object()}};
+  s.grid = [](const StudyContext& c) {
+    std::vector<StudyRun> runs;
+    for (const FruRunSpec& r : fru_study_grid(plan_of(c)))
+      runs.push_back({fru_run_label(r), fru_run_json(r), fru_run_cost(r)});
+    return runs;
+  };
+  s.run = [](const StudyRun& run) { return run_fru(fru_run_from_json(run.config)); };
+  s.describe = [](const RunRecord& r) {
+    const FruRunSpec spec = fru_run_from_json(r.config);
+    const std::string metric = fru_metric(spec.part);
+    const Json& v = r.result.at("final").at(metric);
+    if (!v.is_number()) return std::string(" ") + metric + " nan";
+    return spec.part == FruPart::Synthetic ? fmt::format(" test_mse {:.3e}", v.get<double>())
+                                           : fmt::format(" test_accuracy {:.2f}%", 100 * v.get<double>());
+  };
+  s.report = [](const ReportInput& in) { return write_fru_study(in.dir, fru_runs_of(in.records), in.info); };
+  return s;
+}
+
+const StudyRegistration registration{fru_study()};
+
+}  // namespace
+}  // namespace hm::studies

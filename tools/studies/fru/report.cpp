@@ -1,0 +1,272 @@
+#include "tools/studies/fru/report.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "tools/studies/fru/figures.h"
+
+namespace hm::studies {
+namespace {
+
+constexpr const char* kReport = "study fru report";
+
+// The paper's Tables 1-3 (accuracy in percent, parameters in thousands as printed).
+struct PaperRow {
+  const char* dataset;
+  const char* model;
+  double accuracy;
+  double kparams;  // 0: not printed
+  const char* source;
+};
+constexpr PaperRow kPaper[] = {
+    {"pixel", "rnn", 10.39, 42, "Table 1 (MNIST)"},
+    {"pixel", "lstm", 98.17, 164, "Table 1 (MNIST)"},
+    {"pixel", "sru", 96.20, 275, "Table 1 (MNIST)"},
+    {"pixel", "fru40_10", 96.88, 107, "Table 1 (MNIST)"},
+    {"pixel", "fru60_10", 97.61, 159, "Table 1 (MNIST)"},
+    {"permuted", "rnn", 87.46, 0, "Table 2 (permuted MNIST)"},
+    {"permuted", "lstm", 90.26, 0, "Table 2 (permuted MNIST)"},
+    {"permuted", "sru", 92.21, 0, "Table 2 (permuted MNIST)"},
+    {"permuted", "fru60_10", 96.93, 0, "Table 2 (permuted MNIST)"},
+    {"kjv-genre", "rnn", 50.53, 33, "Table 3 (IMDB)"},
+    {"kjv-genre", "lstm", 83.64, 132, "Table 3 (IMDB)"},
+    {"kjv-genre", "sru", 86.40, 226, "Table 3 (IMDB)"},
+    {"kjv-genre", "fru5_10", 86.71, 12, "Table 3 (IMDB)"},
+    {"kjv-genre", "fru1_10", 86.44, 4, "Table 3 (IMDB)"},
+};
+
+const PaperRow* paper_row(const std::string& dataset, const std::string& model) {
+  for (const PaperRow& r : kPaper)
+    if (dataset == r.dataset && model == r.model) return &r;
+  return nullptr;
+}
+
+// The same value at every seed of s (a threshold to check a claim against seed by seed).
+report::MetricStats constant_like(const report::MetricStats& s, double value) {
+  return report::seed_stats(s.seeds, std::vector<double>(s.seeds.size(), value));
+}
+
+std::vector<std::pair<double, double>> curve_points(const Json& curve, const std::string& key) {
+  std::vector<std::pair<double, double>> out;
+  for (const Json& p : curve)
+    if (p.contains(key) && p.at(key).is_number()) out.emplace_back(p.at("epoch").get<double>(), p.at(key).get<double>());
+  return out;
+}
+
+// Figure 5 windows of one run's measurement at one epoch.
+struct GradPoint {
+  std::vector<double> step, l1, l2, linf;
+};
+GradPoint grad_point(const Json& g) {
+  GradPoint p;
+  for (const Json& w : g.at("windows")) {
+    p.step.push_back(0.5 * static_cast<double>(w.at("begin").get<int64_t>() + w.at("end").get<int64_t>() - 1));
+    p.l1.push_back(w.at("l1").get<double>());
+    p.l2.push_back(w.at("l2").get<double>());
+    p.linf.push_back(w.at("linf").get<double>());
+  }
+  return p;
+}
+
+}  // namespace
+
+std::vector<FruRun> fru_runs_of(const std::vector<RunRecord>& records) {
+  std::vector<FruRun> runs;
+  for (const RunRecord& r : records) {
+    FruRun run{fru_run_from_json(r.config), r.result, r.seconds};
+    for (const char* key : {"params", "embedding_params", "curve", "final", "train_loss", "grad_flow"})
+      check(run.result.contains(key), kReport, "run '{}' has no '{}' in its result", r.label, key);
+    check(run.result.at("final").contains(fru_metric(run.spec.part)), kReport, "run '{}' has no final {}", r.label,
+          fru_metric(run.spec.part));
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+std::vector<FruGroup> aggregate_fru_runs(const std::vector<FruRun>& runs) {
+  std::vector<FruGroup> groups;
+  std::vector<std::vector<const FruRun*>> members;
+  for (const FruRun& r : runs) {
+    size_t i = 0;
+    while (i < groups.size() && !(groups[i].dataset == r.spec.dataset && groups[i].model == r.spec.model)) ++i;
+    if (i == groups.size()) {
+      FruGroup g;
+      g.part = r.spec.part, g.dataset = r.spec.dataset, g.model = r.spec.model;
+      g.task_config = r.spec.task_config;
+      groups.push_back(g);
+      members.emplace_back();
+    }
+    for (uint64_t s : groups[i].seeds)
+      check(s != r.spec.seed, kReport, "'{} {}' has seed {} twice", r.spec.dataset, r.spec.model, s);
+    groups[i].seeds.push_back(r.spec.seed);
+    members[i].push_back(&r);
+  }
+  for (size_t i = 0; i < groups.size(); ++i) {
+    FruGroup& g = groups[i];
+    const std::string metric = fru_metric(g.part);
+    std::vector<double> finals, seconds, decays;
+    std::vector<std::vector<std::pair<double, double>>> curves, losses;
+    std::map<int64_t, std::vector<GradPoint>> grads;  // epoch -> one point per seed
+    for (const FruRun* r : members[i]) {
+      const Json& res = r->result;
+      const Json& v = res.at("final").at(metric);
+      finals.push_back(v.is_number() ? v.get<double>() : NAN);  // null: a diverged run
+      seconds.push_back(r->seconds);
+      g.params = res.at("params").get<int64_t>();
+      g.embedding_params = res.at("embedding_params").get<int64_t>();
+      curves.push_back(curve_points(res.at("curve"), metric));
+      std::vector<std::pair<double, double>> loss;
+      for (size_t e = 0; e < res.at("train_loss").size(); ++e) {
+        const Json& l = res.at("train_loss")[e];
+        loss.emplace_back(static_cast<double>(e + 1), l.is_number() ? l.get<double>() : NAN);
+      }
+      losses.push_back(std::move(loss));
+      if (!res.at("grad_flow").empty()) {
+        for (const Json& m : res.at("grad_flow")) grads[m.at("epoch").get<int64_t>()].push_back(grad_point(m));
+        const GradPoint last = grad_point(res.at("grad_flow").back());
+        decays.push_back(last.l2.empty() || last.l2.front() <= 0 ? NAN : last.l2.back() / last.l2.front());
+      }
+    }
+    g.metric = report::seed_stats(g.seeds, finals);
+    g.seconds = report::seed_stats(g.seeds, seconds);
+    g.curve = report::mean_curve(curves);
+    g.train_loss = report::mean_curve(losses);
+    if (decays.size() == g.seeds.size()) g.grad_decay = report::seed_stats(g.seeds, decays);
+    for (const auto& [epoch, points] : grads) {
+      FruGradCurve c;
+      c.epoch = epoch;
+      c.step = points.front().step;
+      const size_t n = c.step.size();
+      c.l1.assign(n, 0), c.l2.assign(n, 0), c.linf.assign(n, 0);
+      for (const GradPoint& p : points) {
+        check(p.step.size() == n, kReport, "'{} {}': Figure 5 windows differ between seeds", g.dataset, g.model);
+        for (size_t w = 0; w < n; ++w) {
+          const double k = 1.0 / static_cast<double>(points.size());
+          c.l1[w] += k * p.l1[w], c.l2[w] += k * p.l2[w], c.linf[w] += k * p.linf[w];
+        }
+      }
+      g.grads.push_back(std::move(c));
+    }
+  }
+  return groups;
+}
+
+const FruGroup* find_fru_group(const std::vector<FruGroup>& groups, const std::string& dataset,
+                               const std::string& model) {
+  for (const FruGroup& g : groups)
+    if (g.dataset == dataset && g.model == model) return &g;
+  return nullptr;
+}
+
+std::optional<report::PaperValue> paper_fru_accuracy(const std::string& dataset, const std::string& model) {
+  const PaperRow* r = paper_row(dataset, model);
+  if (!r) return std::nullopt;
+  return report::PaperValue{r->accuracy, 0.0, r->source};
+}
+
+std::optional<double> paper_fru_kparams(const std::string& dataset, const std::string& model) {
+  const PaperRow* r = paper_row(dataset, model);
+  if (!r || r->kparams == 0) return std::nullopt;
+  return r->kparams;
+}
+
+std::vector<report::ClaimResult> fru_claims(const std::vector<FruGroup>& groups) {
+  std::vector<report::ClaimResult> out;
+  const report::Comparison ten_times_less{"< 1/10 x", [](double a, double b) { return a * 10 < b; }};
+  auto claim = [&](const std::string& text, const FruGroup* a, const FruGroup* b, const report::Comparison& cmp) {
+    if (a && b) out.push_back(report::check_claim(text, a->metric, b->metric, cmp));
+  };
+  for (const std::string& d : fru_datasets(FruPart::Synthetic)) {
+    const FruGroup* fru = find_fru_group(groups, d, "fru120_5");
+    for (const char* base : {"rnn", "lstm", "sru"})
+      claim(fmt::format("FRU_{{120,5}} test MSE at least 10x below {} on {}", find_fru_model(FruPart::Synthetic, base).display, d),
+            fru, find_fru_group(groups, d, base), ten_times_less);
+  }
+  for (const char* d : {"pixel", "permuted"}) {
+    const FruGroup* fru = find_fru_group(groups, d, "fru60_10");
+    const FruGroup* sru = find_fru_group(groups, d, "sru");
+    if (fru && sru)
+      claim(fmt::format("FRU_{{60,10}} more accurate than SRU on {} ({} vs {} parameters)", d, fru->params, sru->params),
+            fru, sru, report::greater());
+  }
+  if (const FruGroup* fru = find_fru_group(groups, "permuted", "fru60_10"))
+    for (const char* base : {"rnn", "lstm"})
+      claim(fmt::format("FRU_{{60,10}} more accurate than {} on permuted", find_fru_model(FruPart::Image, base).display),
+            fru, find_fru_group(groups, "permuted", base), report::greater());
+  if (const FruGroup* fru = find_fru_group(groups, kFruGradDataset, "fru120_5"); fru && fru->grad_decay.count > 0) {
+    out.push_back(report::check_claim(
+        fmt::format("FRU gradient flat over t on {}: L2 last/first window >= 0.1", kFruGradDataset), fru->grad_decay,
+        constant_like(fru->grad_decay, 0.1), report::greater()));
+    for (const char* base : {"rnn", "lstm", "sru"}) {
+      const FruGroup* b = find_fru_group(groups, kFruGradDataset, base);
+      if (b && b->grad_decay.count > 0)
+        out.push_back(report::check_claim(
+            fmt::format("FRU gradient decays less over t than {} (L2 last/first window)",
+                        find_fru_model(FruPart::Synthetic, base).display),
+            fru->grad_decay, b->grad_decay, report::greater()));
+    }
+  }
+  if (const FruGroup* fru = find_fru_group(groups, "kjv-genre", "fru5_10"))
+    for (const char* base : {"lstm", "sru"})
+      claim(fmt::format("FRU_{{5,10}} more accurate than {} on KJV genres", find_fru_model(FruPart::Text, base).display),
+            fru, find_fru_group(groups, "kjv-genre", base), report::greater());
+  return out;
+}
+
+Json fru_summary_json(const std::vector<FruGroup>& groups, const StudyInfo& info) {
+  Json gs = Json::array();
+  double run_seconds = 0;
+  size_t runs = 0;
+  for (const FruGroup& g : groups) {
+    Json j = {{"part", fru_part_name(g.part)},
+              {"dataset", g.dataset},
+              {"model", g.model},
+              {"display", find_fru_model(g.part, g.model).display},
+              {"seeds", g.seeds},
+              {"params", g.params},
+              {"embedding_params", g.embedding_params},
+              {"seconds", report::stats_json(g.seconds)},
+              {fru_metric(g.part), report::stats_json(g.metric)},
+              {"curve", {{"epoch", g.curve.x}, {"mean", g.curve.mean}, {"std", g.curve.std}}}};
+    if (auto p = paper_fru_accuracy(g.dataset, g.model)) j["paper_accuracy"] = report::paper_json(*p);
+    if (auto k = paper_fru_kparams(g.dataset, g.model)) j["paper_kparams"] = *k;
+    if (g.grad_decay.count > 0) j["grad_decay_l2"] = report::stats_json(g.grad_decay);
+    for (const FruGradCurve& c : g.grads)
+      j["grad_flow"].push_back({{"epoch", c.epoch}, {"step", c.step}, {"l1", c.l1}, {"l2", c.l2}, {"linf", c.linf}});
+    gs.push_back(std::move(j));
+    run_seconds += g.seconds.mean * static_cast<double>(g.seconds.count);
+    runs += g.seconds.count;
+  }
+  return {{"study", "fru"},
+          {"mode", info.quick ? "quick" : "full"},
+          {"jobs", info.jobs},
+          {"runs", runs},
+          {"wall_seconds", info.wall_seconds},
+          {"run_seconds_total", run_seconds},
+          {"std", "population (ddof = 0, numpy.std default) over seeds"},
+          {"groups", std::move(gs)},
+          {"claims", report::claims_json(fru_claims(groups))}};
+}
+
+StudyReport write_fru_study(const std::string& dir, const std::vector<FruRun>& runs, const StudyInfo& info) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  check(!ec, "write_fru_study", "cannot create directory '{}': {}", dir, ec.message());
+  const std::vector<FruGroup> groups = aggregate_fru_runs(runs);
+  const auto path = [&](const std::string& name) { return (std::filesystem::path(dir) / name).string(); };
+  write_file_atomic(path("summary.json"), fru_summary_json(groups, info).dump(2) + "\n");
+  write_file_atomic(path("summary.md"), fru_summary_markdown(groups, info));
+  StudyReport out{{"summary.json", "summary.md"}, {}};
+  for (const std::string& f : write_fru_figures(dir, groups)) out.files.push_back(f);
+  for (const report::ClaimResult& c : fru_claims(groups))
+    out.headline.push_back(fmt::format("  {:<72} {:<3} on the mean ({}), {}", c.claim, c.holds ? "yes" : "NO",
+                                       c.detail, report::seeds_fraction(c)));
+  return out;
+}
+
+}  // namespace hm::studies

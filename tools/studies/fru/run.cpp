@@ -1,0 +1,89 @@
+#include "tools/studies/fru/run.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "tools/train/config.h"
+#include "tools/train/grad_over_time.h"
+#include "tools/train/run_pool.h"
+#include "tools/train/trainer.h"
+
+namespace hm::studies {
+namespace {
+
+// The word embedding's elements (names containing "embedding"); 0 for models without one.
+int64_t embedding_params(const nn::Module& model) {
+  int64_t n = 0;
+  for (const auto& [name, p] : model.named_parameters())
+    if (name.find("embedding") != std::string::npos) n += p.numel();
+  return n;
+}
+
+// The first `count` training examples: the fixed batch Figure 5 measures on.
+data::Batch probe_batch(train::Task& task, int64_t count) {
+  const data::Dataset& d = task.train_loader().dataset();
+  std::vector<int64_t> rows(static_cast<size_t>(std::min(count, d.size())));
+  std::iota(rows.begin(), rows.end(), int64_t{0});
+  return d.get_batch(rows);
+}
+
+}  // namespace
+
+Json run_fru(const FruRunSpec& run) {
+  const train::TaskSpec& spec = train::find_task(fru_task_name(run.part));
+  Json config = train::default_config(spec);
+  train::merge_config(config, run.task_config, "study fru");
+  // Evaluate after every epoch (the curves of Figures 3, 4, 6, 7, 8); no files, no checkpoints.
+  std::unique_ptr<train::Task> task = train::build_task(spec, config, Device::parse(run.device));
+  const int64_t per_epoch = task->train_loader().num_batches();
+  config["trainer"]["accumulate"] = 1;
+  config["trainer"]["eval_every"] = per_epoch;
+  config["trainer"]["log_every"] = per_epoch;
+  config["trainer"]["steps"] = 0;
+
+  const std::string metric = fru_metric(run.part);
+  Json result = {{"params", task->model().num_parameters()},
+                 {"embedding_params", embedding_params(task->model())},
+                 {"curve", Json::array()},
+                 {"train_loss", Json::array()},
+                 {"grad_flow", Json::array()}};
+  auto record_eval = [&](int64_t epoch, const Json& metrics) {
+    Json point = {{"epoch", epoch}};
+    for (const auto& [k, v] : metrics.items()) point[k] = v;
+    result["curve"].push_back(point);
+    result["final"] = metrics;
+  };
+  data::Batch grad_batch;
+  if (!run.grad_epochs.empty()) grad_batch = probe_batch(*task, run.grad_batch);
+  auto measure_grads = [&](int64_t epoch) {
+    if (std::find(run.grad_epochs.begin(), run.grad_epochs.end(), epoch) == run.grad_epochs.end()) return;
+    Json g = train::to_json(train::gradient_over_time(*task, grad_batch, 20));
+    g["epoch"] = epoch;
+    result["grad_flow"].push_back(std::move(g));
+  };
+
+  train::Trainer trainer(*task, spec.name, config, "");
+  trainer.log = nullptr;
+  trainer.handle_sigint = false;  // the study owns Ctrl-C
+  trainer.measure_grad_norm = false;
+  double loss_sum = 0;
+  int64_t loss_count = 0;
+  trainer.on_step = [&](const train::StepRecord& r) {
+    loss_sum += r.loss, ++loss_count;
+    if (r.step % per_epoch != 0) return;
+    result["train_loss"].push_back(loss_sum / static_cast<double>(loss_count));
+    loss_sum = 0, loss_count = 0;
+    measure_grads(r.step / per_epoch);
+  };
+  trainer.on_eval = [&](int64_t step, const Json& metrics) { record_eval(step / per_epoch, metrics); };
+
+  record_eval(0, trainer.evaluate());  // the untrained model
+  measure_grads(0);
+  const train::FitResult fit = trainer.fit();
+  if (fit.interrupted) throw train::RunInterrupted{};
+  result["steps"] = fit.step;
+  result["epochs"] = fit.step / per_epoch;
+  return result;
+}
+
+}  // namespace hm::studies
