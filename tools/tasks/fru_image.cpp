@@ -79,14 +79,15 @@ class FruImage : public Task {
     const int64_t test_subset = c.at("test_subset").get<int64_t>();
     const double val_fraction = c.at("val_fraction").get<double>();
     check(batch >= 1, kTask, "batch_size must be >= 1, got {}", batch);
-    check(train_subset >= 0 && test_subset >= 0, kTask, "train_subset and test_subset must be >= 0 (0: all), got {} and {}",
-          train_subset, test_subset);
+    check(train_subset >= 0 && test_subset >= 0, kTask,
+          "train_subset and test_subset must be >= 0 (0: all), got {} and {}", train_subset, test_subset);
     check(val_fraction >= 0 && val_fraction < 1, kTask, "val_fraction must be in [0, 1), got {}", val_fraction);
     Generator gen(seed);  // the model's initial weights
     model_ = make_fru_image_model(c, &gen);
     model_->to(device);
-    check(data::fashion_mnist_available(), kTask,
-          "Fashion-MNIST is not installed (Debian package dataset-fashion-mnist): install with `bash .ci/install-data`");
+    check(
+        data::fashion_mnist_available(), kTask,
+        "Fashion-MNIST is not installed (Debian package dataset-fashion-mnist): install with `bash .ci/install-data`");
 
     auto [train_x, train_y] = load_split("train", train_subset, c);
     auto [test_x, test_y] = load_split("test", test_subset, c);
@@ -200,7 +201,8 @@ Tensor fru_image_sequences(const Tensor& images, const Json& c) {
   const int64_t pool = checked_pool(c), side = kSide / pool, n = images.size(0);
   std::vector<int64_t> order(static_cast<size_t>(side * side));
   std::iota(order.begin(), order.end(), int64_t{0});
-  if (c.at("data").get<std::string>() == "permuted") order = fru_image_permutation(side * side, c.at("perm_seed").get<uint64_t>());
+  if (c.at("data").get<std::string>() == "permuted")
+    order = fru_image_permutation(side * side, c.at("perm_seed").get<uint64_t>());
 
   Tensor src = images.to(Device::cpu()).contiguous();
   Tensor out = empty({n, steps, in});  // (N, T, in) float32, the same side*side values per image

@@ -53,8 +53,7 @@ class FruTextModel : public nn::UnaryModule {
     check(classes >= 2, kTask, "classes must be >= 2, got {}", classes);
     embedding_ = register_module("embed", std::make_shared<nn::Embedding>(vocab, embed, -1, gen));
     nn::init::trunc_normal_(embedding_->weight, 0.0, 0.02, -0.04, 0.04, gen);  // TFLearn's init
-    PaperCellOptions o =
-        paper_cell_options(c, embed, max_len, f_max > 0 ? f_max : static_cast<double>(max_len) / 3.0);
+    PaperCellOptions o = paper_cell_options(c, embed, max_len, f_max > 0 ? f_max : static_cast<double>(max_len) / 3.0);
     cell_ = register_module("cell", std::make_shared<PaperCell>(o, kTask, gen));
     head_ = register_module("head", std::make_shared<nn::Linear>(o.units, classes, true, gen));
   }
@@ -62,7 +61,7 @@ class FruTextModel : public nn::UnaryModule {
   Tensor forward(const Tensor& ids) override {
     check(ids.dim() == 2 && ids.dtype() == DType::Int64, kTask, "ids must be (B, L) int64, got {} {}", str(ids.shape()),
           ids.dtype());
-    Tensor x = dropout(embedding_->forward(ids), p_, is_training(), dropout_gen_);  // (B, L, embed)
+    Tensor x = dropout(embedding_->forward(ids), p_, is_training(), dropout_gen_);   // (B, L, embed)
     Tensor last = dropout(cell_->forward_last(x), p_, is_training(), dropout_gen_);  // (B, units)
     return head_->forward(last);
   }
