@@ -90,6 +90,19 @@ TEST_CASE("study fru: the grids of quick, full and paper scale") {
     if (r.part == FruPart::Image) CHECK(r.task_config.at("pool") == 1);
   }
 
+  // The released code's per-model settings (image and text), none on the synthetic sets.
+  for (const FruRunSpec& r : q) {
+    if (r.dataset == "pixel" && r.model == "lstm") {
+      CHECK(r.task_config.at("lr") == 0.01);
+      CHECK(r.task_config.at("trainer").at("clip_grad_norm") == 1.0);
+      CHECK(r.task_config.at("trainer").at("epochs") == 3);  // the scale's keys kept beside them
+    }
+    if (r.dataset == "kjv-genre" && r.model == "fru5_10") CHECK(r.task_config.at("trainer").at("lr_decay") == 0.2);
+    if (r.part == FruPart::Synthetic) CHECK_FALSE(r.task_config.contains("lr"));
+  }
+  quick.released_settings = false;
+  for (const FruRunSpec& r : fru_study_grid(quick)) CHECK_FALSE(r.task_config.contains("lr"));
+
   // Filters and overrides.
   FruStudyPlan some;
   some.parts = {FruPart::Synthetic};
@@ -173,7 +186,7 @@ TEST_CASE("study fru: the claims and tables of a report on known numbers") {
   CHECK_FALSE(paper_fru_accuracy("row", "lstm"));
 
   const std::string md = fru_summary_markdown(groups, {.name = "fru", .quick = false, .jobs = 2, .wall_seconds = 3});
-  CHECK(md.find("| FRU_{60,10} | 90.00 ± 0.00 | 97.61 |") != std::string::npos);
+  CHECK(md.find("| FRU_{60,10} | 90.00 ± 0.00 | 97.61 | 0.005 / 0.9 |") != std::string::npos);
   CHECK(md.find("1.000e-04 ± 0.0e+00") != std::string::npos);
   CHECK(md.find("Fashion-MNIST stands in for MNIST") != std::string::npos);
   CHECK(md.find("## Claims") != std::string::npos);

@@ -18,6 +18,7 @@ FruStudyPlan plan_of(const StudyContext& c) {
   plan.seeds = c.seeds;
   plan.paper_scale = c.options.at("paper_scale").get<bool>();
   plan.device = c.options.at("device").get<std::string>();
+  plan.released_settings = c.options.at("released_settings").get<bool>();
   for (const Json& p : c.options.at("parts")) plan.parts.push_back(parse_fru_part(p.get<std::string>()));
   plan.datasets = c.options.at("datasets").get<std::vector<std::string>>();
   plan.models = c.options.at("models").get<std::vector<std::string>>();
@@ -43,7 +44,7 @@ StudySpec fru_study() {
   // their data sets and model keys ([]: all); synthetic / image / text: task
   // keys merged into that part's runs (--set 'synthetic={"size":200,"trainer":{"epochs":1}}').
   s.options = {{"parts", Json::array()}, {"datasets", Json::array()}, {"models", Json::array()},
-               {"paper_scale", false},   {"device", "cpu"},
+               {"paper_scale", false},   {"device", "cpu"},          {"released_settings", true},
                {"synthetic", Json::object()}, {"image", Json::object()},     {"text", Json::object()}};
   s.grid = [](const StudyContext& c) {
     std::vector<StudyRun> runs;
