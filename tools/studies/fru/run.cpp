@@ -11,11 +11,11 @@
 namespace hm::studies {
 namespace {
 
-// The word embedding's elements (names containing "embedding"); 0 for models without one.
+// The word embedding's elements (fru-text's "embed.weight"); 0 for models without one.
 int64_t embedding_params(const nn::Module& model) {
   int64_t n = 0;
   for (const auto& [name, p] : model.named_parameters())
-    if (name.find("embedding") != std::string::npos) n += p.numel();
+    if (name.rfind("embed.", 0) == 0) n += p.numel();
   return n;
 }
 
@@ -39,7 +39,6 @@ Json run_fru(const FruRunSpec& run) {
   config["trainer"]["accumulate"] = 1;
   config["trainer"]["eval_every"] = per_epoch;
   config["trainer"]["log_every"] = per_epoch;
-  config["trainer"]["steps"] = 0;
 
   const std::string metric = fru_metric(run.part);
   Json result = {{"params", task->model().num_parameters()},
