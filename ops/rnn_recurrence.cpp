@@ -28,7 +28,8 @@ Sizes check_inputs(RnnCell cell, const Tensor& xw, const Tensor& w_hh, const Ten
   const int64_t G = rnn_gates(cell);
   check(xw.defined() && w_hh.defined(), fn, "xw and w_hh must be defined");
   HM_CHECK(xw.dim() == 3, fn, "xw must be (T, B, {}*H), got {}", G, xw.desc());
-  HM_CHECK(w_hh.dim() == 2 && w_hh.size(0) == G * w_hh.size(1), fn, "w_hh must be ({}*H, H), got {}", G, w_hh.desc());
+  HM_CHECK(w_hh.dim() == 2 && w_hh.size(0) == G * w_hh.size(1), fn, "w_hh must be ({}*H, H), got {} (xw {})", G,
+           w_hh.desc(), xw.desc());
   const Sizes s{xw.size(0), xw.size(1), w_hh.size(1)};
   HM_CHECK(s.T > 0 && s.B > 0 && s.H > 0, fn, "empty sizes: xw {}, w_hh {}", xw.desc(), w_hh.desc());
   HM_CHECK(xw.size(2) == G * s.H, fn, "xw must be (T, B, {}) for w_hh {}, got {}", G * s.H, w_hh.desc(), xw.desc());
