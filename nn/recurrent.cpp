@@ -7,29 +7,11 @@
 #include "ops/elementwise.h"
 #include "ops/linalg.h"
 #include "ops/nn_functional.h"
+#include "ops/rnn_recurrence.h"
 #include "ops/shape_ops.h"
 
 namespace hm::nn {
 namespace {
-
-// One step given the input projection xw = x W_ih^T + b_ih (B, G*H), which a sequence
-// computes for all steps at once.
-Tensor rnn_step(const Tensor& xw, const Tensor& h, const Tensor& w_hh, const Tensor& b_hh) {
-  return tanh(xw + linear(h, w_hh, b_hh));  // (B, H)
-}
-
-LSTMState lstm_step(const Tensor& xw, const LSTMState& s, const Tensor& w_hh, const Tensor& b_hh) {
-  std::vector<Tensor> g = chunk(xw + linear(s.h, w_hh, b_hh), 4, 1);  // i, f, g, o: (B, H) each
-  Tensor c = sigmoid(g[1]) * s.c + sigmoid(g[0]) * tanh(g[2]);
-  return {sigmoid(g[3]) * tanh(c), c};
-}
-
-Tensor gru_step(const Tensor& xw, const Tensor& h, const Tensor& w_hh, const Tensor& b_hh) {
-  std::vector<Tensor> xg = chunk(xw, 3, 1), hg = chunk(linear(h, w_hh, b_hh), 3, 1);  // r, z, n
-  Tensor r = sigmoid(xg[0] + hg[0]), z = sigmoid(xg[1] + hg[1]);
-  Tensor n = tanh(xg[2] + r * hg[2]);
-  return n + z * (h - n);  // (1 - z) n + z h
-}
 
 int64_t gate_count(RecurrentKind kind) {
   switch (kind) {
@@ -55,12 +37,6 @@ const char* kind_name(RecurrentKind kind) {
   return "?";
 }
 
-// The T steps of x (T, ...). Plain selects: the engine accumulates the T slice gradients into
-// one buffer (autograd/engine.cpp), so this stays O(T) in backward.
-void split_steps(const Tensor& x, std::vector<Tensor>* out) {
-  for (int64_t t = 0; t < x.size(0); ++t) out->push_back(select(x, 0, t));
-}
-
 void check_state(const Tensor& s, const Shape& expected, const char* fn, const char* what) {
   HM_CHECK(s.shape() == expected, fn, "{} must have shape {}, got {}", what, str(expected), s.desc());
 }
@@ -71,17 +47,18 @@ void check_state(const Tensor& s, const Shape& expected, const char* fn, const c
 
 Tensor rnn_tanh_cell(const Tensor& x, const Tensor& h, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
                      const Tensor& b_hh) {
-  return rnn_step(linear(x, w_ih, b_ih), h, w_hh, b_hh);
+  return detail::rnn_tanh_step(linear(x, w_ih, b_ih), h, w_hh, b_hh);
 }
 
 LSTMState lstm_cell(const Tensor& x, const LSTMState& state, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
                     const Tensor& b_hh) {
-  return lstm_step(linear(x, w_ih, b_ih), state, w_hh, b_hh);
+  auto [h, c] = detail::lstm_step(linear(x, w_ih, b_ih), state.h, state.c, w_hh, b_hh);
+  return {h, c};
 }
 
 Tensor gru_cell(const Tensor& x, const Tensor& h, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
                 const Tensor& b_hh) {
-  return gru_step(linear(x, w_ih, b_ih), h, w_hh, b_hh);
+  return detail::gru_step(linear(x, w_ih, b_ih), h, w_hh, b_hh);
 }
 
 // -- cell modules -------------------------------------------------------------------------------
@@ -171,38 +148,34 @@ RecurrentOutput Recurrent::run(const Tensor& input, const Tensor& h0_in, const T
   HM_CHECK(T > 0, fn, "sequence length must be positive, got {}", input.desc());
   const Shape state_shape = unbatched ? Shape{L, H} : Shape{L, B, H};
   auto initial = [&](const Tensor& s, const char* what) {
-    if (!s.defined()) return zeros({L, B, H}, {.dtype = x.dtype(), .device = x.device()});
+    if (!s.defined()) return s;  // zeros, made by the recurrence
     check_state(s, state_shape, fn, what);
     return unbatched ? unsqueeze(s, 1) : s;
   };
   Tensor h0 = initial(h0_in, "h0");
   Tensor c0 = kind == RecurrentKind::LSTM ? initial(c0_in, "c0") : Tensor();
+  auto layer_state = [](const Tensor& s, int64_t l) { return s.defined() ? select(s, 0, l) : Tensor(); };
 
   Tensor layer_in = x;  // (T, B, in) then (T, B, H)
   std::vector<Tensor> h_last, c_last;
   for (int64_t l = 0; l < L; ++l) {
     Tensor xw = linear(layer_in, weight_ih[l], bias_ih[l]);  // (T, B, G*H): one GEMM for all steps
-    Tensor h = select(h0, 0, l), c = c0.defined() ? select(c0, 0, l) : Tensor();
-    std::vector<Tensor> xws, hs;  // (B, G*H) and (B, H) per step
-    xws.reserve(static_cast<size_t>(T));
-    hs.reserve(static_cast<size_t>(T));
-    split_steps(xw, &xws);
-    for (int64_t t = 0; t < T; ++t) {
-      const Tensor& xt = xws[static_cast<size_t>(t)];
-      if (kind == RecurrentKind::LSTM) {
-        LSTMState s = lstm_step(xt, {h, c}, weight_hh[l], bias_hh[l]);
-        h = s.h, c = s.c;
-      } else if (kind == RecurrentKind::GRU) {
-        h = gru_step(xt, h, weight_hh[l], bias_hh[l]);
-      } else {
-        h = rnn_step(xt, h, weight_hh[l], bias_hh[l]);
-      }
-      hs.push_back(h);
-    }
-    layer_in = stack(hs, 0);
+    Tensor h = layer_state(h0, l), c = layer_state(c0, l);
+    const bool fused = options.fused;
+    RecurrenceOutput r;
+    if (kind == RecurrentKind::LSTM)
+      r = fused ? lstm_recurrence(xw, weight_hh[l], bias_hh[l], h, c)
+                : detail::lstm_recurrence_composed(xw, weight_hh[l], bias_hh[l], h, c);
+    else if (kind == RecurrentKind::GRU)
+      r = fused ? gru_recurrence(xw, weight_hh[l], bias_hh[l], h)
+                : detail::gru_recurrence_composed(xw, weight_hh[l], bias_hh[l], h);
+    else
+      r = fused ? rnn_tanh_recurrence(xw, weight_hh[l], bias_hh[l], h)
+                : detail::rnn_tanh_recurrence_composed(xw, weight_hh[l], bias_hh[l], h);
+    layer_in = r.output;
     if (options.dropout > 0.0 && is_training() && l + 1 < L) layer_in = dropout(layer_in, options.dropout, true, gen_);
-    h_last.push_back(h);
-    if (c.defined()) c_last.push_back(c);
+    h_last.push_back(r.h_n);
+    if (r.c_n.defined()) c_last.push_back(r.c_n);
   }
 
   RecurrentOutput out{layer_in, stack(h_last, 0), c_last.empty() ? Tensor() : stack(c_last, 0)};

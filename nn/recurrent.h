@@ -1,5 +1,7 @@
-// Recurrent layers composed from ops (linear, sigmoid, tanh, chunk, stack), so autograd
-// comes for free. Parameter names, shapes, gate orders and init follow PyTorch:
+// Recurrent layers. A sequence layer is, per layer, one GEMM for the input projection of all
+// steps and then the fused recurrence of ops/rnn_recurrence.h (one tape entry for the whole
+// sequence); the cells and the `fused = false` reference are composed from ops (linear,
+// sigmoid, tanh, chunk, stack). Parameter names, shapes, gate orders and init follow PyTorch:
 //   cells:        weight_ih (G*H, in), weight_hh (G*H, H), bias_ih (G*H), bias_hh (G*H)
 //   multi-layer:  weight_ih_l{k}, weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k}
 // with G = 1 (RNN, tanh), 4 (LSTM: i, f, g, o), 3 (GRU: r, z, n); every parameter starts
@@ -66,6 +68,7 @@ struct RecurrentOptions {
   bool bias = true;
   bool batch_first = false;  // x (B, T, in) instead of (T, B, in); states stay (L, B, H)
   double dropout = 0.0;      // on each layer's outputs but the last, in training
+  bool fused = true;         // false: the composed step loop (the reference the tests compare)
 };
 
 struct RecurrentOutput {

@@ -45,6 +45,30 @@ TEST_CASE("cpu allocator: large blocks and empty requests") {
   cpu_cache_clear();
 }
 
+TEST_CASE("cpu allocator: big blocks are reused process-wide, best fit") {
+  cpu_cache_clear();
+  const size_t mib = size_t{1} << 20;
+  void* a = cpu_allocate(16 * mib);
+  CHECK(reinterpret_cast<uintptr_t>(a) % 64 == 0);
+  std::memset(a, 1, 16 * mib);
+  cpu_deallocate(a);
+  CHECK(cpu_cache_stats().big_blocks == 1);
+  CHECK(cpu_cache_stats().big_bytes == int64_t(16 * mib));
+  void* b = cpu_allocate(15 * mib);  // within 1/8: the cached block comes back
+  CHECK(b == a);
+  CHECK(cpu_cache_stats().big_blocks == 0);
+  void* c = cpu_allocate(10 * mib);                // nothing cached fits: a new block
+  std::thread([b] { cpu_deallocate(b); }).join();  // freed on another thread, cached for all
+  CHECK(cpu_cache_stats().big_blocks == 1);
+  void* d = cpu_allocate(9 * mib);  // 16 MiB is more than 1/8 too big for 9: not reused
+  CHECK(d != b);
+  for (void* p : {c, d}) cpu_deallocate(p);
+  CHECK(cpu_cache_stats().big_blocks == 3);
+  cpu_cache_clear();
+  CHECK(cpu_cache_stats().big_blocks == 0);
+  CHECK(cpu_cache_stats().big_bytes == 0);
+}
+
 TEST_CASE("cpu allocator: the cache per class is bounded") {
   cpu_cache_clear();
   std::vector<void*> blocks;

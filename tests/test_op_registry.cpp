@@ -48,6 +48,9 @@ const std::map<std::string, std::vector<std::string>> kOpsByHeader = {
      {"fourier_nll", "fourier_nll_composed", "gmm_log_pmf", "gmm_log_pmf_composed", "gmm_nll", "gmm_nll_composed"}},
     {"ops/fourier_attention.h", {"fourier_attention", "fourier_attention_logits_reference"}},
     {"ops/fru_recurrence.h", {"fru_recurrence", "fru_recurrence_last"}},
+    {"ops/rnn_recurrence.h",
+     {"rnn_tanh_recurrence", "rnn_tanh_recurrence_composed", "lstm_recurrence", "lstm_recurrence_composed",
+      "gru_recurrence", "gru_recurrence_composed"}},
 };
 
 // Float (differentiable or constant) input positions of a call.

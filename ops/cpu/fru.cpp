@@ -17,27 +17,11 @@
 #include <vector>
 
 #include "core/parallel.h"
+#include "ops/cpu/gemm_rows.h"
 #include "ops/fru_kernels.h"
-#include "ops/linalg_kernels.h"
 
 namespace hm {
 namespace {
-
-// C (m, n) = op(A) op(B) + beta C (+ bias), all row-major with natural leading dims.
-template <class T>
-void gemm(int64_t m, int64_t n, int64_t k, const T* a, bool ta, const T* b, bool tb, T* c, double beta,
-          const T* bias = nullptr) {
-  GemmDesc g;
-  g.dtype = dtype_of<T>();
-  g.m = m, g.n = n, g.k = k;
-  g.trans_a = ta, g.trans_b = tb;
-  g.a = a, g.lda = ta ? m : k;
-  g.b = b, g.ldb = tb ? k : n;
-  g.c = c, g.ldc = n;
-  g.beta = beta;
-  g.bias = bias;
-  gemm_kernel(Device::cpu(), g);
-}
 
 // Channels grouped by decay value, and what every pass derives from w_r and coef.
 template <class T>
@@ -69,8 +53,8 @@ struct Setup {
         for (int64_t j = 0; j < d; ++j) w_k[(k * d + j) * R + r] = w_r[r * S + k * d + j];
     m_t.resize(G * steps * d * R);
     for (int64_t g = 0; g < G; ++g)
-      gemm<T>(steps, d * R, K, coef_g.data() + g * steps * K, false, w_k.data(), false, m_t.data() + g * steps * d * R,
-              0.0);
+      gemm_rows<T>(steps, d * R, K, coef_g.data() + g * steps * K, false, w_k.data(), false,
+                   m_t.data() + g * steps * d * R, 0.0);
     if (G > 1) {
       w_g.assign(G * R * S, T(0));
       for (int64_t r = 0; r < R; ++r)
@@ -107,7 +91,8 @@ void forward_typed(const Tensor& px_t, const Tensor& w_r_t, const Tensor& b_r_t,
   const bool all_steps = mu_t.size(0) == steps;  // else only mu_{T-1} (1, B, S)
 
   std::vector<T> z(G * B * R), buf;  // z_g (B, R) per group, from mu0
-  for (int64_t g = 0; g < G; ++g) gemm<T>(B, R, S, s.mask(g, mu0, buf), false, w_r, true, z.data() + g * B * R, 0.0);
+  for (int64_t g = 0; g < G; ++g)
+    gemm_rows<T>(B, R, S, s.mask(g, mu0, buf), false, w_r, true, z.data() + g * B * R, 0.0);
   // Batch rows are independent through time: one parallel region, each thread runs all steps
   // of its rows (no per-step barriers).
   parallel_for(B, steps * (R * d * (G + 1) + (all_steps ? S : 0)), [&](int64_t b0, int64_t b1) {
@@ -162,7 +147,7 @@ void forward_typed(const Tensor& px_t, const Tensor& w_r_t, const Tensor& b_r_t,
   std::vector<T> w(steps * K), acc(K * B * d);
   for (int64_t t = 0; t < steps; ++t)
     for (int64_t k = 0; k < K; ++k) w[t * K + k] = coef[t * K + k] * s.power(k, steps - 1 - t);
-  gemm<T>(K, B * d, steps, w.data(), true, phi, false, acc.data(), 0.0);  // (K, B*d)
+  gemm_rows<T>(K, B * d, steps, w.data(), true, phi, false, acc.data(), 0.0);  // (K, B*d)
   for (int64_t b = 0; b < B; ++b)
     for (int64_t k = 0; k < K; ++k) {
       const T p = s.power(k, steps);
@@ -197,8 +182,8 @@ void backward_typed(const Tensor& g_mu_t, const Tensor& w_r_t, const Tensor& w_p
     for (int64_t t = 0; t < steps; ++t)
       for (int64_t k = 0; k < K; ++k) w[t * K + k] = coef[t * K + k] * s.power(k, steps - 1 - t);
     dphi_u.resize(steps * B * d);
-    gemm<T>(steps, B * d, K, w.data(), false, gl.data(), false, dphi_u.data(), 0.0);  // (T, B*d)
-    gemm<T>(steps, K, B * d, phi, false, gl.data(), true, q.data(), 0.0);             // (T, K)
+    gemm_rows<T>(steps, B * d, K, w.data(), false, gl.data(), false, dphi_u.data(), 0.0);  // (T, B*d)
+    gemm_rows<T>(steps, K, B * d, phi, false, gl.data(), true, q.data(), 0.0);             // (T, K)
     for (int64_t t = 0; t < steps; ++t)
       for (int64_t k = 0; k < K; ++k) g_coef[t * K + k] = q[t * K + k] * s.power(k, steps - 1 - t);
   }
@@ -321,10 +306,10 @@ void backward_typed(const Tensor& g_mu_t, const Tensor& w_r_t, const Tensor& w_p
       }
   }
   for (int64_t g = 0; g < G; ++g) {
-    gemm<T>(R, S, B, A.data() + g * B * R, true, s.mask(g, mu0, buf), false, g_w_r, 1.0);
-    gemm<T>(B, S, R, A.data() + g * B * R, false, s.w_of(g, w_r), false, g_mu0, 1.0);
+    gemm_rows<T>(R, S, B, A.data() + g * B * R, true, s.mask(g, mu0, buf), false, g_w_r, 1.0);
+    gemm_rows<T>(B, S, R, A.data() + g * B * R, false, s.w_of(g, w_r), false, g_mu0, 1.0);
   }
-  gemm<T>(d, R, steps * B, g_px, true, r, false, g_w_pr, 0.0);
+  gemm_rows<T>(d, R, steps * B, g_px, true, r, false, g_w_pr, 0.0);
   for (int64_t q = 0; q < R; ++q) g_b_r[q] = T(0);
   for (int64_t b = 0; b < B; ++b)
 #pragma omp simd

@@ -1,4 +1,4 @@
-// Op table entries for ops/indexing.h, ops/linalg.h and ops/nn_functional.h. Attribute names
+// Op table entries for ops/indexing.h, ops/linalg.h, ops/nn_functional.h and ops/rnn_recurrence.h. Attribute names
 // follow PyTorch (ignore_index, label_smoothing, reduction, normalized_shape, eps, ...).
 #include <algorithm>
 
@@ -7,6 +7,8 @@
 #include "ops/linalg.h"
 #include "ops/nn_functional.h"
 #include "ops/registry/registry.h"
+#include "ops/rnn_recurrence.h"
+#include "ops/shape_ops.h"
 
 namespace hm::ops {
 namespace {
@@ -36,6 +38,9 @@ DType dtype_attr(A a) {
   throw_error("op one_hot",
               fmt::format("attribute 'dtype' must be \"int64\", \"float32\" or \"float64\", got \"{}\"", s));
 }
+
+// LSTM's outputs (T, B, H) with c_n appended as row T: (T+1, B, H).
+Tensor with_c_n(const RecurrenceOutput& r) { return cat({r.output, unsqueeze(r.c_n, 0)}, 0); }
 
 // layer_norm over the trailing dims given by normalized_shape (null: the last dim).
 Tensor layer_norm_op(V x, A a) {
@@ -113,6 +118,32 @@ void add_nn_ops(std::vector<OpSpec>& t) {
     Generator gen(static_cast<uint64_t>(a.i("seed")));
     return dropout(x[0], a.f("p"), a.b("training"), &gen);
   }).ex("3x4", R"({"p": 0.25})");
+
+  // The fused recurrences and their composed twins: the entry's output is the (T, B, H) outputs;
+  // LSTM's appends c_n as row T, so every differentiable path reaches the one output.
+  N("rnn_tanh_recurrence", "xw w_hh b_hh? h0?", "{}",
+    [](V x, A) { return rnn_tanh_recurrence(x[0], x[1], x[2], x[3]).output; })
+      .ex("3x2x4,4x4,4,2x4")
+      .twin("rnn_tanh_recurrence_composed");
+  N("rnn_tanh_recurrence_composed", "xw w_hh b_hh? h0?", "{}",
+    [](V x, A) { return detail::rnn_tanh_recurrence_composed(x[0], x[1], x[2], x[3]).output; })
+      .ex("3x2x4,4x4,4,2x4")
+      .fn("rnn_tanh_recurrence");
+  N("lstm_recurrence", "xw w_hh b_hh? h0? c0?", "{}",
+    [](V x, A) { return with_c_n(lstm_recurrence(x[0], x[1], x[2], x[3], x[4])); })
+      .ex("3x2x12,12x3,12,2x3,2x3")
+      .twin("lstm_recurrence_composed");
+  N("lstm_recurrence_composed", "xw w_hh b_hh? h0? c0?", "{}",
+    [](V x, A) { return with_c_n(detail::lstm_recurrence_composed(x[0], x[1], x[2], x[3], x[4])); })
+      .ex("3x2x12,12x3,12,2x3,2x3")
+      .fn("lstm_recurrence");
+  N("gru_recurrence", "xw w_hh b_hh? h0?", "{}", [](V x, A) { return gru_recurrence(x[0], x[1], x[2], x[3]).output; })
+      .ex("3x2x9,9x3,9,2x3")
+      .twin("gru_recurrence_composed");
+  N("gru_recurrence_composed", "xw w_hh b_hh? h0?", "{}",
+    [](V x, A) { return detail::gru_recurrence_composed(x[0], x[1], x[2], x[3]).output; })
+      .ex("3x2x9,9x3,9,2x3")
+      .fn("gru_recurrence");
 }
 
 }  // namespace hm::ops

@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "core/factories.h"
-#include "tools/studies/fourier_toy/task.h"
 #include "nn/fru.h"
+#include "nn/recurrent.h"
 #include "ops/elementwise.h"
 #include "ops/fourier_attention.h"
 #include "ops/fourier_head.h"
@@ -14,6 +14,7 @@
 #include "optim/adam.h"
 #include "optim/clip.h"
 #include "optim/schedule.h"
+#include "tools/studies/fourier_toy/task.h"
 
 namespace hm::bench {
 
@@ -93,6 +94,53 @@ void run_fourier_cases(const std::vector<std::string>& only, const TimingOptions
     report(all_steps ? "fru_all_steps (output layer at every step)" : "fru B=256 T=784 K=60 d=10 (last-step output)",
            time_ms(step, opt));
   }
+}
+
+namespace {
+
+struct RecurrentCase {
+  const char* kind;   // lstm, gru, rnn
+  const char* shape;  // pixel, text
+  int64_t T, B, in, H;
+};
+
+std::vector<RecurrentCase> recurrent_cases() {
+  std::vector<RecurrentCase> cases;
+  for (const char* kind : {"lstm", "gru", "rnn"}) {
+    cases.push_back({kind, "pixel", 784, 256, 1, 200});
+    cases.push_back({kind, "text", 300, 32, 128, 128});
+  }
+  return cases;
+}
+
+nn::RecurrentKind recurrent_kind(const std::string& kind) {
+  return kind == "lstm" ? nn::RecurrentKind::LSTM : kind == "gru" ? nn::RecurrentKind::GRU : nn::RecurrentKind::RNN;
+}
+
+}  // namespace
+
+std::vector<std::string> recurrent_case_names() {
+  std::vector<std::string> names;
+  for (const RecurrentCase& c : recurrent_cases()) names.push_back(fmt::format("{}_{}", c.kind, c.shape));
+  for (const RecurrentCase& c : recurrent_cases()) names.push_back(fmt::format("{}_{}_composed", c.kind, c.shape));
+  return names;
+}
+
+void run_recurrent_cases(const std::vector<std::string>& only, const TimingOptions& opt, const Report& report) {
+  check_names(only, recurrent_case_names(), "--recurrent");
+  for (bool fused : {true, false})
+    for (const RecurrentCase& c : recurrent_cases()) {
+      const std::string name = fmt::format("{}_{}{}", c.kind, c.shape, fused ? "" : "_composed");
+      if (only.empty() ? !fused : !wanted(only, name)) continue;
+      Generator gen(1234);
+      nn::Recurrent layer(recurrent_kind(c.kind), c.in, c.H, {.fused = fused}, &gen);
+      Tensor x = rand({c.T, c.B, c.in}, {}, &gen);  // (T, B, in), like torch.nn's default layout
+      auto step = [&] {
+        sum(layer.run(x).output).backward();
+        for (auto& [pname, p] : layer.named_parameters()) p.zero_grad();
+      };
+      report(fmt::format("{:<20} T={} B={} in={} H={}", name, c.T, c.B, c.in, c.H), time_ms(step, opt));
+    }
 }
 
 std::vector<std::string> toy_case_names() { return {"linear", "gmm", "fourier", "fourier_reg", "fourier_mle"}; }

@@ -1,6 +1,6 @@
 // The cases `harmonic bench` times: the standard op suite, an op at its table example, issue 5's
-// Fourier cases (head, attention, FRU) and one training step of the Fourier head toy study's
-// model per head. The PyTorch peers in tools/bench/*.py time the same cases.
+// Fourier cases (head, attention, FRU), the recurrent layers (issue 11) and one training step of the Fourier head toy
+// study's model per head. The PyTorch peers in tools/bench/*.py time the same cases.
 #pragma once
 #include <functional>
 #include <string>
@@ -27,6 +27,14 @@ std::vector<std::string> fourier_case_names();
 // tools/bench/bench_fourier_torch.py, bench_fourier_attention_torch.py and bench_fru_torch.py.
 // `only` picks cases by name (empty: all).
 void run_fourier_cases(const std::vector<std::string>& only, const TimingOptions& opt, const Report& report);
+
+// Names of the recurrent cases: {lstm, gru, rnn}_{pixel, text}, and each with "_composed"
+// (the step loop, RecurrentOptions::fused = false; run only when named).
+std::vector<std::string> recurrent_case_names();
+// Forward+backward of sum(output) of one nn::LSTM / GRU / RNN layer in float32 on the CPU at the
+// FRU paper's shapes: pixel (T=784, B=256, in=1, H=200) and text (T=300, B=32, in=128, H=128);
+// tools/bench/bench_recurrent_torch.py times torch.nn's. `only` picks cases (empty: the fused ones).
+void run_recurrent_cases(const std::vector<std::string>& only, const TimingOptions& opt, const Report& report);
 
 // Names of the toy cases: linear, gmm, fourier, fourier_reg, fourier_mle.
 std::vector<std::string> toy_case_names();

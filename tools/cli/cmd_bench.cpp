@@ -8,6 +8,10 @@
 //   harmonic bench --fourier --threads 2             issue 5's Fourier cases, fwd+bwd (float32, CPU;
 //                                                    --case fourier_head_log_pmf|fourier_attention|fru|fru_all_steps);
 //     tools/bench/bench_fourier_torch.py, bench_fourier_attention_torch.py, bench_fru_torch.py time PyTorch
+//   harmonic bench --recurrent --threads 2          nn::LSTM/GRU/RNN fwd+bwd at the FRU paper's shapes
+//                                                    (--case lstm_pixel|lstm_text|gru_*|rnn_*, and *_composed
+//                                                    for the step loop); tools/bench/bench_recurrent_torch.py
+//                                                    times torch.nn's
 //   harmonic bench --toy --threads 1                 one training step of the Fourier head toy study's
 //                                                    MLP per head, us/step (--case linear|gmm|fourier|
 //                                                    fourier_reg|fourier_mle); tools/bench/bench_toy_torch.py times
@@ -34,7 +38,7 @@ struct BenchOptions {
   std::string op, attrs = "{}", dtype = "float32", json_path, device = "cpu";
   std::vector<std::string> shapes, cases;
   int threads = 0, repeat = 20, warmup = 3;
-  bool backward = false, list_cases = false, fourier = false, toy = false;
+  bool backward = false, list_cases = false, fourier = false, recurrent = false, toy = false;
 } opt;
 
 std::string ms_text(double ms) { return std::isnan(ms) ? fmt::format("{:>9}", "-") : fmt::format("{:9.4f}", ms); }
@@ -48,6 +52,7 @@ void add(CLI::App& app) {
   cmd->add_option("--case", opt.cases, "Run only these standard cases (by name or op)");
   cmd->add_flag("--list-cases", opt.list_cases, "List the standard cases");
   cmd->add_flag("--fourier", opt.fourier, "Time issue 5's Fourier head, attention and FRU cases instead");
+  cmd->add_flag("--recurrent", opt.recurrent, "Time nn::LSTM/GRU/RNN forward+backward at the FRU paper's shapes");
   cmd->add_flag("--toy", opt.toy, "Time one training step of the Fourier head toy study's model per head (us)");
   cmd->add_option("--threads", opt.threads, "CPU threads (default: all)");
   cmd->add_option("--repeat", opt.repeat, "Timed runs per measurement (the median is reported)");
@@ -61,7 +66,8 @@ void add(CLI::App& app) {
 int run() {
   if (opt.list_cases) {
     for (const OpCase& c : standard_cases()) fmt::print("{}  ({} {})\n", c.name, c.op, ops::shapes_text(c.shapes));
-    fmt::print("--fourier: {}\n--toy: {}\n", fmt::join(fourier_case_names(), ", "), fmt::join(toy_case_names(), ", "));
+    fmt::print("--fourier: {}\n--recurrent: {}\n--toy: {}\n", fmt::join(fourier_case_names(), ", "),
+               fmt::join(recurrent_case_names(), ", "), fmt::join(toy_case_names(), ", "));
     return 0;
   }
   check(opt.dtype == "float32" || opt.dtype == "float64", "bench", "--dtype must be float32 or float64, got {}",
@@ -80,6 +86,14 @@ int run() {
     check(device.is_cpu() && dtype == DType::Float32, "bench", "--fourier times float32 on the CPU only");
     run_fourier_cases(opt.cases, timing, [](const std::string& label, double ms) {
       fmt::print("{:<44} threads={}  fwd+bwd {} ms\n", label, get_num_threads(), ms_text(ms));
+      std::fflush(stdout);
+    });
+    return 0;
+  }
+  if (opt.recurrent) {
+    check(device.is_cpu() && dtype == DType::Float32, "bench", "--recurrent times float32 on the CPU only");
+    run_recurrent_cases(opt.cases, timing, [](const std::string& label, double ms) {
+      fmt::print("{:<50} threads={}  fwd+bwd {} ms\n", label, get_num_threads(), ms_text(ms));
       std::fflush(stdout);
     });
     return 0;

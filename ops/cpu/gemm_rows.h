@@ -1,0 +1,26 @@
+// One row-major product through the gemm slot, for CPU kernels that work on raw pointers.
+// Inside a parallel region it runs on the calling thread (ops/cpu/gemm.cpp), so a kernel can
+// give each thread its own block of rows.
+#pragma once
+#include "ops/linalg_kernels.h"
+
+namespace hm {
+
+// C (m, n) = op(A) op(B) + beta C (+ bias (n) on every row), natural leading dims: A is (m, k)
+// or, transposed, (k, m); B is (k, n) or (n, k).
+template <class T>
+void gemm_rows(int64_t m, int64_t n, int64_t k, const T* a, bool ta, const T* b, bool tb, T* c, double beta,
+               const T* bias = nullptr) {
+  GemmDesc g;
+  g.dtype = dtype_of<T>();
+  g.m = m, g.n = n, g.k = k;
+  g.trans_a = ta, g.trans_b = tb;
+  g.a = a, g.lda = ta ? m : k;
+  g.b = b, g.ldb = tb ? k : n;
+  g.c = c, g.ldc = n;
+  g.beta = beta;
+  g.bias = bias;
+  gemm_kernel(Device::cpu(), g);
+}
+
+}  // namespace hm
