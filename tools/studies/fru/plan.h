@@ -74,7 +74,7 @@ struct FruRunSpec {
   int64_t grad_batch = 0;
 };
 
-// The released code's lr0 / lr_decay (staircase every 1000 steps; text: every 100) and
+// The released code's lr0 / lr_decay (staircase every 1000 steps) and
 // gradient clipping of a model on a data set, as task keys ({} for the synthetic sets: the
 // paper's lr 0.001 and decay 0.9 for all, which are the tasks' defaults).
 Json released_settings(FruPart part, const std::string& dataset, const std::string& model);

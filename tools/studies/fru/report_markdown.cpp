@@ -206,13 +206,12 @@ std::string fru_summary_markdown(const std::vector<FruGroup>& groups, const Stud
   std::string out =
       "# FRU study (Zhang et al. 2018): `harmonic study fru`\n\n"
       "Our data sets stand in for the paper's (Fashion-MNIST for MNIST, KJV genres for IMDB, generated series as "
-      "in the paper). Adam with a staircase lr (lr0 * decay^(step // 1000); text: // 100): the synthetic runs use the "
+      "in the paper). Adam with a staircase lr (lr0 * decay^(step // 1000)): the synthetic runs use the "
       "paper's lr 0.001 and decay 0.9; the image and text runs each model's lr, decay and clipping from the authors' "
       "released code (the paper tunes them per model), shown per row as lr / decay / clip.\n\n";
-  out += synthetic_section(groups) + "\n";
-  out += gradient_section(groups) + "\n";
-  out += image_section(groups);
-  out += text_section(groups);
+  for (const std::string& section :
+       {synthetic_section(groups), gradient_section(groups), image_section(groups), text_section(groups)})
+    if (!section.empty()) out += section + "\n";
   out += "## Claims\n\n" + report::claims_markdown(fru_claims(groups)) + "\n";
   out += timing_section(groups, info);
   return out;
