@@ -31,8 +31,9 @@ namespace hm::fru_cpu {
 
 // Per-step GEMMs over the rows once a thread has enough rows to share the read of M_t, or when
 // M_t (a row's G*d*R multiply-adds per step) is too big for L1 anyway. Measured on 1 thread,
-// forward + backward (ms): FRU_{60,10} B 256 T 196: rows 88, GEMMs 43; T 784: 350 / 220;
-// B 16 T 784: 34 / 33; B 4: 20 / 33 (rows win); SRU B 256 T 196: 2,600 / 450.
+// forward_last + backward (ms), rows / GEMMs: FRU_{60,10} B 256 T 196: 55 / 27; T 784:
+// 232 / 137; SRU B 256 T 196: 1,750 / 390; and on a busier machine FRU T 784 B 16: 34 / 33,
+// B 4: 20 / 33 (the rows win).
 bool use_batched(int64_t B, int64_t G, int64_t d, int64_t R) {
   return G * d * R > 4096 || B / std::max(1, get_num_threads()) >= 16;
 }
@@ -143,14 +144,16 @@ void forward_rows(const Setup<T>& s, const ForwardArgs<T>& f, int64_t b0, int64_
 template <class T>
 void backward_rows(const Setup<T>& s, const BackwardArgs<T>& f, int64_t b0, int64_t b1, T* gc, T* gw) {
   const int64_t steps = s.steps, B = s.B, d = s.d, R = s.R, K = s.K, G = s.G, RD = R * d;
-  std::vector<T> dp(d), da(R), pt_g(G * RD);  // pt_g: this chunk's P_g,t = A_g,t^T phi_t, (d, R)
+  // dp: the chunk's d phi (b1 - b0, d); pt_g: its P_g,t = A_g,t^T phi_t, (d, R)
+  std::vector<T> dp_rows((b1 - b0) * d), da(R), pt_g(G * RD);
   for (int64_t t = steps - 1; t >= 0; --t) {
     const T* pt = f.phi + t * B * d;
     const T* ct = f.coef + t * K;
     std::fill(pt_g.begin(), pt_g.end(), T(0));
+    upstream(s, f, t, b0, b1, dp_rows.data(), gc);
     for (int64_t b = b0; b < b1; ++b) {
       const T* pb = pt + b * d;
-      upstream_row(s, f, t, b, pb, dp.data(), gc);
+      T* dp = dp_rows.data() + (b - b0) * d;
       T* arow = f.A + b * G * R;
       for (int64_t g = 0; g < G; ++g) {  // + sum_g A_g,t M_g,t, and P_g,t += phi_t[b] x A_g,t[b]
         const T* ab = arow + g * R;
@@ -266,11 +269,17 @@ void backward_typed(const Tensor& g_mu_t, const Tensor& w_r_t, const Tensor& w_p
   const int64_t S = s.S, G = s.G, RD = R * d;
   const bool all_steps = g_mu_t.size(0) == steps;  // else d mu_{T-1} only (1, B, S)
 
-  std::vector<T> A(B * G * R, T(0)), dsum(B * R, T(0)), U(all_steps ? B * S : 0, T(0)), pw(steps * K);
-  for (int64_t t = 0; t < steps; ++t)
-    for (int64_t k = 0; k < K; ++k) pw[t * K + k] = s.power(k, steps - 1 - t);
+  std::vector<T> A(B * G * R, T(0)), dsum(B * R, T(0)), U(all_steps ? B * S : 0, T(0)), g_last, pw;
+  if (!all_steps) {
+    g_last.resize(K * B * d);  // d mu_{T-1} as (K, B, d)
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t k = 0; k < K; ++k) std::copy_n(g_mu + b * S + k * d, d, g_last.data() + (k * B + b) * d);
+    pw.resize(steps * K);
+    for (int64_t t = 0; t < steps; ++t)
+      for (int64_t k = 0; k < K; ++k) pw[t * K + k] = s.power(k, steps - 1 - t);
+  }
   std::fill(g_coef, g_coef + steps * K, T(0));
-  const BackwardArgs<T> f{g_mu, w_pr_t.data<T>(), coef,     decay,       r,        phi, pw.data(),
+  const BackwardArgs<T> f{g_mu, w_pr_t.data<T>(), coef,     decay,       r,        phi, g_last.data(), pw.data(),
                           g_px, A.data(),         U.data(), dsum.data(), all_steps};
 
   // Rows are independent through time except for the sums over rows in d coef and d w_r: each

@@ -74,7 +74,7 @@ void backward_batched(const Setup<T>& s, const BackwardArgs<T>& f, int64_t b0, i
   for (int64_t t = steps - 1; t >= 0; --t) {
     const T* pt = f.phi + (t * B + b0) * d;  // (n, d)
     const T* ct = f.coef + t * K;
-    for (int64_t i = 0; i < n; ++i) upstream_row(s, f, t, b0 + i, pt + i * d, dp.data() + i * d, gc);
+    upstream(s, f, t, b0, b1, dp.data(), gc);
     const T* m = s.m_of(0, t);  // (d, G*R)
     gemm<T>(n, d, GR, A, false, m, true, dp.data(), 1.0);
     gemm<T>(d, GR, n, pt, true, A, false, p.data(), 0.0);

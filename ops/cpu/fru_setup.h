@@ -2,6 +2,7 @@
 // the GEMM helper, the channels grouped by decay with the per-step products M_g,t, and the
 // step loops of the two formulations (see ops/cpu/fru.cpp for the algebra).
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -64,48 +65,55 @@ struct ForwardArgs {
 };
 
 // Pointers of one backward pass. A (B, G, R) starts at zero; U (B, S) (all_steps) starts at
-// zero; pw (T, K) = decay_k^(T-1-t) when !all_steps (g_mu is then d mu_{T-1} (B, S) alone).
+// zero. Last step only: g_last (K, B, d) is d mu_{T-1} channel-major and pw (T, K) holds
+// decay_k^(T-1-t).
 template <class T>
 struct BackwardArgs {
-  const T *g_mu, *w_pr, *coef, *decay, *r, *phi, *pw;
+  const T *g_mu, *w_pr, *coef, *decay, *r, *phi, *g_last, *pw;
   T *g_px, *A, *U, *dsum;  // (T,B,d) (B,G,R) (B,S) (B,R)
   bool all_steps;
 };
 
-// The upstream d mu's terms at step t for row b (phi_t[b] = pb): dp (d) = sum_k coef[t, k] u_k
-// and gc[t, k] += <u_k, pb>, where u = U_t = decay U_t+1 + g_mu_t (all_steps; U updated in
-// place), or u_k = decay_k^(T-1-t) d mu_{T-1}[b, k, :] (last step only).
+// The upstream d mu's terms at step t for rows [b0, b1): dp (b1 - b0, d) = sum_k coef[t, k] u_k
+// and gc[t, k] += <u_k, phi_t>, where u = U_t = decay U_t+1 + g_mu_t (all_steps; U updated in
+// place), or u_k = decay_k^(T-1-t) d mu_{T-1}[:, k, :] (last step only; vectorised over the
+// rows' n*d entries, which small d such as the FRU's 10 needs).
 template <class T>
-void upstream_row(const Setup<T>& s, const BackwardArgs<T>& f, int64_t t, int64_t b, const T* pb, T* dp, T* gc) {
-  const int64_t K = s.K, d = s.d, S = s.S;
+void upstream(const Setup<T>& s, const BackwardArgs<T>& f, int64_t t, int64_t b0, int64_t b1, T* dp, T* gc) {
+  const int64_t K = s.K, d = s.d, S = s.S, nd = (b1 - b0) * d;
   const T* ct = f.coef + t * K;
-  for (int64_t j = 0; j < d; ++j) dp[j] = T(0);
-  if (f.all_steps) {
+  const T* pt = f.phi + (t * s.B + b0) * d;
+  std::fill(dp, dp + nd, T(0));
+  if (!f.all_steps) {
+    const T* pw = f.pw + t * K;
+    for (int64_t k = 0; k < K; ++k) {
+      const T* gk = f.g_last + (k * s.B + b0) * d;
+      const T cf = ct[k] * pw[k];
+      T h = T(0);
+#pragma omp simd reduction(+ : h)
+      for (int64_t i = 0; i < nd; ++i) {
+        dp[i] += cf * gk[i];
+        h += gk[i] * pt[i];
+      }
+      gc[t * K + k] += pw[k] * h;
+    }
+    return;
+  }
+  for (int64_t b = b0; b < b1; ++b) {
     T* ub = f.U + b * S;
     const T* gb = f.g_mu + (t * s.B + b) * S;
+    const T* pb = pt + (b - b0) * d;
+    T* db = dp + (b - b0) * d;
     for (int64_t k = 0; k < K; ++k) {
       const T m = f.decay[k], cf = ct[k];
       T h = T(0);
 #pragma omp simd reduction(+ : h)
       for (int64_t j = 0; j < d; ++j) {
         ub[k * d + j] = m * ub[k * d + j] + gb[k * d + j];
-        dp[j] += cf * ub[k * d + j];
+        db[j] += cf * ub[k * d + j];
         h += ub[k * d + j] * pb[j];
       }
       gc[t * K + k] += h;
-    }
-  } else {
-    const T* gb = f.g_mu + b * S;
-    const T* pw = f.pw + t * K;
-    for (int64_t k = 0; k < K; ++k) {
-      const T cf = ct[k] * pw[k];
-      T h = T(0);
-#pragma omp simd reduction(+ : h)
-      for (int64_t j = 0; j < d; ++j) {
-        dp[j] += cf * gb[k * d + j];
-        h += gb[k * d + j] * pb[j];
-      }
-      gc[t * K + k] += pw[k] * h;
     }
   }
 }
