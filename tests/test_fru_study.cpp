@@ -97,7 +97,7 @@ TEST_CASE("study fru: the grids of quick, full and paper scale") {
     if (r.dataset == "pixel" && r.model == "lstm") {
       CHECK(r.task_config.at("lr") == 0.01);
       CHECK(r.task_config.at("trainer").at("clip_grad_norm") == 1.0);
-      CHECK(r.task_config.at("trainer").at("epochs") == 3);  // the scale's keys kept beside them
+      CHECK(r.task_config.at("trainer").at("epochs") == 5);  // the scale's keys kept beside them
     }
     if (r.dataset == "kjv-genre" && r.model == "fru5_10") CHECK(r.task_config.at("trainer").at("lr_decay") == 0.2);
     if (r.part == FruPart::Synthetic) CHECK_FALSE(r.task_config.contains("lr"));
@@ -219,7 +219,7 @@ TEST_CASE("study fru: a tiny study trains, measures Figure 5 and reports") {
   CHECK(out.total == 2);
   const Json summary = Json::parse(read_text(dir / "summary.json"));
   for (const Json& g : summary.at("groups")) {
-    CHECK(g.at("grad_flow").size() == 1);  // epoch 0 only: the quick epochs 4 and 8 are never reached
+    CHECK(g.at("grad_flow").size() == 1);  // epoch 0 only: the quick epochs 5 and 10 are never reached
     CHECK(g.at("grad_flow")[0].at("step").size() == 2);  // 29 steps in windows of 20
     CHECK(g.at("curve").at("epoch") == Json{0, 1});
     CHECK(std::isfinite(g.at("test_mse").at("mean").get<double>()));

@@ -40,11 +40,11 @@ FruScale base_scale(const FruStudyPlan& plan, FruPart part) {
         s.task_keys = {{"size", 4000}, {"trainer", epochs(100)}};
         s.grad_epochs = {0, 10, 20, 30, 40, 50, 60, 70, 80, 90};
       } else if (plan.quick) {
-        s.task_keys = {{"size", 1000}, {"trainer", epochs(8)}};
-        s.grad_epochs = {0, 4, 8};
+        s.task_keys = {{"size", 1000}, {"trainer", epochs(10)}};
+        s.grad_epochs = {0, 5, 10};
       } else {
-        s.task_keys = {{"size", 4000}, {"trainer", epochs(20)}};
-        s.grad_epochs = {0, 5, 10, 15, 20};
+        s.task_keys = {{"size", 4000}, {"trainer", epochs(10)}};
+        s.grad_epochs = {0, 2, 5, 10};
       }
       // Figure 5's batch (the paper does not say): one measurement costs T backward passes.
       s.grad_batch = plan.quick ? 8 : 32;
@@ -53,16 +53,16 @@ FruScale base_scale(const FruStudyPlan& plan, FruPart part) {
       if (plan.paper_scale) {
         s.task_keys = {{"pool", 1}, {"train_subset", 0}, {"test_subset", 0}, {"trainer", epochs(100)}};
       } else if (plan.quick) {
-        s.task_keys = {{"pool", 2}, {"train_subset", 4096}, {"test_subset", 1000}, {"trainer", epochs(3)}};
+        s.task_keys = {{"pool", 2}, {"train_subset", 4096}, {"test_subset", 1000}, {"trainer", epochs(5)}};
       } else {
-        s.task_keys = {{"pool", 2}, {"train_subset", 20000}, {"test_subset", 5000}, {"trainer", epochs(10)}};
+        s.task_keys = {{"pool", 2}, {"train_subset", 10000}, {"test_subset", 4000}, {"trainer", epochs(10)}};
       }
       break;
     case FruPart::Text:
       if (plan.paper_scale) {
         s.task_keys = {{"trainer", epochs(20)}};
       } else if (plan.quick) {
-        s.task_keys = {{"trainer", epochs(3)}};
+        s.task_keys = {{"trainer", epochs(6)}};
       } else {
         s.task_keys = {{"trainer", epochs(10)}};
       }

@@ -35,11 +35,11 @@ StudySpec fru_study() {
   s.name = "fru";
   s.description = "Fourier Recurrent Unit (Zhang et al. 2018, section 6, Tables 1-3, Figures 3-8)";
   s.modes =
-      "quick: seed 1; mix-sin and mix-poly-5 (1000 series, 8 epochs) with Figure 5 at epochs 0/4/8, pixel, "
-      "permuted and row Fashion-MNIST at 14x14 (4096 images, 3 epochs), KJV genres (3 epochs); full: seeds 1 2 3, "
-      "all four synthetic sets (4000 series, 20 epochs), images at 14x14 (20000 images, 10 epochs), KJV genres (10 "
-      "epochs); --set paper_scale=true: the paper's sizes, 28x28 images and 100 epochs (with --set device=cuda on a "
-      "GPU)";
+      "quick: seed 1; mix-sin and mix-poly-5 (1000 series, 10 epochs) with Figure 5 at epochs 0/5/10, pixel, "
+      "permuted and row Fashion-MNIST at 14x14 (4096 images, 5 epochs), KJV genres (6 epochs): 28 runs, about 5 "
+      "minutes on 2 cores; full: seeds 1 2 3, all four synthetic sets (4000 series, 10 epochs; Figure 5 at 0/2/5/10), "
+      "images at 14x14 (10000 images, 10 epochs), KJV genres (10 epochs): 108 runs; --set paper_scale=true: the "
+      "paper's sizes, 28x28 images and 100 epochs (with --set device=cuda on a GPU)";
   // parts: a subset of ["synthetic", "image", "text"] ([]: all); datasets, models: subsets of
   // their data sets and model keys ([]: all); synthetic / image / text: task
   // keys merged into that part's runs (--set 'synthetic={"size":200,"trainer":{"epochs":1}}').
