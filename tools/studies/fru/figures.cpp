@@ -48,9 +48,9 @@ report::LinePlot fru_curve_plot(const std::vector<FruGroup>& groups, const std::
 report::LinePlot fru_grad_plot(const FruGroup& group, const std::string& norm) {
   report::LinePlot plot;
   const std::string& model = find_fru_model(group.part, group.model).display;
-  plot.title = fmt::format("{}: {} norm of d loss_t / d h0 ({}, windows of 20 steps)", model, norm, group.dataset);
+  plot.title = fmt::format("{} on {}: {} norm of d loss_t / d h0", model, group.dataset, norm);
   plot.x_label = "time step t";
-  plot.y_label = norm + " norm";
+  plot.y_label = norm + " norm (mean over windows of 20 steps)";
   plot.log_y = true;
   for (const FruGradCurve& c : group.grads) {
     report::Series s;
