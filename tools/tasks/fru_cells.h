@@ -8,6 +8,7 @@
 // own parameter names (it predates this file).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -17,6 +18,7 @@
 #include "nn/fru.h"
 #include "nn/module.h"
 #include "nn/recurrent.h"
+#include "tools/train/grad_over_time.h"
 
 namespace hm::train {
 
@@ -43,6 +45,11 @@ class PaperCell : public nn::Module {
   // x (B, T, in) -> the output at the last step (B, units). SRU/FRU use forward_last (the
   // fused path that never keeps the per-step outputs).
   Tensor forward_last(const Tensor& x);
+  // x (B, T, in), h0 (B, state_size()) or undefined (zeros) -> the output at every step
+  // (B, T, units). The LSTM's h0 packs [h ; c].
+  Tensor forward_all(const Tensor& x, const Tensor& h0 = {});
+  // The recurrence's state size S: RNN units, LSTM 2 units (h and c), SRU/FRU K*d.
+  int64_t state_size() const;
 
   const PaperCellOptions options;
 
@@ -50,6 +57,22 @@ class PaperCell : public nn::Module {
   std::shared_ptr<nn::RNN> rnn_;  // on [x ; 1]
   std::shared_ptr<nn::SingleBiasLSTM> lstm_;
   std::shared_ptr<nn::FourierStatRecurrent> stat_;  // SRU or FRU
+};
+
+// Figure 5 for the classifiers that read the last step (`harmonic grads fru-image|fru-text
+// --over-time`): loss_t is the cross-entropy of the classifier applied to the output at step t,
+// as if the sequence ended there, so loss_{T-1} is the task's loss. features maps a batch's
+// input to the cell's input (the identity for images, the word embedding for text).
+class StepClassifierProbe : public RecurrentProbe {
+ public:
+  StepClassifierProbe(PaperCell* cell, nn::UnaryModule* head, std::function<Tensor(const Tensor&)> features);
+  Tensor initial_state(const data::Batch& batch) override;  // zeros (B, S)
+  std::vector<Tensor> step_losses(const data::Batch& batch, const Tensor& h0) override;
+
+ private:
+  PaperCell* cell_;  // not owned
+  nn::UnaryModule* head_;  // (B, T, units) -> (B, T, classes); not owned
+  std::function<Tensor(const Tensor&)> features_;
 };
 
 }  // namespace hm::train

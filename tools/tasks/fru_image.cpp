@@ -56,6 +56,8 @@ class FruImageModel : public nn::UnaryModule {
     head_ = register_module("head", std::make_shared<nn::Linear>(o.units, kClasses, true, gen));
   }
   Tensor forward(const Tensor& x) override { return head_->forward(cell_->forward_last(x)); }
+  // Figure 5 (`grads --over-time`): the classifier at every step; the input is the sequence.
+  StepClassifierProbe probe() { return {cell_.get(), head_.get(), [](const Tensor& x) { return x; }}; }
 
  private:
   std::shared_ptr<PaperCell> cell_;
@@ -85,6 +87,7 @@ class FruImage : public Task {
     Generator gen(seed);  // the model's initial weights
     model_ = make_fru_image_model(c, &gen);
     model_->to(device);
+    probe_ = std::make_unique<StepClassifierProbe>(static_cast<FruImageModel*>(model_.get())->probe());
     check(
         data::fashion_mnist_available(), kTask,
         "Fashion-MNIST is not installed (Debian package dataset-fashion-mnist): install with `bash .ci/install-data`");
@@ -112,6 +115,7 @@ class FruImage : public Task {
   optim::Optimizer& optimizer() override { return *optimizer_; }
   const data::DataLoader& train_loader() override { return *loader_; }
   Tensor loss(const data::Batch& b) override { return cross_entropy(model_->forward(b.input), b.target); }
+  RecurrentProbe* recurrent_probe() override { return probe_.get(); }
 
   Json evaluate() override {
     auto [loss, accuracy] = metrics(test_x_, test_y_);
@@ -145,6 +149,7 @@ class FruImage : public Task {
   std::shared_ptr<nn::UnaryModule> model_;
   std::unique_ptr<data::DataLoader> loader_;
   std::unique_ptr<optim::Adam> optimizer_;
+  std::unique_ptr<StepClassifierProbe> probe_;
 };
 
 TaskSpec fru_image_task() {

@@ -67,6 +67,11 @@ class FruTextModel : public nn::UnaryModule {
   }
 
   int64_t embedding_parameters() const { return embedding_->weight.numel(); }
+  // Figure 5 (`grads --over-time`, eval mode: no dropout): the classifier at every step of the
+  // embedded passage.
+  StepClassifierProbe probe() {
+    return {cell_.get(), head_.get(), [this](const Tensor& ids) { return embedding_->forward(ids); }};
+  }
 
  private:
   double p_ = 0;
@@ -85,6 +90,7 @@ class FruText : public Task {
     Generator gen(seed);  // initial weights; dropout masks draw from dropout_gen_ (seed + 1)
     model_ = make_fru_text_model(c, kFruTextClasses, &gen, &dropout_gen_);
     model_->to(device);
+    probe_ = std::make_unique<StepClassifierProbe>(static_cast<FruTextModel*>(model_.get())->probe());
 
     data::KjvGenreOptions ko;
     ko.passage_words = c.at("passage_words").get<int64_t>();
@@ -108,6 +114,7 @@ class FruText : public Task {
   const data::DataLoader& train_loader() override { return *loader_; }
   Tensor loss(const data::Batch& b) override { return cross_entropy(model_->forward(b.input), b.target); }
   optim::NamedGenerators generators() override { return {{"dropout", &dropout_gen_}}; }
+  RecurrentProbe* recurrent_probe() override { return probe_.get(); }
 
   // Mean cross-entropy and accuracy over the test passages, in chunks of 256.
   Json evaluate() override {
@@ -129,6 +136,7 @@ class FruText : public Task {
   std::shared_ptr<nn::UnaryModule> model_;
   std::unique_ptr<data::DataLoader> loader_;
   std::unique_ptr<optim::Adam> optimizer_;
+  std::unique_ptr<StepClassifierProbe> probe_;
 };
 
 TaskSpec fru_text_task() {
