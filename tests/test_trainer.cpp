@@ -14,6 +14,7 @@
 #include "optim/clip.h"
 #include "tests/helpers.h"
 #include "tests/trainer_helpers.h"
+#include "tools/train/classifier_metrics.h"
 #include "tools/train/config.h"
 #include "tools/train/grad_inspect.h"
 #include "tools/train/trainer.h"
@@ -315,4 +316,28 @@ TEST_CASE("trainer: fashion-mlp reaches >= 82% test accuracy after one epoch, wi
   CHECK(r.step == 422);
   CHECK(r.eval["val_accuracy"].get<double>() >= 0.82);
   CHECK(accuracy >= 0.82);  // measured 0.840 (seed 0)
+}
+
+namespace {
+struct LogitsAreInputs : nn::UnaryModule {
+  LogitsAreInputs() : nn::UnaryModule("LogitsAreInputs") {}
+  Tensor forward(const Tensor& x) override { return x; }
+};
+}  // namespace
+
+TEST_CASE("classifier_metrics: mean cross-entropy and accuracy in chunks, bad shapes refused") {
+  LogitsAreInputs model;
+  Tensor x = from_vector(std::vector<double>{2, 1, 0, 3, 1, 0}, {3, 2});
+  Tensor y = from_vector(std::vector<int64_t>{0, 1, 1}, {3});
+  // log(1 + e^-1), log(1 + e^-3), log(1 + e^1): the three rows' -log p(label)
+  const double loss = (std::log1p(std::exp(-1.0)) + std::log1p(std::exp(-3.0)) + std::log1p(std::exp(1.0))) / 3;
+  for (int64_t chunk : {1, 2, 3, 10}) {
+    CAPTURE(chunk);
+    const ClassifierMetrics m = classifier_metrics(model, x, y, chunk);
+    CHECK(m.loss == doctest::Approx(loss).epsilon(1e-12));
+    CHECK(m.accuracy == doctest::Approx(2.0 / 3.0));
+  }
+  CHECK(hm::test::throws_with([&] { classifier_metrics(model, x, slice(y, 0, 0, 2), 2); },
+                              {"classifier_metrics", "(3, 2)", "(2,)"}));
+  CHECK(hm::test::throws_with([&] { classifier_metrics(model, x, y, 0); }, {"classifier_metrics", "chunk"}));
 }

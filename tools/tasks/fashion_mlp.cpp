@@ -11,6 +11,7 @@
 #include "nn/sequential.h"
 #include "ops/ops.h"
 #include "optim/adam.h"
+#include "tools/train/classifier_metrics.h"
 #include "tools/train/task.h"
 
 namespace hm::train {
@@ -71,19 +72,8 @@ class FashionMlp : public Task {
   }
 
  private:
-  // Mean cross-entropy and accuracy over (N, 784) images x and (N,) labels y, in chunks.
-  std::pair<double, double> metrics(const Tensor& x, const Tensor& y) {
-    const int64_t n = x.size(0), chunk = 2000;
-    double loss_sum = 0, correct = 0;
-    for (int64_t i = 0; i < n; i += chunk) {
-      const int64_t e = std::min(n, i + chunk);
-      Tensor logits = model_->forward(slice(x, 0, i, e));  // (chunk, 10)
-      Tensor labels = slice(y, 0, i, e);
-      loss_sum += cross_entropy(logits, labels).item<double>() * static_cast<double>(e - i);
-      correct += sum(eq(argmax(logits, 1), labels).to(DType::Float64)).item<double>();
-    }
-    return {loss_sum / static_cast<double>(n), correct / static_cast<double>(n)};
-  }
+  // Over (N, 784) images x and (N,) labels y.
+  ClassifierMetrics metrics(const Tensor& x, const Tensor& y) { return classifier_metrics(*model_, x, y, 2000); }
 
   Device device_;
   Tensor val_x_, val_y_;    // (V, 784), (V,) on the device; undefined when val_fraction is 0

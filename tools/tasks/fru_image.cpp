@@ -30,6 +30,7 @@
 #include "ops/ops.h"
 #include "optim/adam.h"
 #include "tools/tasks/fru_cells.h"
+#include "tools/train/classifier_metrics.h"
 #include "tools/train/task.h"
 
 namespace hm::train {
@@ -128,20 +129,9 @@ class FruImage : public Task {
   }
 
  private:
-  // Mean cross-entropy and accuracy over sequences x (N, T, in) and labels y (N,), in chunks of
-  // batch_size sequences (an LSTM's outputs over 784 steps are T * units floats a sequence).
-  std::pair<double, double> metrics(const Tensor& x, const Tensor& y) {
-    const int64_t n = x.size(0);
-    double loss_sum = 0, correct = 0;
-    for (int64_t i = 0; i < n; i += chunk_) {
-      const int64_t e = std::min(n, i + chunk_);
-      Tensor logits = model_->forward(slice(x, 0, i, e));  // (chunk, 10)
-      Tensor labels = slice(y, 0, i, e);
-      loss_sum += cross_entropy(logits, labels).item<double>() * static_cast<double>(e - i);
-      correct += sum(eq(argmax(logits, 1), labels).to(DType::Float64)).item<double>();
-    }
-    return {loss_sum / static_cast<double>(n), correct / static_cast<double>(n)};
-  }
+  // Over sequences x (N, T, in) and labels y (N,), in chunks of batch_size sequences (an LSTM's
+  // outputs over 784 steps are T * units floats a sequence).
+  ClassifierMetrics metrics(const Tensor& x, const Tensor& y) { return classifier_metrics(*model_, x, y, chunk_); }
 
   int64_t chunk_ = 256;
   Tensor val_x_, val_y_;    // (V, T, in), (V,) on the device; undefined when val_fraction is 0

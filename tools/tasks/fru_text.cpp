@@ -30,6 +30,7 @@
 #include "ops/ops.h"
 #include "optim/adam.h"
 #include "tools/tasks/fru_cells.h"
+#include "tools/train/classifier_metrics.h"
 #include "tools/train/task.h"
 
 namespace hm::train {
@@ -118,16 +119,8 @@ class FruText : public Task {
 
   // Mean cross-entropy and accuracy over the test passages, in chunks of 256.
   Json evaluate() override {
-    const int64_t n = test_x_.size(0), chunk = 256;
-    double loss_sum = 0, correct = 0;
-    for (int64_t i = 0; i < n; i += chunk) {
-      const int64_t e = std::min(n, i + chunk);
-      Tensor logits = model_->forward(slice(test_x_, 0, i, e));  // (chunk, classes)
-      Tensor labels = slice(test_y_, 0, i, e);
-      loss_sum += cross_entropy(logits, labels).item<double>() * static_cast<double>(e - i);
-      correct += sum(eq(argmax(logits, 1), labels).to(DType::Float64)).item<double>();
-    }
-    return {{"test_loss", loss_sum / static_cast<double>(n)}, {"test_accuracy", correct / static_cast<double>(n)}};
+    const ClassifierMetrics m = classifier_metrics(*model_, test_x_, test_y_, 256);
+    return {{"test_loss", m.loss}, {"test_accuracy", m.accuracy}};
   }
 
  private:
