@@ -73,17 +73,38 @@ FruScale base_scale(const FruStudyPlan& plan, FruPart part) {
 
 }  // namespace
 
-const char* fru_part_name(FruPart part) {
-  switch (part) {
-    case FruPart::Synthetic:
-      return "synthetic";
-    case FruPart::Image:
-      return "image";
-    case FruPart::Text:
-      return "text";
-  }
-  return "?";
+namespace {
+
+// Everything the study knows about a part, in one table.
+struct PartInfo {
+  const char* name;
+  const char* task;
+  std::vector<FruModel> models;        // the paper's table order
+  std::vector<std::string> datasets;
+};
+
+const PartInfo& part_info(FruPart part) {
+  auto fru = [](int64_t k, int64_t d) {
+    return FruModel{fmt::format("fru{}_{}", k, d), fmt::format("FRU_{{{},{}}}", k, d),
+                    {{"model", "fru"}, {"fru_freqs", k}, {"fru_dims", d}}};
+  };
+  const std::vector<FruModel> baselines{
+      {"rnn", "RNN", {{"model", "rnn"}}}, {"lstm", "LSTM", {{"model", "lstm"}}}, {"sru", "SRU", {{"model", "sru"}}}};
+  auto with = [&](std::vector<FruModel> extra) {
+    std::vector<FruModel> m = baselines;
+    m.insert(m.end(), extra.begin(), extra.end());
+    return m;
+  };
+  static const PartInfo parts[] = {  // indexed by FruPart
+      {"synthetic", "fru-synthetic", with({fru(120, 5)}), {"mix-sin", "mix-poly-5", "mix-poly-10", "mix-poly-15"}},
+      {"image", "fru-image", with({fru(40, 10), fru(60, 10)}), {"pixel", "permuted", "row"}},
+      {"text", "fru-text", with({fru(5, 10), fru(1, 10)}), {"kjv-genre"}}};
+  return parts[static_cast<int>(part)];
 }
+
+}  // namespace
+
+const char* fru_part_name(FruPart part) { return part_info(part).name; }
 
 FruPart parse_fru_part(const std::string& name) {
   for (FruPart p : {FruPart::Synthetic, FruPart::Image, FruPart::Text})
@@ -91,34 +112,7 @@ FruPart parse_fru_part(const std::string& name) {
   throw_error(kStudy, fmt::format("part '{}' is not one of synthetic, image, text", name));
 }
 
-const std::vector<FruModel>& fru_models(FruPart part) {
-  static const std::vector<FruModel> synthetic{
-      {"rnn", "RNN", {{"model", "rnn"}}},
-      {"lstm", "LSTM", {{"model", "lstm"}}},
-      {"sru", "SRU", {{"model", "sru"}}},
-      {"fru120_5", "FRU_{120,5}", {{"model", "fru"}, {"fru_freqs", 120}, {"fru_dims", 5}}}};
-  static const std::vector<FruModel> image{
-      {"rnn", "RNN", {{"model", "rnn"}}},
-      {"lstm", "LSTM", {{"model", "lstm"}}},
-      {"sru", "SRU", {{"model", "sru"}}},
-      {"fru40_10", "FRU_{40,10}", {{"model", "fru"}, {"fru_freqs", 40}, {"fru_dims", 10}}},
-      {"fru60_10", "FRU_{60,10}", {{"model", "fru"}, {"fru_freqs", 60}, {"fru_dims", 10}}}};
-  static const std::vector<FruModel> text{
-      {"rnn", "RNN", {{"model", "rnn"}}},
-      {"lstm", "LSTM", {{"model", "lstm"}}},
-      {"sru", "SRU", {{"model", "sru"}}},
-      {"fru5_10", "FRU_{5,10}", {{"model", "fru"}, {"fru_freqs", 5}, {"fru_dims", 10}}},
-      {"fru1_10", "FRU_{1,10}", {{"model", "fru"}, {"fru_freqs", 1}, {"fru_dims", 10}}}};
-  switch (part) {
-    case FruPart::Synthetic:
-      return synthetic;
-    case FruPart::Image:
-      return image;
-    case FruPart::Text:
-      return text;
-  }
-  return synthetic;
-}
+const std::vector<FruModel>& fru_models(FruPart part) { return part_info(part).models; }
 
 const FruModel& find_fru_model(FruPart part, const std::string& key) {
   for (const FruModel& m : fru_models(part))
@@ -126,32 +120,9 @@ const FruModel& find_fru_model(FruPart part, const std::string& key) {
   throw_error(kStudy, fmt::format("model '{}' is not a model of the {} part", key, fru_part_name(part)));
 }
 
-const std::vector<std::string>& fru_datasets(FruPart part) {
-  static const std::vector<std::string> synthetic{"mix-sin", "mix-poly-5", "mix-poly-10", "mix-poly-15"};
-  static const std::vector<std::string> image{"pixel", "permuted", "row"};
-  static const std::vector<std::string> text{"kjv-genre"};
-  switch (part) {
-    case FruPart::Synthetic:
-      return synthetic;
-    case FruPart::Image:
-      return image;
-    case FruPart::Text:
-      return text;
-  }
-  return synthetic;
-}
+const std::vector<std::string>& fru_datasets(FruPart part) { return part_info(part).datasets; }
 
-std::string fru_task_name(FruPart part) {
-  switch (part) {
-    case FruPart::Synthetic:
-      return "fru-synthetic";
-    case FruPart::Image:
-      return "fru-image";
-    case FruPart::Text:
-      return "fru-text";
-  }
-  return "?";
-}
+std::string fru_task_name(FruPart part) { return part_info(part).task; }
 
 std::string fru_metric(FruPart part) { return part == FruPart::Synthetic ? "test_mse" : "test_accuracy"; }
 
