@@ -8,7 +8,12 @@ namespace hm {
 
 int64_t numel_of(const Shape& shape) {
   int64_t n = 1;
-  for (int64_t s : shape) n *= s;
+  for (int64_t s : shape) {
+    int64_t next;
+    if (__builtin_mul_overflow(n, s, &next))
+      throw_error("numel", fmt::format("shape {} has more elements than int64 can count", str(shape)));
+    n = next;
+  }
   return n;
 }
 
@@ -17,7 +22,8 @@ Strides contiguous_strides(const Shape& shape) {
   int64_t s = 1;
   for (size_t i = shape.size(); i-- > 0;) {
     strides[i] = s;
-    s *= std::max<int64_t>(shape[i], 1);
+    if (__builtin_mul_overflow(s, std::max<int64_t>(shape[i], 1), &s))
+      throw_error("contiguous_strides", fmt::format("shape {} has more elements than int64 can count", str(shape)));
   }
   return strides;
 }

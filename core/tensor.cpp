@@ -2,13 +2,15 @@
 
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
+#include "core/checked_math.h"
 
 namespace hm {
 
 Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
   for (int64_t s : shape) HM_CHECK(s >= 0, "empty", "negative size in shape {}", str(shape));
   auto impl = std::make_shared<TensorImpl>();
-  impl->storage = std::make_shared<Storage>(static_cast<size_t>(numel_of(shape)) * dtype_size(dtype), device);
+  const int64_t bytes = checked_mul(numel_of(shape), static_cast<int64_t>(dtype_size(dtype)), "empty");
+  impl->storage = std::make_shared<Storage>(static_cast<size_t>(bytes), device);
   impl->shape = shape;
   impl->strides = contiguous_strides(shape);
   impl->dtype = dtype;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "autograd/node.h"
+#include "core/checked_math.h"
 #include "core/factories.h"
 #include "ops/shape_common.h"
 #include "ops/shape_kernels.h"
@@ -137,7 +138,7 @@ Tensor pad(const Tensor& x, const std::vector<int64_t>& pads, double value) {
   Shape shape = x.shape();
   for (int64_t k = 0; k < npad / 2; ++k) {
     const int64_t d = x.dim() - 1 - k;
-    shape[d] += pads[2 * k] + pads[2 * k + 1];
+    shape[d] = checked_add(shape[d], checked_add(pads[2 * k], pads[2 * k + 1], "pad"), "pad");
     HM_CHECK(shape[d] >= 0, "pad", "pads ({}, {}) make dim {} of {} negative ({})", pads[2 * k], pads[2 * k + 1], d,
              str(x.shape()), shape[d]);
   }

@@ -1,3 +1,5 @@
+#include <limits>
+
 #include "tests/helpers.h"
 
 using namespace hm;
@@ -236,4 +238,28 @@ TEST_CASE("gradcheck: data-moving shape ops") {
   Tensor m = leaf64({2, 3, 4}, 6);
   CHECK(g([](const Inputs& v) { return tril(v[0], 1); }, {m}));
   CHECK(g([](const Inputs& v) { return triu(transpose(v[0], 1, 2), -1); }, {m}));
+}
+
+// Issue 16's overflow findings: sizes from user numbers that do not fit in int64 are errors, not
+// wrapped sizes that pass the bounds checks and corrupt the heap.
+TEST_CASE("shape arithmetic: pads, class counts and shapes beyond int64 raise instead of wrapping") {
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  Tensor x = iota({3, 4});
+  CHECK(throws_with([&] { pad(x, {max, max}); }, {"[pad]", "overflows int64"}));
+  CHECK(throws_with([&] { pad(x, {max, 1}); }, {"[pad]", "overflows int64"}));
+  Tensor index = zeros({3}, {.dtype = DType::Int64});
+  CHECK(throws_with([&] { one_hot(index, int64_t{1} << 62); }, {"[numel]", "(3, 4611686018427387904)"}));
+  CHECK(throws_with([&] { one_hot(index, max); }, {"[numel]"}));
+  const Shape huge{(int64_t{1} << 62) + 3, 4};
+  CHECK(throws_with([&] { reshape(x, huge); }, {"[numel]", "4611686018427387907"}));
+  CHECK(throws_with([&] { expand(x, {huge[0], 3, 4}); }, {"[numel]"}));
+  CHECK(throws_with([&] { broadcast_to(x, {huge[0], 3, 4}); }, {"[numel]"}));
+  CHECK(throws_with([&] { view(x, huge); }, {"[numel]"}));
+  // 2^61 float64 elements fit in int64, their 2^64 bytes do not.
+  CHECK(throws_with([&] { Tensor::empty({int64_t{1} << 60, 2}, DType::Float64, Device::cpu()); },
+                    {"[empty]", "overflows int64"}));
+  CHECK(throws_with([&] { contiguous_strides({int64_t{1} << 62, 8}); }, {"contiguous_strides"}));
+  // In range, the same calls work.
+  CHECK(pad(x, {1, 2}).shape() == Shape{3, 7});
+  CHECK(one_hot(index, 5).shape() == Shape{3, 5});
 }
