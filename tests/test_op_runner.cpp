@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <set>
 
 #include "core/safetensors.h"
@@ -167,4 +168,12 @@ TEST_CASE("op runner: errors name the op, the input and the alternatives") {
       {"grad_output has shape (3, 2)", "(2, 3)"}));
   CHECK(throws_with([&] { run_op_file("relu", "/nonexistent/in.safetensors", temp_path("never"), {}); },
                     {"/nonexistent/in.safetensors"}));
+}
+
+// Issue 16: the inferred class count max(index) + 1 must not wrap for an index of INT64_MAX.
+TEST_CASE("op runner: one_hot's inferred class count of an INT64_MAX index raises, not wraps") {
+  Tensor index = from_vector(std::vector<int64_t>{0, std::numeric_limits<int64_t>::max(), 2}, {3});
+  CHECK(throws_with([&] { run_op(find_op("one_hot"), {{"index", index}}); }, {"[one_hot]", "overflows int64"}));
+  CHECK(run_op(find_op("one_hot"), {{"index", from_vector(std::vector<int64_t>{0, 3}, {2})}}).output.shape() ==
+        Shape{2, 4});
 }

@@ -2,6 +2,7 @@
 // follow PyTorch (ignore_index, label_smoothing, reduction, normalized_shape, eps, ...).
 #include <algorithm>
 
+#include "core/checked_math.h"
 #include "core/random.h"
 #include "ops/indexing.h"
 #include "ops/linalg.h"
@@ -53,7 +54,7 @@ Tensor one_hot_op(V x, A a) {
   int64_t classes = a.is_null("num_classes") ? -1 : a.i("num_classes");
   if (classes < 0) {
     auto v = x[0].to_vector_as<int64_t>();
-    classes = v.empty() ? 0 : *std::max_element(v.begin(), v.end()) + 1;
+    classes = v.empty() ? 0 : checked_add(*std::max_element(v.begin(), v.end()), 1, "one_hot");
   }
   return one_hot(x[0], classes, dtype_attr(a));
 }
