@@ -34,7 +34,7 @@ struct Setup {
   TrainingState state() { return {model.get(), opt.get(), {{"dropout", &dropout_gen}}}; }
   double step(uint64_t batch_seed) {
     Generator g(batch_seed);
-    const Tensor& w0 = model->named_parameters()[0].second;  // (hidden, in)
+    const Tensor w0 = model->named_parameters()[0].second;  // (hidden, in); a handle: the list is a temporary
     Tensor x = randn({8, w0.size(1)}, {.dtype = w0.dtype()}, &g);
     Tensor loss = mean(mul(model->forward(x), model->forward(x)));
     opt->zero_grad();
