@@ -216,6 +216,9 @@ void Optimizer::load_state(const NamedTensors& tensors, const nlohmann::json& st
         ParamState st{steps[i], std::vector<Tensor>(buffer_names_.size())};
         for (size_t b = 0; b < buffer_names_.size(); ++b) {
           auto it = incoming.find(state_key(g, i, buffer_names_[b]));
+          // Buffers are created at a parameter's first step: after it they must all be there.
+          check(it != incoming.end() || steps[i] == 0, fn, "state has no {} for parameter {}, which is at step {}",
+                state_key(g, i, buffer_names_[b]), param_label(g, i), steps[i]);
           if (it == incoming.end()) continue;
           HM_CHECK(it->second.shape() == p.shape(), fn, "state tensor {} has shape {}, parameter {} has {}", it->first,
                    str(it->second.shape()), param_label(g, i), str(p.shape()));

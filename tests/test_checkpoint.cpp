@@ -195,6 +195,16 @@ TEST_CASE("checkpoint: missing, unexpected and mis-shaped tensors are named, not
       },
       {"reserved"}));
 
+  // Issue 16: a parameter past its first step without one of its Adam moments is refused.
+  SafetensorsFile file = load_safetensors(path);
+  std::vector<std::pair<std::string, Tensor>> kept;
+  for (const auto& [name, t] : file.tensors)
+    if (name.find("param0.exp_avg_sq") == std::string::npos) kept.emplace_back(name, t);
+  REQUIRE(kept.size() + 1 == file.tensors.size());
+  save_safetensors(dir.file("no_moment.safetensors"), kept, file.metadata);
+  CHECK(throws_with([&] { load_checkpoint(dir.file("no_moment.safetensors"), same.state()); },
+                    {"no_moment.safetensors", "group0.param0.exp_avg_sq", "at step 1"}));
+
   // A plain tensor file is not a checkpoint.
   save_safetensors(dir.file("plain.safetensors"), same.model->state_dict());
   CHECK(throws_with([&] { load_checkpoint(dir.file("plain.safetensors"), same.state()); },
