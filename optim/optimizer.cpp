@@ -205,6 +205,10 @@ void Optimizer::load_state(const NamedTensors& tensors, const nlohmann::json& st
     // Buffers: every tensor must belong to a parameter and match its shape.
     std::map<std::string, Tensor> incoming(tensors.begin(), tensors.end());
     check(incoming.size() == tensors.size(), fn, "duplicate state tensor names");
+    std::vector<bool> saved(buffer_names_.size(), false);  // kinds of buffer the state holds
+    for (size_t b = 0; b < buffer_names_.size(); ++b)
+      for (const auto& [name, t] : tensors)
+        saved[b] = saved[b] || name.ends_with("." + buffer_names_[b]);
     std::vector<std::vector<ParamState>> fresh;
     for (size_t g = 0; g < groups_.size(); ++g) {
       auto steps = groups[g].at("steps").get<std::vector<int64_t>>();
@@ -216,9 +220,11 @@ void Optimizer::load_state(const NamedTensors& tensors, const nlohmann::json& st
         ParamState st{steps[i], std::vector<Tensor>(buffer_names_.size())};
         for (size_t b = 0; b < buffer_names_.size(); ++b) {
           auto it = incoming.find(state_key(g, i, buffer_names_[b]));
-          // Buffers are created at a parameter's first step: after it they must all be there.
-          check(it != incoming.end() || steps[i] == 0, fn, "state has no {} for parameter {}, which is at step {}",
-                state_key(g, i, buffer_names_[b]), param_label(g, i), steps[i]);
+          // A buffer kind some stepped parameter has (an Adam moment; SGD's momentum only with
+          // momentum) every stepped parameter must have: it was made at its first step.
+          check(it != incoming.end() || steps[i] == 0 || !saved[b], fn,
+                "state has no {} for parameter {}, which is at step {}", state_key(g, i, buffer_names_[b]),
+                param_label(g, i), steps[i]);
           if (it == incoming.end()) continue;
           HM_CHECK(it->second.shape() == p.shape(), fn, "state tensor {} has shape {}, parameter {} has {}", it->first,
                    str(it->second.shape()), param_label(g, i), str(p.shape()));
