@@ -204,6 +204,13 @@ TEST_CASE("checkpoint: missing, unexpected and mis-shaped tensors are named, not
   save_safetensors(dir.file("no_moment.safetensors"), kept, file.metadata);
   CHECK(throws_with([&] { load_checkpoint(dir.file("no_moment.safetensors"), same.state()); },
                     {"no_moment.safetensors", "group0.param0.exp_avg_sq", "at step 1"}));
+  kept.clear();  // both moments of one parameter gone (the issue's case)
+  for (const auto& [name, t] : file.tensors)
+    if (name.find("param0.exp_avg") == std::string::npos) kept.emplace_back(name, t);
+  REQUIRE(kept.size() + 2 == file.tensors.size());
+  save_safetensors(dir.file("no_moments.safetensors"), kept, file.metadata);
+  CHECK(throws_with([&] { load_checkpoint(dir.file("no_moments.safetensors"), same.state()); },
+                    {"group0.param0.exp_avg", "at step 1"}));
 
   // A plain tensor file is not a checkpoint.
   save_safetensors(dir.file("plain.safetensors"), same.model->state_dict());
