@@ -10,6 +10,17 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", hm::version_string());
   app.require_subcommand(1);
   for (const auto& command : hm::cli::commands()) command.add(app);
+  // CLI11 would say only "A subcommand is required" for `harmonic nosuch`.
+  std::string names;
+  bool known = false;
+  for (const auto& command : hm::cli::commands()) {
+    names += (names.empty() ? "" : ", ") + command.name;
+    known = known || (argc > 1 && command.name == argv[1]);
+  }
+  if (argc > 1 && argv[1][0] != '-' && !known) {
+    fmt::print(stderr, "error: unknown command '{}' (commands: {}; harmonic --help)\n", argv[1], names);
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
