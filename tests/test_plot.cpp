@@ -282,6 +282,11 @@ TEST_CASE("plot: PNG output and pixels") {
   CHECK(fs::file_size(dir / "a.svg") > 500);
   CHECK(throws_with([&] { save(p, (dir / "a.jpg").string()); }, {"unknown image type", ".svg or .png"}));
   fs::remove_all(dir);
+  // Issue 16: an image too large to allocate (100000 x 100000 RGB is 30 GB) or too small is refused.
+  p.width = 100000, p.height = 100000;
+  CHECK(throws_with([&] { to_pixels(p); }, {"[plot]", "100000x100000 is too large"}));
+  p.width = 8192, p.height = -5;
+  CHECK(throws_with([&] { to_pixels(p); }, {"[plot]", "8192x-5 is too small"}));
 }
 
 TEST_CASE("plot: metrics.jsonl series and errors") {

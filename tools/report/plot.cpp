@@ -31,6 +31,8 @@ Rgb palette(size_t i) { return kPalette[i % std::size(kPalette)]; }
 // The plot area of a width x height image (room for title, tick labels and axis labels).
 Frame area(int width, int height) {
   check(width >= 160 && height >= 120, "plot", "image size {}x{} is too small (at least 160x120)", width, height);
+  // 8192 x 8192 RGB is 192 MiB of pixels; 100000 x 100000 would be 30 GB.
+  check(width <= 8192 && height <= 8192, "plot", "image size {}x{} is too large (at most 8192x8192)", width, height);
   Frame f;
   f.left = 72, f.top = 36, f.right = width - 20, f.bottom = height - 52;
   return f;

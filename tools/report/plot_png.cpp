@@ -121,6 +121,7 @@ class RasterCanvas : public Canvas {
 }  // namespace
 
 std::vector<unsigned char> rasterize(int width, int height, const LinePlot* line, const BarPlot* bar) {
+  line ? frame_of(*line) : frame_of(*bar);  // checks the size (and the data) before the pixels are allocated
   RasterCanvas canvas(width, height);
   if (line) draw(*line, canvas);
   if (bar) draw(*bar, canvas);
