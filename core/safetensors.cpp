@@ -121,8 +121,7 @@ const Tensor& SafetensorsFile::at(const std::string& name) const {
 }
 
 SafetensorsFile load_safetensors(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) bad(path, "is a directory, not a file");
+  check_readable_file(path, "load_safetensors");
   File f(std::fopen(path.c_str(), "rb"));
   if (!f) bad(path, "cannot open: {}", std::strerror(errno));
   if (std::fseek(f.get(), 0, SEEK_END) != 0) bad(path, "cannot seek: {}", std::strerror(errno));

@@ -7,6 +7,7 @@
 #include <memory>
 #include <set>
 
+#include "core/atomic_file.h"
 #include "core/safetensors.h"
 
 namespace hm::optim {
@@ -63,6 +64,7 @@ CheckpointInfo decode_info(const std::map<std::string, std::string>& meta, const
 
 // Reads the 8-byte length and the JSON header of a safetensors file, not the data.
 std::map<std::string, std::string> read_metadata(const std::string& path) {
+  check_readable_file(path, "read_checkpoint_info");
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), std::fclose);
   check(f != nullptr, "read_checkpoint_info", "'{}': cannot open: {}", path, std::strerror(errno));
   uint64_t n = 0;

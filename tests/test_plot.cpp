@@ -328,6 +328,9 @@ TEST_CASE("plot: metrics.jsonl series and errors") {
   REQUIRE(four.series.size() == 4);
   CHECK(four.series[3].label == "b: val_loss");
   CHECK(throws_with([&] { metrics_plot(std::vector<std::string>{}, "step", {"loss"}); }, {"no metrics files"}));
+  // Issue 16: a directory where the metrics file should be says so.
+  CHECK(throws_with([&] { metrics_plot(fs::temp_directory_path().string(), "step", {"loss"}); },
+                    {"[metrics_plot]", "is a directory, not a file"}));
   fs::remove_all(root);
 
   // Bad plots.

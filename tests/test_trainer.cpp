@@ -341,3 +341,11 @@ TEST_CASE("classifier_metrics: mean cross-entropy and accuracy in chunks, bad sh
                               {"classifier_metrics", "(3, 2)", "(2,)"}));
   CHECK(hm::test::throws_with([&] { classifier_metrics(model, x, y, 0); }, {"classifier_metrics", "chunk"}));
 }
+
+TEST_CASE("config: a directory or a missing file given as --config says so") {
+  Json c = Json::object();
+  CHECK(hm::test::throws_with([&] { merge_config_file(c, std::filesystem::temp_directory_path().string()); },
+                              {"[config]", "is a directory, not a file"}));
+  CHECK(hm::test::throws_with([&] { merge_config_file(c, "/nonexistent/harmonic.json"); },
+                              {"[config]", "cannot open: no such file"}));
+}

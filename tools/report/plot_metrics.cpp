@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/atomic_file.h"
 #include "core/error.h"
 #include "tools/report/plot.h"
 
@@ -13,6 +14,7 @@ namespace hm::report {
 
 LinePlot metrics_plot(const std::string& path, const std::string& x, const std::vector<std::string>& ys) {
   check(!ys.empty(), "metrics_plot", "no y keys given");
+  check_readable_file(path, "metrics_plot");
   std::ifstream in(path);
   check(in.good(), "metrics_plot", "cannot open '{}'", path);
   LinePlot plot;

@@ -1,3 +1,4 @@
+#include "core/atomic_file.h"
 #include "tools/train/config.h"
 
 #include <charconv>
@@ -158,6 +159,7 @@ void merge_config(Json& config, const Json& update, const std::string& source) {
 }
 
 void merge_config_file(Json& config, const std::string& path) {
+  check_readable_file(path, "config");
   std::ifstream in(path);
   check(in.good(), "config", "cannot open config file '{}'", path);
   Json update;
