@@ -1,5 +1,6 @@
 #include "data/dataset.h"
 
+#include <algorithm>
 #include <numeric>
 
 #include "core/factories.h"
@@ -46,6 +47,14 @@ Batch Dataset::get_batch(const std::vector<int64_t>& indices) const {
   examples.reserve(indices.size());
   for (int64_t i : indices) examples.push_back(get(i));
   return collate(examples);
+}
+
+Batch Dataset::head(int64_t count) const {
+  HM_CHECK(count >= 1 && size() >= 1, "Dataset::head", "need count >= 1 of a non-empty dataset, got {} of {}", count,
+           size());
+  std::vector<int64_t> rows(static_cast<size_t>(std::min(count, size())));
+  std::iota(rows.begin(), rows.end(), int64_t{0});
+  return get_batch(rows);
 }
 
 // -- TensorDataset ------------------------------------------------------------------------

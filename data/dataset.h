@@ -33,6 +33,9 @@ class Dataset {
   // The batch of the given example indices. The default collates get(i); datasets backed
   // by stacked tensors override it with one gather.
   virtual Batch get_batch(const std::vector<int64_t>& indices) const;
+  // Examples 0 .. min(count, size()) - 1 as one batch (a whole held-out split, a fixed probe
+  // batch). count must be >= 1 and the dataset non-empty.
+  Batch head(int64_t count) const;
 };
 
 // Rows of stacked tensors: example i is (inputs[i], targets[i]). get_batch is one

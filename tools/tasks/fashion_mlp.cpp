@@ -3,7 +3,6 @@
 // of the training images (default 10%) is held out as the validation split (Task::validate);
 // the test set is untouched.
 #include <algorithm>
-#include <numeric>
 
 #include "autograd/grad_mode.h"
 #include "data/datasets.h"
@@ -39,9 +38,7 @@ class FashionMlp : public Task {
     data::DatasetSplit split = data::split_dataset(std::make_shared<data::TensorDataset>(train_x, train_y),
                                                    c.at("val_fraction").get<double>(), seed);
     if (split.held_out->size() > 0) {
-      std::vector<int64_t> all(static_cast<size_t>(split.held_out->size()));
-      std::iota(all.begin(), all.end(), int64_t{0});
-      data::Batch val = split.held_out->get_batch(all);
+      data::Batch val = split.held_out->head(split.held_out->size());
       val_x_ = val.input.to(device), val_y_ = val.target.to(device);
     }
 
@@ -61,15 +58,8 @@ class FashionMlp : public Task {
   const data::DataLoader& train_loader() override { return *loader_; }
   Tensor loss(const data::Batch& b) override { return cross_entropy(model_->forward(b.input), b.target); }
 
-  Json evaluate() override {
-    auto [loss, accuracy] = metrics(test_x_, test_y_);
-    return {{"test_loss", loss}, {"test_accuracy", accuracy}};
-  }
-  Json validate() override {
-    if (!val_x_.defined()) return Json::object();
-    auto [loss, accuracy] = metrics(val_x_, val_y_);
-    return {{"loss", loss}, {"accuracy", accuracy}};
-  }
+  Json evaluate() override { return metrics(test_x_, test_y_).to_json("test_"); }
+  Json validate() override { return val_x_.defined() ? metrics(val_x_, val_y_).to_json("") : Json::object(); }
 
  private:
   // Over (N, 784) images x and (N,) labels y.

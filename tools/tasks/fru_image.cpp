@@ -99,9 +99,7 @@ class FruImage : public Task {
     data::DatasetSplit split =
         data::split_dataset(std::make_shared<data::TensorDataset>(train_x, train_y), val_fraction, seed);
     if (split.held_out->size() > 0) {
-      std::vector<int64_t> all(static_cast<size_t>(split.held_out->size()));
-      std::iota(all.begin(), all.end(), int64_t{0});
-      data::Batch val = split.held_out->get_batch(all);
+      data::Batch val = split.held_out->head(split.held_out->size());
       val_x_ = val.input.to(device), val_y_ = val.target.to(device);
     }
     chunk_ = batch;
@@ -118,15 +116,8 @@ class FruImage : public Task {
   Tensor loss(const data::Batch& b) override { return cross_entropy(model_->forward(b.input), b.target); }
   RecurrentProbe* recurrent_probe() override { return probe_.get(); }
 
-  Json evaluate() override {
-    auto [loss, accuracy] = metrics(test_x_, test_y_);
-    return {{"test_loss", loss}, {"test_accuracy", accuracy}};
-  }
-  Json validate() override {
-    if (!val_x_.defined()) return Json::object();
-    auto [loss, accuracy] = metrics(val_x_, val_y_);
-    return {{"loss", loss}, {"accuracy", accuracy}};
-  }
+  Json evaluate() override { return metrics(test_x_, test_y_).to_json("test_"); }
+  Json validate() override { return val_x_.defined() ? metrics(val_x_, val_y_).to_json("") : Json::object(); }
 
  private:
   // Over sequences x (N, T, in) and labels y (N,), in chunks of batch_size sequences (an LSTM's

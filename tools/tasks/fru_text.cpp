@@ -118,10 +118,7 @@ class FruText : public Task {
   RecurrentProbe* recurrent_probe() override { return probe_.get(); }
 
   // Mean cross-entropy and accuracy over the test passages, in chunks of 256.
-  Json evaluate() override {
-    const ClassifierMetrics m = classifier_metrics(*model_, test_x_, test_y_, 256);
-    return {{"test_loss", m.loss}, {"test_accuracy", m.accuracy}};
-  }
+  Json evaluate() override { return classifier_metrics(*model_, test_x_, test_y_, 256).to_json("test_"); }
 
  private:
   Generator dropout_gen_;   // checkpointed as "dropout"

@@ -1,6 +1,8 @@
 // Held-out metrics of a classifier, as tasks report them from evaluate() / validate().
 #pragma once
 #include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
 
 #include "core/tensor.h"
 #include "nn/module.h"
@@ -10,6 +12,11 @@ namespace hm::train {
 struct ClassifierMetrics {
   double loss = 0;      // mean cross-entropy
   double accuracy = 0;  // fraction of argmax == label
+  // {"<prefix>loss", "<prefix>accuracy"}: "test_" for evaluate(), "" for validate() (the
+  // trainer adds "val_").
+  nlohmann::json to_json(const std::string& prefix) const {
+    return {{prefix + "loss", loss}, {prefix + "accuracy", accuracy}};
+  }
 };
 
 // model maps x[i:e] (chunk, ...) to logits (chunk, classes); y (N,) int64 labels. Runs in

@@ -1,7 +1,6 @@
 #include "tools/studies/fru/run.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include "tools/train/config.h"
 #include "tools/train/grad_over_time.h"
@@ -17,14 +16,6 @@ int64_t embedding_params(const nn::Module& model) {
   for (const auto& [name, p] : model.named_parameters())
     if (name.rfind("embed.", 0) == 0) n += p.numel();
   return n;
-}
-
-// The first `count` training examples: the fixed batch Figure 5 measures on.
-data::Batch probe_batch(train::Task& task, int64_t count) {
-  const data::Dataset& d = task.train_loader().dataset();
-  std::vector<int64_t> rows(static_cast<size_t>(std::min(count, d.size())));
-  std::iota(rows.begin(), rows.end(), int64_t{0});
-  return d.get_batch(rows);
 }
 
 }  // namespace
@@ -53,7 +44,8 @@ Json run_fru(const FruRunSpec& run) {
     result["final"] = metrics;
   };
   data::Batch grad_batch;
-  if (!run.grad_epochs.empty()) grad_batch = probe_batch(*task, run.grad_batch);
+  // The first training examples: the fixed batch Figure 5 measures on.
+  if (!run.grad_epochs.empty()) grad_batch = task->train_loader().dataset().head(run.grad_batch);
   auto measure_grads = [&](int64_t epoch) {
     if (std::find(run.grad_epochs.begin(), run.grad_epochs.end(), epoch) == run.grad_epochs.end()) return;
     Json g = train::to_json(train::gradient_over_time(*task, grad_batch, 20));
