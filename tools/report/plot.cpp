@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 
 #include "core/atomic_file.h"
@@ -404,5 +405,15 @@ std::vector<unsigned char> to_pixels(const BarPlot& plot) {
 
 void save(const LinePlot& plot, const std::string& path) { save_any(plot, path); }
 void save(const BarPlot& plot, const std::string& path) { save_any(plot, path); }
+
+std::vector<std::string> save_svg_and_png(const LinePlot& plot, const std::string& dir, const std::string& name) {
+  if (plot.series.empty()) return {};
+  std::vector<std::string> written;
+  for (const char* ext : {".svg", ".png"}) {
+    save(plot, (std::filesystem::path(dir) / (name + ext)).string());
+    written.push_back(name + ext);
+  }
+  return written;
+}
 
 }  // namespace hm::report

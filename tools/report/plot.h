@@ -69,6 +69,9 @@ std::vector<unsigned char> to_pixels(const BarPlot& plot);
 // Writes path atomically as SVG or PNG by its extension (.svg / .png).
 void save(const LinePlot& plot, const std::string& path);
 void save(const BarPlot& plot, const std::string& path);
+// A study's figure: dir/name.svg and dir/name.png; returns their file names, none when the plot
+// has no series (its data did not run).
+std::vector<std::string> save_svg_and_png(const LinePlot& plot, const std::string& dir, const std::string& name);
 
 // A line plot of the keys `ys` against `x` from a metrics.jsonl (one JSON object per line;
 // lines without a key are skipped for that series). Throws naming the keys the file has

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <limits>
 #include <set>
 
@@ -195,12 +194,8 @@ report::LinePlot toy_loss_plot(const std::vector<ToyRunResult>& results, ToyDist
 std::vector<std::string> write_toy_figures(const std::string& dir, const std::vector<ToyRunResult>& results,
                                            const std::vector<ToyGroup>& groups) {
   std::vector<std::string> written;
-  auto save = [&](const report::LinePlot& p, const std::string& name) {
-    if (p.series.empty()) return;
-    for (const char* ext : {".svg", ".png"}) {
-      report::save(p, (std::filesystem::path(dir) / (name + ext)).string());
-      written.push_back(name + ext);
-    }
+  auto save = [&](const report::LinePlot& plot, const std::string& name) {
+    for (std::string& f : report::save_svg_and_png(plot, dir, name)) written.push_back(std::move(f));
   };
   for (ToyDistribution d : {ToyDistribution::Gaussian, ToyDistribution::GMM2, ToyDistribution::Beta}) {
     const std::string name(data::toy_distribution_name(d));

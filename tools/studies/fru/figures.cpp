@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
 
 namespace hm::studies {
 namespace {
@@ -65,11 +64,7 @@ report::LinePlot fru_grad_plot(const FruGroup& group, const std::string& norm) {
 std::vector<std::string> write_fru_figures(const std::string& dir, const std::vector<FruGroup>& groups) {
   std::vector<std::string> written;
   auto save = [&](const report::LinePlot& plot, const std::string& name) {
-    if (plot.series.empty()) return;
-    for (const char* ext : {".svg", ".png"}) {
-      report::save(plot, (std::filesystem::path(dir) / (name + ext)).string());
-      written.push_back(name + ext);
-    }
+    for (std::string& f : report::save_svg_and_png(plot, dir, name)) written.push_back(std::move(f));
   };
   std::vector<std::string> datasets;
   for (const FruGroup& g : groups)
