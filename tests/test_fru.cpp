@@ -7,12 +7,14 @@
 #include "nn/fru.h"
 #include "nn/linear.h"
 #include "ops/fru_recurrence.h"
+#include "tests/fru_twins.h"
 #include "tests/helpers.h"
 
 using namespace hm;
 using hm::test::allclose;
 using hm::test::leaf64;
 using hm::test::throws_with;
+using hm::test::twin;
 
 namespace {
 
@@ -43,20 +45,6 @@ void check_same_grads(const Tensor& x1, const Tensor& m1, nn::Module& a, const T
     REQUIRE(p1[i].second.grad().defined());
     CHECK(allclose(p1[i].second.grad(), p2[i].second.grad(), 1e-9, 1e-12));
   }
-}
-
-template <class M, class O>
-std::pair<std::shared_ptr<M>, std::shared_ptr<M>> twin(int64_t in, O opt) {
-  Generator g1(7), g2(7);
-  opt.gen = &g1;
-  opt.fused = true;
-  auto a = std::make_shared<M>(in, opt);
-  opt.gen = &g2;
-  opt.fused = false;
-  auto b = std::make_shared<M>(in, opt);
-  a->to(DType::Float64);
-  b->to(DType::Float64);
-  return {a, b};
 }
 
 // Loss = sum(o * w) + sum(mu_n * v); compares outputs and every gradient (params, x, mu0).

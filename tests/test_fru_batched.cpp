@@ -9,10 +9,12 @@
 #include "nn/fru.h"
 #include "ops/fru_recurrence.h"
 #include "ops/ops.h"
+#include "tests/fru_twins.h"
 #include "tests/helpers.h"
 
 using namespace hm;
 using hm::test::allclose;
+using hm::test::twin;
 using hm::test::leaf64;
 
 namespace {
@@ -55,20 +57,6 @@ void gradcheck_projected(int64_t T, int64_t B, int64_t K, int64_t d, int64_t R, 
         },
         in));
   }
-}
-
-template <class M, class O>
-std::pair<std::shared_ptr<M>, std::shared_ptr<M>> twin(int64_t in, O opt) {
-  Generator g1(7), g2(7);
-  opt.gen = &g1;
-  opt.fused = true;
-  auto a = std::make_shared<M>(in, opt);
-  opt.gen = &g2;
-  opt.fused = false;
-  auto b = std::make_shared<M>(in, opt);
-  a->to(DType::Float64);
-  b->to(DType::Float64);
-  return {a, b};
 }
 
 // Fused forward (or forward_last) against the composed forward: outputs, then the gradients of
