@@ -18,6 +18,7 @@ Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
 }
 
 Tensor Tensor::view_of(std::shared_ptr<Storage> storage, Shape shape, Strides strides, int64_t offset, DType dtype) {
+  numel_of(shape);  // every view's element count must fit in int64 (throws naming the shape)
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = std::move(storage);
   impl->shape = std::move(shape);
