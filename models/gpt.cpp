@@ -46,20 +46,27 @@ Tensor sinusoidal_positions(int64_t n, int64_t dim) {
 }
 
 GPT::GPT(const GPTConfig& c, Generator* gen) : nn::Module("GPT"), config(c) {
-  check(c.vocab_size > 0 && c.block_size > 0 && c.n_layer > 0 && c.n_head > 0 && c.n_embd % c.n_head == 0, "GPT",
-        "bad config: vocab_size {}, block_size {}, n_layer {}, n_head {}, n_embd {} (must divide by n_head)",
-        c.vocab_size, c.block_size, c.n_layer, c.n_head, c.n_embd);
+  check(
+      c.vocab_size > 0 && c.block_size > 0 && c.n_layer > 0 && c.n_head > 0 && c.n_embd % c.n_head == 0 &&
+          c.n_inner >= 0,
+      "GPT",
+      "bad config: vocab_size {}, block_size {}, n_layer {}, n_head {}, n_embd {} (must divide by n_head), n_inner {}",
+      c.vocab_size, c.block_size, c.n_layer, c.n_head, c.n_embd, c.n_inner);
   wte = register_module("wte", std::make_shared<nn::Embedding>(c.vocab_size, c.n_embd, -1, gen));
   if (c.learned_positions)
     wpe = register_module("wpe", std::make_shared<nn::Embedding>(c.block_size, c.n_embd, -1, gen));
   else
     pos_table = register_buffer("pos_table", sinusoidal_positions(c.block_size, c.n_embd));
   drop = register_module("drop", std::make_shared<nn::Dropout>(c.dropout, gen));
-  nn::TransformerLayerOptions layer{.d_ff = 4 * c.n_embd,
+  nn::TransformerLayerOptions layer{.d_ff = c.n_inner > 0 ? c.n_inner : 4 * c.n_embd,
                                     .dropout = c.dropout,
                                     .activation = nn::FFActivation::GELUTanh,
                                     .pre_norm = true,
-                                    .bias = c.bias};
+                                    .bias = c.bias,
+                                    .kernel = c.attention,
+                                    .fourier_r_init = c.fourier_r_init,
+                                    .fourier_r_per_dim = c.fourier_r_per_dim,
+                                    .fourier_p = c.fourier_p};
   transformer = register_module("transformer",
                                 std::make_shared<nn::TransformerEncoder>(c.n_layer, c.n_embd, c.n_head, layer, gen));
   if (!c.tie_weights)
@@ -72,7 +79,8 @@ GPT::GPT(const GPTConfig& c, Generator* gen) : nn::Module("GPT"), config(c) {
 void GPT::init_weights(Generator* gen) {
   const double resid_std = 0.02 / std::sqrt(2.0 * static_cast<double>(config.n_layer));
   for (auto& [name, t] : named_parameters()) {
-    if (name.find("norm") != std::string::npos) continue;
+    // Norms keep their defaults; a Fourier score's bandwidth R keeps its init.
+    if (name.find("norm") != std::string::npos || name.find(".score.") != std::string::npos) continue;
     if (ends_with(name, ".bias"))
       nn::init::zeros_(t);
     else if (ends_with(name, "out_proj.weight") || ends_with(name, "ff.wo.weight"))

@@ -22,10 +22,16 @@ struct GPTConfig {
   int64_t n_layer = 12;
   int64_t n_head = 12;
   int64_t n_embd = 768;
+  int64_t n_inner = 0;            // feed-forward width; 0 = 4 n_embd
   double dropout = 0.1;           // embeddings, residual branches, attention probabilities
   bool learned_positions = true;  // false: fixed sinusoidal table (Vaswani et al.)
   bool tie_weights = false;       // lm head shares the token embedding (GPT-2); minGPT unties
   bool bias = true;               // in the linears
+  // Self-attention kernel: dot product (softmax) or FourierFormer's (R init, R per head dim, p).
+  nn::AttentionKernel attention = nn::AttentionKernel::DotProduct;
+  double fourier_r_init = 2.0;
+  bool fourier_r_per_dim = false;
+  int64_t fourier_p = 4;
 
   // minGPT's model_type presets: "gpt-nano" (3, 3, 48), "gpt-micro" (4, 4, 128),
   // "gpt-mini" (6, 6, 192), "gpt2" (12, 12, 768), "gpt2-medium" (24, 16, 1024).
