@@ -90,19 +90,37 @@ void GPT::init_weights(Generator* gen) {
   }
 }
 
-Tensor GPT::forward(const Tensor& tokens, std::vector<nn::KVCache>* caches) {
+Tensor GPT::embed(const Tensor& tokens, int64_t start) {
   HM_CHECK(tokens.defined() && tokens.dtype() == DType::Int64 && tokens.dim() == 2, "GPT",
            "tokens must be int64 (B, T), got {}", tokens.desc());
   const int64_t T = tokens.size(1);
-  const int64_t start = caches && !caches->empty() ? (*caches)[0].length() : 0;
   check(start + T <= config.block_size, "GPT", "sequence of {} tokens (after {} cached) exceeds block_size {}", T,
         start, config.block_size);
   Tensor pos =
       wpe ? wpe->forward(arange(static_cast<double>(start), static_cast<double>(start + T)).to(tokens.device()))
-          : narrow(pos_table, 0, start, T);                  // (T, E)
-  Tensor x = drop->forward(add(wte->forward(tokens), pos));  // (B, T, E)
+          : narrow(pos_table, 0, start, T);              // (T, E)
+  return drop->forward(add(wte->forward(tokens), pos));  // (B, T, E)
+}
+
+Tensor GPT::forward(const Tensor& tokens, std::vector<nn::KVCache>* caches) {
+  const int64_t start = caches && !caches->empty() ? (*caches)[0].length() : 0;
+  Tensor x = embed(tokens, start);  // (B, T, E)
   Tensor h = transformer->forward(x, {.causal = true}, caches);
   return lm_head ? lm_head->forward(h) : linear(h, wte->weight);  // (B, T, V)
+}
+
+std::vector<Tensor> GPT::head_outputs(const Tensor& tokens) {
+  Tensor x = embed(tokens, 0);  // (B, T, E)
+  nn::AttentionMask causal;
+  causal.causal = true;
+  std::vector<Tensor> heads;
+  for (int64_t i = 0; i < transformer->layers->size(); ++i) {
+    nn::TransformerEncoderLayer& layer = *(*transformer->layers)[i];
+    Tensor h = layer.norm1->forward(x);                                // GPT blocks are pre-norm
+    heads.push_back(layer.self_attn->forward_heads(h, h, h, causal));  // (B, H, T, D)
+    x = layer.forward(x, causal);
+  }
+  return heads;
 }
 
 Tensor GPT::loss(const Tensor& logits, const Tensor& targets) {
@@ -110,6 +128,11 @@ Tensor GPT::loss(const Tensor& logits, const Tensor& targets) {
 }
 
 Tensor GPT::generate(const Tensor& prompt, int64_t max_new_tokens, double temperature, int64_t top_k, Generator* gen,
+                     bool use_cache) {
+  return generate(prompt, max_new_tokens, SamplingOptions{.temperature = temperature, .top_k = top_k}, gen, use_cache);
+}
+
+Tensor GPT::generate(const Tensor& prompt, int64_t max_new_tokens, const SamplingOptions& sampling, Generator* gen,
                      bool use_cache) {
   HM_CHECK(prompt.defined() && prompt.dtype() == DType::Int64 && prompt.dim() == 2 && prompt.size(1) > 0,
            "GPT::generate", "prompt must be int64 (B, T0) with T0 > 0, got {}", prompt.desc());
@@ -123,8 +146,8 @@ Tensor GPT::generate(const Tensor& prompt, int64_t max_new_tokens, double temper
   Tensor idx = prompt;
   Tensor logits = forward(window(idx), use_cache ? &caches : nullptr);  // (B, T, V)
   for (int64_t step = 0; step < max_new_tokens; ++step) {
-    Tensor last = select(logits, 1, logits.size(1) - 1);             // (B, V)
-    Tensor next = sample_next_token(last, temperature, top_k, gen);  // (B, 1)
+    Tensor last = select(logits, 1, logits.size(1) - 1);   // (B, V)
+    Tensor next = sample_next_token(last, sampling, gen);  // (B, 1)
     idx = cat({idx, next}, 1);
     if (step + 1 == max_new_tokens) break;
     if (use_cache && !caches.empty() && caches[0].length() < config.block_size) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/random.h"
+#include "models/sampling.h"
 #include "nn/dropout.h"
 #include "nn/embedding.h"
 #include "nn/linear.h"
@@ -56,6 +57,15 @@ class GPT : public nn::Module {
   // recomputed (as minGPT does); before that each step feeds one token through the caches.
   Tensor generate(const Tensor& prompt, int64_t max_new_tokens, double temperature = 1.0, int64_t top_k = 0,
                   Generator* gen = nullptr, bool use_cache = true);
+  // The same with top-p too (SamplingOptions).
+  Tensor generate(const Tensor& prompt, int64_t max_new_tokens, const SamplingOptions& sampling,
+                  Generator* gen = nullptr, bool use_cache = true);
+
+  // Each layer's per-head self-attention outputs on tokens (B, T) int64, causal: layer l's
+  // MultiheadAttention::forward_heads of its normalised input (B, H, T, n_embd / n_head), in
+  // the module's current mode (call eval() first for no dropout). For head studies
+  // (nn::head_redundancy, FourierFormer Table 3).
+  std::vector<Tensor> head_outputs(const Tensor& tokens);
 
   GPTConfig config;
   std::shared_ptr<nn::Embedding> wte, wpe;  // wpe null with sinusoidal positions
@@ -66,6 +76,8 @@ class GPT : public nn::Module {
 
  private:
   void init_weights(Generator* gen);
+  // dropout(wte(tokens) + positions start..start+T): (B, T, E).
+  Tensor embed(const Tensor& tokens, int64_t start);
 };
 
 // (n, dim) table: row p is [sin(p w_0), cos(p w_0), sin(p w_1), ...], w_i = 10000^(-2i/dim).

@@ -3,43 +3,64 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <vector>
 
 #include "autograd/grad_mode.h"
 #include "core/factories.h"
 
 namespace hm::models {
+namespace {
 
-Tensor sample_next_token(const Tensor& logits, double temperature, int64_t top_k, Generator* gen) {
+// Zeroes the weights w (>= 0, unnormalised) outside the nucleus of mass top_p.
+void keep_nucleus(std::vector<double>& w, double top_p, std::vector<int64_t>& order) {
+  const double total = std::accumulate(w.begin(), w.end(), 0.0);
+  order.resize(w.size());
+  std::iota(order.begin(), order.end(), int64_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return w[a] > w[b]; });
+  double acc = 0;
+  size_t kept = 0;
+  while (kept < order.size() && w[order[kept]] > 0) {
+    acc += w[order[kept++]];
+    if (acc >= top_p * total) break;
+  }
+  for (size_t i = std::max<size_t>(kept, 1); i < order.size(); ++i) w[order[i]] = 0.0;
+}
+
+}  // namespace
+
+Tensor sample_next_token(const Tensor& logits, const SamplingOptions& o, Generator* gen) {
   HM_CHECK(logits.defined() && logits.dim() == 2 && is_floating(logits.dtype()), "sample_next_token",
            "logits must be float (B, V), got {}", logits.desc());
-  check(temperature >= 0 && std::isfinite(temperature), "sample_next_token", "temperature {} must be >= 0",
-        temperature);
+  check(o.temperature >= 0 && std::isfinite(o.temperature), "sample_next_token", "temperature {} must be >= 0",
+        o.temperature);
+  check(o.top_p > 0 && o.top_p <= 1, "sample_next_token", "top_p {} must be in (0, 1]", o.top_p);
   NoGradGuard no_grad;
   const int64_t B = logits.size(0), V = logits.size(1);
   // Small (B, V) rows: chosen on the host, where sorting and sampling are trivial.
   std::vector<double> l = logits.detach().to(Device::cpu()).to_vector();
   std::vector<double> u;
-  if (temperature > 0) u = rand({B}, {.dtype = DType::Float64}, gen).to_vector();
-  std::vector<int64_t> out(static_cast<size_t>(B));
+  if (o.temperature > 0) u = rand({B}, {.dtype = DType::Float64}, gen).to_vector();
+  std::vector<int64_t> out(static_cast<size_t>(B)), order;
   std::vector<double> row(static_cast<size_t>(V)), sorted;
   for (int64_t b = 0; b < B; ++b) {
     std::copy(l.begin() + b * V, l.begin() + (b + 1) * V, row.begin());
     int64_t best = std::max_element(row.begin(), row.end()) - row.begin();
-    if (temperature == 0) {
+    if (o.temperature == 0) {
       out[b] = best;
       continue;
     }
     double cutoff = -std::numeric_limits<double>::infinity();
-    if (top_k > 0 && top_k < V) {
+    if (o.top_k > 0 && o.top_k < V) {
       sorted = row;
-      std::nth_element(sorted.begin(), sorted.begin() + (top_k - 1), sorted.end(), std::greater<>());
-      cutoff = sorted[static_cast<size_t>(top_k - 1)];
+      std::nth_element(sorted.begin(), sorted.begin() + (o.top_k - 1), sorted.end(), std::greater<>());
+      cutoff = sorted[static_cast<size_t>(o.top_k - 1)];
     }
     // Inverse-CDF draw from the (unnormalised) tempered probabilities of the kept logits.
     const double m = row[best];
-    double total = 0;
-    for (double& x : row) total += (x = x >= cutoff ? std::exp((x - m) / temperature) : 0.0);
+    for (double& x : row) x = x >= cutoff ? std::exp((x - m) / o.temperature) : 0.0;
+    if (o.top_p < 1) keep_nucleus(row, o.top_p, order);
+    const double total = std::accumulate(row.begin(), row.end(), 0.0);
     double target = u[b] * total, acc = 0;
     int64_t pick = best;
     for (int64_t v = 0; v < V; ++v) {
@@ -51,6 +72,10 @@ Tensor sample_next_token(const Tensor& logits, double temperature, int64_t top_k
     out[b] = pick;
   }
   return from_vector(out, {B, 1}).to(logits.device());
+}
+
+Tensor sample_next_token(const Tensor& logits, double temperature, int64_t top_k, Generator* gen) {
+  return sample_next_token(logits, SamplingOptions{.temperature = temperature, .top_k = top_k}, gen);
 }
 
 }  // namespace hm::models

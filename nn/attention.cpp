@@ -1,5 +1,6 @@
 #include "nn/attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -108,7 +109,7 @@ Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const Attent
 void KVCache::append(const Tensor& k_new, const Tensor& v_new) {
   HM_CHECK(k_new.dim() == 4 && v_new.dim() == 4 && k_new.size(2) == v_new.size(2), "KVCache::append",
            "expected k (B, H, s, D) and v (B, H, s, Dv), got {} and {}", str(k_new.shape()), str(v_new.shape()));
-  if (empty()) {
+  if (empty()) {  // the first step is kept as given (a static cache never grows past it)
     k = k_new, v = v_new;
     return;
   }
@@ -118,8 +119,36 @@ void KVCache::append(const Tensor& k_new, const Tensor& v_new) {
   HM_CHECK(same_but_time(k, k_new) && same_but_time(v, v_new), "KVCache::append",
            "cached k {} / v {} and new k {} / v {} differ outside the time dim", str(k.shape()), str(v.shape()),
            str(k_new.shape()), str(v_new.shape()));
-  k = cat({k, k_new}, 2);
-  v = cat({v, v_new}, 2);
+  HM_CHECK(k.dtype() == k_new.dtype() && v.dtype() == v_new.dtype() && k.device() == k_new.device() &&
+               v.device() == v_new.device(),
+           "KVCache::append", "cached k {} / v {} and new k {} / v {} differ in dtype or device", k.desc(), v.desc(),
+           k_new.desc(), v_new.desc());
+  if (grad_enabled()) {  // keep the graph: concatenate, and drop the buffers
+    k = cat({k, k_new}, 2), v = cat({v, v_new}, 2);
+    k_buffer = Tensor(), v_buffer = Tensor();
+    return;
+  }
+  const int64_t t = length(), s = k_new.size(2), need = t + s;
+  if (need > capacity() || !k_buffer.defined()) {  // grow to max(2 capacity, need), copying the t cached positions
+    const int64_t cap = std::max(2 * capacity(), need);
+    auto grow = [&](const Tensor& old) {
+      Tensor buf =
+          hm::empty({old.size(0), old.size(1), cap, old.size(3)}, {.dtype = old.dtype(), .device = old.device()});
+      narrow(buf, 2, 0, t).copy_(old);
+      return buf;
+    };
+    k_buffer = grow(k), v_buffer = grow(v);
+    ++reallocations;
+  }
+  narrow(k_buffer, 2, t, s).copy_(k_new);
+  narrow(v_buffer, 2, t, s).copy_(v_new);
+  k = narrow(k_buffer, 2, 0, need), v = narrow(v_buffer, 2, 0, need);
+}
+
+void KVCache::reset() {
+  k = Tensor(), v = Tensor();
+  k_buffer = Tensor(), v_buffer = Tensor();
+  reallocations = 0;
 }
 
 Tensor AttentionScore::attend(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& mask,

@@ -38,6 +38,12 @@ Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const Attent
                  std::optional<double> scale = std::nullopt);
 
 // Keys and values of the positions seen so far, per layer, for incremental decoding.
+// Under no-grad (generation) append is amortised linear: the steps are written in place into
+// buffers (B, H, capacity, D) whose capacity doubles when full, and k / v are views of their
+// first length() positions (strided along H and B, not contiguous), so N one-token appends copy
+// O(N) positions, reallocating O(log N) times. With grad enabled, append concatenates (k and v
+// are then new tensors in the graph, O(t) per step): an in-place write would cut the graph.
+// Earlier views stay valid: an append never overwrites positions below the old length.
 struct KVCache {
   Tensor k;  // (B, H, t, D), undefined while empty
   Tensor v;  // (B, H, t, Dv)
@@ -48,7 +54,15 @@ struct KVCache {
   int64_t length() const { return k.defined() ? k.size(2) : 0; }
   bool empty() const { return !k.defined(); }
   void append(const Tensor& k_new, const Tensor& v_new);  // (B, H, s, D), (B, H, s, Dv)
-  void reset() { k = Tensor(), v = Tensor(); }
+  void reset();
+  // Positions the buffers hold (length() while unbuffered).
+  int64_t capacity() const { return k_buffer.defined() ? k_buffer.size(2) : length(); }
+
+  // The storage behind k and v (public only so that KVCache stays an aggregate, as
+  // `KVCache{.is_static = true}`; written by append alone).
+  Tensor k_buffer;            // (B, H, capacity, D), undefined until the first in-place append
+  Tensor v_buffer;            // (B, H, capacity, Dv)
+  int64_t reallocations = 0;  // buffer (re)allocations since the last reset
 };
 
 enum class AttentionKernel {
