@@ -61,8 +61,8 @@ void RunArgs::add(CLI::App* cmd, bool inspect) {
   cmd->add_option("--out", out, inspect ? "run directory" : "run directory (default runs/<task>)");
   if (inspect)
     cmd->add_option("--checkpoint", checkpoint,
-                    "last (default), best, or a checkpoint file (then --out defaults to "
-                    "its directory)");
+                    "last (default), best, a checkpoint file (then --out defaults to "
+                    "its directory), or a run directory (its last checkpoint)");
   cmd->add_option("--config", config_file, "JSON file of config values");
   cmd->add_option("--set", sets, "override a config value: --set trainer.steps=100 (repeatable)")
       ->allow_extra_args(false);

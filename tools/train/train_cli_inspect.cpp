@@ -27,6 +27,12 @@ struct LoadedRun {
 };
 
 LoadedRun load_run(RunArgs& a, const char* fn) {
+  if (!a.checkpoint.empty() && std::filesystem::is_directory(a.checkpoint)) {  // --checkpoint RUN_DIR: its last
+    std::error_code ec;
+    check(a.out.empty() || std::filesystem::equivalent(a.out, a.checkpoint, ec), fn,
+          "--checkpoint {} is a run directory but --out names another one ({})", a.checkpoint, a.out);
+    a.out = a.checkpoint, a.checkpoint = "last";
+  }
   const bool named_file = !a.checkpoint.empty() && a.checkpoint != "last" && a.checkpoint != "best";
   if (a.out.empty() && named_file) {
     a.out = std::filesystem::path(a.checkpoint).parent_path().string();
