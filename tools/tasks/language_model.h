@@ -4,7 +4,7 @@
 //
 //   save_language_model("models/kjv", task.gpt(), task.tokenizer(), task.config());
 //   LanguageModel lm = load_language_model("models/kjv");   // or "runs/lm", or ".../checkpoint_best.safetensors"
-//   Tensor ids = lm.tokenizer->encode_tensor("In the beginning").reshape({1, -1});
+//   Tensor ids = reshape(lm.tokenizer->encode_tensor("In the beginning"), {1, -1});
 //
 // A saved directory DIR holds
 //   DIR/model.safetensors  the GPT's state_dict (parameters and buffers)
