@@ -6,7 +6,6 @@
 #include <cmath>
 
 #include "core/error.h"
-#include "tools/train/config.h"
 
 namespace hm::studies {
 namespace {
@@ -92,8 +91,9 @@ std::vector<FfRunSpec> ff_study_grid(const FfStudyPlan& plan) {
       if (r.task == task && r.variant.name() == v.name() && r.seed == seed) return;  // the main pair has it
     FfRunSpec run{.task = task, .variant = v, .seed = seed, .device = plan.device};
     run.task_config = ff_scale(plan, task);
-    train::merge_config(run.task_config, task == FfTask::Lm ? plan.lm : plan.vit, kPlan);
-    train::merge_config(run.task_config, v.task_keys(), kPlan);
+    // Plain merges: the task checks the keys when the run merges them into its defaults.
+    run.task_config.merge_patch(task == FfTask::Lm ? plan.lm : plan.vit);
+    run.task_config.merge_patch(v.task_keys());
     run.task_config["seed"] = seed;
     run.save_model = save;
     grid.push_back(std::move(run));
