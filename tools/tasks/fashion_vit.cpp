@@ -7,7 +7,11 @@
 // - FourierFormer: p = 4 and R initialised to 1 for images, one scalar R per layer
 //   (NOTES.md section 2); attention "fourier" versus "softmax".
 // - Size for a 2-core CPU: patch 7 (4x4 = 16 patches + the class token), dim 64, depth 4,
-//   heads 4, mlp_ratio 2 (134k parameters); batch 128, lr 1e-3, 10 epochs.
+//   heads 4, mlp_ratio 2 (139,018 parameters; Fourier adds one R per layer); batch 128, lr 1e-3,
+//   10 epochs. Measured on the shared 2-core machine (load about 3): one epoch of the 54000
+//   training images (422 steps) with its evaluation takes about 20 s with softmax and 75 s
+//   with Fourier attention; after that one epoch (cosine over it) test accuracy is 0.814
+//   (softmax) and 0.834 (Fourier).
 //
 // DeiT-tiny's scale (a GPU configuration; 300 epochs as DeiT, patch 4 gives 49 + 1 tokens):
 //   harmonic train fashion-vit --device cuda --out runs/vit-tiny-fourier --set patch=4 \
