@@ -10,6 +10,7 @@
 #include "core/atomic_file.h"
 #include "data/idx.h"
 #include "data/text.h"
+#include "ops/shape_ops.h"
 
 namespace hm::data {
 namespace fs = std::filesystem;
@@ -77,8 +78,9 @@ std::string strip_references(const std::string& dump, std::string_view fn) {
 
 }  // namespace
 
-void for_each_kjv_line(std::string_view dump, std::string_view fn,
-                       const std::function<void(size_t line_no, std::string_view reference, std::string_view text)>& f) {
+void for_each_kjv_line(
+    std::string_view dump, std::string_view fn,
+    const std::function<void(size_t line_no, std::string_view reference, std::string_view text)>& f) {
   size_t pos = 0, line_no = 0;
   while (pos < dump.size()) {
     size_t end = dump.find('\n', pos);
@@ -105,9 +107,10 @@ bool fashion_mnist_available() {
   return true;
 }
 
-LabeledImages load_fashion_mnist(const std::string& split) {
+LabeledImages load_fashion_mnist(const std::string& split, int64_t limit) {
   constexpr std::string_view fn = "load_fashion_mnist";
   check(split == "train" || split == "test", fn, "split must be \"train\" or \"test\", got \"{}\"", split);
+  check(limit >= 0, fn, "limit must be >= 0 (0: all), got {}", limit);
   const std::string dir = fashion_mnist_dir(), prefix = split == "train" ? "train" : "t10k";
   std::string images = find_idx(dir, prefix + "-images-idx3-ubyte");
   std::string labels = find_idx(dir, prefix + "-labels-idx1-ubyte");
@@ -121,6 +124,10 @@ LabeledImages load_fashion_mnist(const std::string& split) {
         out.images.size(0), labels, out.labels.size(0));
   out.classes = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
                  "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
+  if (limit > 0 && limit < out.images.size(0)) {
+    out.images = slice(out.images, 0, 0, limit).contiguous();
+    out.labels = slice(out.labels, 0, 0, limit).contiguous();
+  }
   return out;
 }
 

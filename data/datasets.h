@@ -16,8 +16,9 @@ namespace hm::data {
 std::string fashion_mnist_dir();
 bool fashion_mnist_available();
 // split "train" (60000) or "test" (10000): images (N, 28, 28) float32 in [0, 1], labels (N,)
-// int64 in 0..9, classes the ten Fashion-MNIST class names.
-LabeledImages load_fashion_mnist(const std::string& split);
+// int64 in 0..9, classes the ten Fashion-MNIST class names. limit > 0 keeps the first `limit`
+// examples (a task's train_subset / test_subset; 0: all); a negative limit throws.
+LabeledImages load_fashion_mnist(const std::string& split, int64_t limit = 0);
 
 // Cache for derived files: $HARMONIC_DATA_DIR, else $XDG_CACHE_HOME/harmonic, else
 // ~/.cache/harmonic (created on demand).

@@ -56,6 +56,21 @@ TEST_CASE("reduce: amax / amin values over dim sets") {
   CHECK(argmax(n, 0).item<int64_t>() == 1);
 }
 
+TEST_CASE("reduce: a row of -inf keeps -inf as its max (any compiler, any row length)") {
+  // Issue 16: `omp simd reduction(max:)` starts its lanes at -FLT_MAX, so with clang an
+  // all -inf row gave -FLT_MAX; ops/cpu/lane_extremum.h starts them at the identity.
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  for (int64_t n : {1, 15, 16, 17, 40}) {
+    for (DType dt : {DType::Float32, DType::Float64}) {
+      Tensor row = full({1, n}, -inf).to(dt);
+      CHECK(amax(row, {1}).to(DType::Float64).item<double>() == -inf);
+      CHECK(amin(full({1, n}, inf).to(dt), {1}).item<double>() == inf);
+      CHECK(logsumexp(row, {1}).to(DType::Float64).item<double>() == -inf);
+      CHECK(norm(row, -inf, {1}).item<double>() == inf);  // min |x| of a row of -inf
+    }
+  }
+}
+
 TEST_CASE("reduce: max / min / argmax / argmin with indices") {
   Tensor x = X();
   ValuesIndices m = max(x, 1);  // X.max(1)

@@ -4,16 +4,17 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 
 #include "data/datasets.h"
-#include "tools/demos/spiral_sgd.h"
 #include "optim/checkpoint.h"
 #include "optim/clip.h"
 #include "tests/helpers.h"
 #include "tests/trainer_helpers.h"
+#include "tools/demos/spiral_sgd.h"
 #include "tools/train/classifier_metrics.h"
 #include "tools/train/config.h"
 #include "tools/train/grad_inspect.h"
@@ -265,6 +266,18 @@ TEST_CASE("trainer: a non-finite loss stops training with the step named") {
   Trainer t(*task, spec.name, c, "");
   t.log = nullptr;
   CHECK(throws_with([&] { t.fit(); }, {"[Trainer] task 'mlp-spirals': the loss is", "at step"}));
+  // A typed error, so a study records a diverged run instead of failing.
+  auto task2 = build_task(spec, c, Device::cpu());
+  Trainer t2(*task2, spec.name, c, "");
+  t2.log = nullptr;
+  try {
+    t2.fit();
+    FAIL("no NonFiniteLoss");
+  } catch (const NonFiniteLoss& e) {
+    CHECK(e.step >= 1);
+    CHECK(!std::isfinite(e.loss));
+    CHECK(std::string(e.what()).find(fmt::format("at step {}", e.step)) != std::string::npos);
+  }
 }
 
 TEST_CASE("trainer: gradient report names every parameter and matches the total norm") {

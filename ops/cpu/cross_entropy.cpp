@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/parallel.h"
+#include "ops/cpu/lane_extremum.h"
 #include "ops/cpu/vec_math.h"
 #include "ops/nn_kernels.h"
 
@@ -76,8 +77,9 @@ template <class T>
 void row_stats(const T* x, int64_t classes, int64_t stride, T& lse, T& sum) {
   T m = -std::numeric_limits<T>::infinity(), s = 0, total = 0;
   if (stride == 1) {
-#pragma omp simd reduction(max : m) reduction(+ : total)
-    for (int64_t c = 0; c < classes; ++c) m = x[c] > m ? x[c] : m, total += x[c];
+    m = cpu::lane_extremum<true>(x, classes, m);
+#pragma omp simd reduction(+ : total)
+    for (int64_t c = 0; c < classes; ++c) total += x[c];
 #pragma omp simd reduction(+ : s)
     for (int64_t c = 0; c < classes; ++c) s += CpuMath::exp(x[c] - m);
   } else {

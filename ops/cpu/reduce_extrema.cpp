@@ -5,6 +5,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "ops/cpu/lane_extremum.h"
 #include "ops/cpu/reduce_loops.h"
 #include "ops/reduce_functors.h"
 #include "ops/reduce_kernels.h"
@@ -14,23 +15,13 @@ namespace {
 
 template <bool IsMax, class T>
 T row_extremum(const T* p, int64_t n) {  // p (n), n >= 1
-  T acc = p[0];
-  int nan = 0;  // an int |-reduction vectorises; a bool || one does not
-  if constexpr (IsMax) {
-#pragma omp simd reduction(max : acc) reduction(| : nan)
-    for (int64_t i = 0; i < n; ++i) {
-      acc = p[i] > acc ? p[i] : acc;
-      nan |= p[i] != p[i];
-    }
-  } else {
-#pragma omp simd reduction(min : acc) reduction(| : nan)
-    for (int64_t i = 0; i < n; ++i) {
-      acc = p[i] < acc ? p[i] : acc;
-      nan |= p[i] != p[i];
-    }
-  }
-  if constexpr (std::is_floating_point_v<T>)
+  const T acc = cpu::lane_extremum<IsMax>(p, n, p[0]);
+  if constexpr (std::is_floating_point_v<T>) {
+    int nan = 0;  // an int |-reduction vectorises; a bool || one does not
+#pragma omp simd reduction(| : nan)
+    for (int64_t i = 0; i < n; ++i) nan |= p[i] != p[i];
     if (nan) return std::numeric_limits<T>::quiet_NaN();
+  }
   return acc;
 }
 

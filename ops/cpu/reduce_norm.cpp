@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ops/cpu/lane_extremum.h"
 #include "ops/cpu/reduce_loops.h"
 #include "ops/cpu/vec_math.h"
 #include "ops/reduce_kernels.h"
@@ -44,15 +45,10 @@ void map_extreme(const T* x, T* out, int64_t outer, int64_t r, int64_t inner, T 
       outer, r, inner,
       [&](int64_t o) {
         const T* p = x + o * r;
-        T acc = init;
+        const T acc = cpu::lane_extremum<IsMax>(p, r, init, f);
         int seen_nan = 0;  // int |, not bool ||: only the former vectorises
-        if constexpr (IsMax) {
-#pragma omp simd reduction(max : acc) reduction(| : seen_nan)
-          for (int64_t k = 0; k < r; ++k) acc = better(f(p[k]), acc), seen_nan |= p[k] != p[k];
-        } else {
-#pragma omp simd reduction(min : acc) reduction(| : seen_nan)
-          for (int64_t k = 0; k < r; ++k) acc = better(f(p[k]), acc), seen_nan |= p[k] != p[k];
-        }
+#pragma omp simd reduction(| : seen_nan)
+        for (int64_t k = 0; k < r; ++k) seen_nan |= p[k] != p[k];
         out[o] = seen_nan ? nan : acc;
       },
       [&](int64_t o, int64_t i0, int64_t i1) {
@@ -80,9 +76,7 @@ void logsumexp(const T* x, T* out, int64_t outer, int64_t r, int64_t inner) {
       outer, r, inner,
       [&](int64_t o) {
         const T* p = x + o * r;
-        T m = ninf;
-#pragma omp simd reduction(max : m)
-        for (int64_t k = 0; k < r; ++k) m = p[k] > m ? p[k] : m;
+        const T m = cpu::lane_extremum<true>(p, r, ninf);
         const T shift = shift_of(m);
         T s = 0;
 #pragma omp simd reduction(+ : s)

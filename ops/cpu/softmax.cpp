@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/parallel.h"
+#include "ops/cpu/lane_extremum.h"
 #include "ops/cpu/vec_math.h"
 #include "ops/nn_kernels.h"
 
@@ -28,9 +29,7 @@ Layout layout_of(const Shape& shape, int64_t dim) {
 
 template <class T>
 void softmax_row(const T* x, T* y, int64_t n, bool log) {  // x, y (n)
-  T m = -std::numeric_limits<T>::infinity();
-#pragma omp simd reduction(max : m)
-  for (int64_t i = 0; i < n; ++i) m = x[i] > m ? x[i] : m;
+  const T m = cpu::lane_extremum<true>(x, n, -std::numeric_limits<T>::infinity());
   T s = 0;
   if (log) {
 #pragma omp simd reduction(+ : s)

@@ -234,41 +234,42 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
   std::mutex fresh_mutex;
   train::SigintScope sigint;  // Ctrl-C: runs in flight stop at their next step, none start
   train::clear_stop();
-  const size_t finished = train::run_pool(
-      todo.size(),
-      [&](size_t k) {
-        const StudyRun& run = grid[todo[k]];
-        const auto t0 = std::chrono::steady_clock::now();
-        Json result = spec.run(run);
-        HM_CHECK(result.is_object(), "study", "run '{}' returned {} instead of a JSON object", run.label,
-                 result.dump());
-        std::lock_guard<std::mutex> lock(fresh_mutex);
-        fresh[k] = RunRecord{run.label, run.config, std::move(result), seconds_since(t0)};
-      },
-      jobs,
-      {.cost = [&](size_t k) { return grid[todo[k]].cost; },
-       .label = [&](size_t k) { return grid[todo[k]].label; },
-       .on_done =
-           [&](size_t k, const train::PoolProgress& p) {
-             const RunRecord& r = fresh[k];
-             append_line_durable(results_path, record_json(r).dump());
-             ++recorded;
-             if (!log) return;
-             const std::string line = fmt::format(
-                 "[{:>{}}/{}] {} | {} | {} | elapsed {}, ETA {}", recorded, width, grid.size(), r.label,
-                 spec.describe ? spec.describe(r) : "", report::format_duration(r.seconds),
-                 report::format_duration(p.elapsed), report::format_duration(p.eta));
-             if (tty) {
-               fmt::print(log, "\r\033[K{}\n", line);
-               if (recorded < grid.size())
-                 fmt::print(log, "  {} of {} runs done, elapsed {}, ETA {}", recorded, grid.size(),
-                            report::format_duration(p.elapsed), report::format_duration(p.eta));
-             } else {
-               fmt::print(log, "{}\n", line);
-             }
-             std::fflush(log);
-           },
-       .stop_starting = [] { return train::stop_requested(); }});
+  const size_t finished =
+      train::run_pool(todo.size(),
+                      [&](size_t k) {
+                        StudyRun run = grid[todo[k]];
+                        run.dir = dir;
+                        const auto t0 = std::chrono::steady_clock::now();
+                        Json result = spec.run(run);
+                        HM_CHECK(result.is_object(), "study", "run '{}' returned {} instead of a JSON object",
+                                 run.label, result.dump());
+                        std::lock_guard<std::mutex> lock(fresh_mutex);
+                        fresh[k] = RunRecord{run.label, run.config, std::move(result), seconds_since(t0)};
+                      },
+                      jobs,
+                      {.cost = [&](size_t k) { return grid[todo[k]].cost; },
+                       .label = [&](size_t k) { return grid[todo[k]].label; },
+                       .on_done =
+                           [&](size_t k, const train::PoolProgress& p) {
+                             const RunRecord& r = fresh[k];
+                             append_line_durable(results_path, record_json(r).dump());
+                             ++recorded;
+                             if (!log) return;
+                             const std::string line = fmt::format(
+                                 "[{:>{}}/{}] {} | {} | {} | elapsed {}, ETA {}", recorded, width, grid.size(), r.label,
+                                 spec.describe ? spec.describe(r) : "", report::format_duration(r.seconds),
+                                 report::format_duration(p.elapsed), report::format_duration(p.eta));
+                             if (tty) {
+                               fmt::print(log, "\r\033[K{}\n", line);
+                               if (recorded < grid.size())
+                                 fmt::print(log, "  {} of {} runs done, elapsed {}, ETA {}", recorded, grid.size(),
+                                            report::format_duration(p.elapsed), report::format_duration(p.eta));
+                             } else {
+                               fmt::print(log, "{}\n", line);
+                             }
+                             std::fflush(log);
+                           },
+                       .stop_starting = [] { return train::stop_requested(); }});
 
   settings.sessions.back()["wall_seconds"] = seconds_since(start);
   write_file_atomic((fs::path(dir) / kSettings).string(), settings.to_json().dump(2) + "\n");
@@ -287,8 +288,8 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
     return out;
   }
   std::vector<RunRecord> all = in_grid_order(grid, read_results(results_path), results_path);
-  check(all.size() == grid.size(), "study", "{} holds {} of the grid's {} runs after the pool finished",
-        results_path, all.size(), grid.size());
+  check(all.size() == grid.size(), "study", "{} holds {} of the grid's {} runs after the pool finished", results_path,
+        all.size(), grid.size());
   out.files = write_report(spec, dir, std::move(all), info_of(settings, spec.name), log);
   return out;
 }

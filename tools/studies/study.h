@@ -40,6 +40,9 @@ struct StudyRun {
   std::string label;
   Json config;
   double cost = 1.0;  // relative cost (slowest runs start first; ETA)
+  // The study's directory, set by the driver when the run starts (not part of the config, so
+  // a moved study still resumes): where a run may keep files of its own, e.g. a trained model.
+  std::string dir;
 };
 
 // One finished run as recorded in results.jsonl.

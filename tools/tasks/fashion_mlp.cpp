@@ -18,9 +18,8 @@ namespace {
 
 // The first `limit` examples (0: all) as (N, 784) float32 images and (N,) labels.
 std::pair<Tensor, Tensor> flat_split(const std::string& split, int64_t limit) {
-  data::LabeledImages d = data::load_fashion_mnist(split);
-  const int64_t n = limit > 0 ? std::min(limit, d.images.size(0)) : d.images.size(0);
-  return {reshape(slice(d.images, 0, 0, n), {n, 28 * 28}).contiguous(), slice(d.labels, 0, 0, n).contiguous()};
+  data::LabeledImages d = data::load_fashion_mnist(split, limit);
+  return {reshape(d.images, {d.images.size(0), 28 * 28}).contiguous(), d.labels};
 }
 
 class FashionMlp : public Task {

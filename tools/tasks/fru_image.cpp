@@ -58,7 +58,9 @@ class FruImageModel : public nn::UnaryModule {
   }
   Tensor forward(const Tensor& x) override { return head_->forward(cell_->forward_last(x)); }
   // Figure 5 (`grads --over-time`): the classifier at every step; the input is the sequence.
-  StepClassifierProbe probe() { return {cell_.get(), head_.get(), [](const Tensor& x) { return x; }}; }
+  StepClassifierProbe probe() {
+    return {cell_.get(), head_.get(), [](const Tensor& x) { return x; }};
+  }
 
  private:
   std::shared_ptr<PaperCell> cell_;
@@ -68,9 +70,8 @@ class FruImageModel : public nn::UnaryModule {
 // The first `limit` examples of a Fashion-MNIST split (0: all) as sequences (N, T, in) and
 // labels (N,).
 std::pair<Tensor, Tensor> load_split(const std::string& split, int64_t limit, const Json& c) {
-  data::LabeledImages d = data::load_fashion_mnist(split);
-  const int64_t n = limit > 0 ? std::min(limit, d.images.size(0)) : d.images.size(0);
-  return {fru_image_sequences(slice(d.images, 0, 0, n), c), slice(d.labels, 0, 0, n).contiguous()};
+  data::LabeledImages d = data::load_fashion_mnist(split, limit);
+  return {fru_image_sequences(d.images, c), d.labels};
 }
 
 class FruImage : public Task {

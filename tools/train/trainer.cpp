@@ -135,8 +135,10 @@ double Trainer::micro_step(const data::Batch& batch, double scale, int64_t batch
   HM_CHECK(loss.numel() == 1, "Trainer", "task '{}' returned a loss of shape {}, expected a scalar", task_name_,
            str(loss.shape()));
   const double value = loss.item<double>();
-  check(std::isfinite(value), "Trainer", "task '{}': the loss is {} at step {} (epoch {}, batch {})", task_name_, value,
-        step_ + 1, epoch_ + 1, batch_index + 1);
+  if (!std::isfinite(value))
+    throw NonFiniteLoss(fmt::format("[Trainer] task '{}': the loss is {} at step {} (epoch {}, batch {})", task_name_,
+                                    value, step_ + 1, epoch_ + 1, batch_index + 1),
+                        step_ + 1, value);
   if (scale != 1.0) loss = mul(loss, scale);
   loss.backward();
   return value;

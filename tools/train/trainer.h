@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "optim/schedule.h"
 #include "tools/train/task.h"
 
@@ -79,6 +80,14 @@ struct StepRecord {
   int64_t epoch = 0;                       // the epoch of this step, 1-based
   int64_t items = 0;                       // examples in the step's batch(es) (size(0) of each input)
   double loss = 0, lr = 0, grad_norm = 0;  // loss: mean over the step's micro-batches
+};
+
+// Thrown when a step's loss is NaN or infinite: the run diverged. An Error (the message names
+// the task, step, epoch and batch) that a study can catch to record the divergence.
+struct NonFiniteLoss : Error {
+  NonFiniteLoss(const std::string& message, int64_t step, double loss) : Error(message), step(step), loss(loss) {}
+  int64_t step;  // the 1-based step whose loss was not finite
+  double loss;
 };
 
 struct FitResult {

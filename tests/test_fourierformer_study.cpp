@@ -1,0 +1,210 @@
+// `harmonic study fourierformer` (tools/studies/fourierformer/): the grid of each mode, run
+// configs round-tripping through JSON, and the report's aggregates, claims, tables and
+// figures on runs with known numbers (a diverged odd-p run included).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "tests/helpers.h"
+#include "tools/studies/fourierformer/figures.h"
+#include "tools/studies/fourierformer/plan.h"
+#include "tools/studies/fourierformer/report.h"
+
+using namespace hm;
+using namespace hm::studies;
+using hm::test::read_text;
+using hm::test::ScratchDir;
+using hm::test::throws_with;
+
+namespace {
+
+size_t count_task(const std::vector<FfRunSpec>& runs, FfTask task) {
+  size_t n = 0;
+  for (const FfRunSpec& r : runs) n += r.task == task ? 1 : 0;
+  return n;
+}
+
+const FfRunSpec* find_run(const std::vector<FfRunSpec>& grid, FfTask task, const std::string& variant, uint64_t seed) {
+  for (const FfRunSpec& r : grid)
+    if (r.task == task && r.variant.name() == variant && r.seed == seed) return &r;
+  return nullptr;
+}
+
+// A finished LM run: validation perplexity falling from 1000 to `ppl` over two evaluations,
+// test = val + 1, head distances `heads`, or a divergence at step 7.
+RunRecord lm_record(const FfRunSpec& r, double ppl, double heads, bool diverged = false) {
+  Json final_metrics = {{"val_ppl", ppl},           {"val_loss", std::log(ppl)},
+                        {"test_ppl", ppl + 1},      {"test_head_l2_mean", heads},
+                        {"test_head_l2_std", 0.5},  {"train_head_l2_mean", heads + 0.1},
+                        {"train_head_l2_std", 0.4}, {"r_mean", r.variant.fourier ? Json(1.5) : Json(nullptr)}};
+  Json result = {{"params", 1000},
+                 {"steps", 20},
+                 {"train_seconds", 2.0},
+                 {"items_per_second", 500.0},
+                 {"curve", {{{"step", 0}, {"val_ppl", 1000.0}}, {{"step", 10}, {"val_ppl", 2 * ppl}}}},
+                 {"train_loss", {{{"step", 10}, {"loss", 5.0}}}},
+                 {"final", final_metrics},
+                 {"diverged", nullptr}};
+  if (diverged) {
+    result["diverged"] = {{"step", 7}, {"loss", "nan"}};
+    for (auto& [k, v] : result["final"].items()) v = nullptr;
+    result["curve"].erase(1);
+  } else {
+    result["curve"].push_back({{"step", 20}, {"val_ppl", ppl}, {"r_mean", final_metrics.at("r_mean")}});
+  }
+  return {ff_run_label(r), ff_run_json(r), result, 3.0};
+}
+
+RunRecord vit_record(const FfRunSpec& r, double top1) {
+  Json result = {{"params", 500},
+                 {"steps", 10},
+                 {"items_per_second", 100.0},
+                 {"curve", {{{"step", 0}, {"test_accuracy", 0.1}}, {{"step", 10}, {"test_accuracy", top1}}}},
+                 {"train_loss", {{{"step", 10}, {"loss", 1.0}}}},
+                 {"final", {{"test_accuracy", top1}, {"test_top5", 0.99}}},
+                 {"diverged", nullptr}};
+  return {ff_run_label(r), ff_run_json(r), result, 2.0};
+}
+
+const report::ClaimResult* find_claim(const std::vector<report::ClaimResult>& claims, const std::string& fragment) {
+  for (const report::ClaimResult& c : claims)
+    if (c.claim.find(fragment) != std::string::npos) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("fourierformer study: quick and full grids") {
+  FfStudyPlan quick{.quick = true};
+  const auto q = ff_study_grid(quick);
+  // LM softmax + Fourier, x^1 and x^2 (seed 1), ViT softmax + Fourier.
+  CHECK(q.size() == 6);
+  CHECK(count_task(q, FfTask::Vit) == 2);
+  CHECK(find_run(q, FfTask::Lm, "fourier p=1 R=2", 1));
+  CHECK(find_run(q, FfTask::Vit, "fourier p=4 R=1", 1));  // images: R init 1
+  CHECK(q.front().save_model);                            // the main LM runs keep their model
+
+  const auto full = ff_study_grid(FfStudyPlan{});
+  // Per seed: 2 main + 4 powers + 5 R inits + 1 vector = 12 LM runs, 2 ViT runs.
+  CHECK(full.size() == 3 * 14);
+  std::set<std::string> labels;
+  for (const FfRunSpec& r : full) labels.insert(ff_run_label(r));
+  CHECK(labels.size() == full.size());
+  const FfRunSpec* vec = find_run(full, FfTask::Lm, "fourier p=4 R=2 vector", 2);
+  REQUIRE(vec);
+  CHECK(vec->task_config.at("fourier_r_per_dim").get<bool>());
+  CHECK(vec->task_config.at("seed").get<uint64_t>() == 2);
+  CHECK(!vec->save_model);
+  // The main Fourier run is the ablations' p = 4, R = 2 row: not repeated.
+  size_t main_fourier = 0;
+  for (const FfRunSpec& r : full) main_fourier += r.variant.name() == "fourier p=4 R=2" ? 1 : 0;
+  CHECK(main_fourier == 3);
+
+  // Only the p ablation, on its own seeds: the x^4 reference runs come along.
+  FfStudyPlan powers{.parts = {"p"}, .ps = {3}, .seeds = {1}, .ablation_seeds = {5}};
+  const auto p = ff_study_grid(powers);
+  CHECK(p.size() == 2);
+  CHECK(find_run(p, FfTask::Lm, "fourier p=4 R=2", 5));
+  CHECK(find_run(p, FfTask::Lm, "fourier p=3 R=2", 5));
+
+  // Task overrides reach every run of their task; the variant keys win.
+  FfStudyPlan over{.quick = true, .parts = {"lm"}, .lm = {{"n_layer", 1}, {"attention", "softmax"}}};
+  for (const FfRunSpec& r : ff_study_grid(over)) {
+    CHECK(r.task_config.at("n_layer").get<int>() == 1);
+    CHECK(r.task_config.at("attention").get<std::string>() == (r.variant.fourier ? "fourier" : "softmax"));
+  }
+  CHECK(throws_with([] { ff_study_grid(FfStudyPlan{.parts = {"lm", "nosuch"}}); }, {"unknown part 'nosuch'"}));
+  CHECK(throws_with([] { ff_study_grid(FfStudyPlan{.ps = {0}}); }, {"p=0"}));
+  CHECK(throws_with([] { ff_study_grid(FfStudyPlan{.r_inits = {-1}}); }, {"R init -1"}));
+}
+
+TEST_CASE("fourierformer study: run configs round-trip and name their directories") {
+  for (const FfRunSpec& r : ff_study_grid(FfStudyPlan{})) {
+    const FfRunSpec back = ff_run_from_json(ff_run_json(r));
+    CHECK(ff_run_label(back) == ff_run_label(r));
+    CHECK(back.task_config == r.task_config);
+    CHECK(back.save_model == r.save_model);
+    CHECK(ff_run_cost(r) > 0);
+  }
+  const FfRunSpec* r = find_run(ff_study_grid(FfStudyPlan{}), FfTask::Lm, "fourier p=4 R=0.1", 1);
+  REQUIRE(r);
+  CHECK(ff_run_label(*r) == "lm fourier p=4 R=0.1 seed=1");
+  CHECK(ff_model_dir_name(*r) == "lm-fourier-p4-R0.1-seed1");
+  CHECK(throws_with([] { ff_run_from_json({{"task", "kjv-lm"}}); }, {"study fourierformer", "malformed run config"}));
+}
+
+TEST_CASE("fourierformer study: report, claims, divergence and figures on known runs") {
+  FfStudyPlan plan{.seeds = {1, 2}};
+  const auto grid = ff_study_grid(plan);
+  std::vector<RunRecord> records;
+  for (const FfRunSpec& r : grid) {
+    if (r.task == FfTask::Vit) {
+      records.push_back(vit_record(r, r.variant.fourier ? 0.88 : 0.86));
+      continue;
+    }
+    const std::string v = r.variant.name();
+    if (v == "softmax")
+      records.push_back(lm_record(r, 60, 3.0));
+    else if (v == "fourier p=4 R=2")
+      records.push_back(lm_record(r, 55 + static_cast<double>(r.seed), 4.0));
+    else if (v == "fourier p=1 R=2")
+      records.push_back(lm_record(r, 0, 0, /*diverged=*/true));
+    else if (v == "fourier p=3 R=2")
+      records.push_back(lm_record(r, r.seed == 1 ? 200 : 57, 4.0));  // 1/2 seeds
+    else
+      records.push_back(lm_record(r, 58, 4.0));
+  }
+  const auto groups = aggregate_ff_runs(ff_runs_of(records));
+  const FfGroup* four = find_ff_group(groups, FfTask::Lm, "fourier p=4 R=2");
+  REQUIRE(four);
+  CHECK(four->val_ppl.mean == doctest::Approx(56.5));
+  CHECK(four->untrained_val_ppl.mean == doctest::Approx(1000));
+  CHECK(four->r_final.mean == doctest::Approx(1.5));
+  const FfGroup* p1 = find_ff_group(groups, FfTask::Lm, "fourier p=1 R=2");
+  REQUIRE(p1);
+  CHECK(p1->diverged == 2);
+  CHECK(p1->diverged_steps == std::vector<int64_t>{7, 7});
+  CHECK(std::isnan(p1->val_ppl.mean));
+
+  const auto claims = ff_claims(groups);
+  const auto* t1 = find_claim(claims, "test perplexity below softmax");
+  REQUIRE(t1);
+  CHECK(t1->holds);
+  CHECK(t1->seeds_holding == 2);
+  const auto* x1 = find_claim(claims, "x^1 does not converge");
+  REQUIRE(x1);
+  CHECK(x1->holds);
+  const auto* x3 = find_claim(claims, "x^3 does not converge");
+  REQUIRE(x3);
+  CHECK(x3->seeds_holding == 1);  // 200 >= 1.5 x 56 on seed 1; 57 < 1.5 x 57 on seed 2
+  CHECK(find_claim(claims, "heads farther apart")->holds);
+  CHECK(find_claim(claims, "Fourier ViT top-1")->holds);
+  CHECK(!find_claim(claims, "x^6 validation perplexity below x^4")->holds);  // 58 vs 56.5
+
+  ScratchDir dir;
+  StudyInfo info{.name = "fourierformer", .quick = false, .jobs = 2, .wall_seconds = 60};
+  const StudyReport rep = write_ff_study(dir.str(), ff_runs_of(records), info);
+  const std::string md = read_text(dir.str() + "/summary.md");
+  for (const char* s :
+       {"Table 1", "Table 2", "Table 3", "Table 4", "Table 5", "34.29", "32.85", "not converge",
+        "diverged 2/2 seeds, at step 7, 7", "73.25", "7.45 ± 2.50", "4.00 ± 0.50", "King James Bible", "Fashion-MNIST"})
+    CHECK_MESSAGE(md.find(s) != std::string::npos, std::string(s));
+  const Json summary = Json::parse(read_text(dir.str() + "/summary.json"));
+  CHECK(summary.at("groups").size() == groups.size());
+  CHECK(summary.at("claims").size() == claims.size());
+  for (const char* fig :
+       {"fig_lm_val_ppl.svg", "fig_p_ablation.png", "fig_r_ablation.svg", "fig_r_learned.svg", "fig_vit_accuracy.png"})
+    CHECK_MESSAGE(std::filesystem::exists(dir.str() + "/" + fig), std::string(fig));
+  // The diverged power's line ends where it diverged: its curve has the untrained point only.
+  const report::LinePlot powers = ff_plot(groups, FfFigure::Powers);
+  bool found = false;
+  for (const report::Series& s : powers.series)
+    if (s.label.find("fourier p=1") != std::string::npos) {
+      found = true;
+      CHECK(s.x.size() == 1);
+      CHECK(s.label.find("diverged: 2/2 seeds") != std::string::npos);
+    }
+  CHECK(found);
+}

@@ -1,0 +1,99 @@
+#include "tools/studies/fourierformer/figures.h"
+
+#include <fmt/format.h>
+
+namespace hm::studies {
+namespace {
+
+bool shows(FfFigure figure, const FfGroup& g) {
+  const FfVariant& v = g.variant;
+  switch (figure) {
+    case FfFigure::Main:
+    case FfFigure::TrainLoss:
+      return g.task == FfTask::Lm && (!v.fourier || v.name() == "fourier p=4 R=2");
+    case FfFigure::Powers:
+      return g.task == FfTask::Lm && v.fourier && v.r_init == 2.0 && !v.r_per_dim;
+    case FfFigure::RInits:
+    case FfFigure::RTrajectory:
+      return g.task == FfTask::Lm && v.fourier && v.p == 4;
+    case FfFigure::Vit:
+      return g.task == FfTask::Vit;
+  }
+  return false;
+}
+
+const report::CurveStats& curve_of(FfFigure figure, const FfGroup& g) {
+  if (figure == FfFigure::TrainLoss) return g.train_loss;
+  if (figure == FfFigure::RTrajectory) return g.r_curve;
+  return g.curve;
+}
+
+}  // namespace
+
+report::LinePlot ff_plot(const std::vector<FfGroup>& groups, FfFigure figure) {
+  report::LinePlot plot;
+  plot.x_label = "training step";
+  plot.log_y = figure != FfFigure::Vit && figure != FfFigure::RTrajectory;
+  const double scale = figure == FfFigure::Vit ? 100.0 : 1.0;  // accuracy in percent
+  size_t seeds = 0;
+  for (const FfGroup& g : groups) {
+    if (!shows(figure, g)) continue;
+    const report::CurveStats& c = curve_of(figure, g);
+    if (c.x.empty()) continue;
+    seeds = std::max(seeds, g.seeds.size());
+    report::Series s;
+    s.label =
+        g.variant.name() + (g.diverged > 0 ? fmt::format(" (diverged: {}/{} seeds)", g.diverged, g.seeds.size()) : "");
+    s.x = c.x;
+    for (size_t i = 0; i < c.x.size(); ++i) {
+      s.y.push_back(scale * c.mean[i]);
+      if (c.curves > 1) {
+        s.y_low.push_back(scale * (c.mean[i] - c.std[i]));
+        s.y_high.push_back(scale * (c.mean[i] + c.std[i]));
+      }
+    }
+    s.markers = s.x.size() <= 12;
+    plot.series.push_back(std::move(s));
+  }
+  const std::string over = fmt::format("mean over {} seed{}", seeds, seeds == 1 ? "" : "s");
+  switch (figure) {
+    case FfFigure::Main:
+      plot.title = "KJV word-level LM: validation perplexity, softmax vs Fourier attention (" + over + ")";
+      plot.y_label = "validation perplexity";
+      break;
+    case FfFigure::Powers:
+      plot.title = "Table 4 ablation: phi(x) = x^p, R_init 2 (" + over + "; a diverged run's line ends)";
+      plot.y_label = "validation perplexity";
+      break;
+    case FfFigure::RInits:
+      plot.title = "Table 5 ablation: R_init, x^4 (" + over + ")";
+      plot.y_label = "validation perplexity";
+      break;
+    case FfFigure::RTrajectory:
+      plot.title = "The learned bandwidth R (mean over layers and dims; " + over + ")";
+      plot.y_label = "R";
+      break;
+    case FfFigure::TrainLoss:
+      plot.title = "KJV word-level LM: training loss between evaluations (" + over + ")";
+      plot.y_label = "training cross-entropy (nats)";
+      break;
+    case FfFigure::Vit:
+      plot.title = "Fashion-MNIST ViT: test accuracy (" + over + ")";
+      plot.y_label = "test top-1 accuracy (%)";
+      break;
+  }
+  return plot;
+}
+
+std::vector<std::string> write_ff_figures(const std::string& dir, const std::vector<FfGroup>& groups) {
+  std::vector<std::string> written;
+  const std::pair<FfFigure, const char*> figures[] = {
+      {FfFigure::Main, "fig_lm_val_ppl"},         {FfFigure::Powers, "fig_p_ablation"},
+      {FfFigure::RInits, "fig_r_ablation"},       {FfFigure::RTrajectory, "fig_r_learned"},
+      {FfFigure::TrainLoss, "fig_lm_train_loss"}, {FfFigure::Vit, "fig_vit_accuracy"}};
+  for (const auto& [figure, name] : figures)
+    for (std::string& f : report::save_svg_and_png(ff_plot(groups, figure), dir, name)) written.push_back(std::move(f));
+  return written;
+}
+
+}  // namespace hm::studies

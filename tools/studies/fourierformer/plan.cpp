@@ -1,0 +1,194 @@
+#include "tools/studies/fourierformer/plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+
+namespace hm::studies {
+namespace {
+
+constexpr const char* kPlan = "study fourierformer";
+
+bool has_part(const FfStudyPlan& plan, const std::string& part) {
+  if (plan.parts.empty()) return !plan.quick || part != "r";  // quick: no R ablation by default
+  return std::find(plan.parts.begin(), plan.parts.end(), part) != plan.parts.end();
+}
+
+std::vector<uint64_t> main_seeds(const FfStudyPlan& plan) {
+  if (!plan.seeds.empty()) return plan.seeds;
+  return plan.quick ? std::vector<uint64_t>{1} : std::vector<uint64_t>{1, 2, 3};
+}
+
+std::vector<uint64_t> ablation_seeds(const FfStudyPlan& plan) {
+  return plan.ablation_seeds.empty() ? main_seeds(plan) : plan.ablation_seeds;
+}
+
+// The paper's main Fourier settings: p = 4; R init 2 for language, 1 for images.
+FfVariant main_fourier(FfTask task) { return {.fourier = true, .p = 4, .r_init = task == FfTask::Lm ? 2.0 : 1.0}; }
+
+std::string format_r(double r) { return fmt::format("{:g}", r); }
+
+}  // namespace
+
+const char* ff_task_name(FfTask task) { return task == FfTask::Lm ? "kjv-lm" : "fashion-vit"; }
+
+Json FfVariant::task_keys() const {
+  if (!fourier) return {{"attention", "softmax"}};
+  return {{"attention", "fourier"}, {"fourier_p", p}, {"fourier_r_init", r_init}, {"fourier_r_per_dim", r_per_dim}};
+}
+
+std::string FfVariant::name() const {
+  if (!fourier) return "softmax";
+  return fmt::format("fourier p={} R={}{}", p, format_r(r_init), r_per_dim ? " vector" : "");
+}
+
+std::string FfVariant::display() const {
+  if (!fourier) return "softmax (dot product)";
+  return fmt::format("FourierFormer, x^{}, R_init {}{}", p, format_r(r_init), r_per_dim ? ", R a vector" : "");
+}
+
+Json ff_scale(const FfStudyPlan& plan, FfTask task) {
+  if (task == FfTask::Lm) {
+    if (plan.paper_scale)  // the small WikiText-103 model of lmtool-fwp (the paper's code base)
+      return {{"n_layer", 16},     {"n_embd", 128},
+              {"n_head", 8},       {"n_inner", 2048},
+              {"block_size", 256}, {"batch_size", 96},
+              {"lr", 2.5e-4},      {"dropout", 0.1},
+              {"eval_tokens", 0},  {"trainer", {{"steps", 500000}, {"warmup_steps", 2000}, {"eval_every", 10000}}}};
+    if (plan.quick)
+      return {{"n_layer", 2},
+              {"block_size", 64},
+              {"batch_size", 16},
+              {"eval_tokens", 8192},
+              {"trainer", {{"steps", 400}, {"warmup_steps", 40}, {"eval_every", 50}}}};
+    return {{"n_layer", 4},
+            {"block_size", 128},
+            {"batch_size", 16},
+            {"eval_tokens", 0},
+            {"trainer", {{"steps", 3000}, {"warmup_steps", 300}, {"eval_every", 250}}}};
+  }
+  if (plan.paper_scale)  // DeiT-tiny's shape (patch 16 on 224 px = 196 tokens; here patch 4 on 28 px = 49)
+    return {{"patch", 4},   {"dim", 192},           {"depth", 12},
+            {"heads", 3},   {"mlp_ratio", 4.0},     {"batch_size", 256},
+            {"lr", 2.5e-4}, {"weight_decay", 0.05}, {"trainer", {{"epochs", 300}, {"warmup_steps", 1000}}}};
+  if (plan.quick) return {{"train_subset", 6000}, {"test_subset", 2000}, {"trainer", {{"epochs", 3}}}};
+  return {{"trainer", {{"epochs", 10}}}};
+}
+
+std::vector<FfRunSpec> ff_study_grid(const FfStudyPlan& plan) {
+  for (const std::string& p : plan.parts)
+    check(std::find(kFfParts.begin(), kFfParts.end(), p) != kFfParts.end(), kPlan, "unknown part '{}' (lm, p, r, vit)",
+          p);
+  for (int64_t p : plan.ps) check(p >= 1 && p <= 16, kPlan, "ablation power p={} outside 1..16", p);
+  for (double r : plan.r_inits) check(std::isfinite(r) && r > 0, kPlan, "ablation R init {} must be positive", r);
+
+  std::vector<FfRunSpec> grid;
+  auto add = [&](FfTask task, const FfVariant& v, uint64_t seed, bool save) {
+    for (const FfRunSpec& r : grid)
+      if (r.task == task && r.variant.name() == v.name() && r.seed == seed) return;  // the main pair has it
+    FfRunSpec run{.task = task, .variant = v, .seed = seed, .device = plan.device};
+    run.task_config = ff_scale(plan, task);
+    // Plain merges: the task checks the keys when the run merges them into its defaults.
+    run.task_config.merge_patch(task == FfTask::Lm ? plan.lm : plan.vit);
+    run.task_config.merge_patch(v.task_keys());
+    run.task_config["seed"] = seed;
+    run.save_model = save;
+    grid.push_back(std::move(run));
+  };
+  const std::vector<uint64_t> seeds = main_seeds(plan), ab_seeds = ablation_seeds(plan);
+  const bool lm = has_part(plan, "lm"), p = has_part(plan, "p"), r = has_part(plan, "r");
+  if (lm || p || r)  // the ablations' p = 4, R = 2 row is the main Fourier run
+    for (uint64_t seed : lm ? seeds : ab_seeds) {
+      const bool save = plan.save_models && seed == seeds.front();
+      if (lm) add(FfTask::Lm, FfVariant{}, seed, save);
+      add(FfTask::Lm, main_fourier(FfTask::Lm), seed, save);
+    }
+  if (p) {
+    std::vector<int64_t> ps = plan.ps;
+    if (ps.empty()) ps = plan.quick ? std::vector<int64_t>{1, 2} : std::vector<int64_t>{1, 2, 3, 6};
+    for (int64_t power : ps)
+      for (uint64_t seed : ab_seeds) add(FfTask::Lm, {.fourier = true, .p = power, .r_init = 2.0}, seed, false);
+  }
+  if (r) {
+    std::vector<double> rs = plan.r_inits;
+    if (rs.empty()) rs = {0.1, 0.5, 1.0, 3.0, 4.0};
+    for (double r_init : rs)
+      for (uint64_t seed : ab_seeds) add(FfTask::Lm, {.fourier = true, .p = 4, .r_init = r_init}, seed, false);
+    if (plan.r_vector)
+      for (uint64_t seed : ab_seeds)
+        add(FfTask::Lm, {.fourier = true, .p = 4, .r_init = 2.0, .r_per_dim = true}, seed, false);
+  }
+  if (has_part(plan, "vit"))
+    for (uint64_t seed : seeds) {
+      add(FfTask::Vit, FfVariant{}, seed, false);
+      add(FfTask::Vit, main_fourier(FfTask::Vit), seed, false);
+    }
+  return grid;
+}
+
+std::string ff_run_label(const FfRunSpec& run) {
+  return fmt::format("{} {} seed={}", run.task == FfTask::Lm ? "lm" : "vit", run.variant.name(), run.seed);
+}
+
+std::string ff_model_dir_name(const FfRunSpec& run) {
+  std::string out;
+  for (char c : ff_run_label(run)) {
+    if (c == ' ') c = '-';
+    if (c == '=') continue;
+    out += c;
+  }
+  return out;
+}
+
+double ff_run_cost(const FfRunSpec& run) {
+  const Json& c = run.task_config;
+  auto get = [&](const char* key, double fallback) { return c.contains(key) ? c.at(key).get<double>() : fallback; };
+  const Json trainer = c.value("trainer", Json::object());
+  // Fourier attention's step costs about 1.5x softmax's at these shapes (measured on the GPT
+  // step; the sinc power is transcendental work on every (i, j, d)).
+  const double kernel = run.variant.fourier ? 1.5 : 1.0;
+  if (run.task == FfTask::Lm) {
+    const double steps = trainer.value("steps", 2000.0);
+    return kernel * steps * get("batch_size", 16) * get("block_size", 128) * get("n_layer", 4) * 1e-6;
+  }
+  const double images = c.value("train_subset", 0) > 0 ? get("train_subset", 0) : 54000.0;
+  return kernel * trainer.value("epochs", 10.0) * images * get("depth", 4) * 2e-6;
+}
+
+Json ff_run_json(const FfRunSpec& run) {
+  return {{"task", ff_task_name(run.task)},
+          {"variant", run.variant.name()},
+          {"fourier", run.variant.fourier},
+          {"p", run.variant.p},
+          {"r_init", run.variant.r_init},
+          {"r_per_dim", run.variant.r_per_dim},
+          {"seed", run.seed},
+          {"device", run.device},
+          {"task_config", run.task_config},
+          {"save_model", run.save_model}};
+}
+
+FfRunSpec ff_run_from_json(const Json& j) {
+  try {
+    FfRunSpec run;
+    const std::string task = j.at("task").get<std::string>();
+    check(task == "kjv-lm" || task == "fashion-vit", kPlan, "unknown task '{}'", task);
+    run.task = task == "kjv-lm" ? FfTask::Lm : FfTask::Vit;
+    run.variant = {.fourier = j.at("fourier").get<bool>(),
+                   .p = j.at("p").get<int64_t>(),
+                   .r_init = j.at("r_init").get<double>(),
+                   .r_per_dim = j.at("r_per_dim").get<bool>()};
+    run.seed = j.at("seed").get<uint64_t>();
+    run.device = j.at("device").get<std::string>();
+    run.task_config = j.at("task_config");
+    run.save_model = j.at("save_model").get<bool>();
+    return run;
+  } catch (const Json::exception& e) {
+    throw_error(kPlan, fmt::format("malformed run config {}: {}", j.dump(), e.what()));
+  }
+}
+
+}  // namespace hm::studies

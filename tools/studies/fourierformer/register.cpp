@@ -1,0 +1,85 @@
+// `harmonic study fourierformer`: the FourierFormer paper's experiments registered with the
+// study driver (tools/studies/driver.h): the grid of plan.h, one run of run.h per point, the
+// report and figures of report.h and figures.h.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "core/error.h"
+#include "tools/studies/fourierformer/plan.h"
+#include "tools/studies/fourierformer/report.h"
+#include "tools/studies/fourierformer/run.h"
+#include "tools/studies/study.h"
+
+namespace hm::studies {
+namespace {
+
+constexpr const char* kStudy = "study fourierformer";
+
+FfStudyPlan plan_of(const StudyContext& c) {
+  FfStudyPlan plan;
+  plan.quick = c.quick;
+  plan.seeds = c.seeds;
+  const Json& o = c.options;
+  plan.paper_scale = o.at("paper_scale").get<bool>();
+  plan.device = o.at("device").get<std::string>();
+  plan.parts = o.at("parts").get<std::vector<std::string>>();
+  plan.ps = o.at("ps").get<std::vector<int64_t>>();
+  plan.r_inits = o.at("r_inits").get<std::vector<double>>();
+  plan.r_vector = o.at("r_vector").get<bool>();
+  plan.ablation_seeds = o.at("ablation_seeds").get<std::vector<uint64_t>>();
+  plan.save_models = o.at("save_models").get<bool>();
+  for (const char* task : {"lm", "vit"})
+    check(o.at(task).is_object(), kStudy, "option '{}' must be an object of task keys, got {}", task,
+          o.at(task).dump());
+  plan.lm = o.at("lm"), plan.vit = o.at("vit");
+  return plan;
+}
+
+StudySpec fourierformer_study() {
+  StudySpec s;
+  s.name = "fourierformer";
+  s.description =
+      "FourierFormer (Nguyen et al. 2022, section 4 and Appendix D, Tables 1-5): KJV language model and "
+      "Fashion-MNIST ViT, softmax vs Fourier attention";
+  s.modes =
+      "quick: seed 1; 2-layer LM (context 64, 400 steps) softmax vs Fourier and x^1, x^2, ViT on 6000 images "
+      "(3 epochs): 6 runs, about 5 minutes on 2 cores; full: seeds 1 2 3, 4-layer LM (context 128, 3000 steps), "
+      "p in 1 2 3 6, R_init in 0.1 0.5 1 3 4 and R a vector, ViT on 54000 images (10 epochs); --set "
+      "paper_scale=true: the paper's 16-layer model (d_inner 2048, context 256, batch 96, 500k steps) and "
+      "DeiT-tiny's shape (with --set device=cuda on a GPU)";
+  // parts: subset of ["lm", "p", "r", "vit"] ([]: the mode's); ps / r_inits: the ablations'
+  // values besides the main run's p = 4 and R_init = 2 ([]: the mode's); lm / vit: task keys
+  // merged into every run of that task (--set 'lm={"trainer":{"steps":100}}').
+  s.options = {
+      {"parts", Json::array()},          {"ps", Json::array()},  {"r_inits", Json::array()}, {"r_vector", true},
+      {"ablation_seeds", Json::array()}, {"paper_scale", false}, {"device", "cpu"},          {"lm", Json::object()},
+      {"vit", Json::object()},           {"save_models", true}};
+  s.grid = [](const StudyContext& c) {
+    std::vector<StudyRun> runs;
+    for (const FfRunSpec& r : ff_study_grid(plan_of(c)))
+      runs.push_back({ff_run_label(r), ff_run_json(r), ff_run_cost(r)});
+    return runs;
+  };
+  s.run = [](const StudyRun& run) { return run_fourierformer(ff_run_from_json(run.config), run.dir); };
+  s.describe = [](const RunRecord& r) {
+    const FfRunSpec spec = ff_run_from_json(r.config);
+    std::string out;
+    if (!r.result.at("diverged").is_null())
+      out = fmt::format(" diverged at step {}", r.result.at("diverged").at("step").get<int64_t>());
+    const Json& f = r.result.at("final");
+    auto num = [&](const char* k) {
+      return f.is_object() && f.contains(k) && f.at(k).is_number() ? f.at(k).get<double>() : NAN;
+    };
+    if (spec.task == FfTask::Lm)
+      return out + fmt::format(" val_ppl {:.2f} test_ppl {:.2f}", num("val_ppl"), num("test_ppl"));
+    return out + fmt::format(" top1 {:.2f}%", 100 * num("test_accuracy"));
+  };
+  s.report = [](const ReportInput& in) { return write_ff_study(in.dir, ff_runs_of(in.records), in.info); };
+  return s;
+}
+
+const StudyRegistration registration{fourierformer_study()};
+
+}  // namespace
+}  // namespace hm::studies

@@ -1,0 +1,273 @@
+#include "tools/studies/fourierformer/report.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "tools/studies/fourierformer/figures.h"
+
+namespace hm::studies {
+namespace {
+
+constexpr const char* kReport = "study fourierformer report";
+
+// The paper's small-model perplexities (Tables 1, 4, 5: validation, test) by variant name.
+struct PaperPpl {
+  const char* variant;
+  double val, test;
+  const char* source;
+};
+constexpr PaperPpl kPaperPpl[] = {
+    {"softmax", 33.15, 34.29, "Table 1"},
+    {"fourier p=4 R=2", 31.86, 32.85, "Table 1"},
+    {"fourier p=2 R=2", 32.09, 33.10, "Table 4"},
+    {"fourier p=6 R=2", 31.84, 32.81, "Table 4"},
+    {"fourier p=4 R=0.1", 32.04, 33.01, "Table 5"},
+    {"fourier p=4 R=1", 31.89, 32.87, "Table 5"},
+    {"fourier p=4 R=3", 31.90, 32.88, "Table 5"},
+    {"fourier p=4 R=4", 32.58, 33.65, "Table 5"},
+    {"fourier p=4 R=2 vector", 31.82, 32.80, "Table 5"},
+};
+
+double number(const Json& j, const std::string& key) {
+  if (!j.is_object() || !j.contains(key)) return NAN;
+  const Json& v = j.at(key);
+  return v.is_number() ? v.get<double>() : NAN;
+}
+
+std::vector<std::pair<double, double>> curve_points(const Json& curve, const std::string& key) {
+  std::vector<std::pair<double, double>> out;
+  for (const Json& p : curve)
+    if (p.contains(key) && p.at(key).is_number()) out.emplace_back(p.at("step").get<double>(), p.at(key).get<double>());
+  return out;
+}
+
+// s with every value multiplied by k (accuracy fractions to percent).
+report::MetricStats times(const report::MetricStats& s, double k) {
+  std::vector<double> v;
+  for (double x : s.values) v.push_back(k * x);
+  return report::seed_stats(s.seeds, v);
+}
+
+}  // namespace
+
+std::vector<FfRun> ff_runs_of(const std::vector<RunRecord>& records) {
+  std::vector<FfRun> runs;
+  for (const RunRecord& r : records) {
+    FfRun run{ff_run_from_json(r.config), r.result, r.seconds};
+    for (const char* key : {"params", "curve", "train_loss", "final", "diverged", "items_per_second"})
+      check(run.result.contains(key), kReport, "run '{}' has no '{}' in its result", r.label, key);
+    check(run.result.at("curve").is_array() && !run.result.at("curve").empty(), kReport,
+          "run '{}' has no evaluation in its curve", r.label);
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+std::vector<FfGroup> aggregate_ff_runs(const std::vector<FfRun>& runs) {
+  std::vector<FfGroup> groups;
+  std::vector<std::vector<const FfRun*>> members;
+  for (const FfRun& r : runs) {
+    size_t i = 0;
+    while (i < groups.size() && !(groups[i].task == r.spec.task && groups[i].variant.name() == r.spec.variant.name()))
+      ++i;
+    if (i == groups.size()) {
+      groups.push_back({.task = r.spec.task, .variant = r.spec.variant, .task_config = r.spec.task_config});
+      members.emplace_back();
+    }
+    for (uint64_t s : groups[i].seeds)
+      check(s != r.spec.seed, kReport, "'{}' has seed {} twice", ff_run_label(r.spec), s);
+    groups[i].seeds.push_back(r.spec.seed);
+    members[i].push_back(&r);
+  }
+  for (size_t i = 0; i < groups.size(); ++i) {
+    FfGroup& g = groups[i];
+    const bool lm = g.task == FfTask::Lm;
+    std::vector<double> val, test, untrained, th, trh, th_std, trh_std, r_final, top1, top5, seconds, rate;
+    std::vector<std::vector<std::pair<double, double>>> curves, losses, r_curves;
+    for (const FfRun* r : members[i]) {
+      const Json& res = r->result;
+      const Json& fin = res.at("final");
+      g.params = res.at("params").get<int64_t>();
+      if (!res.at("diverged").is_null()) {
+        ++g.diverged;
+        g.diverged_steps.push_back(res.at("diverged").at("step").get<int64_t>());
+      }
+      val.push_back(number(fin, "val_ppl"));
+      test.push_back(number(fin, "test_ppl"));
+      untrained.push_back(number(res.at("curve").front(), "val_ppl"));
+      th.push_back(number(fin, "test_head_l2_mean"));
+      trh.push_back(number(fin, "train_head_l2_mean"));
+      th_std.push_back(number(fin, "test_head_l2_std"));
+      trh_std.push_back(number(fin, "train_head_l2_std"));
+      r_final.push_back(number(fin, "r_mean"));
+      top1.push_back(number(fin, "test_accuracy"));
+      top5.push_back(number(fin, "test_top5"));
+      seconds.push_back(r->seconds);
+      rate.push_back(number(res, "items_per_second"));
+      curves.push_back(curve_points(res.at("curve"), lm ? "val_ppl" : "test_accuracy"));
+      r_curves.push_back(curve_points(res.at("curve"), "r_mean"));
+      std::vector<std::pair<double, double>> loss;
+      for (const Json& l : res.at("train_loss")) loss.emplace_back(l.at("step").get<double>(), number(l, "loss"));
+      losses.push_back(std::move(loss));
+    }
+    const auto& s = g.seeds;
+    g.val_ppl = report::seed_stats(s, val), g.test_ppl = report::seed_stats(s, test);
+    g.untrained_val_ppl = report::seed_stats(s, untrained);
+    g.test_heads = report::seed_stats(s, th), g.train_heads = report::seed_stats(s, trh);
+    g.test_heads_layer_std = report::seed_stats(s, th_std), g.train_heads_layer_std = report::seed_stats(s, trh_std);
+    g.r_final = report::seed_stats(s, r_final);
+    g.top1 = report::seed_stats(s, top1), g.top5 = report::seed_stats(s, top5);
+    g.seconds = report::seed_stats(s, seconds), g.items_per_second = report::seed_stats(s, rate);
+    // A diverged seed's curve stops early; the mean curve covers the steps every seed reached.
+    g.curve = report::mean_curve(curves);
+    g.train_loss = report::mean_curve(losses);
+    g.r_curve = report::mean_curve(r_curves);
+  }
+  return groups;
+}
+
+const FfGroup* find_ff_group(const std::vector<FfGroup>& groups, FfTask task, const std::string& variant) {
+  for (const FfGroup& g : groups)
+    if (g.task == task && g.variant.name() == variant) return &g;
+  return nullptr;
+}
+
+FfPaperRow paper_ff_row(FfTask task, const FfVariant& variant) {
+  FfPaperRow row;
+  if (task == FfTask::Vit) {
+    if (!variant.fourier) row.val = {72.23, 0, "Table 2 (top-1)"}, row.test = {91.13, 0, "Table 2 (top-5)"};
+    if (variant.name() == "fourier p=4 R=1")
+      row.val = {73.25, 0, "Table 2 (top-1)"}, row.test = {91.66, 0, "Table 2 (top-5)"};
+    return row;
+  }
+  if (variant.fourier && variant.p % 2 == 1 && variant.r_init == 2.0 && !variant.r_per_dim) row.diverged = true;
+  for (const PaperPpl& p : kPaperPpl)
+    if (variant.name() == p.variant) {
+      row.val = report::PaperValue{p.val, 0, p.source};
+      row.test = report::PaperValue{p.test, 0, p.source};
+    }
+  return row;
+}
+
+std::optional<report::PaperValue> paper_ff_heads(const FfVariant& variant, const std::string& split) {
+  const bool train = split == "train";
+  if (!variant.fourier) return report::PaperValue{train ? 6.20 : 6.17, 2.30, "Table 3"};
+  if (variant.name() == "fourier p=4 R=2")
+    return report::PaperValue{train ? 7.45 : 7.37, train ? 2.50 : 2.44, "Table 3"};
+  return std::nullopt;
+}
+
+std::vector<report::ClaimResult> ff_claims(const std::vector<FfGroup>& groups) {
+  std::vector<report::ClaimResult> out;
+  auto lm = [&](const std::string& v) { return find_ff_group(groups, FfTask::Lm, v); };
+  const FfGroup* soft = lm("softmax");
+  const FfGroup* four = lm("fourier p=4 R=2");
+  auto claim = [&](const std::string& text, const FfGroup* a, const FfGroup* b, report::MetricStats FfGroup::*m,
+                   const report::Comparison& cmp) {
+    if (a && b && (a->*m).count > 0 && (b->*m).count > 0) out.push_back(report::check_claim(text, a->*m, b->*m, cmp));
+  };
+  claim("Fourier (x^4, R 2) validation perplexity below softmax's (Table 1)", four, soft, &FfGroup::val_ppl,
+        report::less());
+  claim("Fourier (x^4, R 2) test perplexity below softmax's (Table 1)", four, soft, &FfGroup::test_ppl, report::less());
+  // Odd p: diverged (NaN, which never compares) or more than kNotConvergedRatio x the x^4 perplexity.
+  const report::Comparison not_converged{fmt::format("not < {}x", kNotConvergedRatio), [](double a, double b) {
+                                           return std::isnan(a) || !(a < kNotConvergedRatio * b);
+                                         }};
+  for (int64_t p : {1, 3})
+    if (const FfGroup* odd = lm(fmt::format("fourier p={} R=2", p)); odd && four)
+      out.push_back(report::check_claim(
+          fmt::format("x^{} does not converge: diverges, or validation perplexity >= {}x x^4's (Table 4)", p,
+                      kNotConvergedRatio),
+          odd->val_ppl, four->val_ppl, not_converged));
+  claim("x^4 validation perplexity below x^2's (Table 4)", four, lm("fourier p=2 R=2"), &FfGroup::val_ppl,
+        report::less());
+  claim("x^6 validation perplexity below x^4's (Table 4)", lm("fourier p=6 R=2"), four, &FfGroup::val_ppl,
+        report::less());
+  for (const char* r : {"0.1", "4"})
+    claim(fmt::format("R_init 2 validation perplexity below R_init {}'s (Table 5)", r), four,
+          lm(fmt::format("fourier p=4 R={}", r)), &FfGroup::val_ppl, report::less());
+  claim("R a vector: validation perplexity below the scalar R's (Table 5)", lm("fourier p=4 R=2 vector"), four,
+        &FfGroup::val_ppl, report::less());
+  claim("Fourier heads farther apart than softmax heads, test windows (Table 3)", four, soft, &FfGroup::test_heads,
+        report::greater());
+  claim("Fourier heads farther apart than softmax heads, train windows (Table 3)", four, soft, &FfGroup::train_heads,
+        report::greater());
+  const FfGroup* vit_soft = find_ff_group(groups, FfTask::Vit, "softmax");
+  const FfGroup* vit_four = find_ff_group(groups, FfTask::Vit, "fourier p=4 R=1");
+  claim("Fourier ViT top-1 above softmax ViT's (Table 2)", vit_four, vit_soft, &FfGroup::top1, report::greater());
+  claim("Fourier ViT top-5 above softmax ViT's (Table 2)", vit_four, vit_soft, &FfGroup::top5, report::greater());
+  return out;
+}
+
+Json ff_summary_json(const std::vector<FfGroup>& groups, const StudyInfo& info) {
+  Json gs = Json::array();
+  double run_seconds = 0;
+  size_t runs = 0;
+  for (const FfGroup& g : groups) {
+    const FfPaperRow paper = paper_ff_row(g.task, g.variant);
+    Json j = {
+        {"task", ff_task_name(g.task)},
+        {"variant", g.variant.name()},
+        {"display", g.variant.display()},
+        {"seeds", g.seeds},
+        {"params", g.params},
+        {"diverged", g.diverged},
+        {"diverged_steps", g.diverged_steps},
+        {"seconds", report::stats_json(g.seconds)},
+        {g.task == FfTask::Lm ? "tokens_per_second" : "images_per_second", report::stats_json(g.items_per_second)},
+        {"curve", {{"step", g.curve.x}, {"mean", g.curve.mean}, {"std", g.curve.std}}},
+        {"train_loss", {{"step", g.train_loss.x}, {"mean", g.train_loss.mean}, {"std", g.train_loss.std}}}};
+    if (g.task == FfTask::Lm) {
+      j["val_ppl"] = report::cell_json(g.val_ppl, paper.val, 2);
+      j["test_ppl"] = report::cell_json(g.test_ppl, paper.test, 2);
+      j["paper_not_converged"] = paper.diverged;
+      j["untrained_val_ppl"] = report::stats_json(g.untrained_val_ppl);
+      j["test_head_l2"] = report::cell_json(g.test_heads, paper_ff_heads(g.variant, "test"), 2);
+      j["train_head_l2"] = report::cell_json(g.train_heads, paper_ff_heads(g.variant, "train"), 2);
+      j["test_head_l2_layer_std"] = report::stats_json(g.test_heads_layer_std);
+      j["train_head_l2_layer_std"] = report::stats_json(g.train_heads_layer_std);
+      if (g.variant.fourier) {
+        j["r_final"] = report::stats_json(g.r_final);
+        j["r_curve"] = {{"step", g.r_curve.x}, {"mean", g.r_curve.mean}, {"std", g.r_curve.std}};
+      }
+    } else {
+      j["top1"] = report::cell_json(times(g.top1, 100), paper.val, 2);
+      j["top5"] = report::cell_json(times(g.top5, 100), paper.test, 2);
+    }
+    gs.push_back(std::move(j));
+    run_seconds += g.seconds.mean * static_cast<double>(g.seconds.count);
+    runs += g.seconds.count;
+  }
+  return {{"study", "fourierformer"},
+          {"mode", info.quick ? "quick" : "full"},
+          {"jobs", info.jobs},
+          {"runs", runs},
+          {"wall_seconds", info.wall_seconds},
+          {"run_seconds_total", run_seconds},
+          {"std", "population (ddof = 0, numpy.std default) over seeds"},
+          {"stand_ins", "KJV word-level language modelling for WikiText-103; Fashion-MNIST ViT for DeiT on ImageNet"},
+          {"groups", std::move(gs)},
+          {"claims", report::claims_json(ff_claims(groups))}};
+}
+
+StudyReport write_ff_study(const std::string& dir, const std::vector<FfRun>& runs, const StudyInfo& info) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  check(!ec, "write_ff_study", "cannot create directory '{}': {}", dir, ec.message());
+  const std::vector<FfGroup> groups = aggregate_ff_runs(runs);
+  const auto path = [&](const std::string& name) { return (std::filesystem::path(dir) / name).string(); };
+  write_file_atomic(path("summary.json"), ff_summary_json(groups, info).dump(2) + "\n");
+  write_file_atomic(path("summary.md"), ff_summary_markdown(groups, info));
+  StudyReport out{{"summary.json", "summary.md"}, {}};
+  for (const std::string& f : write_ff_figures(dir, groups)) out.files.push_back(f);
+  for (const report::ClaimResult& c : ff_claims(groups))
+    out.headline.push_back(fmt::format("  {:<78} {:<3} on the mean ({}), {}", c.claim, c.holds ? "yes" : "NO", c.detail,
+                                       report::seeds_fraction(c)));
+  return out;
+}
+
+}  // namespace hm::studies

@@ -1,0 +1,89 @@
+#include "tools/studies/fourierformer/run.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+#include "tools/train/config.h"
+#include "tools/train/run_pool.h"
+#include "tools/train/trainer.h"
+
+namespace hm::studies {
+namespace {
+
+// A metric object with every number replaced by null: the "final" of a diverged run, whose
+// weights are no longer a trained model.
+Json nulled(const Json& metrics) {
+  Json out = Json::object();
+  for (const auto& [k, v] : metrics.items()) out[k] = nullptr;
+  return out;
+}
+
+}  // namespace
+
+Json run_fourierformer(const FfRunSpec& run, const std::string& study_dir) {
+  const train::TaskSpec& spec = train::find_task(ff_task_name(run.task));
+  Json config = train::default_config(spec);
+  train::merge_config(config, run.task_config, "study fourierformer");
+  std::unique_ptr<train::Task> task = train::build_task(spec, config, Device::parse(run.device));
+  Json& trainer_config = config["trainer"];
+  trainer_config["accumulate"] = 1;
+  trainer_config["checkpoint_every"] = 0;
+  // The ViT is evaluated after every epoch; the language model every trainer.eval_every steps.
+  if (run.task == FfTask::Vit) trainer_config["eval_every"] = task->train_loader().num_batches();
+  const int64_t eval_every = trainer_config.at("eval_every").get<int64_t>();
+  trainer_config["log_every"] = eval_every;
+  // Tokens per example for the LM (each of the block's positions is a prediction), 1 image for the ViT.
+  const double per_item = run.task == FfTask::Lm ? config.at("block_size").get<double>() : 1.0;
+
+  Json result = {{"params", task->model().num_parameters()},
+                 {"curve", Json::array()},
+                 {"train_loss", Json::array()},
+                 {"final", nullptr},
+                 {"diverged", nullptr}};
+  auto record_eval = [&](int64_t step, const Json& metrics) {
+    Json& curve = result["curve"];
+    if (!curve.empty() && curve.back().at("step").get<int64_t>() == step) return;  // the final eval twice
+    Json point = {{"step", step}};
+    for (const auto& [k, v] : metrics.items()) point[k] = v;
+    curve.push_back(point);
+    result["final"] = metrics;
+  };
+
+  train::Trainer trainer(*task, spec.name, config, "");
+  trainer.log = nullptr;
+  trainer.handle_sigint = false;  // the study owns Ctrl-C
+  trainer.measure_grad_norm = false;
+  double loss_sum = 0, items = 0;
+  int64_t loss_count = 0, last_step = 0;
+  trainer.on_step = [&](const train::StepRecord& r) {
+    loss_sum += r.loss, ++loss_count, items += static_cast<double>(r.items) * per_item;
+    last_step = r.step;
+    if (r.step % eval_every != 0) return;
+    result["train_loss"].push_back({{"step", r.step}, {"loss", loss_sum / static_cast<double>(loss_count)}});
+    loss_sum = 0, loss_count = 0;
+  };
+  trainer.on_eval = record_eval;
+
+  record_eval(0, trainer.evaluate());  // the untrained model
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    const train::FitResult fit = trainer.fit();
+    if (fit.interrupted) throw train::RunInterrupted{};
+  } catch (const train::NonFiniteLoss& e) {
+    // The paper's odd powers "do not converge": record where, keep the curve up to there.
+    result["diverged"] = {{"step", e.step}, {"loss", fmt::format("{}", e.loss)}};
+    result["final"] = nulled(result["curve"].back());
+    result["final"].erase("step");
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  result["steps"] = last_step;
+  result["train_seconds"] = seconds;
+  result["items_per_second"] = seconds > 0 ? items / seconds : 0.0;
+  (void)study_dir;
+  return result;
+}
+
+}  // namespace hm::studies
