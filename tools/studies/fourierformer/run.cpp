@@ -6,6 +6,9 @@
 #include <cmath>
 #include <filesystem>
 
+#include "core/error.h"
+#include "tools/tasks/kjv_lm.h"
+#include "tools/tasks/language_model.h"
 #include "tools/train/config.h"
 #include "tools/train/run_pool.h"
 #include "tools/train/trainer.h"
@@ -82,7 +85,15 @@ Json run_fourierformer(const FfRunSpec& run, const std::string& study_dir) {
   result["steps"] = last_step;
   result["train_seconds"] = seconds;
   result["items_per_second"] = seconds > 0 ? items / seconds : 0.0;
-  (void)study_dir;
+  // The main language models stay usable: `harmonic sample --checkpoint DIR/models/<name>`.
+  if (run.save_model && run.task == FfTask::Lm && result.at("diverged").is_null() && !study_dir.empty()) {
+    auto* lm = dynamic_cast<train::KjvLmTask*>(task.get());
+    check(lm != nullptr, "study fourierformer", "run '{}': kjv-lm did not build a KjvLmTask", ff_run_label(run));
+    const std::string dir = (std::filesystem::path(study_dir) / "models" / ff_model_dir_name(run)).string();
+    std::filesystem::create_directories(std::filesystem::path(dir).parent_path());
+    train::save_language_model(dir, lm->gpt(), lm->tokenizer(), lm->config());
+    result["model_dir"] = (std::filesystem::path("models") / ff_model_dir_name(run)).string();
+  }
   return result;
 }
 

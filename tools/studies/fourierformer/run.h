@@ -16,7 +16,8 @@ namespace hm::studies {
 //    "train_loss": [{"step": s, "loss": mean since the previous point}, ...],
 //    "final": the last evaluation's metrics (null values after a divergence),
 //    "diverged": null | {"step": s, "loss": the non-finite loss as a string},
-//    "model_dir": the saved model's directory (save_model runs)}
+//    "model_dir": "models/<name>", the saved model relative to the study directory (save_model
+//    runs that did not diverge)}
 // `study_dir` is where save_model runs write DIR/models/<ff_model_dir_name(run)>/.
 // Throws train::RunInterrupted when Ctrl-C stopped it.
 Json run_fourierformer(const FfRunSpec& run, const std::string& study_dir);
