@@ -85,6 +85,10 @@ class DotProductScore : public AttentionScore {
  public:
   explicit DotProductScore(double scale) : AttentionScore("DotProductScore"), scale(scale) {}
   Tensor forward(const Tensor& q, const Tensor& k) override;
+  // The fused ops/scaled_dot_product_attention.h when the mask is causal/padding only (and the
+  // dtype float32/float64); the composed path for attn_mask and additive_bias.
+  Tensor attend(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& mask, double dropout_p,
+                bool training, Generator* gen) override;
   double scale;
 };
 

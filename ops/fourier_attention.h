@@ -10,12 +10,14 @@
 
 namespace hm {
 
-// What a query may not see (the causal/padding subset of nn::AttentionMask).
-struct FourierAttentionMask {
+// What a query may not see in the fused attention ops (the causal/padding subset of
+// nn::AttentionMask); also taken by ops/scaled_dot_product_attention.h.
+struct FusedAttentionMask {
   // Query i sees keys j <= i + (Nk - Nq) (bottom-right aligned, like nn::AttentionMask).
   bool causal = false;
   Tensor key_padding_mask;  // bool (B, Nk), true = padding; undefined = none
 };
+using FourierAttentionMask = FusedAttentionMask;
 
 // q (B, H, Nq, D), k (B, H, Nk, D), v (B, H, Nk, Dv), R 0-d or (D) -> (B, H, Nq, Dv).
 // p must be even and positive (odd p is not a positive-definite kernel and diverges). Masked
