@@ -8,8 +8,8 @@
 //            races). Per (query block, key block) tile: P = exp(S - lse) recomputed,
 //            dV += P_drop^T dO, dP = dO v^T, dS = P (dP keep - rowsum(dO o)) scale,
 //            dQ += dS k, dK += dS^T q; again skipping tiles above the diagonal.
-// Dropout masks come from whole Philox blocks (4 uniforms per counter), element index
-// (b, h, i, j) flattened: the same keep decisions as dropout_keep (ops/nn_functors.h).
+// Dropout masks come from ops/cpu/dropout_mask.h, element index (b, h, i, j) flattened: the
+// same keep decisions as dropout_keep (ops/nn_functors.h).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/parallel.h"
-#include "core/philox.h"
+#include "ops/cpu/dropout_mask.h"
 #include "ops/cpu/gemm_rows.h"
 #include "ops/cpu/vec_math.h"
 #include "ops/scaled_dot_product_attention_kernels.h"
@@ -34,18 +34,6 @@ inline T exp_of(T x) {
     return vm::exp(x);
   else
     return std::exp(x);
-}
-
-// z[c] = keep(base + c) ? scale : 0 for c < n: the dropout factor of n consecutive elements.
-template <class T>
-void keep_factors(uint64_t seed, uint64_t offset, uint64_t base, int64_t n, float p, T scale, T* z) {
-  uint64_t i = base;
-  const uint64_t end = base + static_cast<uint64_t>(n);
-  while (i < end) {
-    const philox::Block b = philox::generate(seed, offset + i / 4);
-    for (uint64_t lane = i % 4; lane < 4 && i < end; ++lane, ++i)
-      z[i - base] = philox::to_unit_float(b.v[lane]) >= p ? scale : T(0);
-  }
 }
 
 // The geometry of one (b, h) slice and the shared arguments.
@@ -140,8 +128,8 @@ void cpu_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& p
             }
             l[r] += sum;
             if (g.drop) {
-              keep_factors<T>(args.seed, args.offset, static_cast<uint64_t>((bh * g.Nq + i0 + r) * g.Nk + j0), nk, g.pf,
-                              g.drop_scale, z.data());
+              dropout_factors<T>(args.seed, args.offset, static_cast<uint64_t>((bh * g.Nq + i0 + r) * g.Nk + j0), nk,
+                                 g.pf, g.drop_scale, z.data());
 #pragma omp simd
               for (int64_t c = 0; c < nk; ++c) s[c] *= z[c];
             }
@@ -217,8 +205,8 @@ void cpu_sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const 
 #pragma omp simd
               for (int64_t c = 0; c < nk; ++c) p[c] = exp_of<T>(p[c] - lr);
               if (g.drop) {
-                keep_factors<T>(args.seed, args.offset, static_cast<uint64_t>((bh * g.Nq + i0 + r) * g.Nk + j0), nk,
-                                g.pf, g.drop_scale, z.data());
+                dropout_factors<T>(args.seed, args.offset, static_cast<uint64_t>((bh * g.Nq + i0 + r) * g.Nk + j0), nk,
+                                   g.pf, g.drop_scale, z.data());
                 T* pd = Pd.data() + r * nk;
 #pragma omp simd
                 for (int64_t c = 0; c < nk; ++c) {
