@@ -14,20 +14,21 @@ namespace hm {
 template <class T>
 void dropout_factors(uint64_t seed, uint64_t offset, uint64_t base, int64_t n, float p, T scale, T* z) {
   constexpr int64_t kBlocks = 16;
-  uint32_t u[4][kBlocks];  // lane-major: u[lane][block]
+  uint32_t u[4 * kBlocks];  // element order: u[4 b + lane] is uniform lane of block b
   int64_t c = 0;
   while (c < n) {
     const uint64_t i = base + static_cast<uint64_t>(c), first = i / 4;
-    const int64_t lane0 = static_cast<int64_t>(i % 4);
-    const int64_t nb = std::min<int64_t>(kBlocks, (lane0 + (n - c) + 3) / 4);
+    const int64_t lane0 = static_cast<int64_t>(i % 4), count = std::min<int64_t>(n - c, 4 * kBlocks - lane0);
 #pragma omp simd
     for (int64_t b = 0; b < kBlocks; ++b) {
       const philox::Block r = philox::generate(seed, offset + first + static_cast<uint64_t>(b));
-      u[0][b] = r.v[0], u[1][b] = r.v[1], u[2][b] = r.v[2], u[3][b] = r.v[3];
+      u[4 * b] = r.v[0], u[4 * b + 1] = r.v[1], u[4 * b + 2] = r.v[2], u[4 * b + 3] = r.v[3];
     }
-    for (int64_t b = 0; b < nb; ++b)
-      for (int64_t lane = b == 0 ? lane0 : 0; lane < 4 && c < n; ++lane, ++c)
-        z[c] = philox::to_unit_float(u[lane][b]) >= p ? scale : T(0);
+    const uint32_t* ue = u + lane0;
+    T* zc = z + c;
+#pragma omp simd
+    for (int64_t e = 0; e < count; ++e) zc[e] = philox::to_unit_float(ue[e]) >= p ? scale : T(0);
+    c += count;
   }
 }
 
