@@ -25,8 +25,8 @@
 namespace hm {
 namespace {
 
-constexpr int64_t kRows = 64;  // query rows per tile
-constexpr int64_t kCols = 64;  // keys per tile
+constexpr int64_t kRows = 64;   // query rows per tile
+constexpr int64_t kCols = 128;  // keys per tile
 
 template <class T>
 inline T exp_of(T x) {
