@@ -106,7 +106,8 @@ void cpu_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& p
           for (int64_t r = 0; r < rows; ++r) {
             T* s = S.data() + r * nk;
             T mx = kNegInf;
-            for (int64_t c = 0; c < nk; ++c) mx = std::max(mx, s[c]);
+#pragma omp simd reduction(max : mx)
+            for (int64_t c = 0; c < nk; ++c) mx = s[c] > mx ? s[c] : mx;
             const T m_new = std::max(m[r], mx);
             if (m_new == kNegInf) {  // nothing visible yet: P = 0
               std::fill(s, s + nk, T(0));

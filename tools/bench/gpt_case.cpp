@@ -14,10 +14,13 @@ namespace hm::bench {
 namespace {
 
 // One GEMM shape of the step, C (m, n) += A (m, k) B (k, n), `count` times (fractional:
-// causal attention does about half of its square products).
+// causal attention does about half of its square products). Per-head products (`per_head`)
+// run one per thread in the fused attention, so they are timed on one thread and their time
+// divided by the thread count; the others are split over the threads by the GEMM itself.
 struct GemmShape {
   int64_t m, n, k;
   double count;
+  bool per_head = false;
 };
 
 // Every GEMM of one training step (forward, and backward's dX and dW) of the config at
@@ -37,10 +40,10 @@ std::vector<GemmShape> step_gemms(const models::GPTConfig& c, int64_t B) {
   linear(E, V, 1.0);      // lm head
   if (c.attention == nn::AttentionKernel::DotProduct) {
     const double causal = static_cast<double>(T + 1) / (2.0 * T), heads = static_cast<double>(B * H * L) * causal;
-    g.push_back({T, T, D, heads});      // S = q k^T
-    g.push_back({T, D, T, heads});      // O = P v
-    g.push_back({T, T, D, heads});      // dP = dO v^T
-    g.push_back({T, D, T, 3 * heads});  // dV = P^T dO, dQ = dS k, dK = dS^T q
+    g.push_back({T, T, D, heads, true});      // S = q k^T
+    g.push_back({T, D, T, heads, true});      // O = P v
+    g.push_back({T, T, D, heads, true});      // dP = dO v^T
+    g.push_back({T, D, T, 3 * heads, true});  // dV = P^T dO, dQ = dS k, dK = dS^T q
   }
   return g;
 }
@@ -54,12 +57,15 @@ double gemm_flops(const std::vector<GemmShape>& g) {
 // Sum over the step's GEMMs of count x (the time of that GEMM alone, row-major A B).
 double gemm_floor_ms(const std::vector<GemmShape>& g, const TimingOptions& opt) {
   double total = 0;
+  const int threads = get_num_threads();
   for (const GemmShape& s : g) {
+    if (s.per_head) set_num_threads(1);
     Tensor a = full({s.m, s.k}, 0.5), b = full({s.k, s.n}, 0.25), c = zeros({s.m, s.n});  // values do not matter
     const double ms = time_ms(
         [&] { gemm_rows<float>(s.m, s.n, s.k, a.data<float>(), false, b.data<float>(), false, c.data<float>(), 0.0); },
         opt);
-    total += ms * s.count;
+    if (s.per_head) set_num_threads(threads);
+    total += ms * s.count / (s.per_head ? threads : 1);
   }
   return total;
 }
