@@ -23,8 +23,10 @@ void cpu_dropout(const Tensor& x, double p, uint64_t seed, uint64_t offset, cons
       for (int64_t c = c0; c < c1; ++c) {
         const int64_t i0 = c * kChunk, w = std::min<int64_t>(kChunk, n - i0);
         dropout_factors<T>(seed, offset, static_cast<uint64_t>(i0), w, pf, scale, z);
+        const T* xi = px + i0;  // locals: through the captures every store would reload them
+        T* oi = po + i0;
 #pragma omp simd
-        for (int64_t j = 0; j < w; ++j) po[i0 + j] = z[j] == T(0) ? T(0) : px[i0 + j] * z[j];
+        for (int64_t j = 0; j < w; ++j) oi[j] = z[j] == T(0) ? T(0) : xi[j] * z[j];
       }
     });
   });
