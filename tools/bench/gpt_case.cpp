@@ -1,6 +1,7 @@
 // The GPT training-step cases of `harmonic bench --gpt` (tools/bench/cases.h): minGPT-style
 // models::GPT, forward, cross-entropy, backward and an AdamW step, with the step's GEMM FLOPs
 // and its GEMM-bound floor (each GEMM of the step timed alone as a plain row-major sgemm).
+#include <algorithm>
 #include <cmath>
 
 #include "core/factories.h"
@@ -15,8 +16,7 @@ namespace {
 
 // One GEMM shape of the step, C (m, n) += A (m, k) B (k, n), `count` times (fractional:
 // causal attention does about half of its square products). Per-head products (`per_head`)
-// run one per thread in the fused attention, so they are timed on one thread and their time
-// divided by the thread count; the others are split over the threads by the GEMM itself.
+// run one per thread in the fused attention.
 struct GemmShape {
   int64_t m, n, k;
   double count;
@@ -54,18 +54,23 @@ double gemm_flops(const std::vector<GemmShape>& g) {
   return f;
 }
 
-// Sum over the step's GEMMs of count x (the time of that GEMM alone, row-major A B).
+// Sum over the step's GEMMs of count x (the time of that GEMM alone, row-major A B). With n
+// threads each GEMM counts at the better of its n-thread time and its one-thread time / n (a
+// GEMM split over threads can lose to that when timed alone on a shared machine); per-head
+// GEMMs, which the fused attention runs one per thread, only at the latter.
 double gemm_floor_ms(const std::vector<GemmShape>& g, const TimingOptions& opt) {
   double total = 0;
   const int threads = get_num_threads();
   for (const GemmShape& s : g) {
-    if (s.per_head) set_num_threads(1);
     Tensor a = full({s.m, s.k}, 0.5), b = full({s.k, s.n}, 0.25), c = zeros({s.m, s.n});  // values do not matter
-    const double ms = time_ms(
-        [&] { gemm_rows<float>(s.m, s.n, s.k, a.data<float>(), false, b.data<float>(), false, c.data<float>(), 0.0); },
-        opt);
-    if (s.per_head) set_num_threads(threads);
-    total += ms * s.count / (s.per_head ? threads : 1);
+    auto once = [&] {
+      gemm_rows<float>(s.m, s.n, s.k, a.data<float>(), false, b.data<float>(), false, c.data<float>(), 0.0);
+    };
+    set_num_threads(1);
+    double ms = time_ms(once, opt) / threads;
+    set_num_threads(threads);
+    if (threads > 1 && !s.per_head) ms = std::min(ms, time_ms(once, opt));
+    total += ms * s.count;
   }
   return total;
 }
