@@ -3,7 +3,8 @@
 //   forward: one thread per query row (b, h, i): logits p * sum_d log|sinc(R_d (q_id - k_jd))|
 //            (-inf where masked), softmax, A v. With attn defined the logits are written there
 //            and softmaxed in place; without (recompute) each logit is recomputed per pass
-//            (max, sum, output) so only lse (B, H, Nq) is written.
+//            (max, sum, output) so only lse (B, H, Nq) is written. Odd p (always with attn):
+//            the weights carry the sign prod_d sign(sinc), the signed kernel.
 //   backward: pass 1, one thread per query row: A (saved or recomputed from lse), the
 //            dropout-scaled weights W = A keep scale and C = p A (dA - rowdot(dA, A)) into
 //            (rows, Nk) scratch, dq, and this row's dR terms into (rows, D) partials;
@@ -28,6 +29,7 @@ struct Geometry {  // sizes and inputs shared by every pass
   const bool* pad;  // (B, Nk) or null
   int64_t H, Nq, Nk, D, Dv;
   double p;
+  bool odd;  // odd p: signed weights
   bool causal;
   bool drop;
   float pf;
@@ -46,6 +48,18 @@ struct Geometry {  // sizes and inputs shared by every pass
     double acc = 0.0;
     for (int64_t d = 0; d < D; ++d) acc += static_cast<double>(log_abs_sinc<T>(R[d] * (qi[d] - kj[d])));
     return static_cast<T>(p * acc);
+  }
+  // prod_d sign(sinc(R_d (q_id - k_jd))): the sign of the odd-p kernel.
+  HM_HD T sign(int64_t row, int64_t j) const {
+    const int64_t bh = row / Nq;
+    const T *qi = q + row * D, *kj = k + (bh * Nk + j) * D;
+    using std::sin;
+    T s = T(1);
+    for (int64_t d = 0; d < D; ++d) {
+      const T x = R[d] * (qi[d] - kj[d]);
+      if (x != T(0) && sin(x) / x < T(0)) s = -s;
+    }
+    return s;
   }
   // keep * scale of the dropout mask at (row, j); scale alone without dropout.
   HM_HD T keep_scale(int64_t row, int64_t j) const {
@@ -77,7 +91,8 @@ struct ForwardRow {
     }
     double s = 0.0;
     for (int64_t j = 0; j < Nk; ++j) {
-      const double e = CudaMath::exp(static_cast<double>(a ? a[j] : g.logit(row, j)) - m);
+      double e = CudaMath::exp(static_cast<double>(a ? a[j] : g.logit(row, j)) - m);
+      if (g.odd) e *= static_cast<double>(g.sign(row, j));  // 0 where blocked either way
       if (a) a[j] = static_cast<T>(e);
       s += e;
     }
@@ -203,6 +218,7 @@ Geometry<T> geometry(const Tensor& q, const Tensor& k, const Tensor& v, const Te
   g.pad = pad.defined() ? static_cast<const bool*>(pad.raw_data()) : nullptr;
   g.H = q.size(1), g.Nq = q.size(2), g.D = q.size(3), g.Nk = k.size(2), g.Dv = v.size(3);
   g.p = static_cast<double>(args.p);
+  g.odd = args.p % 2 != 0;
   g.causal = args.causal;
   g.drop = args.dropout_p > 0.0;
   g.pf = static_cast<float>(args.dropout_p);

@@ -8,6 +8,7 @@
 #include "core/factories.h"
 #include "nn/fourier_score.h"
 #include "ops/ops.h"
+#include "ops/scaled_dot_product_attention.h"
 
 namespace hm::nn {
 namespace {
@@ -159,6 +160,15 @@ Tensor AttentionScore::attend(const Tensor& q, const Tensor& k, const Tensor& v,
 Tensor DotProductScore::forward(const Tensor& q, const Tensor& k) {
   Tensor logits = matmul(q, transpose(k, -2, -1));  // (B, H, Nq, Nk)
   return scale == 1.0 ? logits : mul(logits, scale);
+}
+
+Tensor DotProductScore::attend(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& mask,
+                               double dropout_p, bool training, Generator* gen) {
+  const bool fusable = !mask.attn_mask.defined() && !mask.additive_bias.defined() && q.defined() &&
+                       (q.dtype() == DType::Float32 || q.dtype() == DType::Float64);
+  if (!fusable) return AttentionScore::attend(q, k, v, mask, dropout_p, training, gen);
+  return scaled_dot_product_attention(q, k, v, {.causal = mask.causal, .key_padding_mask = mask.key_padding_mask},
+                                      dropout_p, training, gen, scale);
 }
 
 std::shared_ptr<AttentionScore> make_attention_score(AttentionKernel kernel, int64_t head_dim,

@@ -79,7 +79,8 @@ struct MultiheadAttentionOptions {
   AttentionKernel kernel = AttentionKernel::DotProduct;
   std::optional<double> scale;  // logits scale; default 1/sqrt(head_dim)
   bool no_scale = false;        // T5: logits = q k^T (the scale is folded into the init)
-  // Fourier kernel (issue 5): initial bandwidth R, one R per head dim instead of a scalar, power p (even).
+  // Fourier kernel (issue 5): initial bandwidth R, one R per head dim instead of a scalar, power p (even in the paper;
+  // odd p is the signed kernel, ops/fourier_attention.h).
   double fourier_r_init = 2.0;
   bool fourier_r_per_dim = false;
   int64_t fourier_p = 4;
@@ -99,6 +100,10 @@ class DotProductScore : public AttentionScore {
  public:
   explicit DotProductScore(double scale) : AttentionScore("DotProductScore"), scale(scale) {}
   Tensor forward(const Tensor& q, const Tensor& k) override;
+  // The fused ops/scaled_dot_product_attention.h when the mask is causal/padding only (and the
+  // dtype float32/float64); the composed path for attn_mask and additive_bias.
+  Tensor attend(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& mask, double dropout_p,
+                bool training, Generator* gen) override;
   double scale;
 };
 

@@ -7,7 +7,7 @@ namespace hm::nn {
 
 FourierScore::FourierScore(int64_t head_dim, double r_init, bool r_per_dim, int64_t p)
     : AttentionScore("FourierScore"), head_dim(head_dim), p(p) {
-  check(p > 0 && p % 2 == 0, "FourierScore", "p must be a positive even integer, got {}", p);
+  check(p > 0, "FourierScore", "p must be a positive integer, got {}", p);
   R = register_parameter("R", r_per_dim ? full({head_dim}, r_init) : full({}, r_init));
 }
 

@@ -1,7 +1,8 @@
 // The FourierFormer attention kernel for MultiheadAttention (kernel = Fourier): a learnable
-// bandwidth R (a scalar, or one per head dimension) and the even power p. Its attend() runs
+// bandwidth R (a scalar, or one per head dimension) and the power p (even in the paper; odd p
+// is the signed kernel of ops/fourier_attention.h, whose training diverges). Its attend() runs
 // the fused ops/fourier_attention op; forward() gives the logits for masks the fused op does
-// not take (attn_mask, additive_bias), composed from plain ops.
+// not take (attn_mask, additive_bias), composed from plain ops (even p only).
 #pragma once
 #include "nn/attention.h"
 

@@ -15,9 +15,7 @@ namespace {
 
 constexpr const char* kFn = "fourier_attention";
 
-void check_p(int64_t p) {
-  check(p > 0 && p % 2 == 0, kFn, "p must be a positive even integer (odd p is not a valid kernel), got {}", p);
-}
+void check_p(int64_t p) { check(p > 0, kFn, "p must be a positive integer, got {}", p); }
 
 // R as a contiguous (D) vector of q's dtype.
 Tensor r_vector(const Tensor& R, int64_t D) {
@@ -47,8 +45,8 @@ Tensor fourier_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v
                v_in.dtype() == R_in.dtype(),
            kFn, "q, k, v and R must share one float dtype, got {}, {}, {}, {}", q_in.desc(), k_in.desc(), v_in.desc(),
            R_in.desc());
-  HM_CHECK((R_in.dim() == 0 || R_in.shape() == Shape{D}), kFn, "R must be a scalar or have shape ({},) = (D,), got {}", D,
-           str(R_in.shape()));
+  HM_CHECK((R_in.dim() == 0 || R_in.shape() == Shape{D}), kFn, "R must be a scalar or have shape ({},) = (D,), got {}",
+           D, str(R_in.shape()));
   HM_CHECK(q_in.device() == k_in.device() && k_in.device() == v_in.device() && v_in.device() == R_in.device(), kFn,
            "q, k, v and R must be on one device, got {}, {}, {}, {}", q_in.desc(), k_in.desc(), v_in.desc(),
            R_in.desc());
@@ -72,7 +70,7 @@ Tensor fourier_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v
   }
   Tensor out = Tensor::empty({B, H, Nq, Dv}, q.dtype(), q.device());  // (B, H, Nq, Dv)
   Tensor attn, lse;                                                   // (B, H, Nq, Nk), or (B, H, Nq) with recompute
-  if (recompute)
+  if (recompute && p % 2 == 0)
     lse = Tensor::empty({B, H, Nq}, q.dtype(), q.device());
   else
     attn = Tensor::empty({B, H, Nq, Nk}, q.dtype(), q.device());
@@ -99,7 +97,10 @@ Tensor fourier_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v
 Tensor fourier_attention_logits_reference(const Tensor& q, const Tensor& k, const Tensor& R, int64_t p) {
   constexpr const char* fn = "fourier_attention_logits_reference";
   check(q.defined() && k.defined() && R.defined(), fn, "q, k and R must be defined");
-  check(p > 0 && p % 2 == 0, fn, "p must be a positive even integer (odd p is not a valid kernel), got {}", p);
+  check(p > 0 && p % 2 == 0, fn,
+        "p must be a positive even integer (odd p is a signed kernel without softmax logits: use "
+        "fourier_attention), got {}",
+        p);
   HM_CHECK(q.dim() == 4 && k.dim() == 4 && q.size(0) == k.size(0) && q.size(1) == k.size(1) && q.size(3) == k.size(3),
            fn, "expected q (B, H, Nq, D) and k (B, H, Nk, D), got {} and {}", q.desc(), k.desc());
   HM_CHECK(is_floating(q.dtype()) && q.dtype() == k.dtype() && k.dtype() == R.dtype(), fn,

@@ -48,7 +48,7 @@ TEST_CASE("[cuda] fourier_attention matches the CPU (masks, dropout, recompute, 
   Tensor pad = bool_mask({0, 1, 0, 0, 1, 1, 1, 1, 1, 1}, {2, 5});  // batch 1: every key padded
   for (DType dt : {DType::Float64, DType::Float32})
     for (bool recompute : {false, true})
-      for (int mode = 0; mode < 4; ++mode) {  // none, causal, padding, causal + padding + dropout
+      for (int mode = 0; mode < 4; ++mode) {  // none, causal, padding (odd p), causal + padding + dropout
         CAPTURE(recompute);
         CAPTURE(mode);
         const std::vector<Tensor> inputs = {normal({2, 2, 4, 3}, 1, 0.5, dt), normal({2, 2, 5, 3}, 2, 0.5, dt),
@@ -60,8 +60,11 @@ TEST_CASE("[cuda] fourier_attention matches the CPU (masks, dropout, recompute, 
               FourierAttentionMask m{.causal = mode == 1 || mode == 3};
               if (mode >= 2) m.key_padding_mask = x[4];
               Generator gen(7);  // fresh per call: the same dropout mask on every target
-              return fourier_attention(x[0], x[1], x[2], x[3], mode == 3 ? 6 : 4, m, mode == 3 ? 0.3 : 0.0, true, &gen,
-                                       recompute);
+              return fourier_attention(x[0], x[1], x[2], x[3],
+                                       mode == 3   ? 6
+                                       : mode == 2 ? 3
+                                                   : 4,
+                                       m, mode == 3 ? 0.3 : 0.0, true, &gen, recompute);
             },
             inputs);
       }

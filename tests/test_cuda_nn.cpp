@@ -14,6 +14,7 @@
 #include "ops/nn_functional.h"
 #include "ops/nn_kernels.h"
 #include "ops/reduce.h"
+#include "ops/scaled_dot_product_attention.h"
 #include "ops/shape_ops.h"
 #include "optim/adam.h"
 #include "optim/optim_kernels.h"
@@ -335,4 +336,25 @@ TEST_CASE("[cuda] three AdamW training steps of a small network match the CPU") 
   };
   const Tensor ref = train(Device::cpu());
   for_each_device([&](const Target& t) { check_close(ref, train(t.device), "trained parameters on " + t.name); });
+}
+
+TEST_CASE("[cuda] scaled_dot_product_attention matches the CPU (masks, Nq != Nk, dropout, dtypes)") {
+  announce_targets();
+  const Tensor pad = ne(from_vector(std::vector<int64_t>{0, 1, 0, 0, 1, 1, 1, 1, 1, 1}, {2, 5}),
+                        zeros({2, 5}, {.dtype = DType::Int64}));  // batch 1: every key padded
+  for (DType dt : {DType::Float64, DType::Float32})
+    for (int mode = 0; mode < 4; ++mode) {  // none, causal, padding, causal + padding + dropout
+      CAPTURE(mode);
+      const std::vector<Tensor> inputs = {normal({2, 2, 4, 3}, 1, dt), normal({2, 2, 5, 3}, 2, dt),
+                                          normal({2, 2, 5, 2}, 3, dt), pad};
+      check_against_cpu(
+          "scaled_dot_product_attention",
+          [=](const std::vector<Tensor>& x) {
+            FusedAttentionMask m{.causal = mode == 1 || mode == 3};
+            if (mode >= 2) m.key_padding_mask = x[3];
+            Generator gen(7);  // fresh per call: the same dropout mask on every target
+            return scaled_dot_product_attention(x[0], x[1], x[2], m, mode == 3 ? 0.3 : 0.0, true, &gen);
+          },
+          inputs);
+    }
 }

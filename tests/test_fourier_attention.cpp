@@ -153,8 +153,9 @@ TEST_CASE("fourier_attention dropout uses the (b, h, i, j) Philox stream") {
 
 TEST_CASE("fourier_attention rejects bad arguments") {
   Tensor q = randn({1, 2, 3, 4}), k = randn({1, 2, 5, 4}), v = randn({1, 2, 5, 2}), R = scalar_tensor(2.0);
-  CHECK(throws_with([&] { fourier_attention(q, k, v, R, 3); }, {"[fourier_attention]", "even", "3"}));
-  CHECK(throws_with([&] { fourier_attention(q, k, v, R, 0); }, {"[fourier_attention]", "even"}));
+  CHECK(throws_with([&] { fourier_attention(q, k, v, R, 0); }, {"[fourier_attention]", "positive", "0"}));
+  CHECK(throws_with([&] { fourier_attention_logits_reference(q, k, R, 3); },
+                    {"[fourier_attention_logits_reference]", "even", "3"}));
   CHECK(throws_with([&] { fourier_attention(q, randn({1, 2, 5, 3}), v, R); }, {"[fourier_attention]", "(1, 2, 5, 3)"}));
   CHECK(throws_with([&] { fourier_attention(q, k, v, zeros({3})); }, {"[fourier_attention]", "R", "(3,)", "(4,)"}));
   CHECK(throws_with([&] { fourier_attention(q, k, v.to(DType::Float64), R); }, {"[fourier_attention]", "float64"}));
@@ -274,4 +275,61 @@ TEST_CASE("fourier_attention recompute (flash-style) matches the stored-A path")
   };
   CHECK(gradcheck(f, {leaf64({2, 1, 3, 3}, 90, 0.4), leaf64({2, 1, 4, 3}, 91, 0.4), leaf64({2, 1, 4, 2}, 92),
                       r_leaf({0.7, 1.1, 0.9}, {3})}));
+}
+
+namespace {
+
+// The paper's kernel written out for any p: K_ij = prod_d sinc(R_d (q_id - k_jd))^p (signed for
+// odd p), 0 where masked, A = K / sum_j K (0 in fully masked rows), then dropout and @ v.
+Tensor signed_reference(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& R, int64_t p,
+                        const FourierAttentionMask& m = {}) {
+  Tensor x = mul(sub(unsqueeze(q, 3), unsqueeze(k, 2)), R);  // (B, H, Nq, Nk, D)
+  Tensor s = div(sin(x), x);
+  Tensor kern = ones_like(select(s, -1, 0));
+  for (int64_t d = 0; d < q.size(3); ++d) kern = mul(kern, pow(select(s, -1, d), static_cast<double>(p)));
+  // The masked form of nn::masked_softmax, applied to kernel values: blocked -> 0.
+  Tensor blocked =
+      eq(nn::masked_softmax(zeros_like(kern), {.causal = m.causal, .key_padding_mask = m.key_padding_mask}), 0.0);
+  kern = masked_fill(kern, blocked, 0.0);
+  Tensor z = sum(kern, {-1}, true);
+  Tensor a = masked_fill(div(kern, masked_fill(z, eq(z, 0.0), 1.0)), eq(z, 0.0), 0.0);
+  return matmul(a, v);
+}
+
+}  // namespace
+
+TEST_CASE("fourier_attention with odd p is the signed normalised kernel (forward, gradcheck, causal skip)") {
+  // R = 3.5 puts some R (q - k) past pi (negative sinc); p odd keeps those weights negative.
+  Tensor q = leaf64({2, 2, 4, 2}, 60, 0.5).detach(), k = leaf64({2, 2, 5, 2}, 61, 0.5).detach();
+  Tensor v = leaf64({2, 2, 5, 3}, 62).detach();
+  Tensor R = tensor({3.5, 3.0}, {2}, {.dtype = DType::Float64});
+  Tensor pad = bool_mask({0, 1, 0, 0, 0, 1, 1, 1, 1, 1}, {2, 5});  // batch 1: every key padded
+  for (int64_t p : {1, 3, 5, 4})
+    for (FourierAttentionMask m : {FourierAttentionMask{}, FourierAttentionMask{.causal = true},
+                                   FourierAttentionMask{.causal = true, .key_padding_mask = pad}}) {
+      CAPTURE(p);
+      CHECK(allclose(fourier_attention(q, k, v, R, p, m), signed_reference(q, k, v, R, p, m), 1e-9, 1e-11));
+      CHECK(allclose(fourier_attention(q, k, v, R, p, m, 0, false, nullptr, true), signed_reference(q, k, v, R, p, m),
+                     1e-9, 1e-11));  // recompute is ignored for odd p
+      Tensor f32 = fourier_attention(q.to(DType::Float32), k.to(DType::Float32), v.to(DType::Float32),
+                                     R.to(DType::Float32), p, m);
+      CHECK(allclose(f32.to(DType::Float64), signed_reference(q, k, v, R, p, m), 1e-4, 1e-4));
+    }
+  // Some weight is negative: the kernel is really signed at these points.
+  Tensor ident = broadcast_to(reshape(eye(5, {.dtype = DType::Float64}), {1, 1, 5, 5}), {2, 2, 5, 5}).contiguous();
+  double most_negative = 0;
+  for (double a : fourier_attention(q, k, ident, R, 3).to_vector()) most_negative = std::min(most_negative, a);
+  CHECK(most_negative < -1e-4);
+  // Gradients where the signed row sums are far from zero (checked: the reference's z > 0.1).
+  for (int64_t p : {1, 3}) {
+    CAPTURE(p);
+    auto f = [p](const std::vector<Tensor>& x) {
+      Generator g(3);
+      return fourier_attention(x[0], x[1], x[2], x[3], p, {.causal = true}, 0.2, true, &g);
+    };
+    CHECK(gradcheck(f, {leaf64({1, 2, 3, 2}, 63, 0.5), leaf64({1, 2, 4, 2}, 64, 0.5), leaf64({1, 2, 4, 2}, 65),
+                        r_leaf({3.5, 3.0}, {2})}));
+  }
+  nn::FourierScore score(2, 3.5, false, 3);  // odd p is accepted by the layer too
+  CHECK(score.p == 3);
 }

@@ -47,6 +47,7 @@ const std::map<std::string, std::vector<std::string>> kOpsByHeader = {
     {"ops/head_losses.h",
      {"fourier_nll", "fourier_nll_composed", "gmm_log_pmf", "gmm_log_pmf_composed", "gmm_nll", "gmm_nll_composed"}},
     {"ops/fourier_attention.h", {"fourier_attention", "fourier_attention_logits_reference"}},
+    {"ops/scaled_dot_product_attention.h", {"scaled_dot_product_attention", "scaled_dot_product_attention_composed"}},
     {"ops/fru_recurrence.h", {"fru_recurrence", "fru_recurrence_last"}},
     {"ops/rnn_recurrence.h",
      {"rnn_tanh_recurrence", "rnn_tanh_recurrence_composed", "lstm_recurrence", "lstm_recurrence_composed",

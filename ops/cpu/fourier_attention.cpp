@@ -1,7 +1,9 @@
 // CPU fused Fourier attention. Forward: one task per query row builds the (Nk) logits as
 // p * log(prod_d |sinc|) (the product in double, folded into a log every 8 dims so it cannot
 // underflow: each factor is >= kFourierSincFloor), softmaxes them in place in attn and
-// multiplies by v. Backward: one task per (b, h) owns its dk/dv slices (no races) and a
+// multiplies by v; for odd p the weights carry the sign prod_d sign(sinc) (the paper's signed
+// kernel, normalised by its signed sum). Under a causal mask the keys past the diagonal are
+// never computed. Backward: one task per (b, h) owns its dk/dv slices (no races) and a
 // private dR partial; the per-dimension terms are recomputed, never stored.
 #include <algorithm>
 #include <bit>
@@ -70,6 +72,11 @@ HM_VEC_INLINE float vdlog_abs_sinc(float x) {
   return ax < 1e-3f ? -x * (1.0f / 3.0f + x * x * (1.0f / 45.0f)) : d;
 }
 
+// One past the last key query i may see.
+inline int64_t key_end(bool causal, int64_t i, int64_t shift, int64_t Nk) {
+  return causal ? std::clamp<int64_t>(i + shift + 1, 0, Nk) : Nk;
+}
+
 // True when key j is hidden from query i.
 inline bool blocked(const bool* pad_row, bool causal, int64_t i, int64_t j, int64_t shift) {
   return (causal && j > i + shift) || (pad_row && pad_row[j]);
@@ -85,7 +92,7 @@ struct RowLogits {
   double p;
   bool causal;
   std::vector<T> xr;
-  std::vector<float> kt, accs;
+  std::vector<float> kt, accs, signs;
   int64_t kt_bh = -1;
 
   RowLogits(int64_t D, int64_t Nk, int64_t shift, const T* pr, double p, bool causal)
@@ -94,7 +101,9 @@ struct RowLogits {
   }
 
   // qi (D), kb (Nk, D) of slice bh; writes a (Nk) and returns its max (-inf: all blocked).
-  double operator()(int64_t bh, const T* qi, const T* kb, const bool* pad_row, int64_t i, T* a) {
+  // With sg (odd p), also sg (Nk) = prod_d sign(sinc(R_d (q_id - k_jd))) (1 where blocked).
+  double operator()(int64_t bh, const T* qi, const T* kb, const bool* pad_row, int64_t i, T* a, T* sg = nullptr) {
+    const int64_t jend = key_end(causal, i, shift, Nk);
     if constexpr (std::is_same_v<T, float>) {
       if (kt_bh != bh) {
         kt.resize(D * Nk);
@@ -102,16 +111,42 @@ struct RowLogits {
           for (int64_t d = 0; d < D; ++d) kt[d * Nk + j] = kb[j * D + d];
         kt_bh = bh;
       }
-      std::fill(accs.begin(), accs.end(), 0.0f);
+      std::fill(accs.begin(), accs.begin() + jend, 0.0f);
       float* acc = accs.data();
       for (int64_t d = 0; d < D; ++d) {
         const float qd = qi[d], rd = pr[d], *kd = kt.data() + d * Nk;
 #pragma omp simd
-        for (int64_t j = 0; j < Nk; ++j) acc[j] += vlog_abs_sinc(rd * (qd - kd[j]));
+        for (int64_t j = 0; j < jend; ++j) acc[j] += vlog_abs_sinc(rd * (qd - kd[j]));
+      }
+      if (sg) {
+        signs.assign(Nk, 1.0f);
+        float* sgn = signs.data();
+        for (int64_t d = 0; d < D; ++d) {
+          const float qd = qi[d], rd = pr[d], *kd = kt.data() + d * Nk;
+#pragma omp simd
+          for (int64_t j = 0; j < jend; ++j) {
+            const float x = rd * (qd - kd[j]);
+            float sn, cs;
+            vsincos(x, sn, cs);
+            sgn[j] *= (std::fabs(x) >= 1e-3f && ((sn < 0.0f) != (x < 0.0f))) ? -1.0f : 1.0f;
+          }
+        }
+        for (int64_t j = 0; j < Nk; ++j) sg[j] = signs[j];
+      }
+    } else if (sg) {
+      for (int64_t j = 0; j < Nk; ++j) {
+        T sign = T(1);
+        const T* kj = kb + j * D;
+        for (int64_t d = 0; j < jend && d < D; ++d) {
+          const T x = pr[d] * (qi[d] - kj[d]);
+          if (x != T(0) && std::sin(x) / x < T(0)) sign = -sign;
+        }
+        sg[j] = sign;
       }
     }
     double m = -std::numeric_limits<double>::infinity();
-    for (int64_t j = 0; j < Nk; ++j) {
+    for (int64_t j = jend; j < Nk; ++j) a[j] = -std::numeric_limits<T>::infinity();
+    for (int64_t j = 0; j < jend; ++j) {
       if (blocked(pad_row, causal, i, j, shift)) {
         a[j] = -std::numeric_limits<T>::infinity();
         continue;
@@ -150,14 +185,16 @@ void cpu_fourier_attention(const Tensor& q, const Tensor& k, const Tensor& v, co
     const float pf = static_cast<float>(args.dropout_p);
     const T scale = drop ? static_cast<T>(1.0 / (1.0 - args.dropout_p)) : T(1);
     const int64_t shift = Nk - Nq;
+    const bool odd = args.p % 2 != 0;  // signed weights (recompute is never set for odd p)
     parallel_for(B * H * Nq, Nk * D * 8, [&](int64_t r0, int64_t r1) {
       RowLogits<T> logits(D, Nk, shift, pr, p, args.causal);
-      std::vector<T> abuf(pa ? 0 : Nk);  // recompute: A is not kept
+      std::vector<T> abuf(pa ? 0 : Nk), sg(odd ? Nk : 0);  // recompute: A is not kept
       for (int64_t row = r0; row < r1; ++row) {
-        const int64_t bh = row / Nq, i = row % Nq, b = bh / H;
+        const int64_t bh = row / Nq, i = row % Nq, b = bh / H, jend = key_end(args.causal, i, shift, Nk);
         const T* vb = pv + bh * Nk * Dv;          // (Nk, Dv)
         T* a = pa ? pa + row * Nk : abuf.data();  // (Nk): logits, then probabilities
-        const double m = logits(bh, pq + row * D, pk + bh * Nk * D, ppad ? ppad + b * Nk : nullptr, i, a);
+        const double m =
+            logits(bh, pq + row * D, pk + bh * Nk * D, ppad ? ppad + b * Nk : nullptr, i, a, odd ? sg.data() : nullptr);
         T* o = po + row * Dv;  // (Dv)
         std::fill(o, o + Dv, T(0));
         if (m == -std::numeric_limits<double>::infinity()) {  // every key masked: zeros
@@ -166,14 +203,16 @@ void cpu_fourier_attention(const Tensor& q, const Tensor& k, const Tensor& v, co
           continue;
         }
         double s = 0.0;
-        for (int64_t j = 0; j < Nk; ++j) {
-          const double e = std::exp(static_cast<double>(a[j]) - m);  // exp(-inf) = 0
+        for (int64_t j = 0; j < jend; ++j) {
+          double e = std::exp(static_cast<double>(a[j]) - m);  // exp(-inf) = 0
+          if (odd) e *= static_cast<double>(sg[j]);            // the signed kernel; s may approach 0
           a[j] = static_cast<T>(e);
           s += e;
         }
+        std::fill(a + jend, a + Nk, T(0));
         const T inv = static_cast<T>(1.0 / s);
         if (plse) plse[row] = static_cast<T>(m + std::log(s));
-        for (int64_t j = 0; j < Nk; ++j) {
+        for (int64_t j = 0; j < jend; ++j) {
           a[j] *= inv;
           T w = a[j];
           if (drop)
@@ -222,6 +261,7 @@ void cpu_fourier_attention_backward(const Tensor& q, const Tensor& k, const Tens
         std::fill(dvb, dvb + Nk * Dv, T(0));
         std::fill(drl.begin(), drl.end(), 0.0);
         for (int64_t i = 0; i < Nq; ++i) {
+          const int64_t jend = key_end(args.causal, i, Nk - Nq, Nk);  // A_ij = 0 past it
           const T* a = ab ? ab + i * Nk : abuf.data();
           if (!ab) {  // A_ij = exp(logit_ij - lse_i); 0 where blocked and in fully masked rows
             const T l = plse[bh * Nq + i];
@@ -229,13 +269,13 @@ void cpu_fourier_attention_backward(const Tensor& q, const Tensor& k, const Tens
               std::fill(abuf.begin(), abuf.end(), T(0));
             } else {
               logits(bh, qb + i * D, kb, ppad ? ppad + (bh / H) * Nk : nullptr, i, abuf.data());
-              for (int64_t j = 0; j < Nk; ++j) abuf[j] = std::exp(abuf[j] - l);
+              for (int64_t j = 0; j < jend; ++j) abuf[j] = std::exp(abuf[j] - l);
             }
           }
           const T* gi = gb + i * Dv;
           // dA_ij = keep * scale * g_i . v_j, dV_j += A_drop_ij g_i, then dS = A (dA - sum(dA A)).
           double rowdot = 0.0;
-          for (int64_t j = 0; j < Nk; ++j) {
+          for (int64_t j = 0; j < jend; ++j) {
             if (a[j] == T(0)) {
               ds[j] = T(0);
               continue;
@@ -258,7 +298,7 @@ void cpu_fourier_attention_backward(const Tensor& q, const Tensor& k, const Tens
           const T* qi = qb + i * D;
           T* dqi = dqb + i * D;
           std::fill(drow.begin(), drow.end(), T(0));  // this row's dR terms
-          for (int64_t j = 0; j < Nk; ++j) {
+          for (int64_t j = 0; j < jend; ++j) {
             if (a[j] == T(0)) continue;
             const T c = p * a[j] * static_cast<T>(ds[j] - rowdot);  // p dS_ij
             const T* kj = kb + j * D;

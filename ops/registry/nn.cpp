@@ -1,6 +1,8 @@
-// Op table entries for ops/indexing.h, ops/linalg.h, ops/nn_functional.h and ops/rnn_recurrence.h. Attribute names
+// Op table entries for ops/indexing.h, ops/linalg.h, ops/nn_functional.h, ops/rnn_recurrence.h and
+// ops/scaled_dot_product_attention.h. Attribute names
 // follow PyTorch (ignore_index, label_smoothing, reduction, normalized_shape, eps, ...).
 #include <algorithm>
+#include <optional>
 
 #include "core/checked_math.h"
 #include "core/random.h"
@@ -9,6 +11,7 @@
 #include "ops/nn_functional.h"
 #include "ops/registry/registry.h"
 #include "ops/rnn_recurrence.h"
+#include "ops/scaled_dot_product_attention.h"
 #include "ops/shape_ops.h"
 
 namespace hm::ops {
@@ -64,6 +67,21 @@ int64_t along_dim(V x, A a) { return x[0].size(a.i("dim")); }
 int64_t classes(V x, A a) { return x[0].dim() == 1 ? x[0].size(0) : x[0].size(a.i("class_dim")); }
 int64_t rows(V x, A) { return x[0].size(0); }
 int64_t num_classes(V, A a) { return a.is_null("num_classes") ? 2 : a.i("num_classes"); }
+
+// Dropout on the attention weights draws from a generator seeded by the "seed" attribute, so
+// one seed gives one mask (finite differences, and the fused op and its twin, see the same).
+template <bool Composed>
+Tensor sdpa_op(V x, A a) {
+  Generator gen(static_cast<uint64_t>(a.i("seed")));
+  FusedAttentionMask mask{.causal = a.b("causal"), .key_padding_mask = x[3]};
+  std::optional<double> scale;
+  if (!a.is_null("scale")) scale = a.f("scale");
+  if constexpr (Composed)
+    return detail::scaled_dot_product_attention_composed(x[0], x[1], x[2], mask, a.f("dropout_p"), a.b("training"),
+                                                         &gen, scale);
+  else
+    return scaled_dot_product_attention(x[0], x[1], x[2], mask, a.f("dropout_p"), a.b("training"), &gen, scale);
+}
 
 }  // namespace
 
@@ -145,6 +163,17 @@ void add_nn_ops(std::vector<OpSpec>& t) {
     [](V x, A) { return detail::gru_recurrence_composed(x[0], x[1], x[2], x[3]).output; })
       .ex("3x2x9,9x3,9,2x3")
       .fn("gru_recurrence");
+  // Fused softmax attention: q (B, H, Nq, D), k (B, H, Nk, D), v (B, H, Nk, Dv), pad (B, Nk);
+  // Nq < Nk exercises the bottom-right aligned causal mask of a decoding step.
+  const char* sdpa = R"({"causal": false, "dropout_p": 0.0, "training": false, "seed": 0, "scale": null})";
+  N("scaled_dot_product_attention", "q k v !key_padding_mask?", sdpa, sdpa_op<false>)
+      .ex("1x2x3x2,1x2x4x2,1x2x4x3,1x4", R"({"causal": true, "dropout_p": 0.25, "training": true})")
+      .bad("1x2x3x2,1x2x4x3,1x2x4x3")
+      .twin("scaled_dot_product_attention_composed");
+  N("scaled_dot_product_attention_composed", "q k v !key_padding_mask?", sdpa, sdpa_op<true>)
+      .ex("1x2x3x2,1x2x4x2,1x2x4x3,1x4", R"({"causal": true, "dropout_p": 0.25, "training": true})")
+      .bad("1x2x3x2,1x2x4x3,1x2x4x3")
+      .fn("scaled_dot_product_attention");
 }
 
 }  // namespace hm::ops

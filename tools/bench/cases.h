@@ -42,4 +42,18 @@ std::vector<std::string> toy_case_names();
 // run_toy_density takes it; tools/bench/bench_toy_torch.py times PyTorch. Reports ms per step.
 void run_toy_cases(const std::vector<std::string>& only, const TimingOptions& opt, const Report& report);
 
+// Names of the GPT cases: softmax, fourier (the attention kernel).
+std::vector<std::string> gpt_case_names();
+// One training step (forward, cross-entropy, backward, AdamW) of models::GPT at 4 layers,
+// n_embd 128, 8 heads, block 256, batch 8, vocab 8192, sinusoidal positions, dropout 0.1
+// (tools/bench/gpt_case.cpp); tools/bench/bench_gpt_torch.py times the same model in PyTorch.
+struct GptTiming {
+  std::string label;
+  double ms = 0, tokens_per_s = 0;
+  double gemm_gflop = 0;  // the step's GEMM work (Fourier attention's sinc work is not a GEMM)
+  double floor_ms = 0;    // those GEMMs timed alone as plain row-major sgemm at this thread count
+};
+using GptReport = std::function<void(const GptTiming&)>;
+void run_gpt_cases(const std::vector<std::string>& only, const TimingOptions& opt, const GptReport& report);
+
 }  // namespace hm::bench

@@ -1,0 +1,236 @@
+// CPU fused scaled dot-product attention, flash-attention style, on GEMM tiles.
+//   forward: one task per (b, h, block of kRows query rows). The keys are walked in blocks of
+//            kCols: S = (q scale) k^T and O += P v are single-threaded BLAS calls
+//            (ops/cpu/gemm_rows.h), between them the online softmax (running row max m and
+//            sum l, O rescaled when m grows). Key blocks entirely above the causal diagonal
+//            are never visited. Saves lse = m + log l per row.
+//   backward (flash-attention 2): one task per (b, h), which owns its dq, dk, dv slices (no
+//            races). Per (query block, key block) tile: P = exp(S - lse) recomputed,
+//            dV += P_drop^T dO, dP = dO v^T, dS = P (dP keep - rowsum(dO o)) scale,
+//            dQ += dS k, dK += dS^T q; again skipping tiles above the diagonal.
+// Dropout masks come from ops/cpu/dropout_mask.h, element index (b, h, i, j) flattened: the
+// same keep decisions as dropout_keep (ops/nn_functors.h).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "core/parallel.h"
+#include "ops/cpu/dropout_mask.h"
+#include "ops/cpu/gemm_rows.h"
+#include "ops/cpu/vec_math.h"
+#include "ops/scaled_dot_product_attention_kernels.h"
+
+namespace hm {
+namespace {
+
+constexpr int64_t kRows = 64;   // query rows per tile
+constexpr int64_t kCols = 128;  // keys per tile
+
+template <class T>
+inline T exp_of(T x) {
+  if constexpr (std::is_same_v<T, float>)
+    return vm::exp(x);
+  else
+    return std::exp(x);
+}
+
+// The geometry of one (b, h) slice and the shared arguments.
+template <class T>
+struct Slices {
+  int64_t H, Nq, Nk, D, Dv, shift;
+  const T *q, *k, *v;
+  const bool* pad;  // (B, Nk) or null
+  const SdpaArgs* args;
+  T scale, drop_scale;
+  float pf;
+  bool drop;
+
+  // One past the last key any row of [i0, i1) may see (causal), else Nk.
+  int64_t key_end(int64_t i1) const { return args->causal ? std::clamp<int64_t>(i1 - 1 + shift + 1, 0, Nk) : Nk; }
+  // Sets S (rows, nk) to -inf where (i0 + r, j0 + c) is blocked; returns whether any was.
+  void mask_tile(T* S, int64_t i0, int64_t rows, int64_t j0, int64_t nk, const bool* pad_row) const {
+    for (int64_t r = 0; r < rows; ++r) {
+      T* s = S + r * nk;
+      const int64_t lim = args->causal ? i0 + r + shift - j0 : nk - 1;  // last visible column
+      for (int64_t c = std::max<int64_t>(lim + 1, 0); c < nk; ++c) s[c] = -std::numeric_limits<T>::infinity();
+      if (pad_row)
+        for (int64_t c = 0; c < std::min(nk, lim + 1); ++c)
+          if (pad_row[j0 + c]) s[c] = -std::numeric_limits<T>::infinity();
+    }
+  }
+};
+
+template <class T>
+Slices<T> slices(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const SdpaArgs& args) {
+  Slices<T> s;
+  s.H = q.size(1), s.Nq = q.size(2), s.Nk = k.size(2), s.D = q.size(3), s.Dv = v.size(3);
+  s.shift = s.Nk - s.Nq;
+  s.q = q.data<T>(), s.k = k.data<T>(), s.v = v.data<T>();
+  s.pad = pad.defined() ? pad.data<bool>() : nullptr;
+  s.args = &args;
+  s.scale = static_cast<T>(args.scale);
+  s.drop = args.dropout_p > 0.0;
+  s.pf = static_cast<float>(args.dropout_p);
+  s.drop_scale = s.drop ? static_cast<T>(1.0 / (1.0 - args.dropout_p)) : T(1);
+  return s;
+}
+
+void cpu_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const SdpaArgs& args,
+              const Tensor& out, const Tensor& lse) {
+  dispatch_float(q.dtype(), "scaled_dot_product_attention", [&]<class T>() {
+    const Slices<T> g = slices<T>(q, k, v, pad, args);
+    const int64_t B = q.size(0), blocks = (g.Nq + kRows - 1) / kRows;
+    T *po = out.data<T>(), *plse = lse.data<T>();
+    constexpr T kNegInf = -std::numeric_limits<T>::infinity();
+    parallel_for(B * g.H * blocks, kRows * g.Nk * (g.D + g.Dv + 8), [&](int64_t t0, int64_t t1) {
+      std::vector<T> qs(kRows * g.D), S(kRows * kCols), m(kRows), l(kRows), z(kCols);
+      for (int64_t task = t0; task < t1; ++task) {
+        const int64_t bh = task / blocks, i0 = (task % blocks) * kRows, i1 = std::min(g.Nq, i0 + kRows);
+        const int64_t rows = i1 - i0, b = bh / g.H;
+        const T* kb = g.k + bh * g.Nk * g.D;   // (Nk, D)
+        const T* vb = g.v + bh * g.Nk * g.Dv;  // (Nk, Dv)
+        T* o = po + (bh * g.Nq + i0) * g.Dv;   // (rows, Dv), the running numerator
+        const bool* pad_row = g.pad ? g.pad + b * g.Nk : nullptr;
+        const T* qb = g.q + (bh * g.Nq + i0) * g.D;
+        for (int64_t e = 0; e < rows * g.D; ++e) qs[e] = qb[e] * g.scale;
+        std::fill(o, o + rows * g.Dv, T(0));
+        std::fill(m.begin(), m.end(), kNegInf);
+        std::fill(l.begin(), l.end(), T(0));
+        const int64_t jend = g.key_end(i1);
+        for (int64_t j0 = 0; j0 < jend; j0 += kCols) {
+          const int64_t nk = std::min(kCols, jend - j0);
+          gemm_rows<T>(rows, nk, g.D, qs.data(), false, kb + j0 * g.D, true, S.data(), 0.0);  // (rows, nk)
+          if (pad_row || (args.causal && j0 + nk - 1 > i0 + g.shift)) g.mask_tile(S.data(), i0, rows, j0, nk, pad_row);
+          for (int64_t r = 0; r < rows; ++r) {
+            T* s = S.data() + r * nk;
+            T mx = kNegInf;
+#pragma omp simd reduction(max : mx)
+            for (int64_t c = 0; c < nk; ++c) mx = s[c] > mx ? s[c] : mx;
+            const T m_new = std::max(m[r], mx);
+            if (m_new == kNegInf) {  // nothing visible yet: P = 0
+              std::fill(s, s + nk, T(0));
+              continue;
+            }
+            T sum = T(0);
+#pragma omp simd reduction(+ : sum)
+            for (int64_t c = 0; c < nk; ++c) {
+              const T e = exp_of<T>(s[c] - m_new);  // exp(-inf) = 0
+              s[c] = e;
+              sum += e;
+            }
+            if (m_new != m[r]) {  // rescale what was accumulated under the old max
+              const T corr = exp_of<T>(m[r] - m_new);
+              l[r] *= corr;
+              T* orow = o + r * g.Dv;
+              for (int64_t e = 0; e < g.Dv; ++e) orow[e] *= corr;
+              m[r] = m_new;
+            }
+            l[r] += sum;
+            if (g.drop) {
+              dropout_factors<T>(args.seed, args.offset, static_cast<uint64_t>((bh * g.Nq + i0 + r) * g.Nk + j0), nk,
+                                 g.pf, g.drop_scale, z.data());
+#pragma omp simd
+              for (int64_t c = 0; c < nk; ++c) s[c] *= z[c];
+            }
+          }
+          gemm_rows<T>(rows, g.Dv, nk, S.data(), false, vb + j0 * g.Dv, false, o, 1.0);  // O += P v
+        }
+        for (int64_t r = 0; r < rows; ++r) {
+          T* orow = o + r * g.Dv;
+          if (l[r] == T(0)) {  // every key masked: zeros
+            std::fill(orow, orow + g.Dv, T(0));
+            plse[bh * g.Nq + i0 + r] = kNegInf;
+            continue;
+          }
+          const T inv = T(1) / l[r];
+          for (int64_t e = 0; e < g.Dv; ++e) orow[e] *= inv;
+          plse[bh * g.Nq + i0 + r] = m[r] + std::log(l[r]);
+        }
+      }
+    });
+  });
+}
+
+void cpu_sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const Tensor& out,
+                       const Tensor& lse, const Tensor& grad, const SdpaArgs& args, const Tensor& dq, const Tensor& dk,
+                       const Tensor& dv) {
+  dispatch_float(q.dtype(), "scaled_dot_product_attention_backward", [&]<class T>() {
+    const Slices<T> g = slices<T>(q, k, v, pad, args);
+    const int64_t B = q.size(0);
+    const T *po = out.data<T>(), *plse = lse.data<T>(), *pg = grad.data<T>();
+    T *pdq = dq.data<T>(), *pdk = dk.data<T>(), *pdv = dv.data<T>();
+    constexpr T kNegInf = -std::numeric_limits<T>::infinity();
+    parallel_for(B * g.H, g.Nq * g.Nk * (2 * g.D + 2 * g.Dv + 8), [&](int64_t t0, int64_t t1) {
+      std::vector<T> qs(kRows * g.D), P(kRows * kCols), dP(kRows * kCols), Pd(g.drop ? kRows * kCols : 0);
+      std::vector<T> z(kCols), delta(g.Nq);
+      for (int64_t bh = t0; bh < t1; ++bh) {
+        const T* qb = g.q + bh * g.Nq * g.D;   // (Nq, D)
+        const T* kb = g.k + bh * g.Nk * g.D;   // (Nk, D)
+        const T* vb = g.v + bh * g.Nk * g.Dv;  // (Nk, Dv)
+        const T* ob = po + bh * g.Nq * g.Dv;   // (Nq, Dv)
+        const T* gb = pg + bh * g.Nq * g.Dv;   // (Nq, Dv)
+        const T* lb = plse + bh * g.Nq;        // (Nq)
+        T* dqb = pdq + bh * g.Nq * g.D;
+        T* dkb = pdk + bh * g.Nk * g.D;
+        T* dvb = pdv + bh * g.Nk * g.Dv;
+        std::fill(dqb, dqb + g.Nq * g.D, T(0));
+        std::fill(dkb, dkb + g.Nk * g.D, T(0));
+        std::fill(dvb, dvb + g.Nk * g.Dv, T(0));
+        const bool* pad_row = g.pad ? g.pad + (bh / g.H) * g.Nk : nullptr;
+        for (int64_t i = 0; i < g.Nq; ++i) {  // delta_i = dO_i . O_i = sum_j P_ij dP_ij
+          T s = T(0);
+          for (int64_t e = 0; e < g.Dv; ++e) s += gb[i * g.Dv + e] * ob[i * g.Dv + e];
+          delta[i] = s;
+        }
+        for (int64_t i0 = 0; i0 < g.Nq; i0 += kRows) {
+          const int64_t i1 = std::min(g.Nq, i0 + kRows), rows = i1 - i0;
+          for (int64_t e = 0; e < rows * g.D; ++e) qs[e] = qb[i0 * g.D + e] * g.scale;
+          const int64_t jend = g.key_end(i1);
+          for (int64_t j0 = 0; j0 < jend; j0 += kCols) {
+            const int64_t nk = std::min(kCols, jend - j0);
+            gemm_rows<T>(rows, nk, g.D, qs.data(), false, kb + j0 * g.D, true, P.data(), 0.0);  // S (rows, nk)
+            if (pad_row || (args.causal && j0 + nk - 1 > i0 + g.shift))
+              g.mask_tile(P.data(), i0, rows, j0, nk, pad_row);
+            gemm_rows<T>(rows, nk, g.Dv, gb + i0 * g.Dv, false, vb + j0 * g.Dv, true, dP.data(), 0.0);  // dO v^T
+            for (int64_t r = 0; r < rows; ++r) {
+              T *p = P.data() + r * nk, *dp = dP.data() + r * nk;
+              const T lr = lb[i0 + r], dr = delta[i0 + r];
+              if (lr == kNegInf) {  // a fully masked row: no weights, no gradient
+                std::fill(p, p + nk, T(0));
+                std::fill(dp, dp + nk, T(0));
+                if (g.drop) std::fill(Pd.data() + r * nk, Pd.data() + (r + 1) * nk, T(0));
+                continue;
+              }
+#pragma omp simd
+              for (int64_t c = 0; c < nk; ++c) p[c] = exp_of<T>(p[c] - lr);
+              if (g.drop) {
+                dropout_factors<T>(args.seed, args.offset, static_cast<uint64_t>((bh * g.Nq + i0 + r) * g.Nk + j0), nk,
+                                   g.pf, g.drop_scale, z.data());
+                T* pd = Pd.data() + r * nk;
+#pragma omp simd
+                for (int64_t c = 0; c < nk; ++c) {
+                  pd[c] = p[c] * z[c];
+                  dp[c] = p[c] * (dp[c] * z[c] - dr) * g.scale;  // dS
+                }
+              } else {
+#pragma omp simd
+                for (int64_t c = 0; c < nk; ++c) dp[c] = p[c] * (dp[c] - dr) * g.scale;  // dS
+              }
+            }
+            const T* pw = g.drop ? Pd.data() : P.data();
+            gemm_rows<T>(nk, g.Dv, rows, pw, true, gb + i0 * g.Dv, false, dvb + j0 * g.Dv, 1.0);       // dV += P^T dO
+            gemm_rows<T>(rows, g.D, nk, dP.data(), false, kb + j0 * g.D, false, dqb + i0 * g.D, 1.0);  // dQ += dS k
+            gemm_rows<T>(nk, g.D, rows, dP.data(), true, qb + i0 * g.D, false, dkb + j0 * g.D, 1.0);   // dK += dS^T q
+          }
+        }
+      }
+    });
+  });
+}
+
+[[maybe_unused]] const bool bound = (sdpa_kernel.cpu = cpu_sdpa, sdpa_backward_kernel.cpu = cpu_sdpa_backward, true);
+
+}  // namespace
+}  // namespace hm

@@ -1,0 +1,124 @@
+// scaled_dot_product_attention: argument checks, the saved state (q, k, v, out, lse) and the
+// backward closure; the compute is in the sdpa kernel slots (ops/cpu/ on the CPU, cuda/ on
+// the device). Also the composed twin, the specification the fused op is tested against.
+#include "ops/scaled_dot_product_attention.h"
+
+#include <cmath>
+#include <limits>
+
+#include "autograd/grad_mode.h"
+#include "autograd/node.h"
+#include "core/factories.h"
+#include "ops/elementwise.h"
+#include "ops/linalg.h"
+#include "ops/nn_functional.h"
+#include "ops/reduce.h"
+#include "ops/scaled_dot_product_attention_kernels.h"
+#include "ops/shape_ops.h"
+
+namespace hm {
+namespace {
+
+constexpr const char* kFn = "scaled_dot_product_attention";
+
+void check_args(const Tensor& q, const Tensor& k, const Tensor& v, const FusedAttentionMask& mask, double dropout_p,
+                std::optional<double> scale) {
+  check(q.defined() && k.defined() && v.defined(), kFn, "q, k and v must be defined");
+  HM_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, kFn,
+           "expected q (B, H, Nq, D), k (B, H, Nk, D), v (B, H, Nk, Dv), got {}, {}, {}", str(q.shape()),
+           str(k.shape()), str(v.shape()));
+  const int64_t B = q.size(0), H = q.size(1), D = q.size(3), Nk = k.size(2);
+  HM_CHECK(k.size(0) == B && v.size(0) == B && k.size(1) == H && v.size(1) == H && k.size(3) == D && v.size(2) == Nk,
+           kFn, "incompatible q {}, k {}, v {}", str(q.shape()), str(k.shape()), str(v.shape()));
+  HM_CHECK(is_floating(q.dtype()) && q.dtype() != DType::BFloat16 && q.dtype() == k.dtype() && k.dtype() == v.dtype(),
+           kFn, "q, k and v must share one float32/float64 dtype, got {}, {}, {}", q.desc(), k.desc(), v.desc());
+  HM_CHECK(q.device() == k.device() && k.device() == v.device(), kFn,
+           "q, k and v must be on one device, got {}, {}, {}", q.desc(), k.desc(), v.desc());
+  if (mask.key_padding_mask.defined())
+    HM_CHECK((mask.key_padding_mask.dtype() == DType::Bool && mask.key_padding_mask.shape() == Shape{B, Nk}), kFn,
+             "key_padding_mask must be bool (B, Nk) = ({}, {}), got {}", B, Nk, mask.key_padding_mask.desc());
+  check(dropout_p >= 0.0 && dropout_p < 1.0, kFn, "dropout_p must be in [0, 1), got {}", dropout_p);
+  check(!scale || std::isfinite(*scale), kFn, "scale must be finite, got {}", scale.value_or(0.0));
+}
+
+double scale_or_default(std::optional<double> scale, int64_t D) {
+  return scale.value_or(1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(D, 1))));
+}
+
+}  // namespace
+
+using autograd::NeedsGrad;
+using autograd::Saved;
+using Grads = std::vector<Tensor>;
+
+Tensor scaled_dot_product_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in,
+                                    const FusedAttentionMask& mask, double dropout_p, bool training, Generator* gen,
+                                    std::optional<double> scale) {
+  check_args(q_in, k_in, v_in, mask, dropout_p, scale);
+  const int64_t B = q_in.size(0), H = q_in.size(1), Nq = q_in.size(2), Nk = k_in.size(2), Dv = v_in.size(3);
+  Tensor q, k, v, pad;
+  {
+    NoGradGuard no_grad;
+    q = q_in.contiguous(), k = k_in.contiguous(), v = v_in.contiguous();
+    if (mask.key_padding_mask.defined()) pad = mask.key_padding_mask.to(q.device()).contiguous();
+  }
+  SdpaArgs args{.scale = scale_or_default(scale, q.size(3)), .causal = mask.causal};
+  if (training && dropout_p > 0.0) {
+    Generator& g = gen ? *gen : default_generator();
+    args.dropout_p = dropout_p;
+    args.seed = g.seed();
+    args.offset = g.reserve(static_cast<uint64_t>(B * H * Nq * Nk));
+  }
+  Tensor out = Tensor::empty({B, H, Nq, Dv}, q.dtype(), q.device());  // (B, H, Nq, Dv)
+  Tensor lse = Tensor::empty({B, H, Nq}, q.dtype(), q.device());      // (B, H, Nq)
+  sdpa_kernel(q.device(), q, k, v, pad, args, out, lse);
+
+  const bool rec = autograd::will_record({q_in, k_in, v_in});
+  return autograd::record(kFn, out, {q_in, k_in, v_in},
+                          [sq = rec ? Saved(q) : Saved(), sk = rec ? Saved(k) : Saved(), sv = rec ? Saved(v) : Saved(),
+                           so = rec ? Saved(out) : Saved(), sl = rec ? Saved(lse) : Saved(),
+                           sp = rec ? Saved(pad) : Saved(), args](const Tensor& g_in, const NeedsGrad&) {
+                            const Tensor &q = sq.get(), &k = sk.get(), &v = sv.get();
+                            Tensor g = g_in.contiguous();
+                            Tensor dq = Tensor::empty(q.shape(), q.dtype(), q.device());
+                            Tensor dk = Tensor::empty(k.shape(), k.dtype(), k.device());
+                            Tensor dv = Tensor::empty(v.shape(), v.dtype(), v.device());
+                            sdpa_backward_kernel(q.device(), q, k, v, sp.get(), so.get(), sl.get(), g, args, dq, dk,
+                                                 dv);
+                            return Grads{dq, dk, dv};
+                          });
+}
+
+namespace detail {
+
+Tensor scaled_dot_product_attention_composed(const Tensor& q, const Tensor& k, const Tensor& v,
+                                             const FusedAttentionMask& mask, double dropout_p, bool training,
+                                             Generator* gen, std::optional<double> scale) {
+  check_args(q, k, v, mask, dropout_p, scale);
+  constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+  const int64_t B = q.size(0), Nq = q.size(2), Nk = k.size(2);
+  Tensor x = mul(matmul(q, transpose(k, -2, -1)), scale_or_default(scale, q.size(3)));  // (B, H, Nq, Nk)
+  const bool masked = mask.causal || mask.key_padding_mask.defined();
+  if (mask.causal) {
+    Tensor rows = add(reshape(arange(Nq), {Nq, 1}), static_cast<double>(Nk - Nq));       // (Nq, 1)
+    x = masked_fill(x, gt(reshape(arange(Nk), {1, Nk}), rows).to(q.device()), kNegInf);  // (Nq, Nk) blocked
+  }
+  if (mask.key_padding_mask.defined())
+    x = masked_fill(x, reshape(mask.key_padding_mask.to(q.device()), {B, 1, 1, Nk}), kNegInf);
+  Tensor a;
+  if (masked) {
+    Tensor dead;  // bool (B, H, Nq, 1): every key blocked; finite logits there, zeros after
+    {
+      NoGradGuard no_grad;
+      dead = eq(amax(x.detach(), {-1}, true), kNegInf);
+    }
+    a = masked_fill(softmax(masked_fill(x, dead, 0.0), -1), dead, 0.0);
+  } else {
+    a = softmax(x, -1);
+  }
+  if (training && dropout_p > 0.0) a = dropout(a, dropout_p, true, gen);
+  return matmul(a, v);  // (B, H, Nq, Dv)
+}
+
+}  // namespace detail
+}  // namespace hm

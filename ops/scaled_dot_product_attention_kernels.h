@@ -1,0 +1,32 @@
+// Kernel slots of the fused scaled dot-product attention (ops/scaled_dot_product_attention.h).
+#pragma once
+#include <cstdint>
+
+#include "core/dispatch.h"
+#include "core/tensor.h"
+
+namespace hm {
+
+// Everything but the tensors: shared by forward and backward.
+struct SdpaArgs {
+  double scale = 1.0;  // on the logits q k^T
+  bool causal = false;
+  double dropout_p = 0.0;  // 0 = no dropout
+  uint64_t seed = 0, offset = 0;
+};
+
+// q (B,H,Nq,D), k (B,H,Nk,D), v (B,H,Nk,Dv) contiguous, one float dtype; pad bool (B,Nk) or
+// undefined. Writes out (B,H,Nq,Dv) and lse (B,H,Nq), each row's logsumexp of the scaled,
+// masked logits (-inf: every key masked).
+inline Kernel<void(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const SdpaArgs& args,
+                   const Tensor& out, const Tensor& lse)>
+    sdpa_kernel{"scaled_dot_product_attention"};
+
+// From out and lse of the forward and the output gradient g (B,H,Nq,Dv), recomputing the
+// weights: fills dq, dk, dv (defined and contiguous; the kernel initialises them).
+inline Kernel<void(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const Tensor& out,
+                   const Tensor& lse, const Tensor& g, const SdpaArgs& args, const Tensor& dq, const Tensor& dk,
+                   const Tensor& dv)>
+    sdpa_backward_kernel{"scaled_dot_product_attention_backward"};
+
+}  // namespace hm

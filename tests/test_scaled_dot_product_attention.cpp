@@ -1,0 +1,130 @@
+// Fused scaled dot-product attention (ops/scaled_dot_product_attention.h) against the composed
+// nn::attention (the specification), its gradients, and the MultiheadAttention wiring
+// (DotProductScore::attend).
+#include <cmath>
+
+#include "autograd/gradcheck.h"
+#include "nn/attention.h"
+#include "ops/scaled_dot_product_attention.h"
+#include "tests/helpers.h"
+
+using namespace hm;
+using hm::test::allclose;
+using hm::test::leaf64;
+using hm::test::throws_with;
+
+namespace {
+
+Tensor bool_mask(const std::vector<int64_t>& values, const Shape& shape) {
+  return ne(from_vector(values, shape), zeros(shape, {.dtype = DType::Int64}));
+}
+
+nn::AttentionMask nn_mask(const FusedAttentionMask& m) {
+  return {.causal = m.causal, .key_padding_mask = m.key_padding_mask};
+}
+
+}  // namespace
+
+TEST_CASE("scaled_dot_product_attention matches nn::attention (causal, padding, Nq != Nk, dtypes)") {
+  // Nk = 70 and Nq up to 130 cross the CPU kernel's 64-wide tiles.
+  for (auto [nq, nk] : {std::pair<int64_t, int64_t>{4, 5}, {5, 5}, {1, 70}, {130, 70}, {7, 3}}) {
+    Tensor q = leaf64({2, 2, nq, 3}, 1).detach(), k = leaf64({2, 2, nk, 3}, 2).detach();
+    Tensor v = leaf64({2, 2, nk, 2}, 3).detach();
+    std::vector<int64_t> pv(2 * nk, 0);
+    for (int64_t j = 0; j < nk; ++j) pv[nk + j] = 1;  // batch 1: every key padded
+    pv[1] = 1;
+    Tensor pad = bool_mask(pv, {2, nk});
+    for (FusedAttentionMask m :
+         {FusedAttentionMask{}, FusedAttentionMask{.causal = true}, FusedAttentionMask{.key_padding_mask = pad},
+          FusedAttentionMask{.causal = true, .key_padding_mask = pad}}) {
+      CAPTURE(nq);
+      CAPTURE(nk);
+      CAPTURE(m.causal);
+      CHECK(allclose(scaled_dot_product_attention(q, k, v, m), nn::attention(q, k, v, nn_mask(m)), 1e-10, 1e-12));
+      CHECK(allclose(scaled_dot_product_attention(q, k, v, m, 0, false, nullptr, 0.7),
+                     nn::attention(q, k, v, nn_mask(m), 0, false, nullptr, 0.7), 1e-10, 1e-12));
+      Tensor q32 = q.to(DType::Float32), k32 = k.to(DType::Float32), v32 = v.to(DType::Float32);
+      CHECK(allclose(scaled_dot_product_attention(q32, k32, v32, m).to(DType::Float64),
+                     nn::attention(q, k, v, nn_mask(m)), 1e-5, 1e-5));
+    }
+  }
+}
+
+TEST_CASE("scaled_dot_product_attention dropout draws the same Philox mask as nn::attention") {
+  Tensor q = leaf64({2, 2, 67, 4}, 10).detach(), k = leaf64({2, 2, 67, 4}, 11).detach();
+  Tensor v = leaf64({2, 2, 67, 3}, 12).detach();
+  for (bool causal : {false, true}) {
+    Generator g1(7), g2(7);
+    Tensor fused = scaled_dot_product_attention(q, k, v, {.causal = causal}, 0.3, true, &g1);
+    Tensor composed = nn::attention(q, k, v, {.causal = causal}, 0.3, true, &g2);
+    CHECK(allclose(fused, composed, 1e-10, 1e-12));
+    CHECK(g1.reserve(0) == g2.reserve(0));  // both advanced the stream by B H Nq Nk
+  }
+  Generator g(7);  // eval: no dropout
+  CHECK(allclose(scaled_dot_product_attention(q, k, v, {}, 0.3, false, &g), nn::attention(q, k, v), 1e-10, 1e-12));
+}
+
+TEST_CASE("scaled_dot_product_attention gradcheck (float64): masks, decoding step, dropout") {
+  Tensor pad = bool_mask({0, 0, 1, 0, 1, 1, 1, 1}, {2, 4});  // batch 1 fully padded: zero grads
+  for (int mode = 0; mode < 4; ++mode) {
+    CAPTURE(mode);
+    FusedAttentionMask m{.causal = mode != 0};
+    if (mode == 2) m.key_padding_mask = pad;
+    const double drop = mode == 3 ? 0.3 : 0.0;
+    auto f = [&](const std::vector<Tensor>& x) {
+      Generator g(5);
+      return scaled_dot_product_attention(x[0], x[1], x[2], m, drop, true, &g);
+    };
+    CHECK(gradcheck(f, {leaf64({2, 2, 3, 2}, 20), leaf64({2, 2, 4, 2}, 21), leaf64({2, 2, 4, 3}, 22)}));
+  }
+  // Longer than one tile in both directions, causal with Nq < Nk (a prompt continuing a cache).
+  auto f = [](const std::vector<Tensor>& x) {
+    return scaled_dot_product_attention(x[0], x[1], x[2], {.causal = true});
+  };
+  CHECK(gradcheck(f, {leaf64({1, 1, 66, 2}, 23), leaf64({1, 1, 70, 2}, 24), leaf64({1, 1, 70, 2}, 25)}));
+}
+
+TEST_CASE("scaled_dot_product_attention: fully masked rows give zeros and zero gradients, never NaN") {
+  Tensor q = leaf64({1, 1, 3, 2}, 30), k = leaf64({1, 1, 2, 2}, 31), v = leaf64({1, 1, 2, 2}, 32);
+  Tensor out = scaled_dot_product_attention(q, k, v, {.causal = true});  // Nq > Nk: row 0 sees nothing
+  CHECK(allclose(select(select(select(out, 0, 0), 0, 0), 0, 0), std::vector<double>{0, 0}, 0, 0));
+  sum(out).backward();
+  for (const Tensor& t : {q.grad(), k.grad(), v.grad()})
+    for (double x : t.to_vector()) CHECK(std::isfinite(x));
+  CHECK(allclose(select(select(select(q.grad(), 0, 0), 0, 0), 0, 0), std::vector<double>{0, 0}, 0, 0));
+}
+
+TEST_CASE("MultiheadAttention uses the fused op: equal to the composed path, KV-cache decoding") {
+  Generator gen(3);
+  nn::MultiheadAttention mha(8, 2, {.dropout = 0.0}, &gen);
+  Tensor x = randn({2, 5, 8}, {}, &gen);
+  Tensor fused = mha.forward(x, x, x, {.causal = true});
+  // An all-false attn_mask takes the composed path and must give the same numbers.
+  Tensor composed = mha.forward(x, x, x, {.causal = true, .attn_mask = zeros({5, 5}, {.dtype = DType::Bool})});
+  CHECK(allclose(fused, composed, 1e-5, 1e-6));
+  // Decoding one token at a time through the cache (Nq = 1, Nk = t) equals the full pass.
+  nn::KVCache cache;
+  for (int64_t t = 0; t < 5; ++t) {
+    Tensor xt = narrow(x, 1, t, 1);
+    Tensor step = mha.forward(xt, xt, xt, {.causal = true}, &cache);
+    CHECK(allclose(step, narrow(fused, 1, t, 1), 1e-5, 1e-6));
+  }
+}
+
+TEST_CASE("scaled_dot_product_attention rejects bad arguments") {
+  Tensor q = randn({1, 2, 3, 4}), k = randn({1, 2, 5, 4}), v = randn({1, 2, 5, 2});
+  CHECK(throws_with(
+      [&] {
+        scaled_dot_product_attention(q, randn({1, 2, 5, 3}), v);
+      },
+      {"[scaled_dot_product_attention]", "(1, 2, 5, 3)"}));
+  CHECK(throws_with([&] { scaled_dot_product_attention(q, k, v.to(DType::Float64)); },
+                    {"[scaled_dot_product_attention]", "float64"}));
+  CHECK(throws_with(
+      [&] {
+        scaled_dot_product_attention(q, k, v, {.key_padding_mask = zeros({1, 4}, {.dtype = DType::Bool})});
+      },
+      {"[scaled_dot_product_attention]", "key_padding_mask", "(1, 4)"}));
+  CHECK(throws_with([&] { scaled_dot_product_attention(q, k, v, {}, 1.0, true); },
+                    {"[scaled_dot_product_attention]", "dropout_p"}));
+}
