@@ -87,8 +87,9 @@ TEST_CASE("fourierformer study: quick and full grids") {
   CHECK(q.front().save_model);                            // the main LM runs keep their model
 
   const auto full = ff_study_grid(FfStudyPlan{});
-  // Per seed: 2 main + 4 powers + 5 R inits + 1 vector = 12 LM runs, 2 ViT runs.
-  CHECK(full.size() == 3 * 14);
+  // Seeds 1 2 3: the main pair and the ViT pair; seeds 1 2: 4 powers + 5 R inits + 1 vector.
+  CHECK(full.size() == 3 * 2 + 2 * 10 + 3 * 2);
+  CHECK(!find_run(full, FfTask::Lm, "fourier p=3 R=2", 3));
   std::set<std::string> labels;
   for (const FfRunSpec& r : full) labels.insert(ff_run_label(r));
   CHECK(labels.size() == full.size());

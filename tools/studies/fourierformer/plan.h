@@ -44,7 +44,7 @@ struct FfStudyPlan {
   std::vector<double> r_inits;           // the R ablation's inits besides 2 (the main runs' R)
   bool r_vector = true;                  // the R ablation's "R is a vector" row
   std::vector<uint64_t> seeds;           // main runs and ViT; empty: {1} quick, {1, 2, 3} full
-  std::vector<uint64_t> ablation_seeds;  // p and R ablations; empty: the seeds
+  std::vector<uint64_t> ablation_seeds;  // p and R ablations; empty: the seeds ({1, 2} in full mode)
   std::string device = "cpu";
   Json lm = Json::object(), vit = Json::object();  // task keys merged into every run of the task
   bool save_models = true;                         // keep the main runs' trained language models under DIR/models/
@@ -71,7 +71,8 @@ std::vector<FfRunSpec> ff_study_grid(const FfStudyPlan& plan);
 std::string ff_run_label(const FfRunSpec& run);
 // "lm-softmax-seed1": the directory a saved model goes to (letters, digits, '-', '.').
 std::string ff_model_dir_name(const FfRunSpec& run);
-// Relative cost: steps x tokens per step x the attention's measured factor.
+// Relative cost (about seconds on one core here): steps x tokens per step x the attention's
+// measured factor.
 double ff_run_cost(const FfRunSpec& run);
 
 Json ff_run_json(const FfRunSpec& run);
