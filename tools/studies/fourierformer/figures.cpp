@@ -55,30 +55,30 @@ report::LinePlot ff_plot(const std::vector<FfGroup>& groups, FfFigure figure) {
     s.markers = s.x.size() <= 12;
     plot.series.push_back(std::move(s));
   }
-  const std::string over = fmt::format("mean over {} seed{}", seeds, seeds == 1 ? "" : "s");
+  const std::string over = fmt::format("{} seed{}", seeds, seeds == 1 ? "" : "s");
   switch (figure) {
     case FfFigure::Main:
-      plot.title = "KJV word-level LM: validation perplexity, softmax vs Fourier attention (" + over + ")";
+      plot.title = "KJV LM, softmax vs Fourier (" + over + ")";
       plot.y_label = "validation perplexity";
       break;
     case FfFigure::Powers:
-      plot.title = "Table 4 ablation: phi(x) = x^p, R_init 2 (" + over + "; a diverged run's line ends)";
+      plot.title = "Table 4: phi(x) = x^p, R_init 2 (" + over + ")";
       plot.y_label = "validation perplexity";
       break;
     case FfFigure::RInits:
-      plot.title = "Table 5 ablation: R_init, x^4 (" + over + ")";
+      plot.title = "Table 5: R_init, x^4 (" + over + ")";
       plot.y_label = "validation perplexity";
       break;
     case FfFigure::RTrajectory:
-      plot.title = "The learned bandwidth R (mean over layers and dims; " + over + ")";
+      plot.title = "Learned R, mean over layers (" + over + ")";
       plot.y_label = "R";
       break;
     case FfFigure::TrainLoss:
-      plot.title = "KJV word-level LM: training loss between evaluations (" + over + ")";
+      plot.title = "KJV LM: training loss (" + over + ")";
       plot.y_label = "training cross-entropy (nats)";
       break;
     case FfFigure::Vit:
-      plot.title = "Fashion-MNIST ViT: test accuracy (" + over + ")";
+      plot.title = "Fashion-MNIST ViT (" + over + ")";
       plot.y_label = "test top-1 accuracy (%)";
       break;
   }
