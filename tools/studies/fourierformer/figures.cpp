@@ -44,8 +44,12 @@ report::LinePlot ff_plot(const std::vector<FfGroup>& groups, FfFigure figure) {
     report::Series s;
     s.label =
         g.variant.name() + (g.diverged > 0 ? fmt::format(" (diverged: {}/{} seeds)", g.diverged, g.seeds.size()) : "");
-    s.x = c.x;
+    // The untrained LM's perplexity (about the vocabulary size) is left out: on a log axis it
+    // squeezes the trained curves' differences into a few pixels.
+    const bool skip_untrained = figure == FfFigure::Main || figure == FfFigure::Powers || figure == FfFigure::RInits;
     for (size_t i = 0; i < c.x.size(); ++i) {
+      if (skip_untrained && c.x[i] == 0) continue;
+      s.x.push_back(c.x[i]);
       s.y.push_back(scale * c.mean[i]);
       if (c.curves > 1) {
         s.y_low.push_back(scale * (c.mean[i] - c.std[i]));
