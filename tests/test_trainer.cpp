@@ -72,6 +72,15 @@ TEST_CASE("trainer config: --set parses by the default's type, errors name the k
   CHECK(throws_with([&] { resolve_config(c, file, {}); }, {"c.json", "key 'trainer.steps' expects integer", "2.5"}));
   std::ofstream(file) << R"({"lrr": 1})";
   CHECK(throws_with([&] { resolve_config(c, file, {}); }, {"c.json", "unknown key 'lrr'"}));
+  // Issue 16: a dotted key at the top level of a file is refused by name (was a heap overflow).
+  std::ofstream(file) << R"({"trainer.steps": 1})";
+  CHECK(throws_with([&] { resolve_config(c, file, {}); }, {"c.json", "key 'trainer.steps' holds a dot", "--set"}));
+  std::ofstream(file) << R"({"trainer": {"steps.x": 1}})";
+  CHECK(throws_with([&] { resolve_config(c, file, {}); }, {"key 'trainer.steps.x' holds a dot"}));
+  std::ofstream(file) << R"({"trainer": 3})";
+  CHECK(throws_with([&] { resolve_config(c, file, {}); }, {"key 'trainer' is a section, got 3"}));
+  std::ofstream(file) << R"({"trainer": {}})";  // an empty section changes nothing
+  CHECK(resolve_config(c, file, {}) == c);
   std::ofstream(file) << "{oops";
   CHECK(throws_with([&] { resolve_config(c, file, {}); }, {"not valid JSON"}));
 }

@@ -1,10 +1,9 @@
-#include "core/atomic_file.h"
 #include "tools/train/config.h"
 
 #include <charconv>
 #include <fstream>
-#include <sstream>
 
+#include "core/atomic_file.h"
 #include "core/error.h"
 
 namespace hm::train {
@@ -139,23 +138,35 @@ void apply_override(Json& config, const std::string& assignment) {
   *slot = parse_text(*slot, text, key);
 }
 
+namespace {
+
+// Merges the object `update` into `slot` (the section at dotted `path` of `root`) key by key,
+// walking both along the update's own keys (a flattened "a.b" name would read a missing
+// member of the update when a key itself holds a dot: issue 16's heap overflow).
+void merge_section(Json& root, Json& slot, const Json& update, const std::string& path, const std::string& source) {
+  for (const auto& [k, value] : update.items()) {
+    const std::string key = path.empty() ? k : path + "." + k;
+    check(k.find('.') == std::string::npos, "config",
+          "{}: key '{}' holds a dot; in a config file nest it as objects ({{\"trainer\": {{\"epochs\": 1}}}}), dotted "
+          "names are for --set",
+          source, key);
+    if (!slot.is_object() || !slot.contains(k)) unknown_key(root, key, source);
+    Json& target = slot[k];
+    if (target.is_object() && !target.empty()) {  // a section: merge into it
+      if (!value.is_object())
+        throw_error("config", fmt::format("{}: key '{}' is a section, got {}", source, key, value.dump()));
+      merge_section(root, target, value, key, source);
+      continue;
+    }
+    target = typed(target, value, key, source);
+  }
+}
+
+}  // namespace
+
 void merge_config(Json& config, const Json& update, const std::string& source) {
   check(update.is_object(), "config", "{}: expected a JSON object, got {}", source, update.type_name());
-  std::vector<std::string> keys;
-  collect_keys(update, "", keys);
-  for (const std::string& key : keys) {
-    Json* slot = find_slot(config, key);
-    if (!slot) unknown_key(config, key, source);
-    // Walk the update along the same dotted path (keys have no dots inside components).
-    const Json* value = &update;
-    std::stringstream parts(key);
-    for (std::string part; std::getline(parts, part, '.');) value = &(*value)[part];
-    if (slot->is_object() && !slot->empty()) {
-      if (value->is_object() && value->empty()) continue;  // "trainer": {} changes nothing
-      throw_error("config", fmt::format("{}: key '{}' is a section, got {}", source, key, value->dump()));
-    }
-    *slot = typed(*slot, *value, key, source);
-  }
+  merge_section(config, config, update, "", source);
 }
 
 void merge_config_file(Json& config, const std::string& path) {
