@@ -90,10 +90,4 @@ void append_line_durable(const std::string& path, std::string_view line) {
   if (!existed) sync_directory(path);  // the new file's directory entry
 }
 
-void check_readable_file(const std::string& path, std::string_view fn) {
-  std::error_code ec;
-  check(!std::filesystem::is_directory(path, ec), fn, "'{}': is a directory, not a file", path);
-  check(std::filesystem::exists(path, ec), fn, "'{}': cannot open: no such file", path);
-}
-
 }  // namespace hm

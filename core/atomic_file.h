@@ -1,8 +1,8 @@
 // Crash-safe file replacement: the bytes go to "<path>.tmp.<pid>" in the same directory,
 // are fsync'ed, and the temporary is renamed over path (atomic on POSIX), so a reader sees
 // either the old file or the complete new one, never a torn write. Checkpoints and tensor
-// files use it. append_line_durable grows a log one durable line at a time; check_readable_file
-// is the readers' matching guard.
+// files use it. append_line_durable grows a log one durable line at a time. The readers'
+// guards are in core/file_read.h.
 #pragma once
 #include <string>
 #include <string_view>
@@ -13,11 +13,6 @@ namespace hm {
 // Atomically replaces (or creates) path with bytes. Throws hm::Error naming the path and
 // the failing step; the temporary is removed on failure.
 void write_file_atomic(const std::string& path, std::string_view bytes);
-
-// Before reading path: throws an hm::Error prefixed with fn when path is a directory ("'p': is
-// a directory, not a file") or does not exist ("'p': cannot open: no such file"), so readers
-// never surface a stream's "basic_filebuf::underflow ... Is a directory".
-void check_readable_file(const std::string& path, std::string_view fn);
 
 // The same for data in pieces, written in order without concatenating them in memory
 // (a checkpoint's header followed by each tensor's bytes).

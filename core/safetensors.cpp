@@ -13,6 +13,7 @@
 
 #include "autograd/grad_mode.h"
 #include "core/atomic_file.h"
+#include "core/file_read.h"
 
 namespace hm {
 

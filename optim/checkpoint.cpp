@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/atomic_file.h"
+#include "core/file_read.h"
 #include "core/safetensors.h"
 
 namespace hm::optim {

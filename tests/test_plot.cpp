@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 
+#include "core/file_read.h"
 #include "tests/helpers.h"
 #include "tools/report/plot.h"
 
@@ -310,6 +312,10 @@ TEST_CASE("plot: metrics.jsonl series and errors") {
   std::ofstream(path, std::ios::app) << "{broken\n";
   CHECK(throws_with([&] { metrics_plot(path.string(), "step", {"loss"}); }, {"line 5", "not JSON"}));
   fs::remove(path);
+  // Issue 16: /dev/zero (no newline, ever) stops at the line bound instead of eating memory.
+  if (fs::exists("/dev/zero"))
+    CHECK(throws_with([&] { metrics_plot("/dev/zero", "step", {"loss"}); },
+                      {"[metrics_plot]", "'/dev/zero' line 1: longer than 16777216 bytes"}));
 
   // Several runs: one series per (run, y), labelled by the run directory.
   const fs::path root = fs::temp_directory_path() / fmt::format("hm_test_plot_runs_{}", ::getpid());
@@ -318,7 +324,8 @@ TEST_CASE("plot: metrics.jsonl series and errors") {
     std::ofstream(root / run / "metrics.jsonl") << R"({"step": 1, "loss": 2.0, "val_loss": 2.5})"
                                                    "\n";
   }
-  const std::vector<std::string> runs = {(root / "a" / "metrics.jsonl").string(), (root / "b" / "metrics.jsonl").string()};
+  const std::vector<std::string> runs = {(root / "a" / "metrics.jsonl").string(),
+                                         (root / "b" / "metrics.jsonl").string()};
   LinePlot two = metrics_plot(runs, "step", {"loss"});
   REQUIRE(two.series.size() == 2);
   CHECK(two.series[0].label == "a");
@@ -403,4 +410,17 @@ TEST_CASE("plot: a band is a translucent polygon behind its line, markers-only s
   CHECK(at(0.3, 1.05) == std::array<int, 3>{210, 228, 240});  // band from 0.8 to 1.8 at x = 0.3, line at 1.3
   CHECK(at(0.3, 0.65) == std::array<int, 3>{255, 255, 255});
   CHECK(at(1, 2.2) == std::array<int, 3>{255, 127, 14});  // the paper's marker, palette(1)
+}
+
+TEST_CASE("read_line_limited: lines, a last line without newline, the bound") {
+  std::istringstream in("ab\n\ncde\nxyz");
+  std::string line;
+  int64_t n = 1;
+  std::vector<std::string> lines;
+  while (read_line_limited(in, line, 3, "t", "mem", n)) lines.push_back(line), ++n;
+  CHECK(lines == std::vector<std::string>{"ab", "", "cde", "xyz"});
+  std::istringstream big("abcd\n");
+  CHECK(throws_with([&] { read_line_limited(big, line, 3, "t", "mem", 7); }, {"[t]", "'mem' line 7: longer than 3"}));
+  std::istringstream empty("");
+  CHECK(!read_line_limited(empty, line, 3, "t", "mem", 1));
 }

@@ -6,6 +6,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/file_read.h"
 #include "tools/report/plot.h"
 
 namespace hm::report {
@@ -22,7 +23,8 @@ LinePlot metrics_plot(const std::string& path, const std::string& x, const std::
   for (const std::string& y : ys) plot.series.push_back({y, {}, {}});
   std::set<std::string> seen;
   std::string line;
-  for (int64_t lineno = 1; std::getline(in, line); ++lineno) {
+  // A metrics line is a few hundred bytes; the bound stops /dev/zero or a binary file early.
+  for (int64_t lineno = 1; read_line_limited(in, line, size_t{16} << 20, "metrics_plot", path, lineno); ++lineno) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     nlohmann::json j;
     try {

@@ -14,6 +14,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/file_read.h"
 #include "tools/report/format.h"
 #include "tools/train/config.h"
 #include "tools/train/run_pool.h"
@@ -147,7 +148,8 @@ std::vector<RunRecord> read_results(const std::string& path) {
   if (!in.good()) return records;
   std::set<std::string> seen;
   std::string line;
-  while (std::getline(in, line)) {
+  // A run's record (curves included) is kilobytes; 256 MiB means the file is not a results log.
+  for (int64_t lineno = 1; read_line_limited(in, line, size_t{256} << 20, "study", path, lineno); ++lineno) {
     if (line.empty()) continue;
     try {
       Json j = Json::parse(line);

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/atomic_file.h"
+#include "core/file_read.h"
 #include "core/safetensors.h"
 #include "optim/checkpoint.h"
 #include "tools/tasks/kjv_lm.h"

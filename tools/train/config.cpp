@@ -5,6 +5,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/file_read.h"
 
 namespace hm::train {
 namespace {

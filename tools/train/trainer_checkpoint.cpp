@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "core/atomic_file.h"
+#include "core/file_read.h"
 #include "tools/train/trainer.h"
 #include "tools/train/trainer_internal.h"
 
@@ -77,7 +78,7 @@ void Trainer::rewind_metrics() {
   const std::string metrics = out_dir_ + "/metrics.jsonl";
   std::ifstream in(metrics);
   std::string kept, line;
-  while (std::getline(in, line)) {
+  for (int64_t lineno = 1; read_line_limited(in, line, size_t{16} << 20, "Trainer", metrics, lineno); ++lineno) {
     if (line.empty()) continue;
     try {
       if (Json::parse(line).value("step", int64_t{0}) > step_) continue;
