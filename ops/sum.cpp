@@ -31,7 +31,8 @@ Tensor mean(const Tensor& x, const Dims& dims_in, bool keepdim) {
   std::vector<int64_t> dims = normalize_dims(dims_in, x.dim(), "mean");
   int64_t count = 1;
   for (int64_t d : dims) count *= x.shape()[d];
-  return div(sum(x, dims, keepdim), static_cast<double>(std::max<int64_t>(count, 1)));
+  // Over no elements the mean is 0 / 0 = NaN, as in PyTorch and NumPy (torch.zeros(0, 3).mean(0)).
+  return div(sum(x, dims, keepdim), static_cast<double>(count));
 }
 
 Tensor sum_to(const Tensor& grad, const Shape& shape) {

@@ -71,6 +71,15 @@ TEST_CASE("reduce: a row of -inf keeps -inf as its max (any compiler, any row le
   }
 }
 
+TEST_CASE("reduce: mean over an empty dimension is NaN, as in PyTorch") {
+  // torch.zeros(0, 3).mean(0) -> tensor([nan, nan, nan]); torch.zeros(0).mean() -> nan
+  Tensor m = mean(zeros({0, 3}), {0});
+  CHECK(m.shape() == Shape{3});
+  for (double v : m.to_vector()) CHECK(std::isnan(v));
+  CHECK(std::isnan(mean(zeros({0})).item<double>()));
+  CHECK(mean(zeros({3, 0}), {0}).shape() == Shape{0});  // reducing a non-empty dim of an empty tensor: empty
+}
+
 TEST_CASE("reduce: max / min / argmax / argmin with indices") {
   Tensor x = X();
   ValuesIndices m = max(x, 1);  // X.max(1)
