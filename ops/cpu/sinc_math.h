@@ -32,7 +32,8 @@ struct PiReduced {
 HM_VEC_INLINE PiReduced reduce_pi(float x) {
   constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer in the low bits
   constexpr float kClamp = 4194304.0f;   // 2^22
-  const float xc = std::min(std::max(x, -kClamp), kClamp);  // NaN passes
+  float xc = x > kClamp ? kClamp : x;    // one vminps/vmaxps each; NaN passes
+  xc = xc < -kClamp ? -kClamp : xc;
   const float t = xc * 0.318309873f + kMagic;
   const float n = t - kMagic;
   float r = std::fma(-n, 3.14159274f, xc);  // pi = 3.14159274 - 8.74227766e-8 - 3.43024902e-15
