@@ -45,6 +45,7 @@ struct ScaledKeys {
   int64_t D, Nk, Dv, Nkp;
   std::vector<float> krt, vt;
   int64_t bh = -1;
+  bool finite = true;  // every R_d k_jd finite (else the logits are NaN, as in float64)
 
   ScaledKeys(int64_t D, int64_t Nk, int64_t Dv)
       : D(D), Nk(Nk), Dv(Dv), Nkp(round_up(Nk)), krt(D * Nkp, 0.0f), vt(Dv * Nkp, 0.0f) {}
@@ -53,6 +54,7 @@ struct ScaledKeys {
     if (bh == slice) return;
     for (int64_t j = 0; j < Nk; ++j)
       for (int64_t d = 0; d < D; ++d) krt[d * Nkp + j] = R[d] * kb[j * D + d];
+    finite = std::all_of(krt.begin(), krt.end(), [](float x) { return std::isfinite(x); });
     for (int64_t j = 0; j < Nk; ++j)
       for (int64_t e = 0; e < Dv; ++e) vt[e * Nkp + j] = vb[j * Dv + e];
     bh = slice;
@@ -114,12 +116,15 @@ float masked_row_logits(const float* qi, const float* R, const ScaledKeys& keys,
                         float p, RowScratch& w, float* a, float* sg) {
   for (int64_t d = 0; d < keys.D; ++d) w.qr[d] = R[d] * qi[d];
   row_logits(w.qr.data(), keys, jend, p, a, sg, w.pn.data(), w.pd.data(), w.ex.data());
+  // The mantissa/exponent split turns inf and NaN into finite garbage: propagate NaN instead.
+  const bool finite = keys.finite && std::all_of(w.qr.begin(), w.qr.end(), [](float x) { return std::isfinite(x); });
   std::fill(a + jend, a + keys.Nkp, -kInf);
   if (pad_row)
     for (int64_t j = 0; j < jend; ++j)
       if (pad_row[j]) a[j] = -kInf;
   float m = -kInf;
   for (int64_t j = 0; j < jend; ++j) m = std::max(m, a[j]);
+  if (!finite) std::fill(a, a + jend, m = std::numeric_limits<float>::quiet_NaN());
   return m;
 }
 
