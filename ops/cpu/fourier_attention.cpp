@@ -1,4 +1,5 @@
-// CPU fused Fourier attention. Forward: one task per query row builds the (Nk) logits as
+// CPU fused Fourier attention, the float64 path (the exact reference; float32 tensors go to the
+// vectorised kernels of ops/cpu/fourier_attention_f32.cpp). Forward: one task per query row builds the (Nk) logits as
 // p * log(prod_d |sinc|) (the product in double, folded into a log every 8 dims so it cannot
 // underflow: each factor is >= kFourierSincFloor), softmaxes them in place in attn and
 // multiplies by v; for odd p the weights carry the sign prod_d sign(sinc) (the paper's signed
@@ -6,14 +7,12 @@
 // never computed. Backward: one task per (b, h) owns its dk/dv slices (no races) and a
 // private dR partial; the per-dimension terms are recomputed, never stored.
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <limits>
-#include <type_traits>
 #include <vector>
 
 #include "core/parallel.h"
-#include "ops/cpu/vec_math.h"
+#include "ops/cpu/fourier_attention_f32.h"
 #include "ops/fourier_attention_kernels.h"
 #include "ops/nn_functors.h"
 
@@ -32,46 +31,6 @@ inline double abs_sinc(T xt) {
   return s > kFourierSincFloor ? s : kFourierSincFloor;
 }
 
-// float sin and cos as branch-free polynomials (Cephes sinf/cosf coefficients after a
-// three-part Cody-Waite reduction by pi/2) so the per-dimension loops vectorise; libm's
-// scalar calls would dominate. A few ulp for |x| < ~1e4 (|R (q - k)| is far smaller).
-HM_VEC_INLINE void vsincos(float x, float& s, float& c) {
-  constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23: the low mantissa bits hold round(x 2/pi)
-  const float t = x * 0.636619772f + kMagic;
-  const int32_t n = std::bit_cast<int32_t>(t);
-  const float k = t - kMagic;
-  float r = x - k * 1.5703125f;
-  r -= k * 4.837512969970703125e-4f;
-  r -= k * 7.54978995489188216e-8f;
-  const float r2 = r * r;
-  const float ps = r + r * r2 * (-1.6666654611e-1f + r2 * (8.3321608736e-3f + r2 * -1.9515295891e-4f));
-  const float pc =
-      1.0f - 0.5f * r2 + r2 * r2 * (4.166664568298827e-2f + r2 * (-1.388731625493765e-3f + r2 * 2.443315711809948e-5f));
-  const float sv = (n & 1) ? pc : ps, cv = (n & 1) ? ps : pc;  // quadrant n mod 4
-  s = (n & 2) ? -sv : sv;
-  c = ((n + 1) & 2) ? -cv : cv;
-}
-
-// log|sinc x| and its derivative in float, branch-free (same definitions as the HM_HD ones).
-HM_VEC_INLINE float vlog_abs_sinc(float x) {
-  float s, c;
-  vsincos(x, s, c);
-  const float ax = std::fabs(x), x2 = x * x;
-  const float sinc = std::fabs(s) / std::max(ax, 1e-30f);
-  const float lg = vm::log(std::max(sinc, static_cast<float>(kFourierSincFloor)));
-  return ax < 1e-3f ? -x2 * (1.0f / 6.0f + x2 * (1.0f / 180.0f)) : lg;
-}
-
-HM_VEC_INLINE float vdlog_abs_sinc(float x) {
-  float s, c;
-  vsincos(x, s, c);
-  const float ax = std::fabs(x);
-  const float safe_s = std::fabs(s) <= static_cast<float>(kFourierSincFloor) * ax ? 1.0f : s;
-  const float safe_x = ax < 1e-3f ? 1.0f : x;
-  const float d = std::fabs(s) <= static_cast<float>(kFourierSincFloor) * ax ? 0.0f : c / safe_s - 1.0f / safe_x;
-  return ax < 1e-3f ? -x * (1.0f / 3.0f + x * x * (1.0f / 45.0f)) : d;
-}
-
 // One past the last key query i may see.
 inline int64_t key_end(bool causal, int64_t i, int64_t shift, int64_t Nk) {
   return causal ? std::clamp<int64_t>(i + shift + 1, 0, Nk) : Nk;
@@ -83,8 +42,7 @@ inline bool blocked(const bool* pad_row, bool causal, int64_t i, int64_t j, int6
 }
 
 // Logits of one query row, p * sum_d log|sinc(R_d (q_id - k_jd))| (-inf where blocked), for
-// the forward and for the recomputing backward. float vectorises over the keys (D is often
-// 16, too short a loop) from a cached k^T (D, Nk) of the current (b, h).
+// the forward and for the recomputing backward.
 template <class T>
 struct RowLogits {
   int64_t D, Nk, shift;
@@ -92,48 +50,15 @@ struct RowLogits {
   double p;
   bool causal;
   std::vector<T> xr;
-  std::vector<float> kt, accs, signs;
-  int64_t kt_bh = -1;
 
   RowLogits(int64_t D, int64_t Nk, int64_t shift, const T* pr, double p, bool causal)
-      : D(D), Nk(Nk), shift(shift), pr(pr), p(p), causal(causal), xr(D) {
-    if constexpr (std::is_same_v<T, float>) accs.resize(Nk);
-  }
+      : D(D), Nk(Nk), shift(shift), pr(pr), p(p), causal(causal), xr(D) {}
 
-  // qi (D), kb (Nk, D) of slice bh; writes a (Nk) and returns its max (-inf: all blocked).
+  // qi (D), kb (Nk, D); writes a (Nk) and returns its max (-inf: all blocked).
   // With sg (odd p), also sg (Nk) = prod_d sign(sinc(R_d (q_id - k_jd))) (1 where blocked).
-  double operator()(int64_t bh, const T* qi, const T* kb, const bool* pad_row, int64_t i, T* a, T* sg = nullptr) {
+  double operator()(const T* qi, const T* kb, const bool* pad_row, int64_t i, T* a, T* sg = nullptr) {
     const int64_t jend = key_end(causal, i, shift, Nk);
-    if constexpr (std::is_same_v<T, float>) {
-      if (kt_bh != bh) {
-        kt.resize(D * Nk);
-        for (int64_t j = 0; j < Nk; ++j)
-          for (int64_t d = 0; d < D; ++d) kt[d * Nk + j] = kb[j * D + d];
-        kt_bh = bh;
-      }
-      std::fill(accs.begin(), accs.begin() + jend, 0.0f);
-      float* acc = accs.data();
-      for (int64_t d = 0; d < D; ++d) {
-        const float qd = qi[d], rd = pr[d], *kd = kt.data() + d * Nk;
-#pragma omp simd
-        for (int64_t j = 0; j < jend; ++j) acc[j] += vlog_abs_sinc(rd * (qd - kd[j]));
-      }
-      if (sg) {
-        signs.assign(Nk, 1.0f);
-        float* sgn = signs.data();
-        for (int64_t d = 0; d < D; ++d) {
-          const float qd = qi[d], rd = pr[d], *kd = kt.data() + d * Nk;
-#pragma omp simd
-          for (int64_t j = 0; j < jend; ++j) {
-            const float x = rd * (qd - kd[j]);
-            float sn, cs;
-            vsincos(x, sn, cs);
-            sgn[j] *= (std::fabs(x) >= 1e-3f && ((sn < 0.0f) != (x < 0.0f))) ? -1.0f : 1.0f;
-          }
-        }
-        for (int64_t j = 0; j < Nk; ++j) sg[j] = signs[j];
-      }
-    } else if (sg) {
+    if (sg) {
       for (int64_t j = 0; j < Nk; ++j) {
         T sign = T(1);
         const T* kj = kb + j * D;
@@ -151,20 +76,14 @@ struct RowLogits {
         a[j] = -std::numeric_limits<T>::infinity();
         continue;
       }
-      double acc = 0.0;
-      if constexpr (std::is_same_v<T, float>) {
-        acc = accs[j];
-      } else {
-        const T* kj = kb + j * D;
-#pragma omp simd
-        for (int64_t d = 0; d < D; ++d) xr[d] = pr[d] * (qi[d] - kj[d]);
-        double prod = 1.0;
-        for (int64_t d = 0; d < D; ++d) {
-          prod *= abs_sinc(xr[d]);
-          if ((d & 7) == 7) acc += std::log(prod), prod = 1.0;
-        }
-        acc += std::log(prod);
+      const T* kj = kb + j * D;
+      for (int64_t d = 0; d < D; ++d) xr[d] = pr[d] * (qi[d] - kj[d]);
+      double acc = 0.0, prod = 1.0;
+      for (int64_t d = 0; d < D; ++d) {
+        prod *= abs_sinc(xr[d]);
+        if ((d & 7) == 7) acc += std::log(prod), prod = 1.0;
       }
+      acc += std::log(prod);
       a[j] = static_cast<T>(p * acc);
       m = std::max(m, static_cast<double>(a[j]));
     }
@@ -174,6 +93,7 @@ struct RowLogits {
 
 void cpu_fourier_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& R, const Tensor& pad,
                            const FourierAttentionArgs& args, const Tensor& out, const Tensor& attn, const Tensor& lse) {
+  if (q.dtype() == DType::Float32) return detail::fourier_attention_f32(q, k, v, R, pad, args, out, attn, lse);
   dispatch_float(q.dtype(), "fourier_attention", [&]<class T>() {
     const int64_t B = q.size(0), H = q.size(1), Nq = q.size(2), D = q.size(3), Nk = k.size(2), Dv = v.size(3);
     const T *pq = q.data<T>(), *pk = k.data<T>(), *pv = v.data<T>(), *pr = R.data<T>();
@@ -194,7 +114,7 @@ void cpu_fourier_attention(const Tensor& q, const Tensor& k, const Tensor& v, co
         const T* vb = pv + bh * Nk * Dv;          // (Nk, Dv)
         T* a = pa ? pa + row * Nk : abuf.data();  // (Nk): logits, then probabilities
         const double m =
-            logits(bh, pq + row * D, pk + bh * Nk * D, ppad ? ppad + b * Nk : nullptr, i, a, odd ? sg.data() : nullptr);
+            logits(pq + row * D, pk + bh * Nk * D, ppad ? ppad + b * Nk : nullptr, i, a, odd ? sg.data() : nullptr);
         T* o = po + row * Dv;  // (Dv)
         std::fill(o, o + Dv, T(0));
         if (m == -std::numeric_limits<double>::infinity()) {  // every key masked: zeros
@@ -231,6 +151,8 @@ void cpu_fourier_attention_backward(const Tensor& q, const Tensor& k, const Tens
                                     const Tensor& attn, const Tensor& pad, const Tensor& lse, const Tensor& g,
                                     const FourierAttentionArgs& args, const Tensor& dq, const Tensor& dk,
                                     const Tensor& dv, const Tensor& dR) {
+  if (q.dtype() == DType::Float32)
+    return detail::fourier_attention_backward_f32(q, k, v, R, attn, pad, lse, g, args, dq, dk, dv, dR);
   dispatch_float(q.dtype(), "fourier_attention_backward", [&]<class T>() {
     const int64_t B = q.size(0), H = q.size(1), Nq = q.size(2), D = q.size(3), Nk = k.size(2), Dv = v.size(3);
     const T *pq = q.data<T>(), *pk = k.data<T>(), *pv = v.data<T>(), *pr = R.data<T>();
@@ -268,7 +190,7 @@ void cpu_fourier_attention_backward(const Tensor& q, const Tensor& k, const Tens
             if (l == -std::numeric_limits<T>::infinity()) {
               std::fill(abuf.begin(), abuf.end(), T(0));
             } else {
-              logits(bh, qb + i * D, kb, ppad ? ppad + (bh / H) * Nk : nullptr, i, abuf.data());
+              logits(qb + i * D, kb, ppad ? ppad + (bh / H) * Nk : nullptr, i, abuf.data());
               for (int64_t j = 0; j < jend; ++j) abuf[j] = std::exp(abuf[j] - l);
             }
           }
@@ -303,27 +225,16 @@ void cpu_fourier_attention_backward(const Tensor& q, const Tensor& k, const Tens
             const T c = p * a[j] * static_cast<T>(ds[j] - rowdot);  // p dS_ij
             const T* kj = kb + j * D;
             T* dkj = dkb + j * D;
-            if constexpr (std::is_same_v<T, float>) {
+            for (int64_t d = 0; d < D; ++d) {
+              const T diff = qi[d] - kj[d];
+              coef[d] = c * dlog_abs_sinc<T>(pr[d] * diff);
+              drow[d] += coef[d] * diff;
+            }
 #pragma omp simd
-              for (int64_t d = 0; d < D; ++d) {
-                const float diff = qi[d] - kj[d];
-                const float cf = c * vdlog_abs_sinc(pr[d] * diff);
-                drow[d] += cf * diff;
-                dqi[d] += cf * pr[d];
-                dkj[d] -= cf * pr[d];
-              }
-            } else {
-              for (int64_t d = 0; d < D; ++d) {
-                const T diff = qi[d] - kj[d];
-                coef[d] = c * dlog_abs_sinc<T>(pr[d] * diff);
-                drow[d] += coef[d] * diff;
-              }
-#pragma omp simd
-              for (int64_t d = 0; d < D; ++d) {
-                const T t = coef[d] * pr[d];
-                dqi[d] += t;
-                dkj[d] -= t;
-              }
+            for (int64_t d = 0; d < D; ++d) {
+              const T t = coef[d] * pr[d];
+              dqi[d] += t;
+              dkj[d] -= t;
             }
           }
           for (int64_t d = 0; d < D; ++d) drl[d] += static_cast<double>(drow[d]);
