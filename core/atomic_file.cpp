@@ -71,8 +71,9 @@ void write_file_atomic(const std::string& path, const std::vector<std::string_vi
   sync_directory(path);
 }
 
-void append_line_durable(const std::string& path, std::string_view line) {
-  constexpr const char* fn = "append_line_durable";
+namespace {
+
+void append_line_impl(const std::string& path, std::string_view line, bool durable, const char* fn) {
   check(line.find('\n') == std::string_view::npos, fn, "'{}': the line contains a newline", path);
   const bool existed = std::filesystem::exists(path);
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -81,13 +82,21 @@ void append_line_durable(const std::string& path, std::string_view line) {
   bytes += '\n';
   try {
     write_all(fd, bytes, path, fn);
-    if (::fsync(fd) != 0) fail(path, "fsync", errno, fn);
+    if (durable && ::fsync(fd) != 0) fail(path, "fsync", errno, fn);
   } catch (...) {
     ::close(fd);
     throw;
   }
   if (::close(fd) != 0) fail(path, "close", errno, fn);
-  if (!existed) sync_directory(path);  // the new file's directory entry
+  if (durable && !existed) sync_directory(path);  // the new file's directory entry
 }
+
+}  // namespace
+
+void append_line_durable(const std::string& path, std::string_view line) {
+  append_line_impl(path, line, true, "append_line_durable");
+}
+
+void append_line(const std::string& path, std::string_view line) { append_line_impl(path, line, false, "append_line"); }
 
 }  // namespace hm

@@ -24,4 +24,9 @@ void write_file_atomic(const std::string& path, const std::vector<std::string_vi
 // not parse.
 void append_line_durable(const std::string& path, std::string_view line);
 
+// The same without the fsync (a progress log such as metrics.jsonl): one write() of the whole
+// line, so a full disk or an I/O error throws naming the path and the errno text instead of
+// being lost in a stream buffer that is flushed after the check.
+void append_line(const std::string& path, std::string_view line);
+
 }  // namespace hm

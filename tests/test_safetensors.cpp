@@ -216,3 +216,20 @@ TEST_CASE("safetensors: malformed files raise errors naming the file and the pro
   write_raw(p, "{}");
   CHECK(load_safetensors(p).tensors.empty());
 }
+
+TEST_CASE("append_line: a full disk or a bad path throws naming the file and the reason") {
+  // Issue 16: metrics.jsonl was appended through a stream checked before its buffer was
+  // flushed, so a full disk went unnoticed. /dev/full fails every write with ENOSPC.
+  if (std::filesystem::exists("/dev/full")) {
+    CHECK(throws_with([] { append_line("/dev/full", R"({"step": 1})"); },
+                      {"[append_line]", "'/dev/full': write failed: No space left on device"}));
+    CHECK(throws_with([] { append_line_durable("/dev/full", "x"); }, {"[append_line_durable]", "No space left"}));
+  }
+  CHECK(throws_with([] { append_line("/nonexistent-dir/metrics.jsonl", "x"); }, {"open failed"}));
+  ScratchDir dir;
+  const std::string path = (dir.path / "m.jsonl").string();
+  append_line(path, "a");
+  append_line(path, "b");
+  CHECK(hm::test::read_text(path) == "a\nb\n");
+  CHECK(throws_with([&] { append_line(path, "two\nlines"); }, {"contains a newline"}));
+}

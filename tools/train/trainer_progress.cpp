@@ -2,8 +2,8 @@
 // metrics.jsonl.
 #include <chrono>
 #include <cmath>
-#include <fstream>
 
+#include "core/atomic_file.h"
 #include "tools/train/trainer.h"
 #include "tools/train/trainer_internal.h"
 
@@ -32,9 +32,7 @@ void Trainer::write_metrics(const nlohmann::ordered_json& record) {
   const double session = now_seconds() - session_start_;
   line["time"] = elapsed_before_ + session;
   line["items_per_s"] = session > 0 ? static_cast<double>(session_items_) / session : 0.0;
-  std::ofstream out(out_dir_ + "/metrics.jsonl", std::ios::app);
-  out << line.dump() << "\n";
-  check(out.good(), "Trainer", "cannot append to {}/metrics.jsonl", out_dir_);
+  append_line(out_dir_ + "/metrics.jsonl", line.dump());
 }
 
 void Trainer::progress(const StepRecord& r, double mean_loss) {
