@@ -1,8 +1,10 @@
 #include "core/atomic_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -98,5 +100,25 @@ void append_line_durable(const std::string& path, std::string_view line) {
 }
 
 void append_line(const std::string& path, std::string_view line) { append_line_impl(path, line, false, "append_line"); }
+
+std::vector<std::string> remove_orphaned_temporaries(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> removed;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (!entry.is_regular_file(ec)) continue;
+    const std::string name = entry.path().filename().string();
+    const size_t at = name.rfind(".tmp.");
+    if (at == std::string::npos || at == 0 || at + 5 == name.size()) continue;
+    const std::string digits = name.substr(at + 5);
+    if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(digits));
+    // kill(pid, 0): 0 or EPERM = a live process (or a reused pid: keep the file), ESRCH = gone.
+    if (pid <= 0 || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    if (fs::remove(entry.path(), ec)) removed.push_back(name);
+  }
+  std::sort(removed.begin(), removed.end());
+  return removed;
+}
 
 }  // namespace hm

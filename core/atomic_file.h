@@ -29,4 +29,9 @@ void append_line_durable(const std::string& path, std::string_view line);
 // being lost in a stream buffer that is flushed after the check.
 void append_line(const std::string& path, std::string_view line);
 
+// Removes the temporaries "<name>.tmp.<pid>" in dir that write_file_atomic left when its
+// process was killed between creating and renaming them: only those whose pid is no live
+// process (a running writer's temporary stays). Returns the names removed.
+std::vector<std::string> remove_orphaned_temporaries(const std::string& dir);
+
 }  // namespace hm

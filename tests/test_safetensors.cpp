@@ -1,5 +1,6 @@
 // safetensors I/O: round trips of every dtype, metadata, atomic replacement, every kind of
 // malformed file, and a file written by plain Python (tests/reference/make_safetensors_reference.py).
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -232,4 +233,25 @@ TEST_CASE("append_line: a full disk or a bad path throws naming the file and the
   append_line(path, "b");
   CHECK(hm::test::read_text(path) == "a\nb\n");
   CHECK(throws_with([&] { append_line(path, "two\nlines"); }, {"contains a newline"}));
+}
+
+TEST_CASE("remove_orphaned_temporaries: a killed writer's temporaries go, a live one's stay") {
+  ScratchDir dir;
+  auto touch = [&](const std::string& name) { std::ofstream(dir.path / name) << "x"; };
+  // A child that exits at once: its pid names no live process afterwards.
+  pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  REQUIRE(dead > 0);
+  int status = 0;
+  waitpid(dead, &status, 0);
+  touch(fmt::format("checkpoint_last.safetensors.tmp.{}", dead));
+  touch(fmt::format("config.json.tmp.{}", ::getpid()));  // this process: alive
+  touch("notes.tmp.txt");                                // not a temporary's name
+  touch("metrics.jsonl");
+  const auto removed = remove_orphaned_temporaries(dir.str());
+  CHECK(removed == std::vector<std::string>{fmt::format("checkpoint_last.safetensors.tmp.{}", dead)});
+  CHECK(std::filesystem::exists(dir.path / fmt::format("config.json.tmp.{}", ::getpid())));
+  CHECK(std::filesystem::exists(dir.path / "notes.tmp.txt"));
+  CHECK(std::filesystem::exists(dir.path / "metrics.jsonl"));
+  CHECK(remove_orphaned_temporaries((dir.path / "nosuch").string()).empty());
 }

@@ -180,6 +180,9 @@ FitResult Trainer::fit() {
 
   if (!out_dir_.empty()) {
     std::filesystem::create_directories(out_dir_);
+    // A run killed mid-checkpoint leaves checkpoint_last.safetensors.tmp.<pid> behind.
+    for (const std::string& name : remove_orphaned_temporaries(out_dir_))
+      if (log) fmt::print(log, "removed {}, the temporary of a killed earlier run\n", name);
     write_file_atomic(out_dir_ + "/config.json", config_.dump(2) + "\n");
     if (step_ == 0) write_file_atomic(out_dir_ + "/metrics.jsonl", "");  // a fresh run starts a fresh file
   }
