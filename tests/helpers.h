@@ -1,11 +1,12 @@
 // Shared test utilities: value comparison, float64 gradcheck inputs, exception matching.
 #pragma once
 #include <doctest/doctest.h>
-
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -115,6 +116,34 @@ struct ScratchDir {
 inline std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// What f() writes to stderr (fd 2, so fmt::print(stderr) and std::cerr alike), captured
+// through a temporary file; stderr is restored even when f throws.
+template <class F>
+std::string capture_stderr(F&& f) {
+  std::fflush(stderr);
+  char name[] = "/tmp/hm_test_stderr_XXXXXX";
+  const int fd = ::mkstemp(name);
+  REQUIRE(fd >= 0);
+  const int saved = ::dup(2);
+  ::dup2(fd, 2);
+  struct Restore {
+    int saved, fd;
+    ~Restore() {
+      std::fflush(stderr);
+      ::dup2(saved, 2);
+      ::close(saved);
+      ::close(fd);
+    }
+  };
+  {
+    Restore restore{saved, fd};
+    f();
+  }
+  std::string out = read_text(name);
+  ::unlink(name);
+  return out;
 }
 
 }  // namespace hm::test

@@ -65,6 +65,13 @@ TEST_CASE("trainer cli: --resume applies safe overrides and refuses the others")
   CHECK(cli({"train", "mlp-spirals", "--out", dir.str(), "--resume", "--set", "hidden=16"}) == 1);
   CHECK(cli({"train", "mlp-spirals", "--out", dir.str(), "--resume", "--force"}) == 1);
   CHECK(optim::read_checkpoint_info(dir / "checkpoint_last.safetensors").step == 4);  // untouched
+  // Issue 16: resuming another task's run says so (was "key 'dataset' not found").
+  int rc = 0;
+  const std::string err = hm::test::capture_stderr([&] {
+    rc = cli({"train", "fourier-toy", "--out", dir.str(), "--resume"});
+  });
+  CHECK(rc == 1);
+  CHECK_MESSAGE(err.find("is a checkpoint of task 'mlp-spirals', not of 'fourier-toy'") != std::string::npos, err);
 }
 
 TEST_CASE("trainer cli: eval and grads read the task from the checkpoint, --checkpoint last|best|PATH") {

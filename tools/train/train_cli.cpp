@@ -34,7 +34,12 @@ int run_train(TrainArgs& a) {
     check(std::filesystem::exists(last), "train", "--resume: no checkpoint at '{}'", last);
     check(a.seed < 0, "train", "--seed cannot change when resuming (the run's seed is in its checkpoint)");
     check(!a.force, "train", "--resume and --force contradict each other (--force deletes the run)");
-    base = optim::read_checkpoint_info(last).config;
+    const optim::CheckpointInfo info = optim::read_checkpoint_info(last);
+    // Before the config is read as this task's: another task's config fails on a missing key.
+    const std::string task = info.extra.is_object() ? info.extra.value("task", "") : "";
+    check(task == a.task, "train", "--resume: '{}' is a checkpoint of {}, not of '{}'", last,
+          task.empty() ? std::string("no task (not a trainer checkpoint?)") : "task '" + task + "'", a.task);
+    base = info.config;
   }
   Json config = resolve_config(base, a.config_file, a.sets);
   if (a.seed >= 0) apply_override(config, fmt::format("seed={}", a.seed));
