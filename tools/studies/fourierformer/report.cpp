@@ -3,11 +3,10 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <filesystem>
 
-#include "core/atomic_file.h"
 #include "core/error.h"
 #include "tools/studies/fourierformer/figures.h"
+#include "tools/studies/summary_files.h"
 
 namespace hm::studies {
 namespace {
@@ -255,19 +254,10 @@ Json ff_summary_json(const std::vector<FfGroup>& groups, const StudyInfo& info) 
 }
 
 StudyReport write_ff_study(const std::string& dir, const std::vector<FfRun>& runs, const StudyInfo& info) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  check(!ec, "write_ff_study", "cannot create directory '{}': {}", dir, ec.message());
   const std::vector<FfGroup> groups = aggregate_ff_runs(runs);
-  const auto path = [&](const std::string& name) { return (std::filesystem::path(dir) / name).string(); };
-  write_file_atomic(path("summary.json"), ff_summary_json(groups, info).dump(2) + "\n");
-  write_file_atomic(path("summary.md"), ff_summary_markdown(groups, info));
-  StudyReport out{{"summary.json", "summary.md"}, {}};
-  for (const std::string& f : write_ff_figures(dir, groups)) out.files.push_back(f);
-  for (const report::ClaimResult& c : ff_claims(groups))
-    out.headline.push_back(fmt::format("  {:<78} {:<3} on the mean ({}), {}", c.claim, c.holds ? "yes" : "NO", c.detail,
-                                       report::seeds_fraction(c)));
-  return out;
+  return write_summary_files(
+      dir, ff_summary_json(groups, info), ff_summary_markdown(groups, info),
+      [&](const std::string& d) { return write_ff_figures(d, groups); }, ff_claims(groups), 78);
 }
 
 }  // namespace hm::studies

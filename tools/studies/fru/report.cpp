@@ -3,12 +3,11 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <filesystem>
 #include <map>
 
-#include "core/atomic_file.h"
 #include "core/error.h"
 #include "tools/studies/fru/figures.h"
+#include "tools/studies/summary_files.h"
 
 namespace hm::studies {
 namespace {
@@ -54,7 +53,8 @@ report::MetricStats constant_like(const report::MetricStats& s, double value) {
 std::vector<std::pair<double, double>> curve_points(const Json& curve, const std::string& key) {
   std::vector<std::pair<double, double>> out;
   for (const Json& p : curve)
-    if (p.contains(key) && p.at(key).is_number()) out.emplace_back(p.at("epoch").get<double>(), p.at(key).get<double>());
+    if (p.contains(key) && p.at(key).is_number())
+      out.emplace_back(p.at("epoch").get<double>(), p.at(key).get<double>());
   return out;
 }
 
@@ -184,37 +184,40 @@ std::vector<report::ClaimResult> fru_claims(const std::vector<FruGroup>& groups)
   for (const std::string& d : fru_datasets(FruPart::Synthetic)) {
     const FruGroup* fru = find_fru_group(groups, d, "fru120_5");
     for (const char* base : {"rnn", "lstm", "sru"})
-      claim(fmt::format("FRU_{{120,5}} test MSE at least 10x below {} on {}", find_fru_model(FruPart::Synthetic, base).display, d),
+      claim(fmt::format("FRU_{{120,5}} test MSE at least 10x below {} on {}",
+                        find_fru_model(FruPart::Synthetic, base).display, d),
             fru, find_fru_group(groups, d, base), ten_times_less);
   }
   for (const char* d : {"pixel", "permuted"}) {
     const FruGroup* fru = find_fru_group(groups, d, "fru60_10");
     const FruGroup* sru = find_fru_group(groups, d, "sru");
     if (fru && sru)
-      claim(fmt::format("FRU_{{60,10}} more accurate than SRU on {} ({} vs {} parameters)", d, fru->params, sru->params),
-            fru, sru, report::greater());
+      claim(
+          fmt::format("FRU_{{60,10}} more accurate than SRU on {} ({} vs {} parameters)", d, fru->params, sru->params),
+          fru, sru, report::greater());
   }
   if (const FruGroup* fru = find_fru_group(groups, "permuted", "fru60_10"))
     for (const char* base : {"rnn", "lstm"})
-      claim(fmt::format("FRU_{{60,10}} more accurate than {} on permuted", find_fru_model(FruPart::Image, base).display),
-            fru, find_fru_group(groups, "permuted", base), report::greater());
+      claim(
+          fmt::format("FRU_{{60,10}} more accurate than {} on permuted", find_fru_model(FruPart::Image, base).display),
+          fru, find_fru_group(groups, "permuted", base), report::greater());
   if (const FruGroup* fru = find_fru_group(groups, kFruGradDataset, "fru120_5"); fru && fru->grad_decay.count > 0) {
-    out.push_back(report::check_claim(
-        fmt::format("FRU gradient flat over t on {}: L2 last/first window >= 0.1", kFruGradDataset), fru->grad_decay,
-        constant_like(fru->grad_decay, 0.1), report::greater()));
+    out.push_back(
+        report::check_claim(fmt::format("FRU gradient flat over t on {}: L2 last/first window >= 0.1", kFruGradDataset),
+                            fru->grad_decay, constant_like(fru->grad_decay, 0.1), report::greater()));
     for (const char* base : {"rnn", "lstm", "sru"}) {
       const FruGroup* b = find_fru_group(groups, kFruGradDataset, base);
       if (b && b->grad_decay.count > 0)
-        out.push_back(report::check_claim(
-            fmt::format("FRU gradient decays less over t than {} (L2 last/first window)",
-                        find_fru_model(FruPart::Synthetic, base).display),
-            fru->grad_decay, b->grad_decay, report::greater()));
+        out.push_back(report::check_claim(fmt::format("FRU gradient decays less over t than {} (L2 last/first window)",
+                                                      find_fru_model(FruPart::Synthetic, base).display),
+                                          fru->grad_decay, b->grad_decay, report::greater()));
     }
   }
   if (const FruGroup* fru = find_fru_group(groups, "kjv-genre", "fru5_10"))
     for (const char* base : {"lstm", "sru"})
-      claim(fmt::format("FRU_{{5,10}} more accurate than {} on KJV genres", find_fru_model(FruPart::Text, base).display),
-            fru, find_fru_group(groups, "kjv-genre", base), report::greater());
+      claim(
+          fmt::format("FRU_{{5,10}} more accurate than {} on KJV genres", find_fru_model(FruPart::Text, base).display),
+          fru, find_fru_group(groups, "kjv-genre", base), report::greater());
   return out;
 }
 
@@ -254,19 +257,10 @@ Json fru_summary_json(const std::vector<FruGroup>& groups, const StudyInfo& info
 }
 
 StudyReport write_fru_study(const std::string& dir, const std::vector<FruRun>& runs, const StudyInfo& info) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  check(!ec, "write_fru_study", "cannot create directory '{}': {}", dir, ec.message());
   const std::vector<FruGroup> groups = aggregate_fru_runs(runs);
-  const auto path = [&](const std::string& name) { return (std::filesystem::path(dir) / name).string(); };
-  write_file_atomic(path("summary.json"), fru_summary_json(groups, info).dump(2) + "\n");
-  write_file_atomic(path("summary.md"), fru_summary_markdown(groups, info));
-  StudyReport out{{"summary.json", "summary.md"}, {}};
-  for (const std::string& f : write_fru_figures(dir, groups)) out.files.push_back(f);
-  for (const report::ClaimResult& c : fru_claims(groups))
-    out.headline.push_back(fmt::format("  {:<72} {:<3} on the mean ({}), {}", c.claim, c.holds ? "yes" : "NO",
-                                       c.detail, report::seeds_fraction(c)));
-  return out;
+  return write_summary_files(
+      dir, fru_summary_json(groups, info), fru_summary_markdown(groups, info),
+      [&](const std::string& d) { return write_fru_figures(d, groups); }, fru_claims(groups), 72);
 }
 
 }  // namespace hm::studies

@@ -1,0 +1,29 @@
+#include "tools/studies/summary_files.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+
+namespace hm::studies {
+
+StudyReport write_summary_files(const std::string& dir, const Json& summary, const std::string& markdown,
+                                const std::function<std::vector<std::string>(const std::string&)>& figures,
+                                const std::vector<report::ClaimResult>& claims, int claim_width) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  check(!ec, "study report", "cannot create directory '{}': {}", dir, ec.message());
+  const auto path = [&](const std::string& name) { return (std::filesystem::path(dir) / name).string(); };
+  write_file_atomic(path("summary.json"), summary.dump(2) + "\n");
+  write_file_atomic(path("summary.md"), markdown);
+  StudyReport out{{"summary.json", "summary.md"}, {}};
+  for (const std::string& f : figures(dir)) out.files.push_back(f);
+  for (const report::ClaimResult& c : claims)
+    out.headline.push_back(fmt::format("  {:<{}} {:<3} on the mean ({}), {}", c.claim, claim_width,
+                                       c.holds ? "yes" : "NO", c.detail, report::seeds_fraction(c)));
+  return out;
+}
+
+}  // namespace hm::studies

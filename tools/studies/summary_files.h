@@ -1,0 +1,20 @@
+// The files a paper study's report writes, in one place: the directory (created if missing),
+// summary.json and summary.md (each written atomically), the figures the study draws there,
+// and the claims as the headline lines printed after the run.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tools/report/claims.h"
+#include "tools/studies/study.h"
+
+namespace hm::studies {
+
+// figures(dir) draws the study's figures and returns their file names. claim_width pads the
+// claim column of the headline lines.
+StudyReport write_summary_files(const std::string& dir, const Json& summary, const std::string& markdown,
+                                const std::function<std::vector<std::string>(const std::string&)>& figures,
+                                const std::vector<report::ClaimResult>& claims, int claim_width = 72);
+
+}  // namespace hm::studies
