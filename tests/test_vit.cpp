@@ -13,6 +13,7 @@
 #include "data/datasets.h"
 #include "models/vit.h"
 #include "ops/ops.h"
+#include "tests/data_helpers.h"
 #include "tests/helpers.h"
 #include "tools/tasks/fashion_vit.h"
 #include "tools/train/classifier_metrics.h"
@@ -20,6 +21,7 @@
 #include "tools/train/trainer.h"
 
 using namespace hm;
+using hm::test::have_fashion;
 using namespace hm::train;
 using hm::models::ViT;
 using hm::models::ViTConfig;
@@ -28,12 +30,6 @@ using hm::test::ScratchDir;
 using hm::test::throws_with;
 
 namespace {
-
-bool have_fashion() {
-  if (data::fashion_mnist_available()) return true;
-  MESSAGE("skipped: dataset-fashion-mnist not installed (bash .ci/install-data)");
-  return false;
-}
 
 ViTConfig small(nn::AttentionKernel kernel, int64_t patch = 7) {
   ViTConfig c;
