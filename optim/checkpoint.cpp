@@ -58,6 +58,9 @@ CheckpointInfo decode_info(const std::map<std::string, std::string>& meta, const
         "'{}': step and epoch must be integers, got {} and {}", path, step.dump(), epoch.dump());
   info.step = step.get<int64_t>();
   info.epoch = epoch.get<int64_t>();
+  // A hand-edited or corrupted header: a negative count would index the loader backwards.
+  check(info.step >= 0 && info.epoch >= 0, "load_checkpoint", "'{}': step {} and epoch {} must not be negative", path,
+        info.step, info.epoch);
   info.config = parse_json(meta, "config", path);
   info.extra = parse_json(meta, "extra", path);
   return info;

@@ -152,6 +152,18 @@ TEST_CASE("checkpoint: writes are atomic, a failed save leaves the old file and 
                     {"load_safetensors", "torn.safetensors"}));
 }
 
+TEST_CASE("checkpoint: negative step or epoch metadata names the checkpoint") {
+  ScratchDir dir;
+  Setup a({3, 2}, 1);
+  for (auto [step, epoch] : {std::pair<int64_t, int64_t>{-1, 0}, {5, -3}}) {
+    const std::string path = dir.file(fmt::format("neg{}{}.safetensors", step, epoch));
+    save_checkpoint(path, a.state(), {.step = step, .epoch = epoch});
+    CHECK(throws_with(
+        [&] { read_checkpoint_info(path); },
+        {"[load_checkpoint]", path, fmt::format("step {} and epoch {} must not be negative", step, epoch)}));
+  }
+}
+
 TEST_CASE("checkpoint: missing, unexpected and mis-shaped tensors are named, nothing changes") {
   ScratchDir dir;
   Setup a({3, 4, 2}, 1);
