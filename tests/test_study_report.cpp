@@ -9,8 +9,8 @@
 
 #include "helpers.h"
 #include "tools/studies/fourier_toy/figures.h"
-#include "tools/studies/fourier_toy/report.h"
 #include "tools/studies/fourier_toy/grid.h"
+#include "tools/studies/fourier_toy/report.h"
 
 namespace hm::test {
 namespace {
@@ -181,6 +181,21 @@ TEST_CASE("study report: results.json sample rows are checked against bins, per 
   j = good;
   j["runs"][0]["test_losses"] = {{1}};
   CHECK(throws_with([&] { studies::toy_results_from_json(j); }, {"test_losses entries must be [epoch, loss]"}));
+  // Issue 16: a field of the wrong type is named (was "type must be number, but is string").
+  j = good;
+  j["runs"][0]["config"]["lr"] = "fast";
+  CHECK(throws_with([&] { studies::toy_results_from_json(j); },
+                    {"run config: key 'lr' has the wrong type (string \"fast\")"}));
+  j = good;
+  j["runs"][1]["metrics"]["kl"] = true;
+  CHECK(throws_with([&] { studies::toy_results_from_json(j); }, {"metrics: key 'kl' has the wrong type (boolean"}));
+  j = good;
+  j["runs"][1]["epoch_losses"] = {0.5, "x"};
+  CHECK(throws_with([&] { studies::toy_results_from_json(j); }, {"epoch_losses holds \"x\""}));
+  j = good;
+  j["jobs"] = "two";
+  studies::ToyStudyInfo info;
+  CHECK(throws_with([&] { studies::toy_results_from_json(j, &info); }, {"results: key 'jobs' has the wrong type"}));
 }
 
 TEST_CASE("study report: --from results.json rebuilds every report file") {

@@ -1,13 +1,15 @@
 // results.json of the toy study: every run's configuration, metrics, time, per-epoch training
 // losses, test losses at the evaluation points and sample pmfs, and back (so reports and figures can be rebuilt without
 // training).
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
 
 #include "core/error.h"
 #include "core/factories.h"
-#include "tools/studies/fourier_toy/report.h"
 #include "tools/studies/fourier_toy/grid.h"
+#include "tools/studies/fourier_toy/report.h"
 
 namespace hm::studies {
 
@@ -22,9 +24,22 @@ const Json& at(const Json& j, const char* key, const char* where) {
   return j.at(key);
 }
 
+// at(j, key, where) read as T; a value of another JSON type is named with its field (issue 16:
+// "type must be number, but is string" said neither which field nor which file part).
+template <class T>
+T get_at(const Json& j, const char* key, const char* where) {
+  const Json& v = at(j, key, where);
+  try {
+    return v.get<T>();
+  } catch (const Json::exception&) {
+    throw_error("toy_results_from_json",
+                fmt::format("{}: key '{}' has the wrong type ({} {})", where, key, v.type_name(), v.dump()));
+  }
+}
+
 double number_at(const Json& j, const char* key, const char* where) {
   const Json& v = at(j, key, where);
-  return v.is_null() ? kNaN : v.get<double>();
+  return v.is_null() ? kNaN : get_at<double>(j, key, where);
 }
 
 // (S, k) float64 tensor <-> [[...], ...] (an undefined or empty tensor is []).
@@ -77,17 +92,17 @@ Json toy_config_json(const ToyRunConfig& c) {
 ToyRunConfig toy_config_from_json(const Json& j) {
   const char* w = "run config";
   ToyRunConfig c;
-  c.dataset = data::parse_toy_distribution(at(j, "dataset", w).get<std::string>());
-  c.head = models::parse_toy_head(at(j, "head", w).get<std::string>());
-  c.frequencies = at(j, "frequencies", w).get<int64_t>();
-  c.gamma = at(j, "gamma", w).get<double>();
-  c.seed = at(j, "seed", w).get<uint64_t>();
-  c.epochs = at(j, "epochs", w).get<int64_t>();
-  c.batch_size = at(j, "batch_size", w).get<int64_t>();
-  c.lr = at(j, "lr", w).get<double>();
-  c.clip_norm = at(j, "clip_norm", w).get<double>();
-  c.sample_points = at(j, "sample_points", w).get<int64_t>();
-  if (j.contains("bins")) c.data_options.bins = j.at("bins").get<int64_t>();  // older files: the default 50
+  c.dataset = data::parse_toy_distribution(get_at<std::string>(j, "dataset", w));
+  c.head = models::parse_toy_head(get_at<std::string>(j, "head", w));
+  c.frequencies = get_at<int64_t>(j, "frequencies", w);
+  c.gamma = get_at<double>(j, "gamma", w);
+  c.seed = get_at<uint64_t>(j, "seed", w);
+  c.epochs = get_at<int64_t>(j, "epochs", w);
+  c.batch_size = get_at<int64_t>(j, "batch_size", w);
+  c.lr = get_at<double>(j, "lr", w);
+  c.clip_norm = get_at<double>(j, "clip_norm", w);
+  c.sample_points = get_at<int64_t>(j, "sample_points", w);
+  if (j.contains("bins")) c.data_options.bins = get_at<int64_t>(j, "bins", w);  // older files: the default 50
   check(c.data_options.bins >= 1, "toy_results_from_json", "run config: bins must be >= 1, got {}",
         c.data_options.bins);
   return c;
@@ -123,7 +138,11 @@ ToyRunResult toy_run_from_json(const Json& run) {
   r.mse = number_at(m, "mse", "metrics");
   r.perplexity = number_at(m, "perplexity", "metrics");
   r.seconds = number_at(run, "seconds", "run");
-  for (const Json& l : at(run, "epoch_losses", "run")) r.epoch_losses.push_back(l.is_null() ? kNaN : l.get<double>());
+  for (const Json& l : at(run, "epoch_losses", "run")) {
+    check(l.is_null() || l.is_number(), "toy_results_from_json", "run: epoch_losses holds {} (numbers or null)",
+          l.dump());
+    r.epoch_losses.push_back(l.is_null() ? kNaN : l.get<double>());
+  }
   const std::string label = toy_run_label(r.config);
   if (run.contains("test_losses"))  // optional: older files have none
     for (const Json& p : run.at("test_losses")) {
@@ -139,8 +158,8 @@ ToyRunResult toy_run_from_json(const Json& run) {
     r.sample_pred_pmf = rows_tensor(at(s, "pred_pmf", "samples"), bins, label, "pred_pmf");
     const auto count = [](const Tensor& t) { return t.defined() ? t.size(0) : int64_t{0}; };
     check(count(r.sample_xy) == count(r.sample_true_pmf) && count(r.sample_xy) == count(r.sample_pred_pmf),
-          "toy_results_from_json", "run '{}': samples have {} xy, {} true_pmf and {} pred_pmf rows (must match)",
-          label, count(r.sample_xy), count(r.sample_true_pmf), count(r.sample_pred_pmf));
+          "toy_results_from_json", "run '{}': samples have {} xy, {} true_pmf and {} pred_pmf rows (must match)", label,
+          count(r.sample_xy), count(r.sample_true_pmf), count(r.sample_pred_pmf));
   }
   return r;
 }
@@ -159,9 +178,9 @@ std::vector<ToyRunResult> toy_results_from_json(const Json& j, ToyStudyInfo* inf
   check(j.is_object() && j.value("study", "") == "fourier-toy", "toy_results_from_json",
         "not a fourier-toy results file (no \"study\": \"fourier-toy\")");
   if (info) {
-    info->mode = at(j, "mode", "results").get<std::string>();
-    info->jobs = at(j, "jobs", "results").get<int>();
-    info->wall_seconds = at(j, "wall_seconds", "results").get<double>();
+    info->mode = get_at<std::string>(j, "mode", "results");
+    info->jobs = get_at<int>(j, "jobs", "results");
+    info->wall_seconds = get_at<double>(j, "wall_seconds", "results");
   }
   std::vector<ToyRunResult> out;
   for (const Json& run : at(j, "runs", "results")) out.push_back(toy_run_from_json(run));
