@@ -5,6 +5,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
 #include "core/factories.h"
+#include "ops/attention_dropout.h"
 #include "ops/elementwise.h"
 #include "ops/fourier_attention_kernels.h"
 #include "ops/reduce.h"
@@ -62,12 +63,7 @@ Tensor fourier_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v
     if (mask.key_padding_mask.defined()) pad = mask.key_padding_mask.to(q.device()).contiguous();
   }
   FourierAttentionArgs args{.p = p, .causal = mask.causal};
-  if (training && dropout_p > 0.0) {
-    Generator& g = gen ? *gen : default_generator();
-    args.dropout_p = dropout_p;
-    args.seed = g.seed();
-    args.offset = g.reserve(static_cast<uint64_t>(B * H * Nq * Nk));
-  }
+  reserve_attention_dropout(args, dropout_p, training, gen, B * H * Nq * Nk);
   Tensor out = Tensor::empty({B, H, Nq, Dv}, q.dtype(), q.device());  // (B, H, Nq, Dv)
   Tensor attn, lse;                                                   // (B, H, Nq, Nk), or (B, H, Nq) with recompute
   if (recompute && p % 2 == 0)

@@ -9,6 +9,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
 #include "core/factories.h"
+#include "ops/attention_dropout.h"
 #include "ops/elementwise.h"
 #include "ops/linalg.h"
 #include "ops/nn_functional.h"
@@ -63,12 +64,7 @@ Tensor scaled_dot_product_attention(const Tensor& q_in, const Tensor& k_in, cons
     if (mask.key_padding_mask.defined()) pad = mask.key_padding_mask.to(q.device()).contiguous();
   }
   SdpaArgs args{.scale = scale_or_default(scale, q.size(3)), .causal = mask.causal};
-  if (training && dropout_p > 0.0) {
-    Generator& g = gen ? *gen : default_generator();
-    args.dropout_p = dropout_p;
-    args.seed = g.seed();
-    args.offset = g.reserve(static_cast<uint64_t>(B * H * Nq * Nk));
-  }
+  reserve_attention_dropout(args, dropout_p, training, gen, B * H * Nq * Nk);
   Tensor out = Tensor::empty({B, H, Nq, Dv}, q.dtype(), q.device());  // (B, H, Nq, Dv)
   Tensor lse = Tensor::empty({B, H, Nq}, q.dtype(), q.device());      // (B, H, Nq)
   sdpa_kernel(q.device(), q, k, v, pad, args, out, lse);
