@@ -73,4 +73,10 @@ CurveStats mean_curve(const std::vector<std::vector<std::pair<double, double>>>&
   return out;
 }
 
+MetricStats scaled(const MetricStats& s, double k) {
+  std::vector<double> values = s.values;
+  for (double& v : values) v *= k;
+  return seed_stats(s.seeds, values);  // mean and std of the scaled values
+}
+
 }  // namespace hm::report

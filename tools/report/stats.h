@@ -28,6 +28,10 @@ MetricStats mean_std(const std::vector<double>& values);
 // The values keyed by seed; throws on a length mismatch or a repeated seed.
 MetricStats seed_stats(const std::vector<uint64_t>& seeds, const std::vector<double>& values);
 
+// s in other units: every value multiplied by k > 0 (fractions to percent), mean and std
+// recomputed from them.
+MetricStats scaled(const MetricStats& s, double k);
+
 // {"mean", "std", "count", "seeds", "values"}; NaN is null.
 Json stats_json(const MetricStats& s);
 Json number_or_null(double v);

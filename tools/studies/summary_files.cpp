@@ -9,6 +9,23 @@
 
 namespace hm::studies {
 
+Json summary_header(const std::string& study, const StudyInfo& info,
+                    const std::vector<const report::MetricStats*>& group_seconds) {
+  double run_seconds = 0;
+  size_t runs = 0;
+  for (const report::MetricStats* s : group_seconds) {
+    run_seconds += s->mean * static_cast<double>(s->count);
+    runs += s->count;
+  }
+  return {{"study", study},
+          {"mode", info.quick ? "quick" : "full"},
+          {"jobs", info.jobs},
+          {"runs", runs},
+          {"wall_seconds", info.wall_seconds},
+          {"run_seconds_total", run_seconds},
+          {"std", "population (ddof = 0, numpy.std default) over seeds"}};
+}
+
 StudyReport write_summary_files(const std::string& dir, const Json& summary, const std::string& markdown,
                                 const std::function<std::vector<std::string>(const std::string&)>& figures,
                                 const std::vector<report::ClaimResult>& claims, int claim_width) {

@@ -7,9 +7,16 @@
 #include <vector>
 
 #include "tools/report/claims.h"
+#include "tools/report/stats.h"
 #include "tools/studies/study.h"
 
 namespace hm::studies {
+
+// The fields every study's summary.json opens with: {"study", "mode", "jobs", "runs",
+// "wall_seconds", "run_seconds_total", "std"}, the runs and their total time summed over the
+// groups' per-run wall times (one MetricStats per group).
+Json summary_header(const std::string& study, const StudyInfo& info,
+                    const std::vector<const report::MetricStats*>& group_seconds);
 
 // figures(dir) draws the study's figures and returns their file names. claim_width pads the
 // claim column of the headline lines.

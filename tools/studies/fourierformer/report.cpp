@@ -44,13 +44,6 @@ std::vector<std::pair<double, double>> curve_points(const Json& curve, const std
   return out;
 }
 
-// s with every value multiplied by k (accuracy fractions to percent).
-report::MetricStats times(const report::MetricStats& s, double k) {
-  std::vector<double> v;
-  for (double x : s.values) v.push_back(k * x);
-  return report::seed_stats(s.seeds, v);
-}
-
 }  // namespace
 
 std::vector<FfRun> ff_runs_of(const std::vector<RunRecord>& records) {
@@ -204,8 +197,7 @@ std::vector<report::ClaimResult> ff_claims(const std::vector<FfGroup>& groups) {
 
 Json ff_summary_json(const std::vector<FfGroup>& groups, const StudyInfo& info) {
   Json gs = Json::array();
-  double run_seconds = 0;
-  size_t runs = 0;
+  std::vector<const report::MetricStats*> seconds;
   for (const FfGroup& g : groups) {
     const FfPaperRow paper = paper_ff_row(g.task, g.variant);
     Json j = {
@@ -234,23 +226,17 @@ Json ff_summary_json(const std::vector<FfGroup>& groups, const StudyInfo& info) 
         j["r_curve"] = {{"step", g.r_curve.x}, {"mean", g.r_curve.mean}, {"std", g.r_curve.std}};
       }
     } else {
-      j["top1"] = report::cell_json(times(g.top1, 100), paper.val, 2);
-      j["top5"] = report::cell_json(times(g.top5, 100), paper.test, 2);
+      j["top1"] = report::cell_json(report::scaled(g.top1, 100), paper.val, 2);
+      j["top5"] = report::cell_json(report::scaled(g.top5, 100), paper.test, 2);
     }
     gs.push_back(std::move(j));
-    run_seconds += g.seconds.mean * static_cast<double>(g.seconds.count);
-    runs += g.seconds.count;
+    seconds.push_back(&g.seconds);
   }
-  return {{"study", "fourierformer"},
-          {"mode", info.quick ? "quick" : "full"},
-          {"jobs", info.jobs},
-          {"runs", runs},
-          {"wall_seconds", info.wall_seconds},
-          {"run_seconds_total", run_seconds},
-          {"std", "population (ddof = 0, numpy.std default) over seeds"},
-          {"stand_ins", "KJV word-level language modelling for WikiText-103; Fashion-MNIST ViT for DeiT on ImageNet"},
-          {"groups", std::move(gs)},
-          {"claims", report::claims_json(ff_claims(groups))}};
+  Json summary = summary_header("fourierformer", info, seconds);
+  summary["stand_ins"] = "KJV word-level language modelling for WikiText-103; Fashion-MNIST ViT for DeiT on ImageNet";
+  summary["groups"] = std::move(gs);
+  summary["claims"] = report::claims_json(ff_claims(groups));
+  return summary;
 }
 
 StudyReport write_ff_study(const std::string& dir, const std::vector<FfRun>& runs, const StudyInfo& info) {

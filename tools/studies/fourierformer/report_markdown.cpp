@@ -152,11 +152,7 @@ std::string vit_section(const std::vector<FfGroup>& groups) {
     if (g.task != FfTask::Vit) continue;
     any = any ? any : &g;
     const FfPaperRow paper = paper_ff_row(g.task, g.variant);
-    report::MetricStats top1 = g.top1, top5 = g.top5;
-    for (report::MetricStats* s : {&top1, &top5}) {
-      s->mean *= 100, s->std *= 100;
-      for (double& v : s->values) v *= 100;
-    }
+    const report::MetricStats top1 = report::scaled(g.top1, 100), top5 = report::scaled(g.top5, 100);
     rows.push_back({g.variant.display(), fmt::format("{}", g.seeds.size()), report::format_stats(top1, 2),
                     report::format_stats(top5, 2), params_cell(g.params), paper_cell(paper.val),
                     paper_cell(paper.test)});

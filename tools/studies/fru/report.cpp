@@ -223,8 +223,7 @@ std::vector<report::ClaimResult> fru_claims(const std::vector<FruGroup>& groups)
 
 Json fru_summary_json(const std::vector<FruGroup>& groups, const StudyInfo& info) {
   Json gs = Json::array();
-  double run_seconds = 0;
-  size_t runs = 0;
+  std::vector<const report::MetricStats*> seconds;
   for (const FruGroup& g : groups) {
     Json j = {{"part", fru_part_name(g.part)},
               {"dataset", g.dataset},
@@ -242,18 +241,12 @@ Json fru_summary_json(const std::vector<FruGroup>& groups, const StudyInfo& info
     for (const FruGradCurve& c : g.grads)
       j["grad_flow"].push_back({{"epoch", c.epoch}, {"step", c.step}, {"l1", c.l1}, {"l2", c.l2}, {"linf", c.linf}});
     gs.push_back(std::move(j));
-    run_seconds += g.seconds.mean * static_cast<double>(g.seconds.count);
-    runs += g.seconds.count;
+    seconds.push_back(&g.seconds);
   }
-  return {{"study", "fru"},
-          {"mode", info.quick ? "quick" : "full"},
-          {"jobs", info.jobs},
-          {"runs", runs},
-          {"wall_seconds", info.wall_seconds},
-          {"run_seconds_total", run_seconds},
-          {"std", "population (ddof = 0, numpy.std default) over seeds"},
-          {"groups", std::move(gs)},
-          {"claims", report::claims_json(fru_claims(groups))}};
+  Json summary = summary_header("fru", info, seconds);
+  summary["groups"] = std::move(gs);
+  summary["claims"] = report::claims_json(fru_claims(groups));
+  return summary;
 }
 
 StudyReport write_fru_study(const std::string& dir, const std::vector<FruRun>& runs, const StudyInfo& info) {

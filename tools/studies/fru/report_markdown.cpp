@@ -22,15 +22,9 @@ std::string sci_cell(const report::MetricStats& s) {
 }
 
 // Accuracy in percent, two decimals as the paper prints it.
-std::string percent_cell(const report::MetricStats& s) {
-  report::MetricStats p = s;
-  p.mean *= 100, p.std *= 100;
-  return report::format_stats(p, 2);
-}
+std::string percent_cell(const report::MetricStats& s) { return report::format_stats(report::scaled(s, 100), 2); }
 
-std::string paper_cell(const std::optional<report::PaperValue>& p) {
-  return p ? fmt::format("{:.2f}", p->mean) : "-";
-}
+std::string paper_cell(const std::optional<report::PaperValue>& p) { return p ? fmt::format("{:.2f}", p->mean) : "-"; }
 
 std::string kparams(int64_t n) { return fmt::format("{:.1f}K", static_cast<double>(n) / 1000.0); }
 
@@ -56,7 +50,8 @@ std::string optimizer_cell(const FruGroup& g) {
   const Json& c = g.task_config;
   const Json trainer = c.contains("trainer") ? c.at("trainer") : Json::object();
   std::string out = fmt::format("{:g} / {:g}", c.value("lr", 1e-3), trainer.value("lr_decay", 0.9));
-  if (trainer.value("clip_grad_norm", 0.0) > 0) out += fmt::format(" / clip {:g}", trainer.at("clip_grad_norm").get<double>());
+  if (trainer.value("clip_grad_norm", 0.0) > 0)
+    out += fmt::format(" / clip {:g}", trainer.at("clip_grad_norm").get<double>());
   return out;
 }
 
@@ -125,10 +120,11 @@ std::string gradient_section(const std::vector<FruGroup>& groups) {
       "steps (first window t = 0-19, last window up to t = 174), mean over seeds; last/first is the decay over the "
       "sequence (1: flat). The last column is that ratio per seed (mean ± std) at the last measured epoch, which "
       "the claims use. Figures fig5_<model>_<norm> draw every window at every measured epoch (L1, L2, Linf). "
-      "The paper's Figure 5 SRU uses alphas {{0, .25, .5, .9, .95}}; ours keeps the study's {{0, .25, .5, .9, .99}}.\n\n{}",
+      "The paper's Figure 5 SRU uses alphas {{0, .25, .5, .9, .95}}; ours keeps the study's {{0, .25, .5, .9, "
+      ".99}}.\n\n{}",
       kFruGradDataset,
-      report::markdown_table({"Model", "epoch", "L2 first window", "L2 last window", "last/first", "last/first per seed"},
-                             rows));
+      report::markdown_table(
+          {"Model", "epoch", "L2 first window", "L2 last window", "last/first", "last/first per seed"}, rows));
 }
 
 // Tables 1 / 2 / 3 and the row table: accuracy beside the paper's, parameters beside its.
@@ -193,8 +189,8 @@ std::string text_section(const std::vector<FruGroup>& groups) {
 std::string timing_section(const std::vector<FruGroup>& groups, const StudyInfo& info) {
   std::vector<std::vector<std::string>> rows;
   for (const FruGroup& g : groups)
-    rows.push_back({g.dataset, display(g), fmt::format("{}", g.seconds.count),
-                    report::format_duration(g.seconds.mean)});
+    rows.push_back(
+        {g.dataset, display(g), fmt::format("{}", g.seconds.count), report::format_duration(g.seconds.mean)});
   return fmt::format("## Run times\n\nMode {}, {} parallel runs of one thread each, wall time {} (2-core VM).\n\n{}",
                      info.quick ? "quick" : "full", info.jobs, report::format_duration(info.wall_seconds),
                      report::markdown_table({"data set", "model", "seeds", "mean time per run"}, rows));
