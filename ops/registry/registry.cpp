@@ -163,6 +163,7 @@ const std::vector<OpSpec>& op_table() {
     add_shape_ops(t);
     add_nn_ops(t);
     add_fourier_ops(t);
+    add_fft_ops(t);
     return t;
   }();
   return table;
