@@ -3,7 +3,7 @@
 //     real/imaginary arrays. Lengths whose prime factors are all <= kMaxRadix run an iterative
 //     Stockham autosort FFT (radix 4, 2, 3, 5 butterflies written out, a generic O(p^2)
 //     butterfly for 7, 11, 13, ...); other lengths run Bluestein's chirp-z transform through a
-//     power-of-two plan of length >= 2n - 1. The inverse is conj(forward(conj(x))).
+//     plan of the smallest 5-smooth length >= 2n - 1. The inverse is conj(forward(conj(x))).
 //   RealPlan<T>(n): the one-sided real transforms (R2C: n reals -> n/2 + 1 bins, C2R: back,
 //     unnormalised). Even n packs the signal into a half-length complex FFT (z_j = x_2j +
 //     i x_2j+1) and untangles the two halves with one twiddle pass; odd n uses a full complex FFT.
@@ -46,7 +46,7 @@ class ComplexPlan {
   std::vector<Stage> stages_;
   std::vector<T> root_re_, root_im_;  // generic radices: w_p^k for every stage's p, by offset
   std::vector<int64_t> root_off_;     // stage -> offset in root_*
-  // Bluestein: inner power-of-two plan of length m_, chirp c_j = exp(-i pi j^2 / n) (n) and the
+  // Bluestein: inner 5-smooth plan of length m_, chirp c_j = exp(-i pi j^2 / n) (n) and the
   // transformed conjugate chirp divided by m_ (m_).
   std::shared_ptr<const ComplexPlan<T>> inner_;
   int64_t m_ = 0;

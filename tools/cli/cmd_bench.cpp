@@ -16,6 +16,9 @@
 //                                                    MLP per head, us/step (--case linear|gmm|fourier|
 //                                                    fourier_reg|fourier_mle); tools/bench/bench_toy_torch.py times
 //                                                    PyTorch
+//   harmonic bench --fft --threads 1                 the FFT op: rfft and stft, fwd and fwd+bwd (float32, CPU;
+//                                                    --case rfft_256x4096|rfft_256x1000|rfft_64x4099|stft_16x88200);
+//                                                    tools/bench/bench_fft_torch.py times PyTorch (--compare: ratios)
 //   harmonic bench --gpt --threads 1 --repeat 3      one GPT training step (--case softmax|fourier): ms/step,
 //                                                    tokens/s, GEMM FLOPs and the GEMM-bound floor;
 //                                                    tools/bench/bench_gpt_torch.py times PyTorch
@@ -41,7 +44,8 @@ struct BenchOptions {
   std::string op, attrs = "{}", dtype = "float32", json_path, device = "cpu";
   std::vector<std::string> shapes, cases;
   int threads = 0, repeat = 20, warmup = 3;
-  bool backward = false, list_cases = false, fourier = false, recurrent = false, toy = false, gpt = false;
+  bool backward = false, list_cases = false, fourier = false, recurrent = false, toy = false, gpt = false,
+       fft = false;
 } opt;
 
 std::string ms_text(double ms) { return std::isnan(ms) ? fmt::format("{:>9}", "-") : fmt::format("{:9.4f}", ms); }
@@ -57,6 +61,7 @@ void add(CLI::App& app) {
   cmd->add_flag("--fourier", opt.fourier, "Time issue 5's Fourier head, attention and FRU cases instead");
   cmd->add_flag("--recurrent", opt.recurrent, "Time nn::LSTM/GRU/RNN forward+backward at the FRU paper's shapes");
   cmd->add_flag("--toy", opt.toy, "Time one training step of the Fourier head toy study's model per head (us)");
+  cmd->add_flag("--fft", opt.fft, "Time the FFT op (rfft, stft) forward and forward+backward");
   cmd->add_flag("--gpt", opt.gpt,
                 "Time one GPT training step (softmax and Fourier attention) against its GEMM-bound floor");
   cmd->add_option("--threads", opt.threads, "CPU threads (default: all)");
@@ -71,9 +76,10 @@ void add(CLI::App& app) {
 int run() {
   if (opt.list_cases) {
     for (const OpCase& c : standard_cases()) fmt::print("{}  ({} {})\n", c.name, c.op, ops::shapes_text(c.shapes));
-    fmt::print("--fourier: {}\n--recurrent: {}\n--toy: {}\n--gpt: {}\n", fmt::join(fourier_case_names(), ", "),
+    fmt::print("--fourier: {}\n--recurrent: {}\n--toy: {}\n--gpt: {}\n--fft: {}\n",
+               fmt::join(fourier_case_names(), ", "),
                fmt::join(recurrent_case_names(), ", "), fmt::join(toy_case_names(), ", "),
-               fmt::join(gpt_case_names(), ", "));
+               fmt::join(gpt_case_names(), ", "), fmt::join(fft_case_names(), ", "));
     return 0;
   }
   check(opt.dtype == "float32" || opt.dtype == "float64", "bench", "--dtype must be float32 or float64, got {}",
@@ -108,6 +114,15 @@ int run() {
     check(device.is_cpu() && dtype == DType::Float32, "bench", "--toy times float32 on the CPU only");
     run_toy_cases(opt.cases, timing, [](const std::string& label, double ms) {
       fmt::print("{:<45} threads={}  train step {:9.1f} us\n", label, get_num_threads(), ms * 1e3);
+      std::fflush(stdout);
+    });
+    return 0;
+  }
+  if (opt.fft) {
+    check(device.is_cpu() && dtype == DType::Float32, "bench", "--fft times float32 on the CPU only");
+    run_fft_cases(opt.cases, timing, [](const std::string& label, double fwd, double fwd_bwd) {
+      fmt::print("{:<44} threads={}  fwd {} ms  fwd+bwd {} ms\n", label, get_num_threads(), ms_text(fwd),
+                 ms_text(fwd_bwd));
       std::fflush(stdout);
     });
     return 0;
