@@ -25,17 +25,22 @@ namespace {
 
 using cld = std::complex<long double>;
 
-// X_k = sum_j x_j exp(sign 2 pi i j k / n), angles reduced exactly in integers.
+// X_k = sum_j x_j exp(sign 2 pi i j k / n), angles reduced exactly in integers (a table of the
+// n roots, indexed by j k mod n).
 std::vector<cld> direct_dft(const std::vector<cld>& x, int sign = -1) {
   const int64_t n = static_cast<int64_t>(x.size());
-  std::vector<cld> out(n);
+  std::vector<cld> roots(n), out(n);
+  for (int64_t r = 0; r < n; ++r) {
+    const long double a = sign * 2.0L * std::numbers::pi_v<long double> * r / n;
+    roots[r] = cld(std::cos(a), std::sin(a));
+  }
   for (int64_t k = 0; k < n; ++k) {
-    cld acc = 0;
-    for (int64_t j = 0; j < n; ++j) {
-      const long double a = sign * 2.0L * std::numbers::pi_v<long double> * ((j * k) % n) / n;
-      acc += x[j] * cld(std::cos(a), std::sin(a));
+    long double re = 0, im = 0;
+    for (int64_t j = 0, jk = 0; j < n; ++j, jk = (jk + k) % n) {
+      re += x[j].real() * roots[jk].real() - x[j].imag() * roots[jk].imag();
+      im += x[j].real() * roots[jk].imag() + x[j].imag() * roots[jk].real();
     }
-    out[k] = acc;
+    out[k] = cld(re, im);
   }
   return out;
 }

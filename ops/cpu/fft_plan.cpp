@@ -24,9 +24,10 @@
 namespace hm::cpu_fft {
 namespace {
 
-// Radices for n (4s first, then 2, 3, 5, 7, 11, 13), or empty when a larger prime divides n.
+// Radices for n (8s first, then 4, 2, 3, 5, 7, 11, 13), or empty when a larger prime divides n.
 std::vector<int> radices_of(int64_t n) {
   std::vector<int> r;
+  while (n % 8 == 0) r.push_back(8), n /= 8;
   while (n % 4 == 0) r.push_back(4), n /= 4;
   while (n % 2 == 0) r.push_back(2), n /= 2;
   for (int p = 3; p <= kMaxRadix; p += 2)
@@ -69,6 +70,22 @@ inline void butterfly(T* ar, T* ai, int p, const T* rr, const T* ri) {
     ar[2] = t0r - t2r, ai[2] = t0i - t2i;
     ar[1] = t1r + t3i, ai[1] = t1i - t3r;  // t1 - i t3
     ar[3] = t1r - t3i, ai[3] = t1i + t3r;  // t1 + i t3
+  } else if constexpr (P == 8) {  // two radix-4 halves, the odd one twiddled by w_8^t
+    constexpr T h = T(0.70710678118654752440);  // 1 / sqrt(2)
+    T er[4] = {ar[0], ar[2], ar[4], ar[6]}, ei[4] = {ai[0], ai[2], ai[4], ai[6]};
+    T orr[4] = {ar[1], ar[3], ar[5], ar[7]}, oi[4] = {ai[1], ai[3], ai[5], ai[7]};
+    butterfly<T, 4>(er, ei, 4, rr, ri);
+    butterfly<T, 4>(orr, oi, 4, rr, ri);
+    T x = orr[1], y = oi[1];
+    orr[1] = h * (x + y), oi[1] = h * (y - x);  // (1 - i) / sqrt 2
+    x = orr[2], y = oi[2];
+    orr[2] = y, oi[2] = -x;  // -i
+    x = orr[3], y = oi[3];
+    orr[3] = h * (y - x), oi[3] = -h * (x + y);  // (-1 - i) / sqrt 2
+    for (int t = 0; t < 4; ++t) {
+      ar[t] = er[t] + orr[t], ai[t] = ei[t] + oi[t];
+      ar[t + 4] = er[t] - orr[t], ai[t + 4] = ei[t] - oi[t];
+    }
   } else if constexpr (P == 3) {
     constexpr T s = T(0.86602540378443864676);  // sin(2 pi / 3)
     const T t1r = ar[1] + ar[2], t1i = ai[1] + ai[2], t2r = ar[1] - ar[2], t2i = ai[1] - ai[2];
@@ -171,7 +188,7 @@ ComplexPlan<T>::ComplexPlan(int64_t n) : n_(n) {
         st.wr[j * (p - 1) + t - 1] = static_cast<T>(c), st.wi[j * (p - 1) + t - 1] = static_cast<T>(si);
       }
     root_off_.push_back(static_cast<int64_t>(root_re_.size()));
-    if (p > 5)
+    if (p == 7 || p > 8)
       for (int k = 0; k < p; ++k) {
         const auto [c, si] = root(k, p);
         root_re_.push_back(static_cast<T>(c)), root_im_.push_back(static_cast<T>(si));
@@ -194,6 +211,7 @@ void ComplexPlan<T>::stockham(T* re, T* im, T* work) const {
       case 3: run_stage<T, 3>(xr, xi, yr, yi, 3, st.m, st.s, wr, wi, rr, ri); break;
       case 4: run_stage<T, 4>(xr, xi, yr, yi, 4, st.m, st.s, wr, wi, rr, ri); break;
       case 5: run_stage<T, 5>(xr, xi, yr, yi, 5, st.m, st.s, wr, wi, rr, ri); break;
+      case 8: run_stage<T, 8>(xr, xi, yr, yi, 8, st.m, st.s, wr, wi, rr, ri); break;
       default: run_stage<T, 0>(xr, xi, yr, yi, st.p, st.m, st.s, wr, wi, rr, ri);
     }
     std::swap(xr, yr), std::swap(xi, yi);

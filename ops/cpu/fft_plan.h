@@ -1,7 +1,7 @@
 // FFT plans for the CPU, written for Harmonic (no FFT library: FFTW is GPL).
 //   ComplexPlan<T>(n): an unnormalised forward DFT X_k = sum_j x_j exp(-2 pi i j k / n) on split
 //     real/imaginary arrays. Lengths whose prime factors are all <= kMaxRadix run an iterative
-//     Stockham autosort FFT (radix 4, 2, 3, 5 butterflies written out, a generic O(p^2)
+//     Stockham autosort FFT (radix 8, 4, 2, 3, 5 butterflies written out, a generic O(p^2)
 //     butterfly for 7, 11, 13, ...); other lengths run Bluestein's chirp-z transform through a
 //     plan of the smallest 5-smooth length >= 2n - 1. The inverse is conj(forward(conj(x))).
 //   RealPlan<T>(n): the one-sided real transforms (R2C: n reals -> n/2 + 1 bins, C2R: back,
