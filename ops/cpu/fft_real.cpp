@@ -47,14 +47,17 @@ void RealPlan<T>::r2c(const T* x, T* out, T scale, T* work) const {
   for (int64_t j = 0; j < h; ++j) zr[j] = x[2 * j], zi[j] = x[2 * j + 1];
   plan_->forward(zr, zi, work + 2 * h);
   const T half = T(0.5) * scale;
-  for (int64_t k = 0; k <= h; ++k) {
-    const int64_t a = k == h ? 0 : k, b = k == 0 ? 0 : h - k;
-    const T sr = zr[a] + zr[b], si = zi[a] - zi[b];  // Z_k + conj Z_{h-k} = 2 E_k
-    const T dr = zr[a] - zr[b], di = zi[a] + zi[b];  // Z_k - conj Z_{h-k} = 2i O_k
-    const T orr = di, oi = -dr;                      // 2 O_k
-    const T wr = k < h ? wr_[k] : T(-1), wi = k < h ? wi_[k] : T(0);
-    out[2 * k] = (sr + wr * orr - wi * oi) * half;
-    out[2 * k + 1] = (si + wr * oi + wi * orr) * half;
+  // DC and Nyquist: Z_0 = E_0 + i O_0 with E_0, O_0 real.
+  out[0] = (zr[0] + zi[0]) * scale, out[1] = 0;
+  out[2 * h] = (zr[0] - zi[0]) * scale, out[2 * h + 1] = 0;
+  const T *wr = wr_.data(), *wi = wi_.data();
+#pragma omp simd
+  for (int64_t k = 1; k < h; ++k) {
+    const int64_t b = h - k;
+    const T sr = zr[k] + zr[b], si = zi[k] - zi[b];  // Z_k + conj Z_{h-k} = 2 E_k
+    const T orr = zi[k] + zi[b], oi = zr[b] - zr[k];  // -i (Z_k - conj Z_{h-k}) = 2 O_k
+    out[2 * k] = (sr + wr[k] * orr - wi[k] * oi) * half;
+    out[2 * k + 1] = (si + wr[k] * oi + wi[k] * orr) * half;
   }
 }
 
@@ -71,13 +74,16 @@ void RealPlan<T>::c2r(const T* in, T* x, T scale, T* work) const {
   }
   const int64_t h = n_ / 2;
   T *zr = work, *zi = work + h;
-  for (int64_t k = 0; k < h; ++k) {
-    const T xr = in[2 * k], xi = k == 0 ? T(0) : in[2 * k + 1];                    // X_k
-    const T cr = in[2 * (h - k)], ci = k == 0 ? T(0) : -in[2 * (h - k) + 1];      // conj X_{h-k}
+  // k = 0 pairs X_0 with X_h, both taken as real (their imaginary parts are ignored).
+  zr[0] = in[0] + in[2 * h], zi[0] = in[0] - in[2 * h];
+  const T *wr = wr_.data(), *wi = wi_.data();
+#pragma omp simd
+  for (int64_t k = 1; k < h; ++k) {
+    const T xr = in[2 * k], xi = in[2 * k + 1];               // X_k
+    const T cr = in[2 * (h - k)], ci = -in[2 * (h - k) + 1];  // conj X_{h-k}
     const T sr = xr + cr, si = xi + ci, dr = xr - cr, di = xi - ci;
-    const T wr = wr_[k], wi = -wi_[k];                                             // w_n^{-k}
-    const T pr = wr * dr - wi * di, pi = wr * di + wi * dr;                        // w^{-k} D
-    zr[k] = sr - pi, zi[k] = si + pr;                                              // S + i w^{-k} D
+    const T pr = wr[k] * dr + wi[k] * di, pi = wr[k] * di - wi[k] * dr;  // w_n^{-k} D
+    zr[k] = sr - pi, zi[k] = si + pr;                                    // S + i w^{-k} D
   }
   plan_->inverse(zr, zi, work + 2 * h);
 #pragma omp simd
