@@ -74,7 +74,8 @@ struct CopyHermitian {
 
 template <class T>
 void scale_by(Exec E, int device, const Tensor& t, double scale) {
-  if (scale != 1.0) for_each_index(E, device, t.numel(), Scale<T>{static_cast<T*>(t.raw_data()), static_cast<T>(scale)});
+  if (scale != 1.0)
+    for_each_index(E, device, t.numel(), Scale<T>{static_cast<T*>(t.raw_data()), static_cast<T>(scale)});
 }
 
 template <Exec E>
@@ -87,8 +88,8 @@ void rfft_on(const Tensor& x, int64_t n, double scale, const Tensor& out) {
       constexpr bool dbl = std::is_same_v<T, double>;
       with_plan(device, dbl ? CUFFT_D2Z : CUFFT_R2C, n, rows, [&](cufftHandle p) {
         if constexpr (dbl)
-          HM_CUFFT_CHECK(cufftExecD2Z(p, static_cast<double*>(x.raw_data()),
-                                      static_cast<cufftDoubleComplex*>(out.raw_data())));
+          HM_CUFFT_CHECK(
+              cufftExecD2Z(p, static_cast<double*>(x.raw_data()), static_cast<cufftDoubleComplex*>(out.raw_data())));
         else
           HM_CUFFT_CHECK(
               cufftExecR2C(p, static_cast<float*>(x.raw_data()), static_cast<cufftComplex*>(out.raw_data())));
@@ -114,8 +115,8 @@ void irfft_on(const Tensor& spec, int64_t n, double scale, const Tensor& out) {
       constexpr bool dbl = std::is_same_v<T, double>;
       with_plan(device, dbl ? CUFFT_Z2D : CUFFT_C2R, n, rows, [&](cufftHandle p) {
         if constexpr (dbl)
-          HM_CUFFT_CHECK(cufftExecZ2D(p, static_cast<cufftDoubleComplex*>(tmp.raw_data()),
-                                      static_cast<double*>(out.raw_data())));
+          HM_CUFFT_CHECK(
+              cufftExecZ2D(p, static_cast<cufftDoubleComplex*>(tmp.raw_data()), static_cast<double*>(out.raw_data())));
         else
           HM_CUFFT_CHECK(
               cufftExecC2R(p, static_cast<cufftComplex*>(tmp.raw_data()), static_cast<float*>(out.raw_data())));
@@ -173,12 +174,12 @@ void overlap_add_on(const Tensor& g, const Tensor& window, const FrameArgs& args
   });
 }
 
-[[maybe_unused]] const bool bound = bind_cuda(rfft_kernel, rfft_on<Exec::Device>, rfft_on<Exec::Host>) &&
-                                    bind_cuda(irfft_kernel, irfft_on<Exec::Device>, irfft_on<Exec::Host>) &&
-                                    bind_cuda(fft_kernel, fft_on<Exec::Device>, fft_on<Exec::Host>) &&
-                                    bind_cuda(frame_kernel, frames_on<Exec::Device>, frames_on<Exec::Host>) &&
-                                    bind_cuda(overlap_add_kernel, overlap_add_on<Exec::Device>,
-                                              overlap_add_on<Exec::Host>);
+[[maybe_unused]] const bool bound =
+    bind_cuda(rfft_kernel, rfft_on<Exec::Device>, rfft_on<Exec::Host>) &&
+    bind_cuda(irfft_kernel, irfft_on<Exec::Device>, irfft_on<Exec::Host>) &&
+    bind_cuda(fft_kernel, fft_on<Exec::Device>, fft_on<Exec::Host>) &&
+    bind_cuda(frame_kernel, frames_on<Exec::Device>, frames_on<Exec::Host>) &&
+    bind_cuda(overlap_add_kernel, overlap_add_on<Exec::Device>, overlap_add_on<Exec::Host>);
 
 }  // namespace
 }  // namespace hm::cuda

@@ -57,8 +57,8 @@ Tensor log_spectrogram(const Tensor& x, int64_t n_fft, std::optional<int64_t> ho
 namespace detail {
 // The frames stft transforms: x (..., T) -> (..., frames, n_fft), windowed and reflect-padded
 // as described at stft. Differentiable in x (backward: overlap-add folded through the padding).
-Tensor stft_frames(const Tensor& x, int64_t n_fft, std::optional<int64_t> hop = std::nullopt,
-                   const Tensor& window = {}, bool center = true);
+Tensor stft_frames(const Tensor& x, int64_t n_fft, std::optional<int64_t> hop = std::nullopt, const Tensor& window = {},
+                   bool center = true);
 }  // namespace detail
 
 }  // namespace hm

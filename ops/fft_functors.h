@@ -1,7 +1,8 @@
-// The framing of stft as per-element functors, one formula for the CPU loop (ops/cpu/fft.cpp)
-// and the CUDA kernel (cuda/fft.cu): gathering windowed frames from a reflect-padded signal,
-// and its adjoint as a gather too (each output sample sums the frame elements it fed), so
-// neither backend needs atomics.
+// The framing of stft as per-element functors for the CUDA kernels and their host twins
+// (cuda/fft.cu): gathering windowed frames from a reflect-padded signal, and its adjoint as a
+// gather too (each output sample sums the frame elements it fed), so no atomics are needed.
+// The CPU (ops/cpu/fft.cpp) computes the same values row by row, sharing reflect_index; the
+// "[cuda]" test of tests/test_fft.cpp holds the two against each other.
 #pragma once
 #include <cstdint>
 

@@ -25,7 +25,7 @@ struct FrameArgs {
   int64_t length = 0;  // T, samples per row
   int64_t n_fft = 0;   // frame length
   int64_t hop = 1;
-  int64_t pad = 0;     // reflect padding on each side (center = true: n_fft / 2)
+  int64_t pad = 0;  // reflect padding on each side (center = true: n_fft / 2)
   int64_t frames = 0;
 };
 
@@ -36,7 +36,7 @@ inline Kernel<void(const Tensor& x, const Tensor& window, const FrameArgs& args,
 
 // The adjoint: g (rows, frames, n_fft), window (n_fft) -> dx (rows, T), overlap-add of
 // g window folded back through the reflection.
-inline Kernel<void(const Tensor& g, const Tensor& window, const FrameArgs& args, const Tensor& dx)>
-    overlap_add_kernel{"stft_frames_backward"};
+inline Kernel<void(const Tensor& g, const Tensor& window, const FrameArgs& args, const Tensor& dx)> overlap_add_kernel{
+    "stft_frames_backward"};
 
 }  // namespace hm

@@ -82,9 +82,8 @@ Tensor overlap_add(const Tensor& g, const Tensor& w, const FrameArgs& a, const S
   }
   Tensor dx = Tensor::empty(x_shape, g.dtype(), g.device());
   overlap_add_kernel(g.device(), gc, w, a, dx);
-  return autograd::record("stft_frames_backward", dx, {g}, [w, a](const Tensor& gg, const NeedsGrad&) {
-    return Grads{frames_core(gg, w, a)};
-  });
+  return autograd::record("stft_frames_backward", dx, {g},
+                          [w, a](const Tensor& gg, const NeedsGrad&) { return Grads{frames_core(gg, w, a)}; });
 }
 
 }  // namespace
@@ -100,7 +99,7 @@ Tensor stft_frames(const Tensor& x, int64_t n_fft, std::optional<int64_t> hop, c
 
 Tensor stft(const Tensor& x, int64_t n_fft, std::optional<int64_t> hop, const Tensor& window, bool center) {
   Tensor spec = rfft(detail::stft_frames(x, n_fft, hop, window, center));  // (..., frames, bins, 2)
-  return transpose(spec, -3, -2);                                           // (..., bins, frames, 2)
+  return transpose(spec, -3, -2);                                          // (..., bins, frames, 2)
 }
 
 Tensor log_spectrogram(const Tensor& x, int64_t n_fft, std::optional<int64_t> hop, const Tensor& window, bool center,

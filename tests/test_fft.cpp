@@ -4,12 +4,11 @@
 // written by tests/reference/make_fft_reference.py); float64 gradchecks; bad inputs.
 #include <cmath>
 #include <complex>
+#include <nlohmann/json.hpp>
 #include <numbers>
 #include <thread>
 
 #include "autograd/gradcheck.h"
-#include <nlohmann/json.hpp>
-
 #include "core/safetensors.h"
 #include "ops/cpu/fft_plan.h"
 #include "ops/fft.h"
@@ -58,7 +57,8 @@ double relative_error(const std::vector<double>& got, const std::vector<cld>& wa
 std::vector<int64_t> test_lengths() {
   std::vector<int64_t> ns;
   for (int64_t n = 1; n <= 64; ++n) ns.push_back(n);
-  for (int64_t n : {97, 101, 257, 1009, 128, 256, 512, 1024, 2048, 4096, 360, 1000, 2 * 3 * 5 * 7 * 11}) ns.push_back(n);
+  for (int64_t n : {97, 101, 257, 1009, 128, 256, 512, 1024, 2048, 4096, 360, 1000, 2 * 3 * 5 * 7 * 11})
+    ns.push_back(n);
   return ns;
 }
 
@@ -156,8 +156,7 @@ TEST_CASE("fft: the plan cache is safe under concurrent first use") {
   Tensor x = randn({4200}, {.dtype = DType::Float32}, &gen);
   std::vector<Tensor> results(ns.size());
   std::vector<std::thread> threads;
-  for (size_t i = 0; i < ns.size(); ++i)
-    threads.emplace_back([&, i] { results[i] = rfft(narrow(x, 0, 0, ns[i])); });
+  for (size_t i = 0; i < ns.size(); ++i) threads.emplace_back([&, i] { results[i] = rfft(narrow(x, 0, 0, ns[i])); });
   for (auto& t : threads) t.join();
   for (size_t i = 0; i < ns.size(); ++i) CHECK(allclose(results[i], rfft(narrow(x, 0, 0, ns[i])), 0, 0));
 }
@@ -166,7 +165,9 @@ TEST_CASE("stft: matches a direct framed DFT (reflect-padded centre, short windo
   Generator gen(17);
   Tensor x = randn({2, 90}, {.dtype = DType::Float64}, &gen);
   for (auto [n_fft, hop, win, center] : {std::tuple<int64_t, int64_t, int64_t, bool>{16, 4, 16, true},
-                                         {15, 7, 11, true}, {20, 5, 20, false}, {33, 10, 33, true}}) {
+                                         {15, 7, 11, true},
+                                         {20, 5, 20, false},
+                                         {33, 10, 33, true}}) {
     CAPTURE(n_fft);
     Tensor w = hann_window(win, true, {.dtype = DType::Float64});
     Tensor got = stft(x, n_fft, hop, w, center);  // (2, bins, frames, 2)
@@ -211,10 +212,11 @@ TEST_CASE("fft ops match PyTorch 1.13 (rfft, irfft, stft, log spectrogram: outpu
     else if (op == "irfft")
       out = irfft(x, meta.at("n").get<int64_t>(), parse_fft_norm(meta.at("norm").get<std::string>(), "test"));
     else if (op == "stft")
-      out = stft(x, meta.at("n_fft").get<int64_t>(), meta.at("hop").get<int64_t>(), window, meta.at("center").get<bool>());
+      out = stft(x, meta.at("n_fft").get<int64_t>(), meta.at("hop").get<int64_t>(), window,
+                 meta.at("center").get<bool>());
     else
-      out = log_spectrogram(x, meta.at("n_fft").get<int64_t>(), meta.at("hop").get<int64_t>(), window, meta.at("center").get<bool>(),
-                            meta.at("eps").get<double>());
+      out = log_spectrogram(x, meta.at("n_fft").get<int64_t>(), meta.at("hop").get<int64_t>(), window,
+                            meta.at("center").get<bool>(), meta.at("eps").get<double>());
     CHECK(allclose(out, ref.at(name + "/output"), 1e-10, 1e-10));
     out.backward(ref.at(name + "/grad_output"));
     CHECK(allclose(x.grad(), ref.at(name + "/grad_x"), 1e-10, 1e-10));
@@ -265,10 +267,14 @@ TEST_CASE("fft: bad inputs raise errors naming the op and the offending shape") 
 TEST_CASE("[cuda] rfft, irfft, fft and stft match the CPU") {
   test::announce_targets();
   Tensor w = hann_window(64, true, {.dtype = DType::Float64});
-  test::check_against_cpu("rfft", [](auto& v) { return rfft(v[0]); }, {leaf64({3, 1000})}, 1e-20);
-  test::check_against_cpu("rfft prime", [](auto& v) { return rfft(v[0]); }, {leaf64({2, 1009})}, 1e-20);
-  test::check_against_cpu("irfft", [](auto& v) { return irfft(v[0], 99); }, {leaf64({2, 50, 2})}, 1e-20);
-  test::check_against_cpu("fft", [](auto& v) { return fft(v[0]); }, {leaf64({2, 360, 2})}, 1e-20);
-  test::check_against_cpu("stft", [w](auto& v) { return stft(v[0], 64, 16, w.to(v[0].device())); },
-                          {leaf64({2, 500})}, 1e-20);
+  test::check_against_cpu(
+      "rfft", [](auto& v) { return rfft(v[0]); }, {leaf64({3, 1000})}, 1e-20);
+  test::check_against_cpu(
+      "rfft prime", [](auto& v) { return rfft(v[0]); }, {leaf64({2, 1009})}, 1e-20);
+  test::check_against_cpu(
+      "irfft", [](auto& v) { return irfft(v[0], 99); }, {leaf64({2, 50, 2})}, 1e-20);
+  test::check_against_cpu(
+      "fft", [](auto& v) { return fft(v[0]); }, {leaf64({2, 360, 2})}, 1e-20);
+  test::check_against_cpu(
+      "stft", [w](auto& v) { return stft(v[0], 64, 16, w.to(v[0].device())); }, {leaf64({2, 500})}, 1e-20);
 }

@@ -92,9 +92,8 @@ void cpu_overlap_add(const Tensor& g, const Tensor& window, const FrameArgs& arg
   });
 }
 
-[[maybe_unused]] const bool bound = (rfft_kernel.cpu = cpu_rfft, irfft_kernel.cpu = cpu_irfft,
-                                     fft_kernel.cpu = cpu_fft, frame_kernel.cpu = cpu_frames,
-                                     overlap_add_kernel.cpu = cpu_overlap_add, true);
+[[maybe_unused]] const bool bound = (rfft_kernel.cpu = cpu_rfft, irfft_kernel.cpu = cpu_irfft, fft_kernel.cpu = cpu_fft,
+                                     frame_kernel.cpu = cpu_frames, overlap_add_kernel.cpu = cpu_overlap_add, true);
 
 }  // namespace
 }  // namespace hm

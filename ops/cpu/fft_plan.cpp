@@ -68,9 +68,9 @@ inline void butterfly(T* ar, T* ai, int p, const T* rr, const T* ri) {
     const T t2r = ar[1] + ar[3], t2i = ai[1] + ai[3], t3r = ar[1] - ar[3], t3i = ai[1] - ai[3];
     ar[0] = t0r + t2r, ai[0] = t0i + t2i;
     ar[2] = t0r - t2r, ai[2] = t0i - t2i;
-    ar[1] = t1r + t3i, ai[1] = t1i - t3r;  // t1 - i t3
-    ar[3] = t1r - t3i, ai[3] = t1i + t3r;  // t1 + i t3
-  } else if constexpr (P == 8) {  // two radix-4 halves, the odd one twiddled by w_8^t
+    ar[1] = t1r + t3i, ai[1] = t1i - t3r;       // t1 - i t3
+    ar[3] = t1r - t3i, ai[3] = t1i + t3r;       // t1 + i t3
+  } else if constexpr (P == 8) {                // two radix-4 halves, the odd one twiddled by w_8^t
     constexpr T h = T(0.70710678118654752440);  // 1 / sqrt(2)
     T er[4] = {ar[0], ar[2], ar[4], ar[6]}, ei[4] = {ai[0], ai[2], ai[4], ai[6]};
     T orr[4] = {ar[1], ar[3], ar[5], ar[7]}, oi[4] = {ai[1], ai[3], ai[5], ai[7]};
@@ -134,8 +134,7 @@ void run_stage(const T* xr, const T* xi, T* yr, T* yi, int p_rt, int64_t m, int6
     const int64_t o = q + s * p * j;
     yr[o] = ar[0], yi[o] = ai[0];
     for (int t = 1; t < p; ++t)
-      yr[o + s * t] = ar[t] * twr[t - 1] - ai[t] * twi[t - 1],
-                 yi[o + s * t] = ar[t] * twi[t - 1] + ai[t] * twr[t - 1];
+      yr[o + s * t] = ar[t] * twr[t - 1] - ai[t] * twi[t - 1], yi[o + s * t] = ar[t] * twi[t - 1] + ai[t] * twr[t - 1];
   };
   if (s >= 4) {
     for (int64_t j = 0; j < m; ++j) {
@@ -207,12 +206,23 @@ void ComplexPlan<T>::stockham(T* re, T* im, T* work) const {
     const T *wr = st.wr.data(), *wi = st.wi.data();
     const T *rr = root_re_.data() + root_off_[k], *ri = root_im_.data() + root_off_[k];
     switch (st.p) {
-      case 2: run_stage<T, 2>(xr, xi, yr, yi, 2, st.m, st.s, wr, wi, rr, ri); break;
-      case 3: run_stage<T, 3>(xr, xi, yr, yi, 3, st.m, st.s, wr, wi, rr, ri); break;
-      case 4: run_stage<T, 4>(xr, xi, yr, yi, 4, st.m, st.s, wr, wi, rr, ri); break;
-      case 5: run_stage<T, 5>(xr, xi, yr, yi, 5, st.m, st.s, wr, wi, rr, ri); break;
-      case 8: run_stage<T, 8>(xr, xi, yr, yi, 8, st.m, st.s, wr, wi, rr, ri); break;
-      default: run_stage<T, 0>(xr, xi, yr, yi, st.p, st.m, st.s, wr, wi, rr, ri);
+      case 2:
+        run_stage<T, 2>(xr, xi, yr, yi, 2, st.m, st.s, wr, wi, rr, ri);
+        break;
+      case 3:
+        run_stage<T, 3>(xr, xi, yr, yi, 3, st.m, st.s, wr, wi, rr, ri);
+        break;
+      case 4:
+        run_stage<T, 4>(xr, xi, yr, yi, 4, st.m, st.s, wr, wi, rr, ri);
+        break;
+      case 5:
+        run_stage<T, 5>(xr, xi, yr, yi, 5, st.m, st.s, wr, wi, rr, ri);
+        break;
+      case 8:
+        run_stage<T, 8>(xr, xi, yr, yi, 8, st.m, st.s, wr, wi, rr, ri);
+        break;
+      default:
+        run_stage<T, 0>(xr, xi, yr, yi, st.p, st.m, st.s, wr, wi, rr, ri);
     }
     std::swap(xr, yr), std::swap(xi, yi);
   }

@@ -35,8 +35,8 @@ class ComplexPlan {
 
  private:
   struct Stage {
-    int p;          // radix
-    int64_t m, s;   // sub-length n_cur / p and stride of this stage
+    int p;                  // radix
+    int64_t m, s;           // sub-length n_cur / p and stride of this stage
     std::vector<T> wr, wi;  // (m, p - 1): w_{n_cur}^{j t}, t = 1..p-1
   };
   void stockham(T* re, T* im, T* work) const;

@@ -54,7 +54,7 @@ void RealPlan<T>::r2c(const T* x, T* out, T scale, T* work) const {
 #pragma omp simd
   for (int64_t k = 1; k < h; ++k) {
     const int64_t b = h - k;
-    const T sr = zr[k] + zr[b], si = zi[k] - zi[b];  // Z_k + conj Z_{h-k} = 2 E_k
+    const T sr = zr[k] + zr[b], si = zi[k] - zi[b];   // Z_k + conj Z_{h-k} = 2 E_k
     const T orr = zi[k] + zi[b], oi = zr[b] - zr[k];  // -i (Z_k - conj Z_{h-k}) = 2 O_k
     out[2 * k] = (sr + wr[k] * orr - wi[k] * oi) * half;
     out[2 * k + 1] = (si + wr[k] * oi + wi[k] * orr) * half;

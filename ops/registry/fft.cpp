@@ -1,6 +1,7 @@
 // Op table entries for the FFT family (ops/fft.h). Complex values are a trailing dim of 2;
 // "n" and "hop" default to null (the op's own default: the input length, n_fft / 4).
 #include "ops/fft.h"
+
 #include "ops/registry/registry.h"
 
 namespace hm::ops {
@@ -44,9 +45,7 @@ void add_fft_ops(std::vector<OpSpec>& t) {
       .bad("2x20,9")
       .fn("stft");
   F("log_spectrogram", "x ~window?", R"({"n_fft": null, "hop": null, "center": true, "eps": 1e-10})",
-    [](V x, A a) {
-      return log_spectrogram(x[0], a.i("n_fft"), maybe(a, "hop"), x[1], a.b("center"), a.f("eps"));
-    })
+    [](V x, A a) { return log_spectrogram(x[0], a.i("n_fft"), maybe(a, "hop"), x[1], a.b("center"), a.f("eps")); })
       .ex("2x20,8", R"({"n_fft": 8, "hop": 3})")
       .bad("2x4,8")
       .fn("stft");
