@@ -32,6 +32,8 @@ int as_int(int64_t v, const char* what) {
   return static_cast<int>(v);
 }
 
+constexpr size_t kMaxPlans = 64;  // each holds a device work area
+
 // Runs fn(plan) on the cached plan for (device, type, n, batch), on the device's stream. The
 // lock is held through the call: a plan's stream binding and work area are per plan.
 template <class F>
@@ -42,6 +44,10 @@ void with_plan(int device, cufftType type, int64_t n, int64_t batch, F&& fn) {
   DeviceGuard guard(device);
   const auto key = std::make_tuple(device, static_cast<int>(type), n, batch);
   auto it = plans.find(key);
+  if (it == plans.end() && plans.size() >= kMaxPlans) {  // varying batch sizes: start over
+    for (auto& [k, p] : plans) cufftDestroy(p);
+    plans.clear();
+  }
   if (it == plans.end()) {
     cufftHandle plan;
     int len = as_int(n, "n");

@@ -131,6 +131,19 @@ TEST_CASE("fft: batched, non-contiguous inputs give the rows' transforms") {
   CHECK(allclose(select(select(got, 0, 4), 0, 2), row, 1e-14, 1e-14));
   Tensor z = transpose(randn({7, 5, 2}, {.dtype = DType::Float64}, &gen), 0, 1);  // (5, 7, 2)
   CHECK(allclose(fft(z), fft(z.contiguous()), 1e-14, 1e-14));
+  Tensor spec = transpose(randn({6, 3, 2}, {.dtype = DType::Float64}, &gen), 0, 1);  // (3, 6, 2)
+  CHECK(allclose(irfft(spec, 10), irfft(spec.contiguous(), 10), 1e-14, 1e-14));
+  // stft over two batch dims of a strided signal, and its gradient
+  Tensor sig = transpose(randn({40, 2, 3}, {.dtype = DType::Float64}, &gen), 0, 2).requires_grad_(true);  // (3, 2, 40)
+  Tensor sig_c = sig.detach().contiguous().requires_grad_(true);
+  Tensor w = hann_window(8, true, {.dtype = DType::Float64});
+  Tensor s1 = stft(sig, 8, 3, w), s2 = stft(sig_c, 8, 3, w);
+  CHECK(s1.shape() == Shape{3, 2, 5, 14, 2});
+  CHECK(allclose(s1, s2, 1e-14, 1e-14));
+  Tensor up = randn(s1.shape(), {.dtype = DType::Float64}, &gen);
+  s1.backward(up);
+  s2.backward(up);
+  CHECK(allclose(sig.grad(), sig_c.grad(), 1e-13, 1e-13));
 }
 
 TEST_CASE("fft: irfft drops the imaginary parts of DC and Nyquist, truncates and zero-pads bins") {
