@@ -60,7 +60,7 @@ void DecisionTransformer::init_weights(Generator* gen) {
 }
 
 Tensor DecisionTransformer::forward(const Tensor& rtgs, const Tensor& states, const Tensor& actions,
-                                    const Tensor& timesteps) {
+                                    const Tensor& timesteps, const Tensor& mask) {
   const char* fn = "DecisionTransformer::forward";
   HM_CHECK(states.defined() && states.dim() == 3 && states.size(2) == config.state_dim, fn,
            "states must be (B, T, {}), got {}", config.state_dim, states.desc());
@@ -83,6 +83,12 @@ Tensor DecisionTransformer::forward(const Tensor& rtgs, const Tensor& states, co
   Tensor x = drop->forward(add(add(tokens, global), narrow(pos_emb, 1, 0, 3 * T)));
   nn::AttentionMask causal;
   causal.causal = true;
+  if (mask.defined()) {
+    HM_CHECK(mask.dim() == 2 && mask.size(0) == B && mask.size(1) == T, fn, "mask must be ({}, {}), got {}", B, T,
+             mask.desc());
+    Tensor padding = logical_not(mask);                                          // (B, T) bool
+    causal.key_padding_mask = reshape(stack({padding, padding, padding}, 2), {B, 3 * T});  // its three tokens
+  }
   Tensor h = transformer->forward(x, causal);  // (B, 3T, E), ln_f applied
   Tensor at_states = select(reshape(h, {B, T, 3, E}), 2, 1);  // (B, T, E)
   return fourier ? fourier->forward(at_states) : linear_head->forward(at_states);  // (B, T, A)

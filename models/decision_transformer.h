@@ -42,10 +42,13 @@ class DecisionTransformer : public nn::Module {
   explicit DecisionTransformer(const DecisionTransformerConfig& config, Generator* gen = nullptr);
 
   // rtgs float (B, T, 1), states float (B, T, S), actions int64 (B, T), timesteps int64 (B)
-  // (each window's first timestep) -> action scores (B, T, A) read at the state tokens: logits
-  // (linear head) or log-pmf (Fourier head), both for cross_entropy. Position t's scores see
-  // R_<=t, s_<=t and a_<t only, so actions[:, T-1] may be anything at inference. T <= K.
-  Tensor forward(const Tensor& rtgs, const Tensor& states, const Tensor& actions, const Tensor& timesteps);
+  // (the timestep of each window's first real step) -> action scores (B, T, A) read at the
+  // state tokens: logits (linear head) or log-pmf (Fourier head), both for cross_entropy.
+  // Position t's scores see R_<=t, s_<=t and a_<t only, so actions[:, T-1] may be anything at
+  // inference. T <= K. mask (B, T), optional, nonzero = a real step: windows left-padded at an
+  // episode's start (data/arcade/dt_windows.h) hide their padding from attention.
+  Tensor forward(const Tensor& rtgs, const Tensor& states, const Tensor& actions, const Tensor& timesteps,
+                 const Tensor& mask = {});
   // Mean cross-entropy of forward's scores against actions (B, T), plus the Fourier head's
   // regulariser when gamma > 0. 0-d.
   Tensor loss(const Tensor& scores, const Tensor& actions) const;

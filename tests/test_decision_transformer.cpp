@@ -105,6 +105,26 @@ TEST_CASE("decision transformer: an action score sees returns and states up to t
   }
 }
 
+TEST_CASE("decision transformer: masked padding at a window's start is invisible to the real steps") {
+  NoGradGuard no_grad;
+  DecisionTransformerConfig c = small("linear");
+  Generator gen(10);
+  DecisionTransformer dt(c, &gen);
+  dt.eval();
+  Batch b = random_batch(c, 1, 4, 11);
+  Tensor mask = from_vector(std::vector<float>{0, 0, 1, 1}, {1, 4});  // two padded steps, then two real
+  Tensor base = narrow(dt.forward(b.rtgs, b.states, b.actions, b.timesteps, mask), 1, 2, 2);
+  Batch other = random_batch(c, 1, 4, 12);  // different padding contents, same real steps
+  for (Tensor* t : {&other.rtgs, &other.states}) narrow(*t, 1, 2, 2).copy_(narrow(t == &other.rtgs ? b.rtgs : b.states, 1, 2, 2));
+  narrow(other.actions, 1, 2, 2).copy_(narrow(b.actions, 1, 2, 2));
+  Tensor moved = narrow(dt.forward(other.rtgs, other.states, other.actions, b.timesteps, mask), 1, 2, 2);
+  CHECK(allclose(moved, base, 1e-5, 1e-6));
+  // Without the mask the padding's contents leak into the real steps.
+  CHECK_FALSE(allclose(narrow(dt.forward(other.rtgs, other.states, other.actions, b.timesteps), 1, 2, 2),
+                       narrow(dt.forward(b.rtgs, b.states, b.actions, b.timesteps), 1, 2, 2)));
+  CHECK(throws_with([&] { dt.forward(b.rtgs, b.states, b.actions, b.timesteps, ones({1, 3})); }, {"mask must be (1, 4)"}));
+}
+
 TEST_CASE("decision transformer: the Fourier head's probabilities are its pmf") {
   NoGradGuard no_grad;
   DecisionTransformerConfig c = small("fourier");
