@@ -1,8 +1,11 @@
 // `harmonic demo`: the README's main job until the Fourier-head toy study lands. Trains an
 // MLP on the spiral toy with SGD and prints the loss going down.
+// `harmonic demo arcade`: plays the Seaquest stand-in (data/arcade) with a scripted policy and
+// prints the returns (tools/demos/arcade_demo.h).
 #include <fmt/format.h>
 
 #include "core/parallel.h"
+#include "tools/demos/arcade_demo.h"
 #include "tools/demos/spiral_sgd.h"
 #include "tools/cli/commands.h"
 
@@ -11,6 +14,23 @@ namespace {
 
 demos::SpiralDemoConfig config;
 int threads = 0;
+demos::ArcadeDemoConfig arcade_config;
+CLI::App* arcade_cmd = nullptr;
+
+int run_arcade() {
+  const auto& c = arcade_config;
+  fmt::print("arcade (Seaquest stand-in): policy {}, {} episodes, seed {}, step cap {}\n", c.policy, c.episodes,
+             c.seed, c.max_steps);
+  demos::ArcadeDemoResult r = demos::run_arcade_demo(c);
+  for (size_t e = 0; e < r.episodes.size(); ++e) {
+    const auto& s = r.episodes[e];
+    fmt::print("episode {:3d}  return {:7.1f}  steps {:5d}  kills {:3d}  divers rescued {:3d}  lives lost {}\n", e,
+               s.score, s.steps, s.kills, s.divers_rescued, s.lives_lost);
+  }
+  fmt::print("mean return {:.1f} +- {:.1f} (std over {} episodes)\n", r.mean, r.std, r.episodes.size());
+  if (!c.frames_png.empty()) fmt::print("wrote {}\n", c.frames_png);
+  return 0;
+}
 
 Registration reg{{"demo",
                   [](CLI::App& app) {
@@ -20,8 +40,18 @@ Registration reg{{"demo",
                     cmd->add_option("--lr", config.learning_rate, "learning rate")->capture_default_str();
                     cmd->add_option("--seed", config.seed, "random seed")->capture_default_str();
                     cmd->add_option("--threads", threads, "CPU threads (0: all)");
+                    arcade_cmd = cmd->add_subcommand("arcade", "Play the Seaquest stand-in with a scripted policy");
+                    auto& a = arcade_config;
+                    arcade_cmd->add_option("--policy", a.policy, "random, expert, careless, optionally :<epsilon>")
+                        ->capture_default_str();
+                    arcade_cmd->add_option("--episodes", a.episodes, "episodes")->capture_default_str();
+                    arcade_cmd->add_option("--seed", a.seed, "seed of the episode seeds")->capture_default_str();
+                    arcade_cmd->add_option("--max-steps", a.max_steps, "episode step cap")->capture_default_str();
+                    arcade_cmd->add_option("--frames-png", a.frames_png, "write the first episode as a strip of frames");
+                    arcade_cmd->add_option("--frames", a.frames, "frames in the strip")->capture_default_str();
                   },
                   [] {
+                    if (arcade_cmd->parsed()) return run_arcade();
                     if (threads > 0) set_num_threads(threads);
                     fmt::print("spiral MLP: {} classes x {} points, hidden {}, SGD lr {}, seed {}\n", config.classes,
                                config.points_per_class, config.hidden, config.learning_rate, config.seed);
