@@ -9,6 +9,7 @@
 #include "data/arcade/policies.h"
 #include "data/arcade/seaquest_env.h"
 #include "tests/helpers.h"
+#include "tools/demos/arcade_demo.h"
 
 using namespace hm;
 using namespace hm::arcade;
@@ -332,4 +333,24 @@ TEST_CASE("arcade policies: epsilon 0 is the inner policy, epsilon 1 is uniforml
   }
   // epsilon 1 draws uniformly: it matches the expert on about 1/18 of the steps.
   CHECK(same < steps / 4);
+}
+
+TEST_CASE("arcade demo: returns as play_episodes gives them, and a PNG strip of frames") {
+  test::ScratchDir dir;
+  demos::ArcadeDemoConfig config{.policy = "expert:0.2", .episodes = 3, .seed = 4, .max_steps = 200,
+                                 .frames_png = dir / "strip.png", .frames = 5};
+  const demos::ArcadeDemoResult r = demos::run_arcade_demo(config);
+  const auto direct = play_episodes("expert:0.2", 3, 4, {.max_steps = 200});
+  REQUIRE(r.episodes.size() == 3);
+  CHECK(r.mean == doctest::Approx((direct[0].score + direct[1].score + direct[2].score) / 3));
+  // PNG signature, then the IHDR chunk's big-endian width and height: 5 frames of 40 x 32 at
+  // scale 4 with 1-pixel gaps.
+  std::ifstream png(dir / "strip.png", std::ios::binary);
+  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(png)), std::istreambuf_iterator<char>());
+  REQUIRE(bytes.size() > 24);
+  CHECK((bytes[1] == 'P' && bytes[2] == 'N' && bytes[3] == 'G'));
+  auto be32 = [&](size_t at) { return (bytes[at] << 24) | (bytes[at + 1] << 16) | (bytes[at + 2] << 8) | bytes[at + 3]; };
+  CHECK(be32(16) == 5 * (40 * 4 + 1) - 1);
+  CHECK(be32(20) == 32 * 4);
+  CHECK(throws_with([] { demos::save_frame_strip({{1, 2, 3}}, 2, "x.png"); }, {"save_frame_strip", "3 pixels"}));
 }

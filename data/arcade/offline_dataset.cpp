@@ -41,8 +41,8 @@ std::string mixture_text(const std::vector<MixtureComponent>& mixture) {
 }  // namespace
 
 std::vector<MixtureComponent> default_mixture() {
-  return {{"random", 0.10},      {"careless:0.1", 0.15}, {"expert:0.5", 0.15},
-          {"expert:0.25", 0.20}, {"expert:0.1", 0.25},   {"expert:0.03", 0.15}};
+  return {{"random", 0.15},       {"expert:0.75", 0.20}, {"expert:0.5", 0.20}, {"careless:0.25", 0.15},
+          {"expert:0.25", 0.10},  {"expert:0.1", 0.12},  {"expert:0.03", 0.08}};
 }
 
 Tensor compute_returns_to_go(const Tensor& rewards, const Tensor& dones) {
