@@ -31,16 +31,15 @@ Env quiet_game(int x = 36, int y = 32, int facing = 1) {
 TEST_CASE("arcade actions: the paper's order, and ALE's order through to_ale / from_ale") {
   // NOTES.md section 1: NOOP, LEFT, UPLEFT, UP, UPRIGHT, RIGHT, DOWNRIGHT, DOWN, DOWNLEFT, the
   // same eight with FIRE, then FIRE.
-  const std::vector<std::string> paper = {"NOOP",          "LEFT",        "UPLEFT",      "UP",
-                                          "UPRIGHT",       "RIGHT",       "DOWNRIGHT",   "DOWN",
-                                          "DOWNLEFT",      "LEFTFIRE",    "UPLEFTFIRE",  "UPFIRE",
-                                          "UPRIGHTFIRE",   "RIGHTFIRE",   "DOWNRIGHTFIRE", "DOWNFIRE",
-                                          "DOWNLEFTFIRE",  "FIRE"};
+  const std::vector<std::string> paper = {"NOOP",       "LEFT",         "UPLEFT",      "UP",        "UPRIGHT",
+                                          "RIGHT",      "DOWNRIGHT",    "DOWN",        "DOWNLEFT",  "LEFTFIRE",
+                                          "UPLEFTFIRE", "UPFIRE",       "UPRIGHTFIRE", "RIGHTFIRE", "DOWNRIGHTFIRE",
+                                          "DOWNFIRE",   "DOWNLEFTFIRE", "FIRE"};
   // ALE's action enum (ale_interface's Action), in its numbering.
-  const std::vector<std::string> ale = {"NOOP",        "FIRE",         "UP",           "RIGHT",        "LEFT",
-                                        "DOWN",        "UPRIGHT",      "UPLEFT",       "DOWNRIGHT",    "DOWNLEFT",
-                                        "UPFIRE",      "RIGHTFIRE",    "LEFTFIRE",     "DOWNFIRE",     "UPRIGHTFIRE",
-                                        "UPLEFTFIRE",  "DOWNRIGHTFIRE", "DOWNLEFTFIRE"};
+  const std::vector<std::string> ale = {"NOOP",       "FIRE",          "UP",          "RIGHT",     "LEFT",
+                                        "DOWN",       "UPRIGHT",       "UPLEFT",      "DOWNRIGHT", "DOWNLEFT",
+                                        "UPFIRE",     "RIGHTFIRE",     "LEFTFIRE",    "DOWNFIRE",  "UPRIGHTFIRE",
+                                        "UPLEFTFIRE", "DOWNRIGHTFIRE", "DOWNLEFTFIRE"};
   std::set<int> seen;
   for (int a = 0; a < kNumActions; ++a) {
     CHECK(action_name(a) == paper[a]);
@@ -268,7 +267,8 @@ TEST_CASE("arcade game: the same seed gives the same episode, another seed anoth
   env.reset(5);
   for (int i = 0; i < 40; ++i) env.step(i % kNumActions == 3 ? kDown : kNoop);
   Env copy = env;
-  for (int i = 0; i < 60 && !env.done(); ++i) CHECK(env.step(kRightFire).observation == copy.step(kRightFire).observation);
+  for (int i = 0; i < 60 && !env.done(); ++i)
+    CHECK(env.step(kRightFire).observation == copy.step(kRightFire).observation);
 }
 
 TEST_CASE("arcade game: the observation and the frame") {
@@ -284,17 +284,17 @@ TEST_CASE("arcade game: the observation and the frame") {
   quiet.place_enemy(2, 60, -1, 3, 1);
   const std::vector<float> q = quiet.observation();
   const int lane2 = 8 + 2 * 8;
-  CHECK(q[lane2 + 0] == 0);                            // the submarine is level with lane 2
-  CHECK(q[lane2 + 1] == 1);                            // an enemy
-  CHECK(q[lane2 + 2] == doctest::Approx(40.0 / 80));   // 40 units to the right
-  CHECK(q[lane2 + 3] == doctest::Approx(-3.0 / 4));    // moving left at 3
-  CHECK(q[lane2 + 4] == 1);                            // a sub
-  CHECK(q[8 + 1] == 0);                                // lane 0 is empty
+  CHECK(q[lane2 + 0] == 0);                           // the submarine is level with lane 2
+  CHECK(q[lane2 + 1] == 1);                           // an enemy
+  CHECK(q[lane2 + 2] == doctest::Approx(40.0 / 80));  // 40 units to the right
+  CHECK(q[lane2 + 3] == doctest::Approx(-3.0 / 4));   // moving left at 3
+  CHECK(q[lane2 + 4] == 1);                           // a sub
+  CHECK(q[8 + 1] == 0);                               // lane 0 is empty
   const std::vector<uint8_t> frame = quiet.render();
   REQUIRE(frame.size() == static_cast<size_t>(Env::kFrameW * Env::kFrameH));
   CHECK(frame[static_cast<size_t>(Env::lane_top(2) / 2) * Env::kFrameW + 20 / 2] == 255);  // the submarine
   CHECK(frame[static_cast<size_t>(Env::lane_top(2) / 2) * Env::kFrameW + 60 / 2] == 210);  // the enemy sub
-  CHECK(frame[0] == 0);                                                                     // the sky
+  CHECK(frame[0] == 0);                                                                    // the sky
 }
 
 TEST_CASE("arcade policies: the expert far outscores random and careless, noise degrades it") {
@@ -337,8 +337,8 @@ TEST_CASE("arcade policies: epsilon 0 is the inner policy, epsilon 1 is uniforml
 
 TEST_CASE("arcade demo: returns as play_episodes gives them, and a PNG strip of frames") {
   test::ScratchDir dir;
-  demos::ArcadeDemoConfig config{.policy = "expert:0.2", .episodes = 3, .seed = 4, .max_steps = 200,
-                                 .frames_png = dir / "strip.png", .frames = 5};
+  demos::ArcadeDemoConfig config{
+      .policy = "expert:0.2", .episodes = 3, .seed = 4, .max_steps = 200, .frames_png = dir / "strip.png", .frames = 5};
   const demos::ArcadeDemoResult r = demos::run_arcade_demo(config);
   const auto direct = play_episodes("expert:0.2", 3, 4, {.max_steps = 200});
   REQUIRE(r.episodes.size() == 3);
@@ -349,7 +349,9 @@ TEST_CASE("arcade demo: returns as play_episodes gives them, and a PNG strip of 
   std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(png)), std::istreambuf_iterator<char>());
   REQUIRE(bytes.size() > 24);
   CHECK((bytes[1] == 'P' && bytes[2] == 'N' && bytes[3] == 'G'));
-  auto be32 = [&](size_t at) { return (bytes[at] << 24) | (bytes[at + 1] << 16) | (bytes[at + 2] << 8) | bytes[at + 3]; };
+  auto be32 = [&](size_t at) {
+    return (bytes[at] << 24) | (bytes[at + 1] << 16) | (bytes[at + 2] << 8) | bytes[at + 3];
+  };
   CHECK(be32(16) == 5 * (40 * 4 + 1) - 1);
   CHECK(be32(20) == 32 * 4);
   CHECK(throws_with([] { demos::save_frame_strip({{1, 2, 3}}, 2, "x.png"); }, {"save_frame_strip", "3 pixels"}));

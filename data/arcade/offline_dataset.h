@@ -41,19 +41,19 @@ struct OfflineDatasetOptions {
   int64_t steps = kFullSteps;  // at least this many transitions, whole episodes
   std::vector<MixtureComponent> mixture = default_mixture();
   SeaquestConfig game;
-  std::string cache_dir;       // "" : data_cache_dir() + "/arcade"
+  std::string cache_dir;  // "" : data_cache_dir() + "/arcade"
 };
 
 struct OfflineDataset {
-  Tensor observations;      // (N, SeaquestEnv::kObservationSize) float32: the state before the action
-  Tensor actions;           // (N,) int64 in paper order
-  Tensor rewards;           // (N,) float32
-  Tensor returns_to_go;     // (N,) float32: the rewards from this step to the end of its episode
-  Tensor timesteps;         // (N,) int64: the step's index within its episode (0 at its start)
-  Tensor dones;             // (N,) bool: the last step of its episode
-  Tensor episode_starts;    // (E,) int64: index of each episode's first step
-  Tensor episode_returns;   // (E,) float32
-  Tensor episode_policies;  // (E,) int64: index into policies
+  Tensor observations;                // (N, SeaquestEnv::kObservationSize) float32: the state before the action
+  Tensor actions;                     // (N,) int64 in paper order
+  Tensor rewards;                     // (N,) float32
+  Tensor returns_to_go;               // (N,) float32: the rewards from this step to the end of its episode
+  Tensor timesteps;                   // (N,) int64: the step's index within its episode (0 at its start)
+  Tensor dones;                       // (N,) bool: the last step of its episode
+  Tensor episode_starts;              // (E,) int64: index of each episode's first step
+  Tensor episode_returns;             // (E,) float32
+  Tensor episode_policies;            // (E,) int64: index into policies
   std::vector<std::string> policies;  // the mixture's specs
 
   int64_t size() const { return actions.numel(); }

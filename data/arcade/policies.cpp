@@ -49,8 +49,7 @@ bool enemy_ahead(const Env& env, int x, int y, int facing) {
   for (int lane = 0; lane < Env::kLanes; ++lane) {
     const Enemy& e = env.enemies()[lane];
     const int lt = Env::lane_top(lane);
-    if (e.alive && on_field(e.x) && top < lt + Env::kEntityH && lt < top + Env::kTorpedoH &&
-        (e.x - x) * facing > 0)
+    if (e.alive && on_field(e.x) && top < lt + Env::kEntityH && lt < top + Env::kTorpedoH && (e.x - x) * facing > 0)
       return true;
   }
   return false;
@@ -134,8 +133,10 @@ std::unique_ptr<Policy> make_policy(const std::string& spec) {
   if (name == "random") policy = std::make_unique<RandomPolicy>();
   if (name == "expert") policy = std::make_unique<ExpertPolicy>();
   if (name == "careless") policy = std::make_unique<ExpertPolicy>(ExpertOptions{.lookahead = 0});
-  check(policy != nullptr, "make_policy", "unknown policy '{}' (random, expert, careless, each with an optional "
-        ":<epsilon>, e.g. expert:0.1)", spec);
+  check(policy != nullptr, "make_policy",
+        "unknown policy '{}' (random, expert, careless, each with an optional "
+        ":<epsilon>, e.g. expert:0.1)",
+        spec);
   if (colon == std::string::npos) return policy;
   char* end = nullptr;
   const std::string eps_text = spec.substr(colon + 1);

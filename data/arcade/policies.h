@@ -41,8 +41,8 @@ class RandomPolicy : public Policy {
 };
 
 struct ExpertOptions {
-  int lookahead = 3;      // NOOP steps simulated after each candidate action; 0: no safety check
-  int oxygen_margin = 24; // surface with divers when oxygen <= steps to the surface + this
+  int lookahead = 3;       // NOOP steps simulated after each candidate action; 0: no safety check
+  int oxygen_margin = 24;  // surface with divers when oxygen <= steps to the surface + this
 };
 
 class ExpertPolicy : public Policy {

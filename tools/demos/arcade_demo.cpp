@@ -60,7 +60,8 @@ std::vector<DatasetPolicyRow> summarize_dataset(const arcade::OfflineDataset& da
     const size_t i = static_cast<size_t>(which[e]);
     sq[i] += (returns[e] - rows[i].mean_return) * (returns[e] - rows[i].mean_return);
   }
-  for (size_t i = 0; i < rows.size(); ++i) rows[i].std_return = std::sqrt(sq[i] / std::max<int64_t>(1, rows[i].episodes));
+  for (size_t i = 0; i < rows.size(); ++i)
+    rows[i].std_return = std::sqrt(sq[i] / std::max<int64_t>(1, rows[i].episodes));
   return rows;
 }
 
@@ -72,8 +73,8 @@ void save_frame_strip(const std::vector<std::vector<uint8_t>>& frames, int scale
   const int width = n * (fw * scale + 1) - 1, height = fh * scale;
   std::vector<unsigned char> rgb(static_cast<size_t>(width) * height * 3, 255);
   for (int i = 0; i < n; ++i) {
-    check(frames[i].size() == static_cast<size_t>(fw) * fh, "save_frame_strip", "frame {} has {} pixels, not {}x{}",
-          i, frames[i].size(), fw, fh);
+    check(frames[i].size() == static_cast<size_t>(fw) * fh, "save_frame_strip", "frame {} has {} pixels, not {}x{}", i,
+          frames[i].size(), fw, fh);
     for (int y = 0; y < height; ++y)
       for (int x = 0; x < fw * scale; ++x) {
         const uint8_t v = frames[i][static_cast<size_t>(y / scale) * fw + x / scale];

@@ -15,8 +15,8 @@ struct ArcadeDemoConfig {
   int episodes = 10;
   uint64_t seed = 0;
   int max_steps = 1000;
-  std::string frames_png;         // "" : no picture; else a strip of the first episode's frames
-  int frames = 12;                // frames in the strip, evenly spaced over the episode
+  std::string frames_png;  // "" : no picture; else a strip of the first episode's frames
+  int frames = 12;         // frames in the strip, evenly spaced over the episode
 };
 
 struct ArcadeDemoResult {
