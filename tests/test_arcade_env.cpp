@@ -309,6 +309,13 @@ TEST_CASE("arcade policies: the expert far outscores random and careless, noise 
   const double careless = mean(play_episodes("careless", 5, 1));
   MESSAGE("random " << random << ", expert " << expert << ", expert:0.5 " << noisy << ", careless " << careless);
   CHECK(expert > 50 * std::max(random, 1.0));
+  for (const EpisodeSummary& e : play_episodes("expert", 5, 1)) CHECK(e.lives_lost == 0);  // its look-ahead works
+  const ReferenceReturns ref = reference_returns(5, 1);
+  CHECK(ref.expert == doctest::Approx(expert));
+  CHECK(normalized_return(ref.random, ref) == doctest::Approx(0));
+  CHECK(normalized_return(ref.expert, ref) == doctest::Approx(100));
+  CHECK(normalized_return((ref.random + ref.expert) / 2, ref) == doctest::Approx(50));
+  CHECK(throws_with([] { normalized_return(1, {.random = 5, .expert = 5}); }, {"normalized_return", "exceed"}));
   CHECK(noisy < expert);
   CHECK(careless < expert);
   CHECK(noisy > random);

@@ -176,4 +176,19 @@ std::vector<EpisodeSummary> play_episodes(const std::string& spec, int episodes,
   return out;
 }
 
+ReferenceReturns reference_returns(int episodes, uint64_t seed, const SeaquestConfig& config) {
+  auto mean = [&](const std::string& spec) {
+    double sum = 0;
+    for (const EpisodeSummary& e : play_episodes(spec, episodes, seed, config)) sum += e.score;
+    return sum / episodes;
+  };
+  return {mean("random"), mean("expert")};
+}
+
+double normalized_return(double episode_return, const ReferenceReturns& reference) {
+  check(reference.expert > reference.random, "normalized_return", "expert return {} must exceed random return {}",
+        reference.expert, reference.random);
+  return 100.0 * (episode_return - reference.random) / (reference.expert - reference.random);
+}
+
 }  // namespace hm::arcade
