@@ -47,6 +47,13 @@ int run_arcade_dataset() {
   for (const auto& row : demos::summarize_dataset(data))
     fmt::print("{:<14} {:>8} {:>8} {:>11.1f} +- {:<6.1f}\n", row.policy, row.episodes, row.steps, row.mean_return,
                row.std_return);
+  // How often each action (paper order) appears: the distribution a DT's action head learns.
+  std::vector<int64_t> counts(arcade::kNumActions, 0);
+  for (double a : data.actions.to_vector()) counts[static_cast<size_t>(a)] += 1;
+  fmt::print("actions:");
+  for (int a = 0; a < arcade::kNumActions; ++a)
+    fmt::print(" {} {:.1f}%", arcade::action_name(a), 100.0 * static_cast<double>(counts[a]) / data.size());
+  fmt::print("\n");
   return 0;
 }
 
