@@ -363,3 +363,28 @@ TEST_CASE("arcade demo: returns as play_episodes gives them, and a PNG strip of 
   CHECK(be32(20) == 32 * 4);
   CHECK(throws_with([] { demos::save_frame_strip({{1, 2, 3}}, 2, "x.png"); }, {"save_frame_strip", "3 pixels"}));
 }
+
+TEST_CASE("arcade game: swimmers leave at the far side, and every lane fills from the seeded timers") {
+  Env env = quiet_game(36, Env::kSurfaceY, 1);
+  env.place_enemy(0, 70, 1, 4, 0);
+  env.place_diver(1, -7, -1);
+  env.step(kNoop);
+  CHECK(env.enemies()[0].alive);       // x 74: partly on the field
+  CHECK_FALSE(env.divers()[1].alive);  // x -8: wholly past the left edge
+  env.step(kNoop);
+  CHECK(env.enemies()[0].alive);  // x 78
+  env.step(kNoop);
+  CHECK_FALSE(env.enemies()[0].alive);  // x 82
+  for (int i = 0; i < 100; ++i) env.step(kNoop);
+  for (int lane = 0; lane < Env::kLanes; ++lane) CHECK_FALSE(env.enemies()[lane].alive);  // spawning is off
+
+  // With spawning on, each lane's first enemy enters within 40 steps (its pause is 5..40).
+  Env live;
+  live.reset(9);
+  std::vector<bool> seen(Env::kLanes, false);
+  for (int i = 0; i < 41; ++i) {
+    live.step(kNoop);  // waiting at the surface is safe
+    for (int lane = 0; lane < Env::kLanes; ++lane) seen[lane] = seen[lane] || live.enemies()[lane].alive;
+  }
+  CHECK(std::count(seen.begin(), seen.end(), true) == Env::kLanes);
+}

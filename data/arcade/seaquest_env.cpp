@@ -17,6 +17,10 @@ bool overlap(int ax, int ay, int aw, int ah, int bx, int by, int bw, int bh) {
 
 bool off_field(int x, int w) { return x + w <= 0 || x >= SeaquestEnv::kWidth; }
 
+// A swimmer (width kEntityW) has left the field on the side it swims towards; one that has
+// just spawned outside the other side has not.
+bool swam_out(int x, int dir) { return off_field(x, SeaquestEnv::kEntityW) && (dir > 0) == (x > 0); }
+
 }  // namespace
 
 std::string_view life_loss_name(LifeLoss cause) {
@@ -142,14 +146,12 @@ double SeaquestEnv::advance(int action, StepInfo* info_out) {
     Enemy& e = enemies_[lane];
     if (e.alive) {
       e.x += e.dir * e.speed;
-      if (off_field(e.x, kEntityW) && (e.dir > 0) == (e.x > 0))
-        e.alive = false, enemy_timer_[lane] = rng_.between(5, 40);
+      if (swam_out(e.x, e.dir)) e.alive = false, enemy_timer_[lane] = rng_.between(5, 40);
     }
     Diver& d = divers_[lane];
     if (d.alive) {
       d.x += d.dir;
-      if (off_field(d.x, kEntityW) && (d.dir > 0) == (d.x > 0))
-        d.alive = false, diver_timer_[lane] = rng_.between(10, 80);
+      if (swam_out(d.x, d.dir)) d.alive = false, diver_timer_[lane] = rng_.between(10, 80);
     }
   }
   reward += move_torpedo(info);
