@@ -42,8 +42,11 @@ TEST_CASE("arcade data: returns-to-go of a hand-made trajectory") {
   CHECK(rtg.to_vector() == std::vector<double>{6, 5, 3, 15, 5, 5});
   // One-step episodes are their own reward.
   CHECK(compute_returns_to_go(rewards, bools({1, 1, 1, 1, 1, 1})).to_vector() == rewards.to_vector());
-  CHECK(throws_with([&] { compute_returns_to_go(rewards, bools({0, 0, 1, 0, 0, 0})); },
-                    {"compute_returns_to_go", "dones[5]"}));
+  CHECK(throws_with(
+      [&] {
+        compute_returns_to_go(rewards, bools({0, 0, 1, 0, 0, 0}));
+      },
+      {"compute_returns_to_go", "dones[5]"}));
   CHECK(throws_with([&] { compute_returns_to_go(rewards, bools({1, 1})); }, {"compute_returns_to_go", "bool (2,)"}));
 }
 
@@ -101,9 +104,12 @@ TEST_CASE("arcade data: load_or_generate writes the cache once and reads it back
   const OfflineDataset read = load_or_generate_offline_dataset(opt);
   CHECK(std::filesystem::last_write_time(path) == written);  // read, not rewritten
   CHECK(read.policies == made.policies);
-  for (auto [x, y] : {std::pair{&made.observations, &read.observations}, {&made.actions, &read.actions},
-                      {&made.returns_to_go, &read.returns_to_go}, {&made.timesteps, &read.timesteps},
-                      {&made.dones, &read.dones}, {&made.episode_returns, &read.episode_returns}})
+  for (auto [x, y] : {std::pair{&made.observations, &read.observations},
+                      {&made.actions, &read.actions},
+                      {&made.returns_to_go, &read.returns_to_go},
+                      {&made.timesteps, &read.timesteps},
+                      {&made.dones, &read.dones},
+                      {&made.episode_returns, &read.episode_returns}})
     CHECK(x->to_vector() == y->to_vector());
 
   // A file under the right name with other metadata is refused, naming the field.
@@ -112,10 +118,15 @@ TEST_CASE("arcade data: load_or_generate writes the cache once and reads it back
   // A file without the data set's tensors is refused naming the file.
   save_safetensors(dir / "bad.safetensors", {{"actions", made.actions}}, {{"policies", "random"}});
   CHECK(throws_with([&] { load_offline_dataset(dir / "bad.safetensors"); }, {"bad.safetensors", "observations"}));
-  save_offline_dataset({.observations = made.observations, .actions = narrow(made.actions, 0, 0, 5),
-                        .rewards = made.rewards, .returns_to_go = made.returns_to_go, .timesteps = made.timesteps,
-                        .dones = made.dones, .episode_starts = made.episode_starts,
-                        .episode_returns = made.episode_returns, .episode_policies = made.episode_policies},
+  save_offline_dataset({.observations = made.observations,
+                        .actions = narrow(made.actions, 0, 0, 5),
+                        .rewards = made.rewards,
+                        .returns_to_go = made.returns_to_go,
+                        .timesteps = made.timesteps,
+                        .dones = made.dones,
+                        .episode_starts = made.episode_starts,
+                        .episode_returns = made.episode_returns,
+                        .episode_policies = made.episode_policies},
                        dir / "short.safetensors");
   CHECK(throws_with([&] { load_offline_dataset(dir / "short.safetensors"); },
                     {"load_offline_dataset", "short.safetensors", "actions int64 (5,)"}));

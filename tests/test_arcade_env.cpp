@@ -9,6 +9,7 @@
 #include "data/arcade/policies.h"
 #include "data/arcade/seaquest_env.h"
 #include "tests/helpers.h"
+#include "tools/demos/arcade_demo.h"
 
 using namespace hm;
 using namespace hm::arcade;
@@ -30,16 +31,15 @@ Env quiet_game(int x = 36, int y = 32, int facing = 1) {
 TEST_CASE("arcade actions: the paper's order, and ALE's order through to_ale / from_ale") {
   // NOTES.md section 1: NOOP, LEFT, UPLEFT, UP, UPRIGHT, RIGHT, DOWNRIGHT, DOWN, DOWNLEFT, the
   // same eight with FIRE, then FIRE.
-  const std::vector<std::string> paper = {"NOOP",          "LEFT",        "UPLEFT",      "UP",
-                                          "UPRIGHT",       "RIGHT",       "DOWNRIGHT",   "DOWN",
-                                          "DOWNLEFT",      "LEFTFIRE",    "UPLEFTFIRE",  "UPFIRE",
-                                          "UPRIGHTFIRE",   "RIGHTFIRE",   "DOWNRIGHTFIRE", "DOWNFIRE",
-                                          "DOWNLEFTFIRE",  "FIRE"};
+  const std::vector<std::string> paper = {"NOOP",       "LEFT",         "UPLEFT",      "UP",        "UPRIGHT",
+                                          "RIGHT",      "DOWNRIGHT",    "DOWN",        "DOWNLEFT",  "LEFTFIRE",
+                                          "UPLEFTFIRE", "UPFIRE",       "UPRIGHTFIRE", "RIGHTFIRE", "DOWNRIGHTFIRE",
+                                          "DOWNFIRE",   "DOWNLEFTFIRE", "FIRE"};
   // ALE's action enum (ale_interface's Action), in its numbering.
-  const std::vector<std::string> ale = {"NOOP",        "FIRE",         "UP",           "RIGHT",        "LEFT",
-                                        "DOWN",        "UPRIGHT",      "UPLEFT",       "DOWNRIGHT",    "DOWNLEFT",
-                                        "UPFIRE",      "RIGHTFIRE",    "LEFTFIRE",     "DOWNFIRE",     "UPRIGHTFIRE",
-                                        "UPLEFTFIRE",  "DOWNRIGHTFIRE", "DOWNLEFTFIRE"};
+  const std::vector<std::string> ale = {"NOOP",       "FIRE",          "UP",          "RIGHT",     "LEFT",
+                                        "DOWN",       "UPRIGHT",       "UPLEFT",      "DOWNRIGHT", "DOWNLEFT",
+                                        "UPFIRE",     "RIGHTFIRE",     "LEFTFIRE",    "DOWNFIRE",  "UPRIGHTFIRE",
+                                        "UPLEFTFIRE", "DOWNRIGHTFIRE", "DOWNLEFTFIRE"};
   std::set<int> seen;
   for (int a = 0; a < kNumActions; ++a) {
     CHECK(action_name(a) == paper[a]);
@@ -267,7 +267,8 @@ TEST_CASE("arcade game: the same seed gives the same episode, another seed anoth
   env.reset(5);
   for (int i = 0; i < 40; ++i) env.step(i % kNumActions == 3 ? kDown : kNoop);
   Env copy = env;
-  for (int i = 0; i < 60 && !env.done(); ++i) CHECK(env.step(kRightFire).observation == copy.step(kRightFire).observation);
+  for (int i = 0; i < 60 && !env.done(); ++i)
+    CHECK(env.step(kRightFire).observation == copy.step(kRightFire).observation);
 }
 
 TEST_CASE("arcade game: the observation and the frame") {
@@ -283,17 +284,17 @@ TEST_CASE("arcade game: the observation and the frame") {
   quiet.place_enemy(2, 60, -1, 3, 1);
   const std::vector<float> q = quiet.observation();
   const int lane2 = 8 + 2 * 8;
-  CHECK(q[lane2 + 0] == 0);                            // the submarine is level with lane 2
-  CHECK(q[lane2 + 1] == 1);                            // an enemy
-  CHECK(q[lane2 + 2] == doctest::Approx(40.0 / 80));   // 40 units to the right
-  CHECK(q[lane2 + 3] == doctest::Approx(-3.0 / 4));    // moving left at 3
-  CHECK(q[lane2 + 4] == 1);                            // a sub
-  CHECK(q[8 + 1] == 0);                                // lane 0 is empty
+  CHECK(q[lane2 + 0] == 0);                           // the submarine is level with lane 2
+  CHECK(q[lane2 + 1] == 1);                           // an enemy
+  CHECK(q[lane2 + 2] == doctest::Approx(40.0 / 80));  // 40 units to the right
+  CHECK(q[lane2 + 3] == doctest::Approx(-3.0 / 4));   // moving left at 3
+  CHECK(q[lane2 + 4] == 1);                           // a sub
+  CHECK(q[8 + 1] == 0);                               // lane 0 is empty
   const std::vector<uint8_t> frame = quiet.render();
   REQUIRE(frame.size() == static_cast<size_t>(Env::kFrameW * Env::kFrameH));
   CHECK(frame[static_cast<size_t>(Env::lane_top(2) / 2) * Env::kFrameW + 20 / 2] == 255);  // the submarine
   CHECK(frame[static_cast<size_t>(Env::lane_top(2) / 2) * Env::kFrameW + 60 / 2] == 210);  // the enemy sub
-  CHECK(frame[0] == 0);                                                                     // the sky
+  CHECK(frame[0] == 0);                                                                    // the sky
 }
 
 TEST_CASE("arcade policies: the expert far outscores random and careless, noise degrades it") {
@@ -308,6 +309,13 @@ TEST_CASE("arcade policies: the expert far outscores random and careless, noise 
   const double careless = mean(play_episodes("careless", 5, 1));
   MESSAGE("random " << random << ", expert " << expert << ", expert:0.5 " << noisy << ", careless " << careless);
   CHECK(expert > 50 * std::max(random, 1.0));
+  for (const EpisodeSummary& e : play_episodes("expert", 5, 1)) CHECK(e.lives_lost == 0);  // its look-ahead works
+  const ReferenceReturns ref = reference_returns(5, 1);
+  CHECK(ref.expert == doctest::Approx(expert));
+  CHECK(normalized_return(ref.random, ref) == doctest::Approx(0));
+  CHECK(normalized_return(ref.expert, ref) == doctest::Approx(100));
+  CHECK(normalized_return((ref.random + ref.expert) / 2, ref) == doctest::Approx(50));
+  CHECK(throws_with([] { normalized_return(1, {.random = 5, .expert = 5}); }, {"normalized_return", "exceed"}));
   CHECK(noisy < expert);
   CHECK(careless < expert);
   CHECK(noisy > random);
@@ -332,4 +340,51 @@ TEST_CASE("arcade policies: epsilon 0 is the inner policy, epsilon 1 is uniforml
   }
   // epsilon 1 draws uniformly: it matches the expert on about 1/18 of the steps.
   CHECK(same < steps / 4);
+}
+
+TEST_CASE("arcade demo: returns as play_episodes gives them, and a PNG strip of frames") {
+  test::ScratchDir dir;
+  demos::ArcadeDemoConfig config{
+      .policy = "expert:0.2", .episodes = 3, .seed = 4, .max_steps = 200, .frames_png = dir / "strip.png", .frames = 5};
+  const demos::ArcadeDemoResult r = demos::run_arcade_demo(config);
+  const auto direct = play_episodes("expert:0.2", 3, 4, {.max_steps = 200});
+  REQUIRE(r.episodes.size() == 3);
+  CHECK(r.mean == doctest::Approx((direct[0].score + direct[1].score + direct[2].score) / 3));
+  // PNG signature, then the IHDR chunk's big-endian width and height: 5 frames of 40 x 32 at
+  // scale 4 with 1-pixel gaps.
+  std::ifstream png(dir / "strip.png", std::ios::binary);
+  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(png)), std::istreambuf_iterator<char>());
+  REQUIRE(bytes.size() > 24);
+  CHECK((bytes[1] == 'P' && bytes[2] == 'N' && bytes[3] == 'G'));
+  auto be32 = [&](size_t at) {
+    return (bytes[at] << 24) | (bytes[at + 1] << 16) | (bytes[at + 2] << 8) | bytes[at + 3];
+  };
+  CHECK(be32(16) == 5 * (40 * 4 + 1) - 1);
+  CHECK(be32(20) == 32 * 4);
+  CHECK(throws_with([] { demos::save_frame_strip({{1, 2, 3}}, 2, "x.png"); }, {"save_frame_strip", "3 pixels"}));
+}
+
+TEST_CASE("arcade game: swimmers leave at the far side, and every lane fills from the seeded timers") {
+  Env env = quiet_game(36, Env::kSurfaceY, 1);
+  env.place_enemy(0, 70, 1, 4, 0);
+  env.place_diver(1, -7, -1);
+  env.step(kNoop);
+  CHECK(env.enemies()[0].alive);       // x 74: partly on the field
+  CHECK_FALSE(env.divers()[1].alive);  // x -8: wholly past the left edge
+  env.step(kNoop);
+  CHECK(env.enemies()[0].alive);  // x 78
+  env.step(kNoop);
+  CHECK_FALSE(env.enemies()[0].alive);  // x 82
+  for (int i = 0; i < 100; ++i) env.step(kNoop);
+  for (int lane = 0; lane < Env::kLanes; ++lane) CHECK_FALSE(env.enemies()[lane].alive);  // spawning is off
+
+  // With spawning on, each lane's first enemy enters within 40 steps (its pause is 5..40).
+  Env live;
+  live.reset(9);
+  std::vector<bool> seen(Env::kLanes, false);
+  for (int i = 0; i < 41; ++i) {
+    live.step(kNoop);  // waiting at the surface is safe
+    for (int lane = 0; lane < Env::kLanes; ++lane) seen[lane] = seen[lane] || live.enemies()[lane].alive;
+  }
+  CHECK(std::count(seen.begin(), seen.end(), true) == Env::kLanes);
 }

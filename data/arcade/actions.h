@@ -16,8 +16,22 @@ inline constexpr int kNumActions = 18;
 
 enum Action : int {
   kNoop = 0,
-  kLeft, kUpLeft, kUp, kUpRight, kRight, kDownRight, kDown, kDownLeft,
-  kLeftFire, kUpLeftFire, kUpFire, kUpRightFire, kRightFire, kDownRightFire, kDownFire, kDownLeftFire,
+  kLeft,
+  kUpLeft,
+  kUp,
+  kUpRight,
+  kRight,
+  kDownRight,
+  kDown,
+  kDownLeft,
+  kLeftFire,
+  kUpLeftFire,
+  kUpFire,
+  kUpRightFire,
+  kRightFire,
+  kDownRightFire,
+  kDownFire,
+  kDownLeftFire,
   kFire,
 };
 
@@ -28,10 +42,10 @@ struct ActionEffect {
   bool fire = false;
 };
 
-ActionEffect action_effect(int action);          // throws for an action outside 0..17
-int action_of(int dx, int dy, bool fire);        // the inverse of action_effect; throws for |dx|, |dy| > 1
-std::string_view action_name(int action);        // "UPLEFTFIRE", ALE's spelling
-int to_ale(int action);                          // paper order -> ALE index
-int from_ale(int ale_action);                    // ALE index -> paper order
+ActionEffect action_effect(int action);    // throws for an action outside 0..17
+int action_of(int dx, int dy, bool fire);  // the inverse of action_effect; throws for |dx|, |dy| > 1
+std::string_view action_name(int action);  // "UPLEFTFIRE", ALE's spelling
+int to_ale(int action);                    // paper order -> ALE index
+int from_ale(int ale_action);              // ALE index -> paper order
 
 }  // namespace hm::arcade

@@ -1,9 +1,10 @@
 #include "data/arcade/offline_dataset.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <memory>
-#include <fmt/format.h>
 
 #include "core/error.h"
 #include "core/factories.h"
@@ -41,8 +42,8 @@ std::string mixture_text(const std::vector<MixtureComponent>& mixture) {
 }  // namespace
 
 std::vector<MixtureComponent> default_mixture() {
-  return {{"random", 0.10},      {"careless:0.1", 0.15}, {"expert:0.5", 0.15},
-          {"expert:0.25", 0.20}, {"expert:0.1", 0.25},   {"expert:0.03", 0.15}};
+  return {{"random", 0.15},      {"expert:0.75", 0.20}, {"expert:0.5", 0.20}, {"careless:0.25", 0.15},
+          {"expert:0.25", 0.10}, {"expert:0.1", 0.12},  {"expert:0.03", 0.08}};
 }
 
 Tensor compute_returns_to_go(const Tensor& rewards, const Tensor& dones) {
@@ -54,7 +55,8 @@ Tensor compute_returns_to_go(const Tensor& rewards, const Tensor& dones) {
   const float* rp = r.data<float>();
   const bool* dp = d.data<bool>();
   const int64_t n = r.numel();
-  check(dp[n - 1], "compute_returns_to_go", "the last of {} steps is not an episode end (dones[{}] is false)", n, n - 1);
+  check(dp[n - 1], "compute_returns_to_go", "the last of {} steps is not an episode end (dones[{}] is false)", n,
+        n - 1);
   Tensor out = empty({n}, {.dtype = DType::Float32});
   float* op = out.data<float>();
   double running = 0;
@@ -123,14 +125,10 @@ OfflineDataset generate_offline_dataset(const OfflineDatasetOptions& options) {
 }
 
 std::map<std::string, std::string> offline_dataset_metadata(const OfflineDatasetOptions& options) {
-  return {{"format", "harmonic-seaquest-offline"},
-          {"format_version", std::to_string(kFormatVersion)},
-          {"seed", std::to_string(options.seed)},
-          {"steps", std::to_string(options.steps)},
-          {"mixture", mixture_text(options.mixture)},
-          {"max_steps", std::to_string(options.game.max_steps)},
-          {"lives", std::to_string(options.game.lives)},
-          {"spawn", options.game.spawn ? "1" : "0"}};
+  return {{"format", "harmonic-seaquest-offline"},       {"format_version", std::to_string(kFormatVersion)},
+          {"seed", std::to_string(options.seed)},        {"steps", std::to_string(options.steps)},
+          {"mixture", mixture_text(options.mixture)},    {"max_steps", std::to_string(options.game.max_steps)},
+          {"lives", std::to_string(options.game.lives)}, {"spawn", options.game.spawn ? "1" : "0"}};
 }
 
 std::string offline_dataset_path(const OfflineDatasetOptions& options) {
@@ -150,9 +148,14 @@ void save_offline_dataset(const OfflineDataset& d, const std::string& path,
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent);
   save_safetensors(path,
-                   {{"observations", d.observations}, {"actions", d.actions}, {"rewards", d.rewards},
-                    {"returns_to_go", d.returns_to_go}, {"timesteps", d.timesteps}, {"dones", d.dones},
-                    {"episode_starts", d.episode_starts}, {"episode_returns", d.episode_returns},
+                   {{"observations", d.observations},
+                    {"actions", d.actions},
+                    {"rewards", d.rewards},
+                    {"returns_to_go", d.returns_to_go},
+                    {"timesteps", d.timesteps},
+                    {"dones", d.dones},
+                    {"episode_starts", d.episode_starts},
+                    {"episode_returns", d.episode_returns},
                     {"episode_policies", d.episode_policies}},
                    meta);
 }
@@ -180,11 +183,12 @@ OfflineDataset dataset_of(const SafetensorsFile& file, const std::string& path) 
                is(d.returns_to_go, DType::Float32, {n}) && is(d.timesteps, DType::Int64, {n}) &&
                is(d.dones, DType::Bool, {n}) && is(d.episode_starts, DType::Int64, {e}) &&
                is(d.episode_returns, DType::Float32, {e}) && is(d.episode_policies, DType::Int64, {e}),
-           "load_offline_dataset", "'{}': tensors do not form a data set of N steps and E episodes: observations {}, "
+           "load_offline_dataset",
+           "'{}': tensors do not form a data set of N steps and E episodes: observations {}, "
            "actions {}, rewards {}, returns_to_go {}, timesteps {}, dones {}, episode_starts {}, episode_returns {}, "
-           "episode_policies {}", path, d.observations.desc(), d.actions.desc(), d.rewards.desc(),
-           d.returns_to_go.desc(), d.timesteps.desc(), d.dones.desc(), d.episode_starts.desc(),
-           d.episode_returns.desc(), d.episode_policies.desc());
+           "episode_policies {}",
+           path, d.observations.desc(), d.actions.desc(), d.rewards.desc(), d.returns_to_go.desc(), d.timesteps.desc(),
+           d.dones.desc(), d.episode_starts.desc(), d.episode_returns.desc(), d.episode_policies.desc());
   const auto it = file.metadata.find("policies");
   check(it != file.metadata.end(), "load_offline_dataset", "'{}' has no 'policies' metadata", path);
   for (size_t b = 0; b <= it->second.size();) {

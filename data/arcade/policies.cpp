@@ -49,8 +49,7 @@ bool enemy_ahead(const Env& env, int x, int y, int facing) {
   for (int lane = 0; lane < Env::kLanes; ++lane) {
     const Enemy& e = env.enemies()[lane];
     const int lt = Env::lane_top(lane);
-    if (e.alive && on_field(e.x) && top < lt + Env::kEntityH && lt < top + Env::kTorpedoH &&
-        (e.x - x) * facing > 0)
+    if (e.alive && on_field(e.x) && top < lt + Env::kEntityH && lt < top + Env::kTorpedoH && (e.x - x) * facing > 0)
       return true;
   }
   return false;
@@ -134,8 +133,10 @@ std::unique_ptr<Policy> make_policy(const std::string& spec) {
   if (name == "random") policy = std::make_unique<RandomPolicy>();
   if (name == "expert") policy = std::make_unique<ExpertPolicy>();
   if (name == "careless") policy = std::make_unique<ExpertPolicy>(ExpertOptions{.lookahead = 0});
-  check(policy != nullptr, "make_policy", "unknown policy '{}' (random, expert, careless, each with an optional "
-        ":<epsilon>, e.g. expert:0.1)", spec);
+  check(policy != nullptr, "make_policy",
+        "unknown policy '{}' (random, expert, careless, each with an optional "
+        ":<epsilon>, e.g. expert:0.1)",
+        spec);
   if (colon == std::string::npos) return policy;
   char* end = nullptr;
   const std::string eps_text = spec.substr(colon + 1);
@@ -173,6 +174,21 @@ std::vector<EpisodeSummary> play_episodes(const std::string& spec, int episodes,
     out.push_back(summary);
   }
   return out;
+}
+
+ReferenceReturns reference_returns(int episodes, uint64_t seed, const SeaquestConfig& config) {
+  auto mean = [&](const std::string& spec) {
+    double sum = 0;
+    for (const EpisodeSummary& e : play_episodes(spec, episodes, seed, config)) sum += e.score;
+    return sum / episodes;
+  };
+  return {mean("random"), mean("expert")};
+}
+
+double normalized_return(double episode_return, const ReferenceReturns& reference) {
+  check(reference.expert > reference.random, "normalized_return", "expert return {} must exceed random return {}",
+        reference.expert, reference.random);
+  return 100.0 * (episode_return - reference.random) / (reference.expert - reference.random);
 }
 
 }  // namespace hm::arcade

@@ -17,14 +17,22 @@ bool overlap(int ax, int ay, int aw, int ah, int bx, int by, int bw, int bh) {
 
 bool off_field(int x, int w) { return x + w <= 0 || x >= SeaquestEnv::kWidth; }
 
+// A swimmer (width kEntityW) has left the field on the side it swims towards; one that has
+// just spawned outside the other side has not.
+bool swam_out(int x, int dir) { return off_field(x, SeaquestEnv::kEntityW) && (dir > 0) == (x > 0); }
+
 }  // namespace
 
 std::string_view life_loss_name(LifeLoss cause) {
   switch (cause) {
-    case LifeLoss::None: return "none";
-    case LifeLoss::Collision: return "collision";
-    case LifeLoss::Oxygen: return "oxygen";
-    case LifeLoss::EmptySurface: return "empty-surface";
+    case LifeLoss::None:
+      return "none";
+    case LifeLoss::Collision:
+      return "collision";
+    case LifeLoss::Oxygen:
+      return "oxygen";
+    case LifeLoss::EmptySurface:
+      return "empty-surface";
   }
   return "?";
 }
@@ -138,12 +146,12 @@ double SeaquestEnv::advance(int action, StepInfo* info_out) {
     Enemy& e = enemies_[lane];
     if (e.alive) {
       e.x += e.dir * e.speed;
-      if (off_field(e.x, kEntityW) && (e.dir > 0) == (e.x > 0)) e.alive = false, enemy_timer_[lane] = rng_.between(5, 40);
+      if (swam_out(e.x, e.dir)) e.alive = false, enemy_timer_[lane] = rng_.between(5, 40);
     }
     Diver& d = divers_[lane];
     if (d.alive) {
       d.x += d.dir;
-      if (off_field(d.x, kEntityW) && (d.dir > 0) == (d.x > 0)) d.alive = false, diver_timer_[lane] = rng_.between(10, 80);
+      if (swam_out(d.x, d.dir)) d.alive = false, diver_timer_[lane] = rng_.between(10, 80);
     }
   }
   reward += move_torpedo(info);
@@ -207,8 +215,10 @@ void SeaquestEnv::place_submarine(int x, int y, int facing) {
 void SeaquestEnv::place_enemy(int lane, int x, int dir, int speed, int kind) {
   check(lane >= 0 && lane < kLanes && (dir == 1 || dir == -1) && speed >= 1 && speed <= kEntityW / 2 &&
             (kind == 0 || kind == 1) && x > -kEntityW && x < kWidth,
-        "SeaquestEnv::place_enemy", "lane {} x {} dir {} speed {} kind {}: need lane 0..3, x inside the field, "
-        "dir +-1, speed 1..4, kind 0 or 1", lane, x, dir, speed, kind);
+        "SeaquestEnv::place_enemy",
+        "lane {} x {} dir {} speed {} kind {}: need lane 0..3, x inside the field, "
+        "dir +-1, speed 1..4, kind 0 or 1",
+        lane, x, dir, speed, kind);
   enemies_[lane] = {true, x, dir, speed, kind};
 }
 
@@ -224,8 +234,7 @@ void SeaquestEnv::set_oxygen(int oxygen) {
 }
 
 void SeaquestEnv::set_divers_held(int divers) {
-  check(divers >= 0 && divers <= kMaxDivers, "SeaquestEnv::set_divers_held", "{} is outside 0..{}", divers,
-        kMaxDivers);
+  check(divers >= 0 && divers <= kMaxDivers, "SeaquestEnv::set_divers_held", "{} is outside 0..{}", divers, kMaxDivers);
   divers_held_ = divers;
 }
 

@@ -28,6 +28,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "data/arcade/actions.h"
@@ -38,7 +39,7 @@ namespace hm::arcade {
 struct SeaquestConfig {
   int max_steps = 1000;  // episode cap (the episode is truncated, not lost)
   int lives = 3;
-  bool spawn = true;     // false: nothing enters the sea by itself (tests place entities)
+  bool spawn = true;  // false: nothing enters the sea by itself (tests place entities)
 };
 
 enum class LifeLoss { None, Collision, Oxygen, EmptySurface };
@@ -60,10 +61,10 @@ struct Torpedo {
 // What a step did besides its reward.
 struct StepInfo {
   LifeLoss life_lost = LifeLoss::None;
-  int kills = 0;             // enemies hit by the torpedo this step
-  int divers_picked = 0;     // divers picked up this step
-  int divers_rescued = 0;    // divers brought to the surface this step
-  bool truncated = false;    // the episode ended at max_steps
+  int kills = 0;           // enemies hit by the torpedo this step
+  int divers_picked = 0;   // divers picked up this step
+  int divers_rescued = 0;  // divers brought to the surface this step
+  bool truncated = false;  // the episode ended at max_steps
 };
 
 struct StepResult {
@@ -97,7 +98,7 @@ class SeaquestEnv {
 
   std::vector<float> observation() const;  // (kObservationSize,)
   static const std::vector<std::string>& observation_names();
-  std::vector<uint8_t> render() const;     // (kFrameH, kFrameW) row-major grayscale
+  std::vector<uint8_t> render() const;  // (kFrameH, kFrameW) row-major grayscale
 
   static int lane_top(int lane) { return kLaneTop0 + lane * kLaneGap; }
 

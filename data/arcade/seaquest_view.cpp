@@ -1,6 +1,7 @@
 // What the agent sees (the feature vector) and what a person sees (the 40 x 32 frame).
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "data/arcade/seaquest_env.h"
 
@@ -17,7 +18,8 @@ const std::vector<std::string>& SeaquestEnv::observation_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> n = {"x", "depth", "facing", "oxygen", "divers_held", "lives", "torpedo", "submerged"};
     for (int lane = 0; lane < kLanes; ++lane)
-      for (const char* f : {"dy", "enemy", "enemy_dx", "enemy_velocity", "enemy_kind", "diver", "diver_dx", "diver_dir"})
+      for (const char* f :
+           {"dy", "enemy", "enemy_dx", "enemy_velocity", "enemy_kind", "diver", "diver_dx", "diver_dir"})
         n.push_back(fmt::format("lane{}_{}", lane, f));
     return n;
   }();

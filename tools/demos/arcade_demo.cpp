@@ -42,6 +42,29 @@ ArcadeDemoResult run_arcade_demo(const ArcadeDemoConfig& config) {
   return r;
 }
 
+std::vector<DatasetPolicyRow> summarize_dataset(const arcade::OfflineDataset& data) {
+  std::vector<DatasetPolicyRow> rows(data.policies.size());
+  std::vector<double> sq(rows.size(), 0);
+  const std::vector<double> starts = data.episode_starts.to_vector(), returns = data.episode_returns.to_vector(),
+                            which = data.episode_policies.to_vector();
+  for (size_t i = 0; i < rows.size(); ++i) rows[i].policy = data.policies[i];
+  for (size_t e = 0; e < starts.size(); ++e) {
+    DatasetPolicyRow& row = rows.at(static_cast<size_t>(which[e]));
+    const double end = e + 1 < starts.size() ? starts[e + 1] : static_cast<double>(data.size());
+    row.episodes += 1;
+    row.steps += static_cast<int64_t>(end - starts[e]);
+    row.mean_return += returns[e];
+  }
+  for (auto& row : rows) row.mean_return /= std::max<int64_t>(1, row.episodes);
+  for (size_t e = 0; e < starts.size(); ++e) {
+    const size_t i = static_cast<size_t>(which[e]);
+    sq[i] += (returns[e] - rows[i].mean_return) * (returns[e] - rows[i].mean_return);
+  }
+  for (size_t i = 0; i < rows.size(); ++i)
+    rows[i].std_return = std::sqrt(sq[i] / std::max<int64_t>(1, rows[i].episodes));
+  return rows;
+}
+
 void save_frame_strip(const std::vector<std::vector<uint8_t>>& frames, int scale, const std::string& path) {
   const int fw = SeaquestEnv::kFrameW, fh = SeaquestEnv::kFrameH;
   check(!frames.empty() && scale >= 1, "save_frame_strip", "{} frames at scale {}: need >= 1 of each", frames.size(),
@@ -50,13 +73,17 @@ void save_frame_strip(const std::vector<std::vector<uint8_t>>& frames, int scale
   const int width = n * (fw * scale + 1) - 1, height = fh * scale;
   std::vector<unsigned char> rgb(static_cast<size_t>(width) * height * 3, 255);
   for (int i = 0; i < n; ++i) {
-    check(frames[i].size() == static_cast<size_t>(fw) * fh, "save_frame_strip", "frame {} has {} pixels, not {}x{}",
-          i, frames[i].size(), fw, fh);
+    check(frames[i].size() == static_cast<size_t>(fw) * fh, "save_frame_strip", "frame {} has {} pixels, not {}x{}", i,
+          frames[i].size(), fw, fh);
     for (int y = 0; y < height; ++y)
       for (int x = 0; x < fw * scale; ++x) {
         const uint8_t v = frames[i][static_cast<size_t>(y / scale) * fw + x / scale];
         unsigned char* p = &rgb[(static_cast<size_t>(y) * width + i * (fw * scale + 1) + x) * 3];
-        p[0] = static_cast<unsigned char>(v / 3), p[1] = static_cast<unsigned char>(v * 3 / 4), p[2] = v;  // sea tint
+        // Sea tint, with the player's submarine in yellow and its torpedo in white.
+        const bool sub = v == 255, torpedo = v == 240;
+        p[0] = sub || torpedo ? 255 : static_cast<unsigned char>(v / 3);
+        p[1] = sub ? 220 : torpedo ? 255 : static_cast<unsigned char>(v * 3 / 4);
+        p[2] = sub ? 60 : v;
       }
   }
   report::save_png(rgb, width, height, path);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "data/arcade/offline_dataset.h"
 #include "data/arcade/policies.h"
 
 namespace hm::demos {
@@ -14,8 +15,8 @@ struct ArcadeDemoConfig {
   int episodes = 10;
   uint64_t seed = 0;
   int max_steps = 1000;
-  std::string frames_png;         // "" : no picture; else a strip of the first episode's frames
-  int frames = 12;                // frames in the strip, evenly spaced over the episode
+  std::string frames_png;  // "" : no picture; else a strip of the first episode's frames
+  int frames = 12;         // frames in the strip, evenly spaced over the episode
 };
 
 struct ArcadeDemoResult {
@@ -24,6 +25,14 @@ struct ArcadeDemoResult {
 };
 
 ArcadeDemoResult run_arcade_demo(const ArcadeDemoConfig& config);
+
+// One row per mixture component of an offline data set: its episodes, steps and returns.
+struct DatasetPolicyRow {
+  std::string policy;
+  int64_t episodes = 0, steps = 0;
+  double mean_return = 0, std_return = 0;
+};
+std::vector<DatasetPolicyRow> summarize_dataset(const arcade::OfflineDataset& data);
 
 // The frames (each SeaquestEnv::kFrameH x kFrameW grayscale) side by side, scaled `scale`
 // times, with a 1-pixel gap, as an RGB PNG written atomically.
