@@ -9,25 +9,13 @@
 #include "data/arcade/policies.h"
 #include "nn/density_metrics.h"
 #include "ops/ops.h"
+#include "tools/report/stats.h"
 #include "tools/tasks/dt_rollout.h"
 
 namespace hm::train {
 namespace {
 
 constexpr uint64_t kReferenceSeed = 1000003;
-
-double mean_of(const std::vector<double>& xs) {
-  double s = 0;
-  for (double x : xs) s += x;
-  return xs.empty() ? 0.0 : s / static_cast<double>(xs.size());
-}
-
-double std_of(const std::vector<double>& xs) {  // population std, as the study tables use
-  const double m = mean_of(xs);
-  double s = 0;
-  for (double x : xs) s += (x - m) * (x - m);
-  return xs.empty() ? 0.0 : std::sqrt(s / static_cast<double>(xs.size()));
-}
 
 arcade::SeaquestConfig game_config(const Json& c) {
   arcade::SeaquestConfig g;
@@ -65,7 +53,7 @@ Json arcade_dt_defaults() {
           {"beta2", 0.95},
           {"weight_decay", 0.1},
           {"batch_size", 128},
-          {"rtg_scale", 100.0},
+          {"rtg_scale", 1000.0},  // returns reach ~6000: tanh(Linear(rtg)) sees <= ~6
           {"eval_episodes", 10},
           {"eval_seed", 12345},
           {"target_return", 0.0},
@@ -98,20 +86,14 @@ models::DecisionTransformerConfig arcade_dt_model_config(const Json& c) {
   return m;  // the model's constructor checks the rest, naming them
 }
 
-std::pair<double, double> arcade_reference_returns(int64_t episodes, const arcade::SeaquestConfig& game) {
+arcade::ReferenceReturns arcade_reference_returns(int64_t episodes, const arcade::SeaquestConfig& game) {
   check(episodes >= 1, "arcade_reference_returns", "episodes must be >= 1, got {}", episodes);
   static std::mutex mutex;
-  static std::map<std::pair<int64_t, int>, std::pair<double, double>> memo;
+  static std::map<std::pair<int64_t, int>, arcade::ReferenceReturns> memo;
   std::lock_guard<std::mutex> lock(mutex);
-  auto key = std::make_pair(episodes, game.max_steps);
+  const auto key = std::make_pair(episodes, game.max_steps);
   if (auto it = memo.find(key); it != memo.end()) return it->second;
-  auto mean_score = [&](const char* spec) {
-    std::vector<double> scores;
-    for (const arcade::EpisodeSummary& e : arcade::play_episodes(spec, static_cast<int>(episodes), kReferenceSeed, game))
-      scores.push_back(e.score);
-    return mean_of(scores);
-  };
-  return memo[key] = {mean_score("random"), mean_score("expert")};
+  return memo[key] = arcade::reference_returns(static_cast<int>(episodes), kReferenceSeed, game);
 }
 
 ArcadeDtTask::ArcadeDtTask(const Json& c, Device device)
@@ -193,7 +175,7 @@ Json ArcadeDtTask::validate() {
 
 Json ArcadeDtTask::evaluate() {
   const arcade::SeaquestConfig game = game_config(config_);
-  auto [random_return, expert_return] = arcade_reference_returns(config_.at("reference_episodes").get<int64_t>(), game);
+  const arcade::ReferenceReturns ref = arcade_reference_returns(config_.at("reference_episodes").get<int64_t>(), game);
   double target = config_.at("target_return").get<double>();
   if (target == 0) target = amax(train_data_->episode_returns).item<double>();
 
@@ -205,15 +187,16 @@ Json ArcadeDtTask::evaluate() {
   r.env = game;
   DtRolloutResult played = rollout_decision_transformer(*dt_, r);
   std::vector<double> normalized;
-  for (double R : played.returns) normalized.push_back(100.0 * (R - random_return) / (expert_return - random_return));
+  for (double R : played.returns) normalized.push_back(arcade::normalized_return(R, ref));
 
-  Json result = {{"return_mean", mean_of(played.returns)},
-                 {"return_std", std_of(played.returns)},
+  const report::MetricStats returns = report::mean_std(played.returns), norm = report::mean_std(normalized);
+  Json result = {{"return_mean", returns.mean},
+                 {"return_std", returns.std},
                  {"returns", played.returns},
-                 {"normalized_return_mean", mean_of(normalized)},
-                 {"normalized_return_std", std_of(normalized)},
-                 {"random_return", random_return},
-                 {"expert_return", expert_return},
+                 {"normalized_return_mean", norm.mean},
+                 {"normalized_return_std", norm.std},
+                 {"random_return", ref.random},
+                 {"expert_return", ref.expert},
                  {"target_return", target},
                  {"action_histogram", played.action_counts}};
   // The pmfs of four fixed held-out windows (Figure 13's plots).

@@ -28,6 +28,7 @@
 #include "core/device.h"
 #include "core/random.h"
 #include "data/arcade/dt_windows.h"
+#include "data/arcade/policies.h"
 #include "models/decision_transformer.h"
 #include "optim/adam.h"
 #include "tools/train/task.h"
@@ -40,9 +41,9 @@ Json arcade_dt_defaults();
 // The model of a config (keys checked, errors name them).
 models::DecisionTransformerConfig arcade_dt_model_config(const Json& config);
 
-// Mean returns of the random and the expert policy over `episodes` games (seed 1_000_003 +
-// the episode index, never a training or evaluation game), memoised per process.
-std::pair<double, double> arcade_reference_returns(int64_t episodes, const arcade::SeaquestConfig& game);
+// arcade::reference_returns over `episodes` games seeded 1_000_003 (no training, validation or
+// evaluation game), memoised per process (every run of a study needs the same two numbers).
+arcade::ReferenceReturns arcade_reference_returns(int64_t episodes, const arcade::SeaquestConfig& game);
 
 class ArcadeDtTask : public Task {
  public:

@@ -46,7 +46,7 @@ Json dt_scale(const DtStudyPlan& plan) {
   if (plan.quick)  // a smaller model and context: minutes on 2 cores
     return {{"dataset_steps", 50000}, {"val_steps", 5000}, {"n_layer", 2},       {"n_head", 4},
             {"n_embd", 64},           {"context_length", 10}, {"batch_size", 64}, {"eval_episodes", 10},
-            {"trainer", {{"steps", 600}, {"warmup_steps", 60}, {"eval_every", 200}}}};
+            {"trainer", {{"steps", 1500}, {"warmup_steps", 100}, {"eval_every", 500}}}};
   // Full: the paper's model (6 layers, 8 heads, d 128, K 30) on 200k transitions.
   return {{"dataset_steps", 200000}, {"batch_size", 64}, {"eval_episodes", 20},
           {"trainer", {{"steps", 3000}, {"warmup_steps", 200}, {"eval_every", 1000}}}};

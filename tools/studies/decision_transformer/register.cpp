@@ -37,7 +37,7 @@ StudySpec decision_transformer_study() {
       "Fourier head (Gillman et al. 2025, section 5, Table 2, Figures 4 and 13): Decision Transformer on the built-in "
       "Seaquest stand-in, linear vs Fourier action heads";
   s.modes =
-      "quick: seed 1, a 2-layer d 64 model over 10 steps of context on 50k transitions for 600 steps, linear vs "
+      "quick: seed 1, a 2-layer d 64 model over 10 steps of context on 50k transitions for 1500 steps, linear vs "
       "Fourier-8 and Fourier-2: 3 runs; full: the paper's model (6 layers, 8 heads, d 128, 30 steps of context) on "
       "200k transitions for 3000 steps, linear and Fourier-8 on seeds 1-4, Fourier-2/4/12/16/32 on seeds 1-2; "
       "--set paper_scale=true: 500k transitions x 5 epochs at batch 128 (with --set device=cuda on a GPU)";
