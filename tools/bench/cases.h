@@ -65,4 +65,13 @@ struct GptTiming {
 using GptReport = std::function<void(const GptTiming&)>;
 void run_gpt_cases(const std::vector<std::string>& only, const TimingOptions& opt, const GptReport& report);
 
+// Names of the Decision Transformer cases: linear, fourier (the action head).
+std::vector<std::string> dt_case_names();
+// One training step (forward, cross-entropy, backward, AdamW) of models::DecisionTransformer
+// at the paper's size with a linear or Fourier-8 head, batch 64 (tools/bench/dt_case.cpp);
+// tools/bench/bench_dt_torch.py times the same model in PyTorch. Reports ms per step and
+// windows per second.
+using DtReport = std::function<void(const std::string& label, double ms, double windows_per_s)>;
+void run_dt_cases(const std::vector<std::string>& only, const TimingOptions& opt, const DtReport& report);
+
 }  // namespace hm::bench

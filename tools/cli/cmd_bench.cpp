@@ -22,6 +22,8 @@
 //   harmonic bench --gpt --threads 1 --repeat 3      one GPT training step (--case softmax|fourier): ms/step,
 //                                                    tokens/s, GEMM FLOPs and the GEMM-bound floor;
 //                                                    tools/bench/bench_gpt_torch.py times PyTorch
+//   harmonic bench --dt --threads 1                  one Decision Transformer training step (--case linear|fourier):
+//                                                    ms/step, windows/s; tools/bench/bench_dt_torch.py times PyTorch
 // Method: tools/bench/timing.h. With --device cuda the inputs live on cuda:0 and each call is
 // timed on the device; without a device it says so and exits 0.
 #include <fmt/format.h>
@@ -45,7 +47,7 @@ struct BenchOptions {
   std::vector<std::string> shapes, cases;
   int threads = 0, repeat = 20, warmup = 3;
   bool backward = false, list_cases = false, fourier = false, recurrent = false, toy = false, gpt = false,
-       fft = false;
+       fft = false, dt = false;
 } opt;
 
 std::string ms_text(double ms) { return std::isnan(ms) ? fmt::format("{:>9}", "-") : fmt::format("{:9.4f}", ms); }
@@ -64,6 +66,7 @@ void add(CLI::App& app) {
   cmd->add_flag("--fft", opt.fft, "Time the FFT op (rfft, stft) forward and forward+backward");
   cmd->add_flag("--gpt", opt.gpt,
                 "Time one GPT training step (softmax and Fourier attention) against its GEMM-bound floor");
+  cmd->add_flag("--dt", opt.dt, "Time one Decision Transformer training step (linear and Fourier-8 action heads)");
   cmd->add_option("--threads", opt.threads, "CPU threads (default: all)");
   cmd->add_option("--repeat", opt.repeat, "Timed runs per measurement (the median is reported)");
   cmd->add_option("--warmup", opt.warmup, "Untimed calls first");
@@ -76,10 +79,10 @@ void add(CLI::App& app) {
 int run() {
   if (opt.list_cases) {
     for (const OpCase& c : standard_cases()) fmt::print("{}  ({} {})\n", c.name, c.op, ops::shapes_text(c.shapes));
-    fmt::print("--fourier: {}\n--recurrent: {}\n--toy: {}\n--gpt: {}\n--fft: {}\n",
-               fmt::join(fourier_case_names(), ", "),
-               fmt::join(recurrent_case_names(), ", "), fmt::join(toy_case_names(), ", "),
-               fmt::join(gpt_case_names(), ", "), fmt::join(fft_case_names(), ", "));
+    fmt::print("--fourier: {}\n--recurrent: {}\n--toy: {}\n--gpt: {}\n--fft: {}\n--dt: {}\n",
+               fmt::join(fourier_case_names(), ", "), fmt::join(recurrent_case_names(), ", "),
+               fmt::join(toy_case_names(), ", "), fmt::join(gpt_case_names(), ", "), fmt::join(fft_case_names(), ", "),
+               fmt::join(dt_case_names(), ", "));
     return 0;
   }
   check(opt.dtype == "float32" || opt.dtype == "float64", "bench", "--dtype must be float32 or float64, got {}",
@@ -123,6 +126,14 @@ int run() {
     run_fft_cases(opt.cases, timing, [](const std::string& label, double fwd, double fwd_bwd) {
       fmt::print("{:<44} threads={}  fwd {} ms  fwd+bwd {} ms\n", label, get_num_threads(), ms_text(fwd),
                  ms_text(fwd_bwd));
+      std::fflush(stdout);
+    });
+    return 0;
+  }
+  if (opt.dt) {
+    check(device.is_cpu() && dtype == DType::Float32, "bench", "--dt times float32 on the CPU only");
+    run_dt_cases(opt.cases, timing, [](const std::string& label, double ms, double windows_per_s) {
+      fmt::print("{:<40} threads={}  {:8.1f} ms/step  {:7.0f} windows/s\n", label, get_num_threads(), ms, windows_per_s);
       std::fflush(stdout);
     });
     return 0;
