@@ -250,7 +250,23 @@ TEST_CASE("data: IDX round trip, plain and gzip, and malformed files") {
   CHECK(throws_with([&] { read_idx(dir / "absurd"); }, {"implausible sizes"}));
   std::string gz = read_bytes(dir / "img.gz");
   write_bytes(dir / "cut.gz", gz.substr(0, gz.size() / 2));
-  CHECK(throws_with([&] { read_idx(dir / "cut.gz"); }, {"[read_idx]", "cut.gz"}));
+  CHECK(throws_with([&] { read_idx(dir / "cut.gz"); }, {"[read_idx]", "cut.gz", "truncated compressed data"}));
+  // zlib's gzread skipped bytes after the last gzip member (issue 16); a second member is fine
+  write_bytes(dir / "trailing.gz", gz + "garbage");
+  CHECK(throws_with([&] { read_idx(dir / "trailing.gz"); },
+                    {"[read_idx]", "trailing.gz", "trailing data after the gzip stream at compressed byte " +
+                                                      std::to_string(gz.size())}));
+  write_bytes(dir / "trailing_magic.gz", gz + "\x1f\x8b junk");
+  CHECK(throws_with([&] { read_idx(dir / "trailing_magic.gz"); }, {"[read_idx]", "trailing_magic.gz", "corrupt"}));
+  // two gzip members (as `cat a.gz b.gz` makes) holding the header and the data: one file
+  write_bytes(dir / "part1", raw.substr(0, 16));
+  write_bytes(dir / "part2", raw.substr(16));
+  const std::string gzip_parts = fmt::format("gzip -c '{}' '{}' > '{}'", dir / "part1", dir / "part2", dir / "two.gz");
+  if (std::system(gzip_parts.c_str()) == 0)
+    CHECK(allclose(read_idx(dir / "two.gz"), read_idx(dir / "img")));
+  else
+    MESSAGE("skipped the two-member gzip check: no gzip command");
+  CHECK(throws_with([&] { read_idx(dir.path.string()); }, {"[read_idx]", "is a directory"}));
   CHECK(throws_with([&] { read_idx_images(dir / "lab"); }, {"[read_idx_images]", "(N, H, W)", "(3,)"}));
   CHECK(throws_with([&] { read_idx(dir / "missing"); }, {"[read_idx]", "cannot open", "missing"}));
 }
