@@ -358,6 +358,19 @@ TEST_CASE("data: image folder of PNG/BMP files written through stb") {
   fs::create_directories(dir.path / "empty_class");
   CHECK(throws_with([&] { read_image_folder(dir.path.string()); }, {"empty_class", "no .png"}));
   CHECK(throws_with([&] { read_image_folder(dir / "missing"); }, {"not a directory"}));
+  // Issue 16: sizes stb cannot allocate, or negative as its int, are named, never bad_alloc
+  auto png_header = [](uint32_t w, uint32_t h) {  // signature, then an IHDR chunk (the CRC is not checked first)
+    std::string s("\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR", 16);
+    for (uint32_t v : {w, h})
+      for (int b = 3; b >= 0; --b) s += static_cast<char>((v >> (8 * b)) & 0xff);
+    return s + std::string("\x08\x02\0\0\0\0\0\0\0", 9);
+  };
+  write_bytes(dir / "negative.png", png_header(0x80000000u, 1));
+  CHECK(throws_with([&] { read_image(dir / "negative.png"); },
+                    {"[read_image]", "negative.png", "too large", "2147483648x1 pixels"}));
+  write_bytes(dir / "huge.png", png_header(0x7fffffffu, 0x7fffffffu));
+  CHECK(throws_with([&] { read_image(dir / "huge.png"); }, {"huge.png", "too large", "2147483647x2147483647"}));
+  CHECK(throws_with([&] { read_image(dir / "zebra"); }, {"[read_image]", "zebra", "is a directory"}));
   CHECK(throws_with([&] { write_image(dir / "x.gif", zeros({3, 2, 2})); }, {"[write_image]", ".gif"}));
 }
 
