@@ -322,6 +322,7 @@ TEST_CASE("data: CSV header detection, column selection, errors with line and co
   write_bytes(dir / "s.csv", "t,v\n0,0.5\n1,1.5\n");
   CHECK(allclose(read_csv(dir / "s.csv", {.columns = {"v"}}).values, {0.5, 1.5}));
   CHECK(throws_with([&] { read_csv(dir / "nope.csv"); }, {"[read_csv]", "nope.csv", "no such file"}));
+  CHECK(throws_with([&] { read_csv(dir.path.string()); }, {"[read_csv]", "is a directory"}));  // issue 16
 }
 
 // -- images ---------------------------------------------------------------------------------
@@ -419,6 +420,7 @@ TEST_CASE("data: char and word tokenizers, <unk>, save/load, LM blocks") {
   write_bytes(dir / "empty.txt", "");
   CHECK(throws_with([&] { read_text(dir / "empty.txt"); }, {"[read_text]", "empty.txt", "empty corpus"}));
   CHECK(read_text(dir / "chars.json").size() > 10);
+  CHECK(throws_with([&] { read_text(dir.path.string()); }, {"[read_text]", "is a directory"}));  // issue 16
 
   Tensor stream = arange(10);  // tokens 0..9
   auto lm = make_lm_dataset(stream, 4);
