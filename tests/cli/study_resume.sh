@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End to end through the real CLI: a study cut by Ctrl-C (SIGINT) and then resumed writes the
-# same tables as an uninterrupted run (timing lines aside).
+# same tables as an uninterrupted run (timing lines aside). So does one killed by SIGKILL (no
+# handler runs): every run its log reported finished is in results.jsonl (issue 16).
 #   usage: study_resume.sh path/to/harmonic scratch-dir
 set -euo pipefail
 harmonic=$1
@@ -21,3 +22,18 @@ grep -q "resuming: " "$dir/resume.log" || { cat "$dir/resume.log" >&2; exit 1; }
 strip() { grep -v -e "Wall time" -e "seconds per run" -e '^| [a-z-]* | [0-9]* | [0-9.]* |$' "$1"; }
 diff <(strip "$dir/whole/summary.md") <(strip "$dir/cut/summary.md")
 echo "interrupted and resumed study: same summary.md ($(wc -l <"$dir/cut/results.jsonl") runs)"
+
+set +e
+timeout -s KILL 4 "$harmonic" "${args[@]}" --out "$dir/killed" >"$dir/killed.log"
+status=$?
+set -e
+[[ $status -eq 137 ]] || { echo "exit $status, expected 137 (SIGKILL): the study ended before the kill?" >&2; exit 1; }
+finished=0
+while IFS= read -r label; do
+  grep -qF "\"label\":\"$label\"" "$dir/killed/results.jsonl" || { echo "finished run '$label' lost" >&2; exit 1; }
+  finished=$((finished + 1))
+done < <(sed -n 's/^\[ *[0-9]*\/[0-9]*\] \(.*\) |  kl .*/\1/p' "$dir/killed.log")
+[[ $finished -ge 1 ]] || { echo "no run finished before the kill; nothing was tested" >&2; exit 1; }
+"$harmonic" study fourier-toy --resume "$dir/killed" >"$dir/killed_resume.log"
+diff <(strip "$dir/whole/summary.md") <(strip "$dir/killed/summary.md")
+echo "killed (SIGKILL) after $finished finished runs, all kept; resumed: same summary.md"
