@@ -46,8 +46,8 @@ void sync_directory(const std::string& path) {
 void create_output_directory(const std::string& dir, std::string_view fn) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  HM_CHECK(!fs::exists(dir, ec) || fs::is_directory(dir, ec), fn, "'{}' is a file, not a directory (an output directory)",
-           dir);
+  HM_CHECK(!fs::exists(dir, ec) || fs::is_directory(dir, ec), fn,
+           "'{}' is a file, not a directory (an output directory)", dir);
   fs::create_directories(dir, ec);
   HM_CHECK(!ec, fn, "cannot create the output directory '{}': {}", dir, ec.message());
 }

@@ -79,8 +79,8 @@ class GzReader {
           inflateReset(&zs_);
         }
       } else if (r == Z_BUF_ERROR && zs_.avail_in == 0) {
-        throw_error(fn_, fmt::format("'{}': truncated compressed data at compressed byte {}", path_,
-                                     compressed_offset()));
+        throw_error(fn_,
+                    fmt::format("'{}': truncated compressed data at compressed byte {}", path_, compressed_offset()));
       } else if (r != Z_OK) {
         throw_error(fn_, fmt::format("'{}': corrupt compressed data near compressed byte {} (zlib: {})", path_,
                                      compressed_offset(), zs_.msg ? zs_.msg : "error " + std::to_string(r)));

@@ -29,7 +29,9 @@ std::string png_header_size(const std::string& path) {
   unsigned char h[24] = {};
   std::ifstream in(path, std::ios::binary);
   if (!in.read(reinterpret_cast<char*>(h), sizeof h) || std::memcmp(h, "\x89PNG\r\n\x1a\n", 8) != 0) return "";
-  auto be32 = [&](int at) { return (uint32_t{h[at]} << 24) | (uint32_t{h[at + 1]} << 16) | (h[at + 2] << 8) | h[at + 3]; };
+  auto be32 = [&](int at) {
+    return (uint32_t{h[at]} << 24) | (uint32_t{h[at + 1]} << 16) | (h[at + 2] << 8) | h[at + 3];
+  };
   return fmt::format(" (the PNG header says {}x{} pixels)", be32(16), be32(20));
 }
 

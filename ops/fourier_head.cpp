@@ -118,7 +118,7 @@ Tensor fourier_head_log_pmf(const Tensor& coeffs, int64_t bins) {
   HM_CHECK(bins >= 1, "fourier_head_log_pmf", "bins must be >= 1, got {} (coeffs {})", bins, coeffs.desc());
   const int64_t k = coeffs.size(-1), h = checked_add(bins, 1, "fourier_head_log_pmf") / 2;
   checked_mul(4, h, "fourier_head_log_pmf");  // the (rows, 4h) buffer's row length
-  Tensor x = as_rows(coeffs);  // (rows, K)
+  Tensor x = as_rows(coeffs);                 // (rows, K)
   const int64_t rows = x.size(0);
   Tensor x2 = Tensor::view_of(x.storage(), {2 * rows, n_freq + 1}, {n_freq + 1, 1}, x.offset(), x.dtype());
   Tensor table = bin_table(n_freq, bins, coeffs.dtype(), coeffs.device());       // (N+1, 2h)

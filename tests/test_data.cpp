@@ -254,8 +254,8 @@ TEST_CASE("data: IDX round trip, plain and gzip, and malformed files") {
   // zlib's gzread skipped bytes after the last gzip member (issue 16); a second member is fine
   write_bytes(dir / "trailing.gz", gz + "garbage");
   CHECK(throws_with([&] { read_idx(dir / "trailing.gz"); },
-                    {"[read_idx]", "trailing.gz", "trailing data after the gzip stream at compressed byte " +
-                                                      std::to_string(gz.size())}));
+                    {"[read_idx]", "trailing.gz",
+                     "trailing data after the gzip stream at compressed byte " + std::to_string(gz.size())}));
   write_bytes(dir / "trailing_magic.gz", gz + "\x1f\x8b junk");
   CHECK(throws_with([&] { read_idx(dir / "trailing_magic.gz"); }, {"[read_idx]", "trailing_magic.gz", "corrupt"}));
   // two gzip members (as `cat a.gz b.gz` makes) holding the header and the data: one file

@@ -17,8 +17,8 @@
 #include "ops/fourier_head.h"
 #include "ops/nn_functional.h"
 #include "ops/reduce.h"
-#include "ops/shape_ops.h"
 #include "ops/registry/run_op.h"
+#include "ops/shape_ops.h"
 #include "tests/helpers.h"
 
 using namespace hm;
@@ -88,9 +88,8 @@ std::string problem_of(const OpSpec& spec, const Case& c) {
 Json example_values(const OpSpec& spec) { return spec.merge_attrs(spec.example_attrs); }
 
 bool is_int_list(const Json& v) {
-  return v.is_array() && !v.empty() && std::all_of(v.begin(), v.end(), [](const Json& e) {
-           return e.is_number_integer();
-         });
+  return v.is_array() && !v.empty() &&
+         std::all_of(v.begin(), v.end(), [](const Json& e) { return e.is_number_integer(); });
 }
 
 // Every hostile variant of the example call.
@@ -182,7 +181,8 @@ TEST_CASE("op extremes: the cases the sweep found") {
   // bins near 2^63: (bins + 1) / 2 wrapped; 2^31 bins: std::bad_alloc from a std::vector
   Tensor coeffs = randn({2, 6}, {.dtype = DType::Float64}, &gen);
   CHECK(error_of([&] { fourier_head_log_pmf(coeffs, kMax); }).find("[fourier_head_log_pmf]") == 0);
-  CHECK(error_of([&] { fourier_bin_centres(int64_t{1} << 62); }).find("[empty] 4611686018427387904 * 8 overflows") == 0);
+  CHECK(error_of([&] { fourier_bin_centres(int64_t{1} << 62); }).find("[empty] 4611686018427387904 * 8 overflows") ==
+        0);
   // eps NaN / inf / negative gave NaN rows without a word (PyTorch takes any eps)
   Tensor w = ones({4}, {.dtype = DType::Float64});
   for (double eps : {std::nan(""), std::numeric_limits<double>::infinity(), -1e-5}) {

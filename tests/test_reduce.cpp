@@ -350,8 +350,8 @@ TEST_CASE("reduce: the inf-norm gradient of a row holding NaN is 0, as in PyTorc
     CHECK(nv[1] == (p > 0 ? 4 : 1));
     CHECK(std::isnan(nv[2]));
     sum(n).backward();
-    std::vector<double> want = p > 0 ? std::vector<double>{0, 0, 0, 0, -1, 0, 0, 0, 0}
-                                     : std::vector<double>{0, 0, 0, 1, 0, 0, 0, 0, 0};
+    std::vector<double> want =
+        p > 0 ? std::vector<double>{0, 0, 0, 0, -1, 0, 0, 0, 0} : std::vector<double>{0, 0, 0, 1, 0, 0, 0, 0, 0};
     CHECK(x.grad().to_vector() == want);
   }
   // An inf entry is the norm and takes the gradient: vector_norm([[1., inf, -3.]], inf, 1) -> grad [[0, 1, -0]]

@@ -72,7 +72,8 @@ void add(CLI::App& app) {
 }
 
 int run() {
-  if (!opt.json_path.empty() && opt.json_path != "-") check_output_file(opt.json_path, "bench --json");  // before timing
+  if (!opt.json_path.empty() && opt.json_path != "-")
+    check_output_file(opt.json_path, "bench --json");  // before timing
   if (opt.list_cases) {
     for (const OpCase& c : standard_cases()) fmt::print("{}  ({} {})\n", c.name, c.op, ops::shapes_text(c.shapes));
     fmt::print("--fourier: {}\n--recurrent: {}\n--toy: {}\n--gpt: {}\n", fmt::join(fourier_case_names(), ", "),
