@@ -10,12 +10,12 @@ rm -rf "$dir"
 mkdir -p "$dir"
 args=(study fourier-toy --quick --jobs 2 --set epochs=50 --set 'datasets=["gaussian","beta"]')
 "$harmonic" "${args[@]}" --out "$dir/whole" >"$dir/whole.log"
-# signal_after_first_run SIGNAL OUT LOG: starts the study, sends SIGNAL once its first run is
-# recorded (not after a fixed time: on a loaded machine a run takes 2-6 s), sets $status.
+# signal_after_first_run SIGNAL OUT LOG: starts the study, sends SIGNAL once its log reports the
+# first finished run (not after a fixed time: on a loaded machine a run takes 2-6 s), sets $status.
 signal_after_first_run() {
   "$harmonic" "${args[@]}" --out "$2" >"$3" &
   local pid=$!
-  until [[ -s $2/results.jsonl ]] || ! kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+  until grep -q '^\[ *1/' "$3" || ! kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
   kill -s "$1" "$pid" 2>/dev/null
   set +e
   wait "$pid" 2>/dev/null
