@@ -12,6 +12,7 @@
 #include "data/idx.h"
 #include "data/image_folder.h"
 #include "data/loader.h"
+#include "data/synthetic.h"
 #include "data/text.h"
 #include "tests/helpers.h"
 
@@ -456,4 +457,11 @@ TEST_CASE("dataset: head(n) is the first n examples as one batch, clamped to the
   CHECK(hm::test::allclose(b.input, {0, 1, 2, 3}));
   CHECK(d.head(100).input.size(0) == 5);
   CHECK(hm::test::throws_with([&] { d.head(0); }, {"Dataset::head", "count >= 1"}));
+}
+
+TEST_CASE("data: make_spirals with a point count past int64 is refused, not wrapped to a negative size") {
+  // `--set points_per_class=4611686018427387904` (3 classes): the count wrapped (issue 16)
+  Generator gen(1);
+  CHECK(throws_with([&] { make_spirals(int64_t{1} << 62, 3, 0.1, gen); }, {"[make_spirals]", "overflows int64"}));
+  CHECK(make_spirals(4, 3, 0.1, gen).labels.shape() == Shape{12});
 }

@@ -29,6 +29,8 @@ namespace {
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 const std::vector<int64_t> kExtremeInts = {0, -1, int64_t{1} << 31, int64_t{1} << 62, kMax, kMin};
+// JSON reads these as unsigned numbers; cast to int64 they would be -1 and INT64_MIN
+const std::vector<uint64_t> kBeyondInt64 = {UINT64_MAX, uint64_t{1} << 63};
 const std::vector<int64_t> kExtremeIndices = {kMax, kMin, -1};
 const std::vector<double> kExtremeFloats = {std::nan(""), std::numeric_limits<double>::infinity(),
                                             -std::numeric_limits<double>::infinity(), 1e308};
@@ -108,6 +110,11 @@ std::vector<Case> hostile_cases(const OpSpec& spec, Generator& gen) {
         a[key] = v;
         add(fmt::format("{} = {}", key, v), a, good);
       }
+      for (uint64_t v : kBeyondInt64) {
+        Json a = base;
+        a[key] = v;
+        add(fmt::format("{} = {} (unsigned)", key, v), a, good);
+      }
     } else if (is_int_list(value)) {
       for (size_t pos = 0; pos < value.size(); ++pos)
         for (int64_t v : kExtremeInts) {
@@ -116,7 +123,7 @@ std::vector<Case> hostile_cases(const OpSpec& spec, Generator& gen) {
           add(fmt::format("{} = {}", key, a[key].dump()), a, good);
         }
       for (const Json& list : {Json::array({int64_t{4611686018427387907}, 4}), Json::array({kMax, kMax}),
-                               Json::array({int64_t{1} << 32, int64_t{1} << 32, 4})}) {
+                               Json::array({int64_t{1} << 32, int64_t{1} << 32, 4}), Json::array({UINT64_MAX, 4})}) {
         Json a = base;
         a[key] = list;
         add(fmt::format("{} = {}", key, list.dump()), a, good);
@@ -189,6 +196,11 @@ TEST_CASE("op extremes: the cases the sweep found") {
     CHECK(error_of([&] { layer_norm(x54, {4}, w, Tensor(), eps); }).find("[layer_norm] eps must be") == 0);
     CHECK(error_of([&] { rms_norm(x54, w, eps); }).find("[rms_norm] eps must be") == 0);
   }
+  // "dim": 18446744073709551615 was read as -1 (issue 16)
+  Json attrs = Json::parse(R"({"dim": 18446744073709551615})");
+  CHECK(error_of([&] {
+          run_op(find_op("softmax"), {{"x", x54}}, attrs);
+        }).find("[op softmax] attribute 'dim' must be an integer in int64's range") == 0);
   // errors raised below the op carry its name through run_op (`harmonic op`)
   std::string e = error_of([&] { run_op(find_op("expand"), {{"x", x54}}, {{"shape", {kMax, 5, 4}}}); });
   CHECK(e.find("[op expand] [numel]") == 0);
