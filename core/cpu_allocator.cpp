@@ -138,6 +138,12 @@ size_t memory_ceiling() {
 
 }  // namespace
 
+void check_host_fits(int64_t count, size_t element_bytes, std::string_view fn) {
+  HM_CHECK(count >= 0 && static_cast<uint64_t>(count) <= memory_ceiling() / std::max<size_t>(element_bytes, 1), fn,
+           "{} elements of {} bytes do not fit in host memory (RAM + swap is {} bytes)", count, element_bytes,
+           memory_ceiling());
+}
+
 void* cpu_allocate(size_t nbytes) {
   if (nbytes > memory_ceiling())
     throw_error("alloc", fmt::format("out of host memory allocating {} bytes (RAM + swap is {} bytes)", nbytes,

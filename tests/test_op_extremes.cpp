@@ -14,6 +14,9 @@
 
 #include "core/factories.h"
 #include "core/shape.h"
+#include "data/mix_series.h"
+#include "nn/fourier_head.h"
+#include "nn/fru.h"
 #include "ops/fourier_head.h"
 #include "ops/nn_functional.h"
 #include "ops/reduce.h"
@@ -204,4 +207,30 @@ TEST_CASE("op extremes: the cases the sweep found") {
   // errors raised below the op carry its name through run_op (`harmonic op`)
   std::string e = error_of([&] { run_op(find_op("expand"), {{"x", x54}}, {{"shape", {kMax, 5, 4}}}); });
   CHECK(e.find("[op expand] [numel]") == 0);
+}
+
+// The sizes of modules and generators reachable from `--set` (issue 16): 2(N+1) wrapped to a
+// negative Linear width, a std::vector of 2^62 frequencies grew until killed, N x T series
+// threw std::length_error.
+TEST_CASE("op extremes: sizes past int64 or memory in modules and data generators are named") {
+  auto error_of = [](auto&& f) -> std::string {
+    try {
+      f();
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  CHECK(error_of([] { nn::FourierHead(32, 50, int64_t{1} << 62); }).find("[FourierHead] 2 * 4611686018427387905") == 0);
+  CHECK(error_of([] { nn::FourierHeadMLE(32, kMax); }).find("[FourierHeadMLE] 9223372036854775807 + 1") == 0);
+  CHECK(error_of([] { nn::fru_frequencies(int64_t{1} << 62, 784); }).find("do not fit in host memory") !=
+        std::string::npos);
+  // 2^31 frequencies x 5 dims x 60: the weights, refused before the 16 GB frequency list is built
+  CHECK(error_of([] { nn::FRU(1, {.num_freqs = int64_t{1} << 31, .dims_per_freq = 5}); }).find("[FRU]") == 0);
+  CHECK(error_of([] {
+          data::make_mix_series(data::MixKind::Sin, {.length = int64_t{1} << 62});
+        }).find("[make_mix_series] 4000 * 4611686018427387904 overflows int64") == 0);
+  CHECK(error_of([] {
+          data::make_mix_series(data::MixKind::Sin, {.size = int64_t{1} << 31});
+        }).find("do not fit in host memory") != std::string::npos);
 }
