@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/factories.h"
+#include "core/file_read.h"
 
 namespace hm::data {
 namespace {
@@ -151,8 +152,7 @@ CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::stri
 }
 
 CsvTable read_csv(const std::string& path, const CsvOptions& options) {
-  std::error_code ec;
-  check(std::filesystem::is_regular_file(path, ec), kFn, "'{}': no such file", path);
+  check_readable_file(path, kFn);  // a directory or a missing path, by name
   std::ifstream in(path, std::ios::binary);
   check(in.good(), kFn, "cannot open '{}'", path);
   std::ostringstream buffer;

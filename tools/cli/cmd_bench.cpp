@@ -29,9 +29,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 
+#include "core/atomic_file.h"
 #include "core/parallel.h"
 #include "cuda/runtime.h"
 #include "ops/registry/registry.h"
@@ -77,6 +80,8 @@ void add(CLI::App& app) {
 }
 
 int run() {
+  if (!opt.json_path.empty() && opt.json_path != "-")
+    check_output_file(opt.json_path, "bench --json");  // before timing
   if (opt.list_cases) {
     for (const OpCase& c : standard_cases()) fmt::print("{}  ({} {})\n", c.name, c.op, ops::shapes_text(c.shapes));
     fmt::print("--fourier: {}\n--recurrent: {}\n--toy: {}\n--gpt: {}\n--fft: {}\n--dt: {}\n",
@@ -190,7 +195,7 @@ int run() {
     fmt::print("{}\n", doc.dump(2));
   } else if (!opt.json_path.empty()) {
     std::ofstream f(opt.json_path);
-    check(f.good(), "bench", "cannot write {}", opt.json_path);
+    check(f.good(), "bench --json", "cannot write '{}': {}", opt.json_path, std::strerror(errno));
     f << doc.dump(2) << "\n";
   }
   return 0;

@@ -179,7 +179,7 @@ FitResult Trainer::fit() {
   nn::Module& model = task_.model();
 
   if (!out_dir_.empty()) {
-    std::filesystem::create_directories(out_dir_);
+    create_output_directory(out_dir_, "train");
     // A run killed mid-checkpoint leaves checkpoint_last.safetensors.tmp.<pid> behind.
     for (const std::string& name : remove_orphaned_temporaries(out_dir_))
       if (log) fmt::print(log, "removed {}, the temporary of a killed earlier run\n", name);
