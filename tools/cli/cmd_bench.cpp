@@ -24,6 +24,9 @@
 //                                                    tools/bench/bench_gpt_torch.py times PyTorch
 //   harmonic bench --dt --threads 1                  one Decision Transformer training step (--case linear|fourier):
 //                                                    ms/step, windows/s; tools/bench/bench_dt_torch.py times PyTorch
+//   mpirun -np 2 harmonic bench --allreduce          all-reduce time and bus bandwidth of the job's
+//                                                    process group for 1..64 MiB float32 buffers
+//                                                    (tools/bench/allreduce_case.h); rank 0 prints
 // Method: tools/bench/timing.h. With --device cuda the inputs live on cuda:0 and each call is
 // timed on the device; without a device it says so and exits 0.
 #include <fmt/format.h>
@@ -38,6 +41,7 @@
 #include "core/parallel.h"
 #include "cuda/runtime.h"
 #include "ops/registry/registry.h"
+#include "tools/bench/allreduce_case.h"
 #include "tools/bench/cases.h"
 #include "tools/cli/commands.h"
 
@@ -50,7 +54,7 @@ struct BenchOptions {
   std::vector<std::string> shapes, cases;
   int threads = 0, repeat = 20, warmup = 3;
   bool backward = false, list_cases = false, fourier = false, recurrent = false, toy = false, gpt = false,
-       fft = false, dt = false;
+       fft = false, dt = false, allreduce = false;
 } opt;
 
 std::string ms_text(double ms) { return std::isnan(ms) ? fmt::format("{:>9}", "-") : fmt::format("{:9.4f}", ms); }
@@ -67,6 +71,8 @@ void add(CLI::App& app) {
   cmd->add_flag("--recurrent", opt.recurrent, "Time nn::LSTM/GRU/RNN forward+backward at the FRU paper's shapes");
   cmd->add_flag("--toy", opt.toy, "Time one training step of the Fourier head toy study's model per head (us)");
   cmd->add_flag("--fft", opt.fft, "Time the FFT op (rfft, stft) forward and forward+backward");
+  cmd->add_flag("--allreduce", opt.allreduce,
+                "All-reduce time and bus bandwidth for 1..64 MiB float32 buffers (run under mpirun -np N)");
   cmd->add_flag("--gpt", opt.gpt,
                 "Time one GPT training step (softmax and Fourier attention) against its GEMM-bound floor");
   cmd->add_flag("--dt", opt.dt, "Time one Decision Transformer training step (linear and Fourier-8 action heads)");
@@ -139,6 +145,21 @@ int run() {
     check(device.is_cpu() && dtype == DType::Float32, "bench", "--dt times float32 on the CPU only");
     run_dt_cases(opt.cases, timing, [](const std::string& label, double ms, double windows_per_s) {
       fmt::print("{:<40} threads={}  {:8.1f} ms/step  {:7.0f} windows/s\n", label, get_num_threads(), ms, windows_per_s);
+      std::fflush(stdout);
+    });
+    return 0;
+  }
+  if (opt.allreduce) {
+    std::shared_ptr<dist::ProcessGroup> group = dist::world();
+    const bool lead = group->rank() == 0;
+    if (lead)
+      fmt::print(
+          "all-reduce (sum, float32) over {} rank(s), backend {}; median of {} (slowest rank); bus bandwidth "
+          "= 2(n-1)/n * size / time\n{:>10} {:>10} {:>12} {:>12}\n",
+          group->world_size(), group->backend(), opt.repeat, "MiB", "ms", "algo GB/s", "bus GB/s");
+    run_allreduce_cases(*group, {1, 2, 4, 8, 16, 32, 64}, opt.repeat, opt.warmup, [&](const AllReduceTiming& t) {
+      if (!lead) return;
+      fmt::print("{:>10.0f} {:>10.3f} {:>12.2f} {:>12.2f}\n", t.bytes / 1048576.0, t.ms, t.algo_gb_s, t.bus_gb_s);
       std::fflush(stdout);
     });
     return 0;
