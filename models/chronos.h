@@ -9,6 +9,7 @@
 //            latent position of bin j is its index on [-1, 1], so mixed binning re-spaces values
 //            without changing the head)
 //   output   (B, T, bins) logits over the bins (the Fourier head's are log(pmf + 1e-5))
+// An untied lm head starts N(0, d_model^-1/2) (unit-scale logits) instead of T5's N(0, 1).
 //
 // The bin centres of the tokenizer the model was trained with are a buffer ("bin_centres",
 // float64), so a checkpoint carries its binning (mixed binning estimated from training data).
@@ -75,6 +76,7 @@ struct ForecastOptions {
   uint64_t seed = 0;     // the draws: one uniform per path and step
   bool use_cache = true;
   int64_t batch_series = 16;  // series encoded together
+  int64_t context_length = 0;  // points of history the encoder reads; 0: the model's context_length
 };
 
 struct SeriesForecast {
