@@ -7,6 +7,8 @@ namespace hm::data {
 namespace {
 
 struct WindowBuilder {
+  WindowBuilder(const SeriesTokenizer& tokenizer, int64_t context_length, int64_t horizon)
+      : tok(tokenizer), C(context_length), H(horizon) {}
   const SeriesTokenizer& tok;
   int64_t C, H;
   std::vector<int64_t> context, labels;
@@ -33,7 +35,7 @@ SeriesWindows random_windows(const std::vector<std::vector<double>>& series, con
                              int64_t H, int64_t per_series, uint64_t seed) {
   check(C >= 1 && H >= 1 && per_series >= 1, "random_windows",
         "need context_length, horizon and windows_per_series >= 1, got {}, {}, {}", C, H, per_series);
-  WindowBuilder b{tok, C, H};
+  WindowBuilder b(tok, C, H);
   for (size_t i = 0; i < series.size(); ++i) {
     const int64_t room = std::ssize(series[i]) - (C + H);
     if (room < 0) continue;
@@ -46,7 +48,7 @@ SeriesWindows random_windows(const std::vector<std::vector<double>>& series, con
 SeriesWindows tail_windows(const std::vector<std::vector<double>>& series, const SeriesTokenizer& tok, int64_t C,
                            int64_t H) {
   check(C >= 1 && H >= 1, "tail_windows", "need context_length and horizon >= 1, got {} and {}", C, H);
-  WindowBuilder b{tok, C, H};
+  WindowBuilder b(tok, C, H);
   for (const auto& x : series)
     if (std::ssize(x) >= C + H) b.add(x, std::ssize(x) - (C + H));
   return b.done("tail_windows", series.size());

@@ -53,6 +53,13 @@ TEST_CASE("chronos task: a tiny linear model trains and evaluate reports loss, M
   }
   CHECK(after["test_series"].get<int64_t>() >= 1);
   CHECK(after["test_series"].get<int64_t>() <= 6);
+  // T5 (embedding 4096 x 16, untied lm head 16 x 4096, one layer each side) without data.
+  CHECK(train::chronos_parameter_count(config) == task->model().num_parameters());
+  train::Json fourier = config;
+  train::apply_override(fourier, "head=fourier");
+  train::apply_override(fourier, "fourier_frequencies=16");
+  // The Fourier head adds Linear(16, 2 (16 + 1)) = 16 * 34 + 34 parameters.
+  CHECK(train::chronos_parameter_count(fourier) == train::chronos_parameter_count(config) + 16 * 34 + 34);
 }
 
 TEST_CASE("chronos task: mixed binning and the Fourier head survive checkpoints and saved models, bad keys are named") {

@@ -151,6 +151,11 @@ models::ChronosConfig chronos_model_config(const Json& c) {
   return m;
 }
 
+int64_t chronos_parameter_count(const Json& config) {
+  Generator gen(0);
+  return build(config, &gen)->num_parameters();
+}
+
 ChronosForecaster load_chronos(const std::string& path, Device device, const std::string& which) {
   constexpr std::string_view fn = "load_chronos";
   check(fs::exists(path), fn, "'{}' does not exist (a chronos run directory, checkpoint file or saved model)", path);

@@ -24,6 +24,8 @@ inline constexpr const char* kChronosTask = "chronos";
 nlohmann::json chronos_defaults();
 // The model part of a chronos config (checked, with the key named on a bad value).
 models::ChronosConfig chronos_model_config(const nlohmann::json& config);
+// Trainable parameters of that model (T5 + head), without generating data.
+int64_t chronos_parameter_count(const nlohmann::json& config);
 
 struct ChronosForecaster {
   std::shared_ptr<models::Chronos> model;  // in eval mode
