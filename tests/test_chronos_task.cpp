@@ -138,6 +138,11 @@ TEST_CASE("forecast_csv: columns, missing values, eval tails, and clear errors")
   CHECK(r.notes.at(0).find("constant") != std::string::npos);
   CHECK(r.forecasts[0].median.size() == 2);
 
+  const std::string headerless = write("headerless.csv", "1,5\n2,6\n3,7\n4,8\n5,9\n6,10\n");
+  r = train::forecast_csv(model, {.csv = headerless, .horizon = 2, .samples = 3});
+  CHECK(r.names == std::vector<std::string>{"0", "1"});
+  CHECK(r.histories[0].size() == 6);  // the first line is data
+
   const std::string short_csv = write("short.csv", "x\n1\n2\n\n3\n");
   CHECK(throws_with([&] { train::forecast_csv(model, {.csv = short_csv, .horizon = 2}); },
                     {"[forecast]", "'x'", "3 observed value(s)", "at least 5"}));

@@ -76,7 +76,7 @@ ForecastCsvResult forecast_csv(models::Chronos& model, const ForecastCsvOptions&
     check(ext == ".png" || ext == ".svg", kFn, "--plot '{}' must end in .png or .svg", o.plot);
   }
   data::CsvTable table = data::read_csv(
-      o.csv, {.header = data::CsvHeader::Yes, .columns = o.columns, .dtype = DType::Float64, .missing_as_nan = true,
+      o.csv, {.header = data::CsvHeader::Auto, .columns = o.columns, .dtype = DType::Float64, .missing_as_nan = true,
               .skip_text_columns = true});
   ForecastCsvResult r;
   if (!table.skipped.empty())

@@ -3,8 +3,9 @@
 // forecast fan, and optionally scored on the series' own held-out tails.
 //
 // Input rules (each violation is an hm::Error naming the file and column):
-//   - a header line names the columns; without --column every numeric column is a series
-//     (text columns such as dates are skipped and reported)
+//   - a header line names the columns (a file whose first line is all numbers has none: its
+//     columns are "0", "1", ...); without --column every numeric column is a series (text
+//     columns such as dates are skipped and reported)
 //   - missing values (empty cells, NA, null, nan) are NaN: leading and trailing ones are
 //     trimmed (columns of different lengths), inner ones stay NaN and are fed to the model
 //     as PAD tokens with attention mask 0 (Chronos' handling of gaps)
