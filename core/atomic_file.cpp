@@ -1,3 +1,4 @@
+#include <atomic>
 #include "core/atomic_file.h"
 
 #include <fcntl.h>
@@ -63,7 +64,10 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
 
 void write_file_atomic(const std::string& path, const std::vector<std::string_view>& pieces) {
   check(!path.empty(), "write_file_atomic", "empty path");
-  const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
+  // pid and a per-process sequence number: two threads writing the same path at once (two runs
+  // of a study generating one cached data set) must not share, and then lose, one temporary.
+  static std::atomic<uint64_t> sequence{0};
+  const std::string tmp = fmt::format("{}.tmp.{}.{}", path, ::getpid(), sequence.fetch_add(1));
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail(tmp, "open", errno);
   try {
@@ -124,8 +128,14 @@ std::vector<std::string> remove_orphaned_temporaries(const std::string& dir) {
     const std::string name = entry.path().filename().string();
     const size_t at = name.rfind(".tmp.");
     if (at == std::string::npos || at == 0 || at + 5 == name.size()) continue;
-    const std::string digits = name.substr(at + 5);
-    if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) continue;
+    // "<pid>.<sequence>" (or "<pid>" from older versions): both parts all digits.
+    const std::string suffix = name.substr(at + 5);
+    const std::string digits = suffix.substr(0, suffix.find('.'));
+    const std::string sequence = suffix.size() > digits.size() ? suffix.substr(digits.size() + 1) : "0";
+    auto all_digits = [](const std::string& x) {
+      return !x.empty() && x.find_first_not_of("0123456789") == std::string::npos;
+    };
+    if (!all_digits(digits) || digits.size() > 9 || !all_digits(sequence) || sequence.size() > 19) continue;
     const pid_t pid = static_cast<pid_t>(std::stol(digits));
     // kill(pid, 0): 0 or EPERM = a live process (or a reused pid: keep the file), ESRCH = gone.
     if (pid <= 0 || ::kill(pid, 0) == 0 || errno != ESRCH) continue;

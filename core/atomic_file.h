@@ -1,4 +1,5 @@
-// Crash-safe file replacement: the bytes go to "<path>.tmp.<pid>" in the same directory,
+// Crash-safe file replacement: the bytes go to "<path>.tmp.<pid>.<n>" (n counts this process's
+// writes, so concurrent writers of one path never share a temporary) in the same directory,
 // are fsync'ed, and the temporary is renamed over path (atomic on POSIX), so a reader sees
 // either the old file or the complete new one, never a torn write. Checkpoints and tensor
 // files use it. append_line_durable grows a log one durable line at a time. The readers'
@@ -37,7 +38,7 @@ void create_output_directory(const std::string& dir, std::string_view fn);
 // Throws an hm::Error prefixed with fn when path, an output file, is an existing directory.
 void check_output_file(const std::string& path, std::string_view fn);
 
-// Removes the temporaries "<name>.tmp.<pid>" in dir that write_file_atomic left when its
+// Removes the temporaries "<name>.tmp.<pid>.<n>" (and the older "<name>.tmp.<pid>") in dir that write_file_atomic left when its
 // process was killed between creating and renaming them: only those whose pid is no live
 // process (a running writer's temporary stays). Returns the names removed.
 std::vector<std::string> remove_orphaned_temporaries(const std::string& dir);

@@ -1,5 +1,7 @@
 // safetensors I/O: round trips of every dtype, metadata, atomic replacement, every kind of
 // malformed file, and a file written by plain Python (tests/reference/make_safetensors_reference.py).
+#include <atomic>
+#include <thread>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -235,6 +237,29 @@ TEST_CASE("append_line: a full disk or a bad path throws naming the file and the
   CHECK(throws_with([&] { append_line(path, "two\nlines"); }, {"contains a newline"}));
 }
 
+TEST_CASE("write_file_atomic: threads replacing one file at once never lose a temporary") {
+  // Two runs of a study generating the same cached data set wrote "<path>.tmp.<pid>" together:
+  // the first rename took the shared temporary and the second failed.
+  ScratchDir dir;
+  const std::string path = dir.file("shared.bin");
+  std::atomic<int> failures{0};
+  auto writer = [&](char c) {
+    for (int i = 0; i < 50; ++i) try {
+        write_file_atomic(path, std::string(4096, c));
+      } catch (const std::exception&) {
+        ++failures;
+      }
+  };
+  std::thread a(writer, 'a'), b(writer, 'b');
+  a.join(), b.join();
+  CHECK(failures.load() == 0);
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(bytes.size() == 4096);
+  CHECK((bytes == std::string(4096, 'a') || bytes == std::string(4096, 'b')));
+  CHECK(dir.entries().size() == 1);  // no temporary left behind
+}
+
 TEST_CASE("remove_orphaned_temporaries: a killed writer's temporaries go, a live one's stay") {
   ScratchDir dir;
   auto touch = [&](const std::string& name) { std::ofstream(dir.path / name) << "x"; };
@@ -245,11 +270,17 @@ TEST_CASE("remove_orphaned_temporaries: a killed writer's temporaries go, a live
   int status = 0;
   waitpid(dead, &status, 0);
   touch(fmt::format("checkpoint_last.safetensors.tmp.{}", dead));
+  touch(fmt::format("metrics.json.tmp.{}.17", dead));                 // today's name: pid.sequence
+  touch(fmt::format("model.safetensors.tmp.{}.3", ::getpid()));       // this process's, alive
+  touch(fmt::format("odd.tmp.{}.x1", dead));                          // not a temporary's name
   touch(fmt::format("config.json.tmp.{}", ::getpid()));  // this process: alive
   touch("notes.tmp.txt");                                // not a temporary's name
   touch("metrics.jsonl");
   const auto removed = remove_orphaned_temporaries(dir.str());
-  CHECK(removed == std::vector<std::string>{fmt::format("checkpoint_last.safetensors.tmp.{}", dead)});
+  CHECK(removed == std::vector<std::string>{fmt::format("checkpoint_last.safetensors.tmp.{}", dead),
+                                            fmt::format("metrics.json.tmp.{}.17", dead)});
+  CHECK(std::filesystem::exists(dir.path / fmt::format("model.safetensors.tmp.{}.3", ::getpid())));
+  CHECK(std::filesystem::exists(dir.path / fmt::format("odd.tmp.{}.x1", dead)));
   CHECK(std::filesystem::exists(dir.path / fmt::format("config.json.tmp.{}", ::getpid())));
   CHECK(std::filesystem::exists(dir.path / "notes.tmp.txt"));
   CHECK(std::filesystem::exists(dir.path / "metrics.jsonl"));
