@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "autograd/node.h"
+#include "core/checked_math.h"
 #include "core/factories.h"
 #include "ops/reduce.h"
 #include "ops/shape_common.h"
@@ -59,17 +60,19 @@ void check_defined(const Tensor& x, std::string_view fn) { check(x.defined(), fn
 // Resolves one -1 and checks the element count.
 Shape infer_shape(const Shape& requested, const Tensor& x, std::string_view fn) {
   Shape shape = requested;
-  int64_t known = 1, infer = -1;
+  int64_t infer = -1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
       HM_CHECK(infer < 0, fn, "shape {} has more than one -1", str(requested));
       infer = static_cast<int64_t>(i);
     } else {
       HM_CHECK(shape[i] >= 0, fn, "invalid size {} in shape {}", shape[i], str(requested));
-      known *= shape[i];
     }
   }
   if (infer >= 0) {
+    int64_t known = 1;  // checked: huge sizes beside the -1 must not wrap (UBSan found it)
+    for (size_t i = 0; i < shape.size(); ++i)
+      if (static_cast<int64_t>(i) != infer) known = checked_mul(known, shape[i], fn);
     HM_CHECK(known != 0 && x.numel() % known == 0, fn, "cannot infer the -1 in {} for input {} ({} elements)",
              str(requested), str(x.shape()), x.numel());
     shape[infer] = x.numel() / known;

@@ -26,6 +26,8 @@ size_t count_task(const std::vector<FfRunSpec>& runs, FfTask task) {
   return n;
 }
 
+// The result points into the grid: a temporary grid would leave it dangling (ASan found one).
+const FfRunSpec* find_run(std::vector<FfRunSpec>&& grid, FfTask task, const std::string& variant, uint64_t seed) = delete;
 const FfRunSpec* find_run(const std::vector<FfRunSpec>& grid, FfTask task, const std::string& variant, uint64_t seed) {
   for (const FfRunSpec& r : grid)
     if (r.task == task && r.variant.name() == variant && r.seed == seed) return &r;
@@ -129,7 +131,8 @@ TEST_CASE("fourierformer study: run configs round-trip and name their directorie
     CHECK(back.save_model == r.save_model);
     CHECK(ff_run_cost(r) > 0);
   }
-  const FfRunSpec* r = find_run(ff_study_grid(FfStudyPlan{}), FfTask::Lm, "fourier p=4 R=0.1", 1);
+  const std::vector<FfRunSpec> grid = ff_study_grid(FfStudyPlan{});  // r points into it
+  const FfRunSpec* r = find_run(grid, FfTask::Lm, "fourier p=4 R=0.1", 1);
   REQUIRE(r);
   CHECK(ff_run_label(*r) == "lm fourier p=4 R=0.1 seed=1");
   CHECK(ff_model_dir_name(*r) == "lm-fourier-p4-R0.1-seed1");

@@ -255,6 +255,7 @@ TEST_CASE("shape arithmetic: pads, class counts and shapes beyond int64 raise in
   CHECK(throws_with([&] { expand(x, {huge[0], 3, 4}); }, {"[numel]"}));
   CHECK(throws_with([&] { broadcast_to(x, {huge[0], 3, 4}); }, {"[numel]"}));
   CHECK(throws_with([&] { view(x, huge); }, {"[numel]"}));
+  CHECK(throws_with([&] { reshape(x, {huge[0], 4, -1}); }, {"[reshape]", "overflows int64"}));  // UBSan: known *= 4
   // 2^61 float64 elements fit in int64, their 2^64 bytes do not.
   CHECK(throws_with([&] { Tensor::empty({int64_t{1} << 60, 2}, DType::Float64, Device::cpu()); },
                     {"[empty]", "overflows int64"}));

@@ -19,6 +19,7 @@
 #include "core/parallel.h"
 #include "ops/cpu/dropout_mask.h"
 #include "ops/cpu/gemm_rows.h"
+#include "ops/cpu/lane_extremum.h"
 #include "ops/cpu/vec_math.h"
 #include "ops/scaled_dot_product_attention_kernels.h"
 
@@ -105,10 +106,10 @@ void cpu_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& p
           if (pad_row || (args.causal && j0 + nk - 1 > i0 + g.shift)) g.mask_tile(S.data(), i0, rows, j0, nk, pad_row);
           for (int64_t r = 0; r < rows; ++r) {
             T* s = S.data() + r * nk;
-            T mx = kNegInf;
-#pragma omp simd reduction(max : mx)
-            for (int64_t c = 0; c < nk; ++c) mx = s[c] > mx ? s[c] : mx;
-            const T m_new = std::max(m[r], mx);
+            // lane_extremum, not a bare `omp simd reduction(max)`: under clang that gives -FLT_MAX
+            // for a fully masked tile, so m would hold a value no key has (harmless only because
+            // the row's l stays 0) and the -inf test below would not see the tile as empty.
+            const T m_new = std::max(m[r], cpu::lane_extremum<true>(s, nk, kNegInf));
             if (m_new == kNegInf) {  // nothing visible yet: P = 0
               std::fill(s, s + nk, T(0));
               continue;

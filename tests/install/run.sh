@@ -5,7 +5,8 @@
 # `pkg-config --cflags --libs harmonic`.
 # Usage: run.sh <harmonic source dir> <harmonic build dir> <scratch dir (wiped first)>
 # The environment picks the generator, compiler and launcher (CMAKE_GENERATOR, CXX,
-# CMAKE_CXX_COMPILER_LAUNCHER), as ctest sets them from the parent build.
+# CMAKE_CXX_COMPILER_LAUNCHER), as ctest sets them from the parent build; CXXFLAGS and LDFLAGS
+# reach both consumers (.ci/sanitize builds them with the sanitizers).
 set -euo pipefail
 src=$1 build=$2 work=$3
 rm -rf "$work"
@@ -25,6 +26,6 @@ flags=$(pkg-config --cflags --libs harmonic)
 echo "pkg-config --cflags --libs harmonic: $flags"
 printf '#include "core/harmonic.h"\nint main() { return hm::ones({2, 3}).numel() == 6 ? 0 : 1; }\n' >"$work/one.cpp"
 # shellcheck disable=SC2086  # the flags are meant to split
-${CXX:-c++} "$work/one.cpp" -o "$work/one" $flags
+${CXX:-c++} ${CXXFLAGS:-} "$work/one.cpp" -o "$work/one" $flags ${LDFLAGS:-}
 LD_LIBRARY_PATH=$prefix/lib "$work/one"
 echo "pkg-config program ran"
