@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "autograd/grad_mode.h"
+#include "autograd/grad_ready.h"
 #include "autograd/node.h"
 #include "core/factories.h"
 #include "ops/elementwise.h"
@@ -122,6 +123,7 @@ void run_backward(const Tensor& root, const Tensor& grad, bool retain_graph) {
     TensorImpl* leaf = root.impl();
     Tensor g = apply_hooks(leaf->hooks, grad);
     leaf->grad = accumulate(leaf->grad, g);
+    for (const auto& hook : grad_ready_hooks(leaf)) hook(root);
     return;
   }
 
@@ -141,14 +143,49 @@ void run_backward(const Tensor& root, const Tensor& grad, bool retain_graph) {
   }
   std::sort(nodes.begin(), nodes.end(), [](Node* a, Node* b) { return a->sequence > b->sequence; });
   grads[start.get()].grad = grad;
-  // View gradients summed per leaf (leaves without hooks only), added to .grad at the end.
+  // View gradients summed per leaf (leaves without hooks only), added to .grad at the end or
+  // when the leaf is ready.
   std::vector<std::pair<std::shared_ptr<TensorImpl>, Slot>> leaf_buffers;
   std::unordered_map<TensorImpl*, size_t> leaf_buffer_index;
+  auto flush_leaf_buffer = [](std::shared_ptr<TensorImpl>& leaf, Slot& slot) {
+    if (!leaf || !slot.grad.defined()) return;
+    Tensor hooked = apply_hooks(leaf->hooks, slot.grad);
+    leaf->grad = accumulate(leaf->grad, hooked.contiguous());
+    slot = Slot{};
+  };
+  // Leaves with grad-ready hooks: the edges into them still to be processed. A leaf is ready
+  // when its count reaches zero, i.e. after the last reachable node that feeds it.
+  std::unordered_map<TensorImpl*, int64_t> pending_edges;
+  std::unordered_map<TensorImpl*, std::vector<GradReadyHook>> ready_hooks;
+  if (any_grad_ready_hooks())
+    for (Node* n : nodes)
+      for (const Edge& e : n->edges) {
+        if (!e.leaf) continue;
+        auto [it, fresh] = ready_hooks.try_emplace(e.leaf.get());
+        if (fresh) it->second = grad_ready_hooks(e.leaf.get());
+        if (!it->second.empty()) ++pending_edges[e.leaf.get()];
+      }
+  auto edges_done = [&](const Node& n) {
+    if (pending_edges.empty()) return;
+    for (const Edge& e : n.edges) {
+      if (!e.leaf) continue;
+      auto it = pending_edges.find(e.leaf.get());
+      if (it == pending_edges.end() || --it->second > 0) continue;
+      pending_edges.erase(it);
+      if (auto b = leaf_buffer_index.find(e.leaf.get()); b != leaf_buffer_index.end())
+        flush_leaf_buffer(leaf_buffers[b->second].first, leaf_buffers[b->second].second);
+      const Tensor leaf(e.leaf);
+      for (const auto& hook : ready_hooks[e.leaf.get()]) hook(leaf);
+    }
+  };
 
   for (Node* node : nodes) {
     Tensor g = std::move(grads[node].grad);
     grads.erase(node);
-    if (!g.defined()) continue;  // nothing flowed into this node
+    if (!g.defined()) {  // nothing flowed into this node
+      edges_done(*node);
+      continue;
+    }
     if (node->released)
       throw_error("backward", fmt::format("the graph behind op '{}' was already freed by an earlier backward(); "
                                           "pass retain_graph=true to backward through it twice",
@@ -177,6 +214,7 @@ void run_backward(const Tensor& root, const Tensor& grad, bool retain_graph) {
         node->accumulate_into = nullptr;
         node->released = true;
       }
+      edges_done(*node);
       continue;
     }
 
@@ -188,8 +226,8 @@ void run_backward(const Tensor& root, const Tensor& grad, bool retain_graph) {
     } catch (const Error& e) {
       throw Error(fmt::format("[backward of {}] {}", node->name, e.what()));
     }
-    check(input_grads.size() == node->edges.size(), "backward",
-          "op '{}' returned {} gradients for {} inputs", node->name, input_grads.size(), node->edges.size());
+    check(input_grads.size() == node->edges.size(), "backward", "op '{}' returned {} gradients for {} inputs",
+          node->name, input_grads.size(), node->edges.size());
     if (!retain_graph) {
       node->backward = nullptr;  // frees the saved tensors
       node->accumulate_into = nullptr;
@@ -212,12 +250,10 @@ void run_backward(const Tensor& root, const Tensor& grad, bool retain_graph) {
         leaf->grad = accumulate(leaf->grad, hooked.contiguous());
       }
     }
+    edges_done(*node);
   }
 
-  for (auto& [leaf, slot] : leaf_buffers) {
-    Tensor hooked = apply_hooks(leaf->hooks, slot.grad);
-    leaf->grad = accumulate(leaf->grad, hooked.contiguous());
-  }
+  for (auto& [leaf, slot] : leaf_buffers) flush_leaf_buffer(leaf, slot);
 }
 
 }  // namespace hm::autograd

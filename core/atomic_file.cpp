@@ -43,6 +43,20 @@ void sync_directory(const std::string& path) {
 
 }  // namespace
 
+void create_output_directory(const std::string& dir, std::string_view fn) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  HM_CHECK(!fs::exists(dir, ec) || fs::is_directory(dir, ec), fn,
+           "'{}' is a file, not a directory (an output directory)", dir);
+  fs::create_directories(dir, ec);
+  HM_CHECK(!ec, fn, "cannot create the output directory '{}': {}", dir, ec.message());
+}
+
+void check_output_file(const std::string& path, std::string_view fn) {
+  std::error_code ec;
+  HM_CHECK(!std::filesystem::is_directory(path, ec), fn, "'{}' is a directory; an output file is expected", path);
+}
+
 void write_file_atomic(const std::string& path, std::string_view bytes) {
   write_file_atomic(path, std::vector<std::string_view>{bytes});
 }

@@ -29,6 +29,14 @@ void append_line_durable(const std::string& path, std::string_view line);
 // being lost in a stream buffer that is flushed after the check.
 void append_line(const std::string& path, std::string_view line);
 
+// Creates dir (and its parents) for a command's output: an existing file there, or a parent
+// that cannot be created (read-only, not a directory), throws an hm::Error prefixed with fn
+// naming the path and the reason instead of std::filesystem's "cannot create directories".
+void create_output_directory(const std::string& dir, std::string_view fn);
+
+// Throws an hm::Error prefixed with fn when path, an output file, is an existing directory.
+void check_output_file(const std::string& path, std::string_view fn);
+
 // Removes the temporaries "<name>.tmp.<pid>" in dir that write_file_atomic left when its
 // process was killed between creating and renaming them: only those whose pid is no live
 // process (a running writer's temporary stays). Returns the names removed.

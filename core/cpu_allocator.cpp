@@ -1,10 +1,12 @@
 #include "core/cpu_allocator.h"
 
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -123,9 +125,29 @@ bool keep_big(void* raw, size_t payload) {
   return true;
 }
 
+// RAM + swap: a request beyond it cannot succeed, so it fails before malloc (which under
+// overcommit may "succeed" and fault later, and under AddressSanitizer aborts the process).
+size_t memory_ceiling() {
+  static const size_t bytes = [] {
+    struct sysinfo si {};
+    if (sysinfo(&si) != 0) return SIZE_MAX;
+    return static_cast<size_t>(si.totalram + si.totalswap) * si.mem_unit;
+  }();
+  return bytes;
+}
+
 }  // namespace
 
+void check_host_fits(int64_t count, size_t element_bytes, std::string_view fn) {
+  HM_CHECK(count >= 0 && static_cast<uint64_t>(count) <= memory_ceiling() / std::max<size_t>(element_bytes, 1), fn,
+           "{} elements of {} bytes do not fit in host memory (RAM + swap is {} bytes)", count, element_bytes,
+           memory_ceiling());
+}
+
 void* cpu_allocate(size_t nbytes) {
+  if (nbytes > memory_ceiling())
+    throw_error("alloc", fmt::format("out of host memory allocating {} bytes (RAM + swap is {} bytes)", nbytes,
+                                     memory_ceiling()));
   t_allocated_bytes += static_cast<int64_t>(nbytes);
   const int cls = size_class(nbytes);
   void* raw = nullptr;

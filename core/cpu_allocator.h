@@ -7,11 +7,16 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 namespace hm {
 
 void* cpu_allocate(size_t nbytes);  // throws hm::Error when out of memory
-void cpu_deallocate(void* p);       // p from cpu_allocate (any thread) or nullptr
+// For host buffers that are not tensors (std::vector in a data generator): throws an hm::Error
+// prefixed with fn when count elements of element_bytes cannot fit in RAM + swap (or count is
+// negative), where std::vector would throw std::bad_alloc or length_error, or grow until killed.
+void check_host_fits(int64_t count, size_t element_bytes, std::string_view fn);
+void cpu_deallocate(void* p);  // p from cpu_allocate (any thread) or nullptr
 
 struct CpuCacheStats {
   int64_t cached_blocks = 0;  // free blocks held by the calling thread's cache

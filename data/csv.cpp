@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <optional>
 #include <sstream>
 
 #include "core/factories.h"
+#include "core/file_read.h"
 
 namespace hm::data {
 namespace {
@@ -63,6 +65,11 @@ std::optional<double> parse_number(std::string_view s) {
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
   return v;
+}
+
+bool is_missing_marker(std::string_view s) {
+  s = trim(s);
+  return s.empty() || s == "NA" || s == "N/A" || s == "na" || s == "null" || s == "NULL";
 }
 
 struct Line {
@@ -120,6 +127,22 @@ CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::stri
   }
 
   const size_t first_data = has_header ? 1 : 0;
+  std::vector<std::string> skipped;
+  if (opt.skip_text_columns && opt.columns.empty() && opt.column_indices.empty() && lines.size() > first_data) {
+    const Line& line = lines[first_data];
+    std::vector<std::string> cells = split_line(line.text, opt.delimiter, source, line.number);
+    std::vector<int64_t> numeric;
+    for (int64_t c : keep) {
+      const bool text = c < std::ssize(cells) && !parse_number(cells[c]) && !is_missing_marker(cells[c]);
+      if (text)
+        skipped.push_back(names[c]);
+      else
+        numeric.push_back(c);
+    }
+    keep = numeric;
+    check(!keep.empty(), kFn, "'{}': no numeric column (line {} has text in every column: {})", source, line.number,
+          fmt::join(skipped, ", "));
+  }
   const auto rows = static_cast<int64_t>(lines.size() - first_data);
   check(rows > 0, kFn, "'{}': no data rows after the header (line {})", source, lines[0].number);
   const auto nkeep = static_cast<int64_t>(keep.size());
@@ -132,6 +155,10 @@ CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::stri
           got, lines[0].number, ncols, ncols + 1);
     for (int64_t k = 0; k < nkeep; ++k) {
       const int64_t c = keep[k];
+      if (opt.missing_as_nan && (c >= got || is_missing_marker(cells[c]))) {
+        values[r * nkeep + k] = std::numeric_limits<double>::quiet_NaN();
+        continue;
+      }
       check(c < got, kFn, "'{}' line {} column {} ('{}'): missing value (the line has only {} cells)", source,
             line.number, c + 1, names[c], got);
       std::optional<double> v = parse_number(cells[c]);
@@ -147,12 +174,12 @@ CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::stri
   CsvTable out;
   out.values = from_vector(values, {rows, nkeep}, {.dtype = opt.dtype});
   for (int64_t c : keep) out.names.push_back(names[c]);
+  out.skipped = skipped;
   return out;
 }
 
 CsvTable read_csv(const std::string& path, const CsvOptions& options) {
-  std::error_code ec;
-  check(std::filesystem::is_regular_file(path, ec), kFn, "'{}': no such file", path);
+  check_readable_file(path, kFn);  // a directory or a missing path, by name
   std::ifstream in(path, std::ios::binary);
   check(in.good(), kFn, "cannot open '{}'", path);
   std::ostringstream buffer;

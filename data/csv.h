@@ -23,11 +23,19 @@ struct CsvOptions {
   // Or by 0-based position (when there is no header); ignored when `columns` is set.
   std::vector<int64_t> column_indices;
   DType dtype = DType::Float32;  // float32 or float64
+  // Missing values become NaN instead of an error: empty cells, NA / N/A / null / nan, and
+  // the cells a short line lacks (time series with gaps or of different lengths).
+  bool missing_as_nan = false;
+  // With neither `columns` nor `column_indices`: drop the columns whose first data cell is
+  // text that is not a number or a missing marker (a date or label column); they are listed
+  // in CsvTable::skipped.
+  bool skip_text_columns = false;
 };
 
 struct CsvTable {
   Tensor values;                   // (rows, selected columns)
-  std::vector<std::string> names;  // selected column names ("0", "1", ... without a header)
+  std::vector<std::string> names;    // selected column names ("0", "1", ... without a header)
+  std::vector<std::string> skipped;  // columns dropped by skip_text_columns
 };
 
 // Reads a CSV file: RFC 4180 style double quotes (no newlines inside), blank lines skipped,

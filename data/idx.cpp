@@ -7,9 +7,11 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <vector>
 
 #include "core/factories.h"
+#include "core/file_read.h"
 
 namespace hm::data {
 namespace {
@@ -30,7 +32,85 @@ int element_size(uint8_t type) {
   return 0;  // unknown code
 }
 
-// A gzFile that closes itself; reads plain files too (zlib passes them through).
+// Reads a plain file as it is, or a gzip file member by member through inflate. Not gzread:
+// that skips whatever follows the last gzip member, so a file with trailing garbage passed.
+class GzReader {
+ public:
+  GzReader(const std::string& path, std::string_view fn) : path_(path), fn_(fn) {
+    check_readable_file(path, fn);  // a directory or a missing path, by name
+    in_.open(path, std::ios::binary);
+    check(in_.is_open(), fn_, "cannot open '{}': {}", path, std::strerror(errno));
+    refill();
+    gzip_ = zs_.avail_in >= 2 && buf_[0] == 0x1f && buf_[1] == 0x8b;
+    if (gzip_) check(inflateInit2(&zs_, 16 + MAX_WBITS) == Z_OK, fn_, "'{}': zlib inflateInit2 failed", path);
+  }
+  ~GzReader() {
+    if (gzip_) inflateEnd(&zs_);
+  }
+  GzReader(const GzReader&) = delete;
+  GzReader& operator=(const GzReader&) = delete;
+
+  // Reads up to n bytes, returning how many arrived (fewer only at the end of the data).
+  size_t read(void* dst, size_t n) {
+    auto* p = static_cast<unsigned char*>(dst);
+    size_t got = 0;
+    while (got < n && !done_) {
+      if (zs_.avail_in == 0 && !refill() && !gzip_) break;  // (gzip: inflate reports the truncation)
+      if (!gzip_) {
+        const size_t k = std::min<size_t>(n - got, zs_.avail_in);
+        std::memcpy(p + got, zs_.next_in, k);
+        zs_.next_in += k, zs_.avail_in -= static_cast<uInt>(k), got += k;
+        continue;
+      }
+      zs_.next_out = p + got;
+      zs_.avail_out = static_cast<uInt>(std::min<size_t>(n - got, 1u << 30));
+      const uInt room = zs_.avail_out;
+      const int r = inflate(&zs_, Z_NO_FLUSH);
+      got += room - zs_.avail_out;
+      if (r == Z_STREAM_END) {
+        // the end of one member: the file ends, or another member starts (gzip allows
+        // concatenation); any other byte is trailing garbage
+        if (zs_.avail_in == 0) refill();
+        if (zs_.avail_in == 0) {
+          done_ = true;
+        } else {
+          HM_CHECK(zs_.next_in[0] == 0x1f, fn_, "'{}': trailing data after the gzip stream at compressed byte {}",
+                   path_, compressed_offset());
+          inflateReset(&zs_);
+        }
+      } else if (r == Z_BUF_ERROR && zs_.avail_in == 0) {
+        throw_error(fn_,
+                    fmt::format("'{}': truncated compressed data at compressed byte {}", path_, compressed_offset()));
+      } else if (r != Z_OK) {
+        throw_error(fn_, fmt::format("'{}': corrupt compressed data near compressed byte {} (zlib: {})", path_,
+                                     compressed_offset(), zs_.msg ? zs_.msg : "error " + std::to_string(r)));
+      }
+    }
+    return got;
+  }
+
+ private:
+  bool refill() {  // false at the end of the file
+    in_.read(reinterpret_cast<char*>(buf_.data()), static_cast<std::streamsize>(buf_.size()));
+    const auto k = static_cast<size_t>(in_.gcount());
+    check(k > 0 || in_.eof(), fn_, "'{}': read error after byte {}", path_, file_bytes_);
+    file_bytes_ += k;
+    zs_.next_in = buf_.data();
+    zs_.avail_in = static_cast<uInt>(k);
+    return k > 0;
+  }
+  size_t compressed_offset() const { return file_bytes_ - zs_.avail_in; }
+
+  std::string path_;
+  std::string_view fn_;
+  std::ifstream in_;
+  std::vector<unsigned char> buf_ = std::vector<unsigned char>(size_t{1} << 17);
+  z_stream zs_{};
+  size_t file_bytes_ = 0;  // bytes read from the file so far
+  bool gzip_ = false, done_ = false;
+};
+
+// A gzFile for writing ("wb6" gzip, "wbT" plain) that closes itself.
 class GzFile {
  public:
   GzFile(const std::string& path, const char* mode, std::string_view fn) : path_(path), fn_(fn) {
@@ -44,24 +124,6 @@ class GzFile {
   }
   GzFile(const GzFile&) = delete;
   GzFile& operator=(const GzFile&) = delete;
-
-  // Reads up to n bytes, returning how many arrived (fewer only at the end of the data).
-  size_t read(void* dst, size_t n) {
-    size_t got = 0;
-    auto* p = static_cast<unsigned char*>(dst);
-    while (got < n) {
-      unsigned chunk = static_cast<unsigned>(std::min<size_t>(n - got, 1u << 30));
-      int r = gzread(file_, p + got, chunk);
-      if (r < 0) fail_zlib();
-      if (r == 0) break;
-      got += static_cast<size_t>(r);
-    }
-    // A truncated gzip stream ends early with Z_BUF_ERROR rather than a failed read.
-    int err = Z_OK;
-    gzerror(file_, &err);
-    if (err != Z_OK && err != Z_STREAM_END) fail_zlib();
-    return got;
-  }
 
   void write(const void* src, size_t n) {
     auto* p = static_cast<const unsigned char*>(src);
@@ -140,7 +202,7 @@ struct RawIdx {
 };
 
 RawIdx read_raw(const std::string& path, std::string_view fn) {
-  GzFile f(path, "rb", fn);
+  GzReader f(path, fn);
   unsigned char magic[4];
   size_t got = f.read(magic, 4);
   check(got == 4, fn, "'{}': truncated at byte {}: the header needs 4 bytes", path, got);

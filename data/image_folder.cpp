@@ -6,10 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 
 #include "core/factories.h"
+#include "core/file_read.h"
 
 namespace hm::data {
 namespace fs = std::filesystem;
@@ -20,15 +23,27 @@ struct StbImage {
   int width = 0, height = 0, channels = 0;
 };
 
+// " (the PNG header says WxH pixels)" for a PNG file, so stb's "too large" shows the size
+// (a width of 2^31 or more is negative as stb's int); "" for other files.
+std::string png_header_size(const std::string& path) {
+  unsigned char h[24] = {};
+  std::ifstream in(path, std::ios::binary);
+  if (!in.read(reinterpret_cast<char*>(h), sizeof h) || std::memcmp(h, "\x89PNG\r\n\x1a\n", 8) != 0) return "";
+  auto be32 = [&](int at) {
+    return (uint32_t{h[at]} << 24) | (uint32_t{h[at + 1]} << 16) | (h[at + 2] << 8) | h[at + 3];
+  };
+  return fmt::format(" (the PNG header says {}x{} pixels)", be32(16), be32(20));
+}
+
 StbImage decode(const std::string& path, int channels, std::string_view fn) {
   check(channels == 0 || channels == 1 || channels == 3 || channels == 4, fn,
         "channels must be 0 (as stored), 1, 3 or 4, got {}", channels);
-  std::error_code ec;
-  check(fs::is_regular_file(path, ec), fn, "'{}': no such file", path);
+  check_readable_file(path, fn);  // a directory or a missing path, by name
   StbImage img;
   int stored = 0;
   img.pixels.reset(stbi_load(path.c_str(), &img.width, &img.height, &stored, channels));
-  check(img.pixels != nullptr, fn, "'{}': cannot decode image: {}", path, stbi_failure_reason());
+  HM_CHECK(img.pixels != nullptr, fn, "'{}': cannot decode image: {}{}", path, stbi_failure_reason(),
+           png_header_size(path));
   img.channels = channels ? channels : stored;
   return img;
 }

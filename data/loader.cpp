@@ -62,6 +62,14 @@ Epoch::Epoch(std::shared_ptr<const Dataset> dataset, std::vector<int64_t> order,
   if (prefetch_ && num_batches > 0) worker_ = std::thread([s = shared_.get()] { s->worker_loop(); });
 }
 
+Epoch::Epoch(std::shared_ptr<const Dataset> dataset, std::vector<std::vector<int64_t>> batches, bool prefetch)
+    : shared_(std::make_unique<Shared>()), prefetch_(prefetch) {
+  shared_->dataset = std::move(dataset);
+  shared_->num_batches = std::ssize(batches);
+  shared_->batches = std::move(batches);
+  if (prefetch_ && shared_->num_batches > 0) worker_ = std::thread([s = shared_.get()] { s->worker_loop(); });
+}
+
 Epoch::~Epoch() {
   if (!worker_.joinable()) return;
   {
@@ -74,6 +82,10 @@ Epoch::~Epoch() {
 
 Batch Epoch::Shared::build(int64_t k) const {
   NoGradGuard no_grad;  // batches are data, never part of a graph
+  if (!batches.empty()) {
+    const std::vector<int64_t>& indices = batches[static_cast<size_t>(k)];
+    return indices.empty() ? Batch{} : dataset->get_batch(indices);
+  }
   const int64_t begin = k * batch_size;
   const int64_t end = std::min<int64_t>(begin + batch_size, static_cast<int64_t>(order.size()));
   std::vector<int64_t> indices(order.begin() + begin, order.begin() + end);

@@ -32,7 +32,7 @@ using Sampler = std::function<std::vector<int64_t>(int64_t size, int64_t epoch)>
 
 struct LoaderOptions {
   int64_t batch_size = 32;
-  bool shuffle = false;     // seeded_permutation(size, seed, epoch) per epoch (ignored with a sampler)
+  bool shuffle = false;    // seeded_permutation(size, seed, epoch) per epoch (ignored with a sampler)
   bool drop_last = false;  // drop a final batch smaller than batch_size
   uint64_t seed = 0;
   bool prefetch = true;  // build batches on a worker thread
@@ -66,6 +66,9 @@ class Epoch {
  public:
   Epoch(std::shared_ptr<const Dataset> dataset, std::vector<int64_t> order, int64_t batch_size, int64_t num_batches,
         bool prefetch);
+  // Batches given one by one (a rank's shards, data/shard.h); an empty one yields an empty
+  // Batch (undefined input and target).
+  Epoch(std::shared_ptr<const Dataset> dataset, std::vector<std::vector<int64_t>> batches, bool prefetch);
   ~Epoch();
   Epoch(Epoch&&) noexcept = default;
   Epoch& operator=(Epoch&&) = delete;
@@ -101,6 +104,7 @@ class Epoch {
   struct Shared {
     std::shared_ptr<const Dataset> dataset;
     std::vector<int64_t> order;
+    std::vector<std::vector<int64_t>> batches;  // when set, the batches themselves (order unused)
     int64_t batch_size = 0, num_batches = 0;
     std::mutex mutex;
     std::condition_variable cv;

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <vector>
 
+#include "core/checked_math.h"
+#include "core/cpu_allocator.h"
 #include "core/factories.h"
 #include "core/random.h"
 #include "ops/shape_ops.h"
@@ -40,6 +42,10 @@ void check_options(MixKind kind, const MixSeriesOptions& o) {
   check(o.mix_std > 0.0 && std::isfinite(o.mix_std), fn, "mix_std must be positive, got {}", o.mix_std);
   check(o.train_fraction > 0.0 && o.train_fraction < 1.0, fn, "train_fraction must be in (0, 1), got {}",
         o.train_fraction);
+  // the generator's host buffers: (N, T) series, (N, K) rates, (K, T) curves, (K, D) terms
+  for (auto [a, b] :
+       {std::pair{o.size, o.length}, {o.size, o.components}, {o.components, o.length}, {o.components, o.terms}})
+    check_host_fits(checked_mul(a, b, fn), sizeof(double), fn);
   const int64_t n_train = std::llround(o.train_fraction * static_cast<double>(o.size));
   check(n_train >= 1 && n_train < o.size, fn, "train_fraction {} of size {} leaves an empty split", o.train_fraction,
         o.size);
@@ -57,6 +63,7 @@ MixKind parse_mix_kind(std::string_view name) {
 
 Tensor mix_time_axis(int64_t length, MixVariant variant) {
   check(length >= 2, "mix_time_axis", "length T must be >= 2, got {}", length);
+  check_host_fits(length, sizeof(double), "mix_time_axis");
   const double half = 0.5 * static_cast<double>(length);
   const int64_t first = variant == MixVariant::Paper ? 1 : 0;  // Alg. 1-2 count t = 1..T; load.py 0..T-1
   std::vector<double> u(length);

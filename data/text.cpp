@@ -11,6 +11,7 @@
 
 #include "core/atomic_file.h"
 #include "core/factories.h"
+#include "core/file_read.h"
 
 namespace hm::data {
 namespace {
@@ -35,8 +36,7 @@ bool attaches_right(const std::string& t) {  // no space after it
 }
 
 std::string slurp(const std::string& path, std::string_view fn) {
-  std::error_code ec;
-  check(std::filesystem::is_regular_file(path, ec), fn, "'{}': no such file", path);
+  check_readable_file(path, fn);  // a directory or a missing path, by name
   std::ifstream in(path, std::ios::binary);
   check(in.good(), fn, "cannot open '{}'", path);
   std::ostringstream buffer;

@@ -137,6 +137,11 @@ Tensor T5::encode(const Tensor& input_ids, const Tensor& attention_mask) {
 
 Tensor T5::decode(const Tensor& decoder_input_ids, const Tensor& memory, const Tensor& attention_mask,
                   std::vector<nn::DecoderLayerCache>* caches) {
+  return lm_logits(decode_hidden(decoder_input_ids, memory, attention_mask, caches));
+}
+
+Tensor T5::decode_hidden(const Tensor& decoder_input_ids, const Tensor& memory, const Tensor& attention_mask,
+                         std::vector<nn::DecoderLayerCache>* caches) {
   HM_CHECK(decoder_input_ids.defined() && decoder_input_ids.dtype() == DType::Int64 && decoder_input_ids.dim() == 2,
            "T5", "decoder_input_ids must be int64 (B, T), got {}", decoder_input_ids.desc());
   HM_CHECK(memory.defined() && memory.dim() == 3 && memory.size(0) == decoder_input_ids.size(0), "T5",
@@ -151,7 +156,10 @@ Tensor T5::decode(const Tensor& decoder_input_ids, const Tensor& memory, const T
   nn::AttentionMask memory_mask{.key_padding_mask = attention_mask.defined() ? logical_not(attention_mask) : Tensor()};
   Tensor h =
       decoder->forward(drop->forward(shared->forward(decoder_input_ids)), memory, self_mask, memory_mask, caches);
-  h = drop->forward(h);  // (B, T, E)
+  return drop->forward(h);  // (B, T, E)
+}
+
+Tensor T5::lm_logits(const Tensor& h) {
   if (lm_head) return lm_head->forward(h);
   return linear(mul(h, 1.0 / std::sqrt(static_cast<double>(config.d_model))), shared->weight);  // (B, T, V)
 }

@@ -70,6 +70,12 @@ class T5 : public nn::Module {
   // continue the cached prefix (relative positions are offset by the cached length).
   Tensor decode(const Tensor& decoder_input_ids, const Tensor& memory, const Tensor& attention_mask = {},
                 std::vector<nn::DecoderLayerCache>* caches = nullptr);
+  // decode without the lm head: the decoder's final hidden states (B, T, E), for other heads
+  // (models/chronos: a Fourier head over value bins).
+  Tensor decode_hidden(const Tensor& decoder_input_ids, const Tensor& memory, const Tensor& attention_mask = {},
+                       std::vector<nn::DecoderLayerCache>* caches = nullptr);
+  // The lm head: hidden (B, T, E) -> logits (B, T, V) (tied: the shared embedding, d_model^-0.5 rescaled).
+  Tensor lm_logits(const Tensor& hidden);
   Tensor forward(const Tensor& input_ids, const Tensor& attention_mask, const Tensor& decoder_input_ids);
 
   // Labels (B, T) -> decoder inputs: decoder_start then labels[:, :-1], with -100 replaced by pad.

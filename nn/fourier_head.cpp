@@ -4,6 +4,7 @@
 #include <numbers>
 
 #include "autograd/grad_mode.h"
+#include "core/checked_math.h"
 #include "core/factories.h"
 #include "ops/fourier_head.h"
 #include "ops/head_losses.h"
@@ -42,7 +43,8 @@ FourierHead::FourierHead(int64_t in, int64_t bins_, int64_t n, double gamma_, do
       code_scaling(code_scaling_) {
   check(bins_ >= 1 && n >= 0, "FourierHead", "need bins >= 1 and frequencies >= 0, got bins={} frequencies={}", bins_,
         n);
-  linear = register_module("linear", scaled_linear(in, 2 * (n + 1), wden, bden, gen, "FourierHead"));
+  const int64_t coeffs = checked_mul(2, checked_add(n, 1, "FourierHead"), "FourierHead");  // 2(N+1)
+  linear = register_module("linear", scaled_linear(in, coeffs, wden, bden, gen, "FourierHead"));
 }
 
 Tensor FourierHead::coefficients(const Tensor& x) { return linear->forward(upcast(x)); }
@@ -68,7 +70,8 @@ FourierHeadMLE::FourierHeadMLE(int64_t in, int64_t n, double gamma_, double wden
       gamma(gamma_) {
   check(n >= 0 && reg_bins_ >= 1, "FourierHeadMLE", "need frequencies >= 0 and reg_bins >= 1, got {} and {}", n,
         reg_bins_);
-  linear = register_module("linear", scaled_linear(in, 2 * (n + 1), wden, bden, gen, "FourierHeadMLE"));
+  const int64_t coeffs = checked_mul(2, checked_add(n, 1, "FourierHeadMLE"), "FourierHeadMLE");  // 2(N+1)
+  linear = register_module("linear", scaled_linear(in, coeffs, wden, bden, gen, "FourierHeadMLE"));
 }
 
 Tensor FourierHeadMLE::forward(const Tensor& x) { return linear->forward(upcast(x)); }

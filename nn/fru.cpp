@@ -2,10 +2,13 @@
 // gradient-inspection helper of the FRU paper's Figure 5.
 #include "nn/fru.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
 #include "autograd/grad_mode.h"
+#include "core/checked_math.h"
+#include "core/cpu_allocator.h"
 #include "core/factories.h"
 #include "nn/init.h"
 #include "ops/fru_kernels.h"
@@ -28,6 +31,7 @@ Tensor tn(const Shape& shape, Generator* gen) {
 
 std::vector<double> fru_frequencies(int64_t K, double f_max) {
   check(K >= 1, "fru_frequencies", "num_freqs must be >= 1, got {}", K);
+  check_host_fits(K, sizeof(double), "fru_frequencies");  // (push_back would grow until killed)
   std::vector<double> f{0.0};
   if (K == 2) f.push_back(0.25);
   if (K > 2) {
@@ -51,6 +55,9 @@ FourierStatRecurrent::FourierStatRecurrent(const std::string& type, int64_t in, 
       fused(fused_) {
   check(in > 0 && channels > 0 && dims > 0 && r > 0 && units > 0, type,
         "sizes must be positive: input {}, channels {}, dims {}, r {}, units {}", in, channels, dims, r, units);
+  // weight_r (r, S) and weight_o (units, S) with S = channels * dims, before any buffer is built
+  const int64_t state = checked_mul(channels, dims, type);
+  check_host_fits(checked_mul(state, std::max(r, units), type), sizeof(float), type);
 }
 
 // After the subclass's own parameters: the registration order fixes the draws from gen.
@@ -149,6 +156,7 @@ Tensor FRU::coefficients(int64_t T, const Tensor& like) const {
   // Frequencies from the options in double (the float32 buffer would put ~1e-4 rad of error
   // into 2 pi f t / T at f = 784).
   const std::vector<double> f = fru_frequencies(K, options.f_max);
+  check_host_fits(checked_mul(T, K, "FRU"), sizeof(double), "FRU");
   std::vector<double> arg(T * K);
   for (int64_t t = 0; t < T; ++t)
     for (int64_t k = 0; k < K; ++k) arg[t * K + k] = kTwoPi * f[k] * double(t + options.first_step) / Tn;

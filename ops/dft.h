@@ -1,7 +1,7 @@
-// A host-side complex DFT of any length, float64: iterative radix-2 when the length is a power
-// of two, Bluestein's chirp-z (three power-of-two FFTs) otherwise, so every length costs
-// O(m log m). Not a tensor op: evaluation code (the smoothness metric, its noise validation)
-// uses it on rows it has already copied to the host.
+// A host-side complex DFT of any length, float64, on std::complex rows the caller already has
+// on the host (the smoothness metric and its noise validation). Not a tensor op: it runs the
+// cached plans of the FFT op's CPU engine (ops/cpu/fft_plan.h: mixed radix, Bluestein for large
+// prime factors), so every length costs O(m log m).
 #pragma once
 #include <complex>
 #include <vector>

@@ -26,6 +26,7 @@
 
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
+#include "core/checked_math.h"
 #include "core/factories.h"
 #include "ops/elementwise.h"
 #include "ops/fourier_kernels.h"
@@ -62,8 +63,10 @@ Tensor bin_table(int64_t n_freq, int64_t m, DType dtype, Device device) {
   std::lock_guard<std::mutex> lock(mutex);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
-  const int64_t h = (m + 1) / 2;
-  std::vector<double> t(static_cast<size_t>((n_freq + 1) * 2 * h));
+  const int64_t h = (m + 1) / 2;  // m < 2^62 (fourier_head_log_pmf checks 4h)
+  // a Tensor, not a std::vector: an impossible m gives an hm::Error naming the size, not bad_alloc
+  Tensor host = Tensor::empty({n_freq + 1, 2 * h}, DType::Float64, Device::cpu());
+  double* t = host.data<double>();
   for (int64_t l = 0; l <= n_freq; ++l)
     for (int64_t j = 0; j < h; ++j) {
       int64_t num = (l * (2 * j + 1 - m)) % (2 * m);  // angle = pi num / m
@@ -71,7 +74,7 @@ Tensor bin_table(int64_t n_freq, int64_t m, DType dtype, Device device) {
       t[l * 2 * h + j] = std::cos(angle);
       t[l * 2 * h + h + j] = std::sin(angle);
     }
-  Tensor table = from_vector(t, {n_freq + 1, 2 * h}).to(dtype).to(device);
+  Tensor table = host.to(dtype).to(device);
   cache.emplace(key, table);
   return table;
 }
@@ -104,16 +107,18 @@ Tensor as_rows(const Tensor& x) {
 
 Tensor fourier_bin_centres(int64_t bins) {
   check(bins >= 1, "fourier_bin_centres", "bins must be >= 1, got {}", bins);
-  std::vector<double> b(static_cast<size_t>(bins));
-  for (int64_t j = 0; j < bins; ++j) b[j] = -1.0 + static_cast<double>(2 * j + 1) / static_cast<double>(bins);
-  return from_vector(b, {bins});
+  Tensor centres = Tensor::empty({bins}, DType::Float64, Device::cpu());  // hm::Error when too large
+  double* b = centres.data<double>();
+  for (int64_t j = 0; j < bins; ++j) b[j] = -1.0 + (2.0 * static_cast<double>(j) + 1.0) / static_cast<double>(bins);
+  return centres;
 }
 
 Tensor fourier_head_log_pmf(const Tensor& coeffs, int64_t bins) {
   const int64_t n_freq = check_coeffs(coeffs, "fourier_head_log_pmf");
   HM_CHECK(bins >= 1, "fourier_head_log_pmf", "bins must be >= 1, got {} (coeffs {})", bins, coeffs.desc());
-  const int64_t k = coeffs.size(-1), h = (bins + 1) / 2;
-  Tensor x = as_rows(coeffs);  // (rows, K)
+  const int64_t k = coeffs.size(-1), h = checked_add(bins, 1, "fourier_head_log_pmf") / 2;
+  checked_mul(4, h, "fourier_head_log_pmf");  // the (rows, 4h) buffer's row length
+  Tensor x = as_rows(coeffs);                 // (rows, K)
   const int64_t rows = x.size(0);
   Tensor x2 = Tensor::view_of(x.storage(), {2 * rows, n_freq + 1}, {n_freq + 1, 1}, x.offset(), x.dtype());
   Tensor table = bin_table(n_freq, bins, coeffs.dtype(), coeffs.device());       // (N+1, 2h)

@@ -1,5 +1,7 @@
 // layer_norm and rms_norm: fused forward kernels that save the per-row statistics
 // (mean, rstd), and fused backward kernels producing dx, dweight and dbias in one pass.
+#include <cmath>
+
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
 #include "ops/elementwise_common.h"
@@ -22,8 +24,10 @@ void check_param(const Tensor& p, const Tensor& x, const Shape& shape, std::stri
   HM_CHECK(p.shape() == shape, fn, "{} shape {} must equal normalized shape {}", what, str(p.shape()), str(shape));
 }
 
-void check_input(const Tensor& x, std::string_view fn) {
+void check_input(const Tensor& x, double eps, std::string_view fn) {
   check(x.defined(), fn, "undefined tensor");
+  // NaN, inf or a negative eps would turn every row into NaN or inf without a word
+  check(std::isfinite(eps) && eps >= 0, fn, "eps must be a finite number >= 0, got {}", eps);
   HM_CHECK(x.dtype() == DType::Float32 || x.dtype() == DType::Float64, fn,
            "expected a float32 or float64 tensor, got {}", x.desc());
 }
@@ -32,7 +36,7 @@ void check_input(const Tensor& x, std::string_view fn) {
 
 Tensor layer_norm(const Tensor& x_in, const Shape& normalized_shape, const Tensor& weight_in, const Tensor& bias_in,
                   double eps) {
-  check_input(x_in, "layer_norm");
+  check_input(x_in, eps, "layer_norm");
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   HM_CHECK(k >= 1 && k <= x_in.dim() && Shape(x_in.shape().end() - k, x_in.shape().end()) == normalized_shape,
            "layer_norm", "normalized shape {} must match the trailing dims of input {}", str(normalized_shape),
@@ -62,7 +66,7 @@ Tensor layer_norm(const Tensor& x_in, const Shape& normalized_shape, const Tenso
 }
 
 Tensor rms_norm(const Tensor& x_in, const Tensor& weight_in, double eps) {
-  check_input(x_in, "rms_norm");
+  check_input(x_in, eps, "rms_norm");
   HM_CHECK(x_in.dim() >= 1, "rms_norm", "input needs at least 1 dim, got {}", x_in.desc());
   check_param(weight_in, x_in, {x_in.size(-1)}, "weight", "rms_norm");
   Tensor x = contiguous_nograd(x_in), w = contiguous_nograd(weight_in);

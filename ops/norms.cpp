@@ -2,8 +2,10 @@
 // the elementwise reduce_grad kernel with the result broadcast back over the reduced dims.
 //   logsumexp: dx = g * exp(x - lse) = g * softmax(x)
 //   norm p:    dx = g * sign(x) (|x| / n)^(p-1)    (p = 2: g x / n; 0 where n = 0, not NaN)
-//   norm inf:  dx = g * sign(x) [|x| == n] / (number of ties)
+//   norm inf:  dx = g * sign(x) [|x| == n] / (number of ties), 0 on a row holding NaN (n is
+//              NaN, no |x| equals it, no ties: PyTorch's 0 rather than 0 / 0)
 #include <cmath>
+#include <limits>
 
 #include "autograd/node.h"
 #include "core/factories.h"
@@ -65,7 +67,8 @@ Tensor norm(const Tensor& x, double p, const Dims& dims_in, bool keepdim) {
         if (p == 0) return Grads{zeros_like(xv)};  // piecewise constant
         if (std::isinf(p)) {
           Tensor ties = sum(reduce_grad(ReduceGradOp::AbsEqMask, p, xv, sr.get(), gk), dims, true);
-          return Grads{mul(reduce_grad(ReduceGradOp::AbsEqSign, p, xv, sr.get(), gk), div(gk, ties))};
+          Tensor some_ties = clamp(ties, 1.0, std::numeric_limits<double>::infinity());  // 0 only on NaN rows
+          return Grads{mul(reduce_grad(ReduceGradOp::AbsEqSign, p, xv, sr.get(), gk), div(gk, some_ties))};
         }
         return Grads{reduce_grad(ReduceGradOp::Norm, p, xv, sr.get(), gk)};
       });

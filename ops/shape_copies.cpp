@@ -112,8 +112,12 @@ std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
   check(x.dim() > 0, "chunk", "cannot chunk a 0-d tensor");
   const int64_t d = normalize_dim(dim, x.dim(), "chunk");
   const int64_t size = x.shape()[d];
-  if (size == 0) return split(x, std::vector<int64_t>(chunks, 0), d);
-  return split(x, (size + chunks - 1) / chunks, d);
+  if (size == 0) {  // torch gives `chunks` empty tensors
+    HM_CHECK(chunks <= (int64_t{1} << 20), "chunk", "{} chunks of the empty dim {} of {} would be {} empty tensors",
+             chunks, d, str(x.shape()), chunks);
+    return split(x, std::vector<int64_t>(static_cast<size_t>(chunks), 0), d);
+  }
+  return split(x, (size - 1) / chunks + 1, d);  // ceil(size / chunks) without size + chunks wrapping
 }
 
 Tensor flip(const Tensor& x, const std::vector<int64_t>& dims_in) {

@@ -269,7 +269,7 @@ Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
   HM_CHECK(start >= -size && start <= size, "narrow", "start {} is out of range for dim {} of size {} in {}", start, d,
            size, str(x.shape()));
   if (start < 0) start += size;
-  HM_CHECK(length >= 0 && start + length <= size, "narrow",
+  HM_CHECK(length >= 0 && length <= size - start, "narrow",  // not start + length: it can wrap
            "start {} + length {} does not fit in dim {} of size {} in {}", start, length, d, size, str(x.shape()));
   return slice_impl("narrow", x, d, start, length, 1);
 }

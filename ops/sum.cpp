@@ -39,6 +39,10 @@ Tensor sum_to(const Tensor& grad, const Shape& shape) {
   if (grad.shape() == shape) return grad;
   const int64_t lead = grad.dim() - static_cast<int64_t>(shape.size());
   HM_CHECK(lead >= 0, "sum_to", "cannot reduce {} to {}", str(grad.shape()), str(shape));
+  for (size_t d = 0; d < shape.size(); ++d)
+    HM_CHECK(shape[d] == 1 || shape[d] == grad.shape()[d + lead], "sum_to",
+             "cannot reduce {} to {}: dim {} of the target must be 1 or {}", str(grad.shape()), str(shape), d,
+             grad.shape()[d + lead]);
   std::vector<int64_t> dims;
   for (int64_t d = 0; d < grad.dim(); ++d)
     if (d < lead || (shape[d - lead] == 1 && grad.shape()[d] != 1)) dims.push_back(d);

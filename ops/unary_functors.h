@@ -113,9 +113,9 @@ template <class M> struct Sigmoid {
   template <class T> HM_HD T operator()(T x) const { return T(1) / (T(1) + M::exp(-x)); }
   template <class T> HM_HD T grad(T y, T g) const { return g * (T(1) - y) * y; }
 };
-struct Relu {  // NaN passes through like torch.relu
+struct Relu {  // NaN passes through like torch.relu, and so does the gradient at NaN (y <= 0 is false)
   template <class T> HM_HD T operator()(T x) const { return x < T(0) ? T(0) : x; }
-  template <class T> HM_HD T grad(T y, T g) const { return y > T(0) ? g : T(0); }
+  template <class T> HM_HD T grad(T y, T g) const { return y <= T(0) ? T(0) : g; }
 };
 // x Phi(x) with Phi(x) = (1 + erf(x / sqrt 2)) / 2; derivative Phi(x) + x phi(x).
 template <class M> struct GeluErf {

@@ -12,6 +12,7 @@
 #include "data/idx.h"
 #include "data/image_folder.h"
 #include "data/loader.h"
+#include "data/synthetic.h"
 #include "data/text.h"
 #include "tests/helpers.h"
 
@@ -250,7 +251,23 @@ TEST_CASE("data: IDX round trip, plain and gzip, and malformed files") {
   CHECK(throws_with([&] { read_idx(dir / "absurd"); }, {"implausible sizes"}));
   std::string gz = read_bytes(dir / "img.gz");
   write_bytes(dir / "cut.gz", gz.substr(0, gz.size() / 2));
-  CHECK(throws_with([&] { read_idx(dir / "cut.gz"); }, {"[read_idx]", "cut.gz"}));
+  CHECK(throws_with([&] { read_idx(dir / "cut.gz"); }, {"[read_idx]", "cut.gz", "truncated compressed data"}));
+  // zlib's gzread skipped bytes after the last gzip member (issue 16); a second member is fine
+  write_bytes(dir / "trailing.gz", gz + "garbage");
+  CHECK(throws_with([&] { read_idx(dir / "trailing.gz"); },
+                    {"[read_idx]", "trailing.gz",
+                     "trailing data after the gzip stream at compressed byte " + std::to_string(gz.size())}));
+  write_bytes(dir / "trailing_magic.gz", gz + "\x1f\x8b junk");
+  CHECK(throws_with([&] { read_idx(dir / "trailing_magic.gz"); }, {"[read_idx]", "trailing_magic.gz", "corrupt"}));
+  // two gzip members (as `cat a.gz b.gz` makes) holding the header and the data: one file
+  write_bytes(dir / "part1", raw.substr(0, 16));
+  write_bytes(dir / "part2", raw.substr(16));
+  const std::string gzip_parts = fmt::format("gzip -c '{}' '{}' > '{}'", dir / "part1", dir / "part2", dir / "two.gz");
+  if (std::system(gzip_parts.c_str()) == 0)
+    CHECK(allclose(read_idx(dir / "two.gz"), read_idx(dir / "img")));
+  else
+    MESSAGE("skipped the two-member gzip check: no gzip command");
+  CHECK(throws_with([&] { read_idx(dir.path.string()); }, {"[read_idx]", "is a directory"}));
   CHECK(throws_with([&] { read_idx_images(dir / "lab"); }, {"[read_idx_images]", "(N, H, W)", "(3,)"}));
   CHECK(throws_with([&] { read_idx(dir / "missing"); }, {"[read_idx]", "cannot open", "missing"}));
 }
@@ -306,6 +323,7 @@ TEST_CASE("data: CSV header detection, column selection, errors with line and co
   write_bytes(dir / "s.csv", "t,v\n0,0.5\n1,1.5\n");
   CHECK(allclose(read_csv(dir / "s.csv", {.columns = {"v"}}).values, {0.5, 1.5}));
   CHECK(throws_with([&] { read_csv(dir / "nope.csv"); }, {"[read_csv]", "nope.csv", "no such file"}));
+  CHECK(throws_with([&] { read_csv(dir.path.string()); }, {"[read_csv]", "is a directory"}));  // issue 16
 }
 
 // -- images ---------------------------------------------------------------------------------
@@ -342,6 +360,19 @@ TEST_CASE("data: image folder of PNG/BMP files written through stb") {
   fs::create_directories(dir.path / "empty_class");
   CHECK(throws_with([&] { read_image_folder(dir.path.string()); }, {"empty_class", "no .png"}));
   CHECK(throws_with([&] { read_image_folder(dir / "missing"); }, {"not a directory"}));
+  // Issue 16: sizes stb cannot allocate, or negative as its int, are named, never bad_alloc
+  auto png_header = [](uint32_t w, uint32_t h) {  // signature, then an IHDR chunk (the CRC is not checked first)
+    std::string s("\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR", 16);
+    for (uint32_t v : {w, h})
+      for (int b = 3; b >= 0; --b) s += static_cast<char>((v >> (8 * b)) & 0xff);
+    return s + std::string("\x08\x02\0\0\0\0\0\0\0", 9);
+  };
+  write_bytes(dir / "negative.png", png_header(0x80000000u, 1));
+  CHECK(throws_with([&] { read_image(dir / "negative.png"); },
+                    {"[read_image]", "negative.png", "too large", "2147483648x1 pixels"}));
+  write_bytes(dir / "huge.png", png_header(0x7fffffffu, 0x7fffffffu));
+  CHECK(throws_with([&] { read_image(dir / "huge.png"); }, {"huge.png", "too large", "2147483647x2147483647"}));
+  CHECK(throws_with([&] { read_image(dir / "zebra"); }, {"[read_image]", "zebra", "is a directory"}));
   CHECK(throws_with([&] { write_image(dir / "x.gif", zeros({3, 2, 2})); }, {"[write_image]", ".gif"}));
 }
 
@@ -390,6 +421,7 @@ TEST_CASE("data: char and word tokenizers, <unk>, save/load, LM blocks") {
   write_bytes(dir / "empty.txt", "");
   CHECK(throws_with([&] { read_text(dir / "empty.txt"); }, {"[read_text]", "empty.txt", "empty corpus"}));
   CHECK(read_text(dir / "chars.json").size() > 10);
+  CHECK(throws_with([&] { read_text(dir.path.string()); }, {"[read_text]", "is a directory"}));  // issue 16
 
   Tensor stream = arange(10);  // tokens 0..9
   auto lm = make_lm_dataset(stream, 4);
@@ -425,4 +457,11 @@ TEST_CASE("dataset: head(n) is the first n examples as one batch, clamped to the
   CHECK(hm::test::allclose(b.input, {0, 1, 2, 3}));
   CHECK(d.head(100).input.size(0) == 5);
   CHECK(hm::test::throws_with([&] { d.head(0); }, {"Dataset::head", "count >= 1"}));
+}
+
+TEST_CASE("data: make_spirals with a point count past int64 is refused, not wrapped to a negative size") {
+  // `--set points_per_class=4611686018427387904` (3 classes): the count wrapped (issue 16)
+  Generator gen(1);
+  CHECK(throws_with([&] { make_spirals(int64_t{1} << 62, 3, 0.1, gen); }, {"[make_spirals]", "overflows int64"}));
+  CHECK(make_spirals(4, 3, 0.1, gen).labels.shape() == Shape{12});
 }

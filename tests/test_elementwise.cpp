@@ -432,3 +432,19 @@ TEST_CASE("elementwise: bad inputs name the op and the offending shapes/dtypes")
   CHECK(throws_with([&] { mul_(expanded, 2.0); }, {"[mul_]", "broadcast view"}));
   CHECK(throws_with([&] { clamp(f, std::nan(""), 1); }, {"[clamp]", "NaN"}));
 }
+
+TEST_CASE("relu passes the gradient through NaN, as in PyTorch 1.13") {
+  // x = torch.tensor([nan, -1., 0., 2.], dtype=torch.float64, requires_grad=True); torch.relu(x)
+  //   -> [nan, 0., 0., 2.]; .backward(torch.ones(4)); x.grad -> [1., 0., 0., 1.]
+  // (ReluBackward is threshold_backward(grad, result, 0): result <= 0 ? 0 : grad, and NaN <= 0 is false)
+  for (DType dt : {DType::Float64, DType::Float32}) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    Tensor x = tensor({nan, -1, 0, 2}, {}, {.dtype = dt, .requires_grad = true});
+    Tensor y = relu(x);
+    std::vector<double> yv = y.to_vector();
+    CHECK(std::isnan(yv[0]));
+    CHECK(std::vector<double>(yv.begin() + 1, yv.end()) == std::vector<double>{0, 0, 2});
+    sum(y).backward();
+    CHECK(x.grad().to_vector() == std::vector<double>{1, 0, 0, 1});
+  }
+}

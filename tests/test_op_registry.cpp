@@ -20,8 +20,9 @@ namespace {
 // Every public tensor op, by the header that declares it. Adding an op to ops/*.h? Register it
 // in ops/registry/<family>.cpp (with example shapes, and a reason if gradcheck cannot apply) and
 // list it here. Table-only variants: <op>_scalar (tensor (op) double), max/min (the values),
-// <op>_composed (the detail:: twins). Left out on purpose: fourier_bin_centres (no tensor input),
-// dft_inplace (host-side std::complex, not a tensor op), the autocast guards (not ops).
+// <op>_composed (the detail:: twins). Left out on purpose: fourier_bin_centres and hann_window
+// (no tensor input), dft_inplace (host-side std::complex, not a tensor op), the autocast guards
+// (not ops).
 const std::map<std::string, std::vector<std::string>> kOpsByHeader = {
     {"ops/elementwise.h",
      {"add",        "sub",         "mul",        "div",        "pow",       "maximum",   "minimum",   "add_scalar",
@@ -49,6 +50,7 @@ const std::map<std::string, std::vector<std::string>> kOpsByHeader = {
     {"ops/fourier_attention.h", {"fourier_attention", "fourier_attention_logits_reference"}},
     {"ops/scaled_dot_product_attention.h", {"scaled_dot_product_attention", "scaled_dot_product_attention_composed"}},
     {"ops/fru_recurrence.h", {"fru_recurrence", "fru_recurrence_last"}},
+    {"ops/fft.h", {"rfft", "irfft", "fft", "ifft", "stft", "stft_frames", "log_spectrogram"}},
     {"ops/rnn_recurrence.h",
      {"rnn_tanh_recurrence", "rnn_tanh_recurrence_composed", "lstm_recurrence", "lstm_recurrence_composed",
       "gru_recurrence", "gru_recurrence_composed"}},

@@ -305,3 +305,61 @@ TEST_CASE("reduce: bad input raises errors naming the function") {
   CHECK(throws_with([&] { logsumexp(x.to(DType::Int64), {0}); }, {"[logsumexp]", "int64"}));
   CHECK(throws_with([&] { norm(x.to(DType::Int64)); }, {"[norm]", "int64"}));
 }
+
+TEST_CASE("reduce: sum / amax / max / argmax / logsumexp / var / norm over an empty dimension, as in PyTorch 1.13") {
+  Tensor e = zeros({3, 0}, {.dtype = DType::Float64});
+  // torch.zeros(3, 0).sum(1) -> [0., 0., 0.]; its gradient is the empty (3, 0)
+  Tensor s = sum(e, {1});
+  CHECK(s.shape() == Shape{3});
+  CHECK(allclose(s, {0, 0, 0}));
+  // torch.zeros(3, 0).logsumexp(1) -> [-inf, -inf, -inf]
+  for (double v : logsumexp(e, {1}).to_vector()) CHECK(v == -kInf);
+  // torch.zeros(3, 0).var(1) / .std(1) -> [nan, nan, nan]
+  for (double v : var(e, {1}).to_vector()) CHECK(std::isnan(v));
+  for (double v : hm::std(e, {1}).to_vector()) CHECK(std::isnan(v));
+  // torch.linalg.vector_norm(torch.zeros(3, 0), ord=p, dim=1) -> [0., 0., 0.] for p = 2, 1, 0
+  for (double p : {2.0, 1.0, 0.0}) CHECK(allclose(norm(e, p, {1}), {0, 0, 0}));
+  // amax(): "Expected reduction dim 1 to have non-zero size" (also amin, max, min, argmax, argmin,
+  // and vector_norm with ord=+-inf: "cannot compute the inf norm on the dimension 1")
+  CHECK(throws_with([&] { amax(e, {1}); }, {"[amax]"}));
+  CHECK(throws_with([&] { amin(e, {1}); }, {"[amin]"}));
+  CHECK(throws_with([&] { max(e, 1); }, {"[max]"}));
+  CHECK(throws_with([&] { min(e, 1); }, {"[min]"}));
+  CHECK(throws_with([&] { argmax(e, 1); }, {"[argmax]"}));
+  CHECK(throws_with([&] { argmin(e, 1); }, {"[argmin]"}));
+  CHECK(throws_with([&] { norm(e, kInf, {1}); }, {"[norm]"}));
+  CHECK(throws_with([&] { norm(e, -kInf, {1}); }, {"[norm]"}));
+  // torch.zeros(0).amax() without dim is an error too; reducing a non-empty dim of an empty
+  // tensor is fine: torch.zeros(3, 0).amax(0) -> tensor([]) of shape (0,)
+  CHECK(throws_with([&] { amax(zeros({0})); }, {"[amax]"}));
+  CHECK(amax(e, {0}).shape() == Shape{0});
+}
+
+TEST_CASE("reduce: the inf-norm gradient of a row holding NaN is 0, as in PyTorch 1.13") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // x = torch.tensor([[1., nan, -3.], [1., -4., 2.], [nan, nan, 1.]], dtype=torch.float64, requires_grad=True)
+  // torch.linalg.vector_norm(x, ord=inf, dim=1)  -> [nan, 4., nan]
+  //   .backward(torch.ones(3)); x.grad          -> [[0, 0, -0], [0, -1, 0], [0, 0, 0]]
+  // ord=-inf: norm [nan, 1., nan], x.grad       -> [[0, 0, -0], [1, -0, 0], [0, 0, 0]]
+  for (double p : {kInf, -kInf}) {
+    CAPTURE(p);
+    Tensor x = tensor({1, nan, -3, 1, -4, 2, nan, nan, 1}, {3, 3}, {.dtype = DType::Float64, .requires_grad = true});
+    Tensor n = norm(x, p, {1});
+    std::vector<double> nv = n.to_vector();
+    CHECK(std::isnan(nv[0]));
+    CHECK(nv[1] == (p > 0 ? 4 : 1));
+    CHECK(std::isnan(nv[2]));
+    sum(n).backward();
+    std::vector<double> want =
+        p > 0 ? std::vector<double>{0, 0, 0, 0, -1, 0, 0, 0, 0} : std::vector<double>{0, 0, 0, 1, 0, 0, 0, 0, 0};
+    CHECK(x.grad().to_vector() == want);
+  }
+  // An inf entry is the norm and takes the gradient: vector_norm([[1., inf, -3.]], inf, 1) -> grad [[0, 1, -0]]
+  Tensor y = tensor({1, kInf, -3}, {1, 3}, {.dtype = DType::Float64, .requires_grad = true});
+  sum(norm(y, kInf, {1})).backward();
+  CHECK(y.grad().to_vector() == std::vector<double>{0, 1, 0});
+  // amax differs in PyTorch: torch.amax(torch.tensor([[1., nan, -3.]]), 1) backward -> [[nan, nan, nan]]
+  Tensor a = tensor({1, nan, -3}, {1, 3}, {.dtype = DType::Float64, .requires_grad = true});
+  sum(amax(a, {1})).backward();
+  for (double v : a.grad().to_vector()) CHECK(std::isnan(v));
+}

@@ -21,9 +21,18 @@ const Json& Attrs::need(const char* key) const {
   return v;
 }
 
+namespace {
+// An integer JSON value that fits int64: JSON reads 18446744073709551615 as an unsigned
+// number, which get<int64_t>() would wrap to -1.
+bool is_int64(const Json& v) {
+  return v.is_number_integer() &&
+         (!v.is_number_unsigned() || v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()));
+}
+}  // namespace
+
 int64_t Attrs::i(const char* key) const {
   const Json& v = need(key);
-  if (!v.is_number_integer()) bad(key, "an integer");
+  if (!is_int64(v)) bad(key, "an integer in int64's range");
   return v.get<int64_t>();
 }
 
@@ -50,17 +59,16 @@ std::string Attrs::s(const char* key) const {
 Dims Attrs::dims(const char* key) const {
   const Json& v = values_.at(key);
   if (v.is_null()) return {};
-  if (v.is_number_integer()) return {v.get<int64_t>()};
-  if (!v.is_array() || !std::all_of(v.begin(), v.end(), [](const Json& e) { return e.is_number_integer(); }))
-    bad(key, "an integer or a list of integers");
+  if (is_int64(v)) return {v.get<int64_t>()};
+  if (!v.is_array() || !std::all_of(v.begin(), v.end(), is_int64))
+    bad(key, "an integer or a list of integers in int64's range");
   return v.get<Dims>();
 }
 
 Shape Attrs::shape(const char* key) const {
   const Json& v = need(key);
-  if (v.is_number_integer()) return {v.get<int64_t>()};
-  if (!v.is_array() || !std::all_of(v.begin(), v.end(), [](const Json& e) { return e.is_number_integer(); }))
-    bad(key, "a list of integers");
+  if (is_int64(v)) return {v.get<int64_t>()};
+  if (!v.is_array() || !std::all_of(v.begin(), v.end(), is_int64)) bad(key, "a list of integers in int64's range");
   return v.get<Shape>();
 }
 
@@ -163,6 +171,7 @@ const std::vector<OpSpec>& op_table() {
     add_shape_ops(t);
     add_nn_ops(t);
     add_fourier_ops(t);
+    add_fft_ops(t);
     return t;
   }();
   return table;

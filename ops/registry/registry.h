@@ -72,7 +72,7 @@ enum Probe : unsigned { kProbeIntDtype = 1, kProbeMixedDtype = 2, kProbeShape = 
 
 struct OpSpec {
   std::string name;
-  std::string family;    // elementwise, reduce, shape, indexing, linalg, nn, fourier
+  std::string family;    // elementwise, reduce, shape, indexing, linalg, nn, fourier, fft
   std::string function;  // the function its errors name: "[function] ..." (default: name)
   std::vector<OpInput> inputs;
   Json defaults;  // every accepted attribute; null marks a required one
@@ -168,5 +168,6 @@ void add_reduce_ops(std::vector<OpSpec>& table);
 void add_shape_ops(std::vector<OpSpec>& table);
 void add_nn_ops(std::vector<OpSpec>& table);  // indexing, linalg, nn
 void add_fourier_ops(std::vector<OpSpec>& table);
+void add_fft_ops(std::vector<OpSpec>& table);
 
 }  // namespace hm::ops

@@ -19,6 +19,21 @@ NamedTensors name_inputs(const OpSpec& spec, const std::vector<Tensor>& inputs) 
   return named;
 }
 
+namespace {
+// An error raised below the op (a shape's element count, an allocation, a helper op such as
+// reshape inside sum_to) gets the op's name in front, so `harmonic op` always says which op.
+template <class F>
+auto naming_the_op(const OpSpec& spec, F&& f) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    std::string_view msg = e.what();
+    if (msg.find(spec.name) != std::string_view::npos || msg.find(spec.function) != std::string_view::npos) throw;
+    throw_error("op " + spec.name, std::string(msg));
+  }
+}
+}  // namespace
+
 OpRun run_op(const OpSpec& spec, const NamedTensors& tensors, const Json& attrs, Device device) {
   const std::string fn = "op " + spec.name;
   auto lookup = [&](const std::string& name) -> const Tensor* {
@@ -71,7 +86,7 @@ OpRun run_op(const OpSpec& spec, const NamedTensors& tensors, const Json& attrs,
   Tensor out;
   {
     EnableGradGuard grad_on;
-    out = spec.call(inputs, attrs);
+    out = naming_the_op(spec, [&] { return spec.call(inputs, attrs); });
   }
   run.output = out.detach().to(Device::cpu());
   if (lookup("grad_output")) used.push_back("grad_output");
@@ -85,9 +100,12 @@ OpRun run_op(const OpSpec& spec, const NamedTensors& tensors, const Json& attrs,
              str(out.shape()));
     g = go->to(out.dtype()).to(device);
   } else {
-    g = ones_like(out);
+    g = naming_the_op(spec, [&] { return ones_like(out); });  // (an expand's output may be huge)
   }
-  out.backward(g);
+  naming_the_op(spec, [&] {
+    out.backward(g);
+    return 0;
+  });
   for (size_t k = 0; k < inputs.size(); ++k) {
     if (!wants_grad[k]) continue;
     Tensor grad = inputs[k].grad();

@@ -42,6 +42,15 @@ std::vector<std::string> toy_case_names();
 // run_toy_density takes it; tools/bench/bench_toy_torch.py times PyTorch. Reports ms per step.
 void run_toy_cases(const std::vector<std::string>& only, const TimingOptions& opt, const Report& report);
 
+// Names of the FFT cases: rfft_256x4096, rfft_256x1000, rfft_64x4099 (a prime: Bluestein),
+// stft_16x88200 (n_fft 1024, hop 256, periodic Hann, centred).
+std::vector<std::string> fft_case_names();
+// Receives each FFT case's label, forward ms (no grad) and forward+backward ms (of a sum).
+using FftReport = std::function<void(const std::string& label, double fwd_ms, double fwd_bwd_ms)>;
+// The FFT op (ops/fft.h) in float32 on the CPU; tools/bench/bench_fft_torch.py times torch.fft.rfft
+// and torch.stft on the same shapes. `only` picks cases by name (empty: all).
+void run_fft_cases(const std::vector<std::string>& only, const TimingOptions& opt, const FftReport& report);
+
 // Names of the GPT cases: softmax, fourier (the attention kernel).
 std::vector<std::string> gpt_case_names();
 // One training step (forward, cross-entropy, backward, AdamW) of models::GPT at 4 layers,
@@ -55,5 +64,14 @@ struct GptTiming {
 };
 using GptReport = std::function<void(const GptTiming&)>;
 void run_gpt_cases(const std::vector<std::string>& only, const TimingOptions& opt, const GptReport& report);
+
+// Names of the Decision Transformer cases: linear, fourier (the action head).
+std::vector<std::string> dt_case_names();
+// One training step (forward, cross-entropy, backward, AdamW) of models::DecisionTransformer
+// at the paper's size with a linear or Fourier-8 head, batch 64 (tools/bench/dt_case.cpp);
+// tools/bench/bench_dt_torch.py times the same model in PyTorch. Reports ms per step and
+// windows per second.
+using DtReport = std::function<void(const std::string& label, double ms, double windows_per_s)>;
+void run_dt_cases(const std::vector<std::string>& only, const TimingOptions& opt, const DtReport& report);
 
 }  // namespace hm::bench

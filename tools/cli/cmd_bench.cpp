@@ -16,20 +16,32 @@
 //                                                    MLP per head, us/step (--case linear|gmm|fourier|
 //                                                    fourier_reg|fourier_mle); tools/bench/bench_toy_torch.py times
 //                                                    PyTorch
+//   harmonic bench --fft --threads 1                 the FFT op: rfft and stft, fwd and fwd+bwd (float32, CPU;
+//                                                    --case rfft_256x4096|rfft_256x1000|rfft_64x4099|stft_16x88200);
+//                                                    tools/bench/bench_fft_torch.py times PyTorch (--compare: ratios)
 //   harmonic bench --gpt --threads 1 --repeat 3      one GPT training step (--case softmax|fourier): ms/step,
 //                                                    tokens/s, GEMM FLOPs and the GEMM-bound floor;
 //                                                    tools/bench/bench_gpt_torch.py times PyTorch
+//   harmonic bench --dt --threads 1                  one Decision Transformer training step (--case linear|fourier):
+//                                                    ms/step, windows/s; tools/bench/bench_dt_torch.py times PyTorch
+//   mpirun -np 2 harmonic bench --allreduce          all-reduce time and bus bandwidth of the job's
+//                                                    process group for 1..64 MiB float32 buffers
+//                                                    (tools/bench/allreduce_case.h); rank 0 prints
 // Method: tools/bench/timing.h. With --device cuda the inputs live on cuda:0 and each call is
 // timed on the device; without a device it says so and exits 0.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 
+#include "core/atomic_file.h"
 #include "core/parallel.h"
 #include "cuda/runtime.h"
 #include "ops/registry/registry.h"
+#include "tools/bench/allreduce_case.h"
 #include "tools/bench/cases.h"
 #include "tools/cli/commands.h"
 
@@ -41,7 +53,8 @@ struct BenchOptions {
   std::string op, attrs = "{}", dtype = "float32", json_path, device = "cpu";
   std::vector<std::string> shapes, cases;
   int threads = 0, repeat = 20, warmup = 3;
-  bool backward = false, list_cases = false, fourier = false, recurrent = false, toy = false, gpt = false;
+  bool backward = false, list_cases = false, fourier = false, recurrent = false, toy = false, gpt = false,
+       fft = false, dt = false, allreduce = false;
 } opt;
 
 std::string ms_text(double ms) { return std::isnan(ms) ? fmt::format("{:>9}", "-") : fmt::format("{:9.4f}", ms); }
@@ -57,8 +70,12 @@ void add(CLI::App& app) {
   cmd->add_flag("--fourier", opt.fourier, "Time issue 5's Fourier head, attention and FRU cases instead");
   cmd->add_flag("--recurrent", opt.recurrent, "Time nn::LSTM/GRU/RNN forward+backward at the FRU paper's shapes");
   cmd->add_flag("--toy", opt.toy, "Time one training step of the Fourier head toy study's model per head (us)");
+  cmd->add_flag("--fft", opt.fft, "Time the FFT op (rfft, stft) forward and forward+backward");
+  cmd->add_flag("--allreduce", opt.allreduce,
+                "All-reduce time and bus bandwidth for 1..64 MiB float32 buffers (run under mpirun -np N)");
   cmd->add_flag("--gpt", opt.gpt,
                 "Time one GPT training step (softmax and Fourier attention) against its GEMM-bound floor");
+  cmd->add_flag("--dt", opt.dt, "Time one Decision Transformer training step (linear and Fourier-8 action heads)");
   cmd->add_option("--threads", opt.threads, "CPU threads (default: all)");
   cmd->add_option("--repeat", opt.repeat, "Timed runs per measurement (the median is reported)");
   cmd->add_option("--warmup", opt.warmup, "Untimed calls first");
@@ -69,11 +86,14 @@ void add(CLI::App& app) {
 }
 
 int run() {
+  if (!opt.json_path.empty() && opt.json_path != "-")
+    check_output_file(opt.json_path, "bench --json");  // before timing
   if (opt.list_cases) {
     for (const OpCase& c : standard_cases()) fmt::print("{}  ({} {})\n", c.name, c.op, ops::shapes_text(c.shapes));
-    fmt::print("--fourier: {}\n--recurrent: {}\n--toy: {}\n--gpt: {}\n", fmt::join(fourier_case_names(), ", "),
-               fmt::join(recurrent_case_names(), ", "), fmt::join(toy_case_names(), ", "),
-               fmt::join(gpt_case_names(), ", "));
+    fmt::print("--fourier: {}\n--recurrent: {}\n--toy: {}\n--gpt: {}\n--fft: {}\n--dt: {}\n",
+               fmt::join(fourier_case_names(), ", "), fmt::join(recurrent_case_names(), ", "),
+               fmt::join(toy_case_names(), ", "), fmt::join(gpt_case_names(), ", "), fmt::join(fft_case_names(), ", "),
+               fmt::join(dt_case_names(), ", "));
     return 0;
   }
   check(opt.dtype == "float32" || opt.dtype == "float64", "bench", "--dtype must be float32 or float64, got {}",
@@ -108,6 +128,38 @@ int run() {
     check(device.is_cpu() && dtype == DType::Float32, "bench", "--toy times float32 on the CPU only");
     run_toy_cases(opt.cases, timing, [](const std::string& label, double ms) {
       fmt::print("{:<45} threads={}  train step {:9.1f} us\n", label, get_num_threads(), ms * 1e3);
+      std::fflush(stdout);
+    });
+    return 0;
+  }
+  if (opt.fft) {
+    check(device.is_cpu() && dtype == DType::Float32, "bench", "--fft times float32 on the CPU only");
+    run_fft_cases(opt.cases, timing, [](const std::string& label, double fwd, double fwd_bwd) {
+      fmt::print("{:<44} threads={}  fwd {} ms  fwd+bwd {} ms\n", label, get_num_threads(), ms_text(fwd),
+                 ms_text(fwd_bwd));
+      std::fflush(stdout);
+    });
+    return 0;
+  }
+  if (opt.dt) {
+    check(device.is_cpu() && dtype == DType::Float32, "bench", "--dt times float32 on the CPU only");
+    run_dt_cases(opt.cases, timing, [](const std::string& label, double ms, double windows_per_s) {
+      fmt::print("{:<40} threads={}  {:8.1f} ms/step  {:7.0f} windows/s\n", label, get_num_threads(), ms, windows_per_s);
+      std::fflush(stdout);
+    });
+    return 0;
+  }
+  if (opt.allreduce) {
+    std::shared_ptr<dist::ProcessGroup> group = dist::world();
+    const bool lead = group->rank() == 0;
+    if (lead)
+      fmt::print(
+          "all-reduce (sum, float32) over {} rank(s), backend {}; median of {} (slowest rank); bus bandwidth "
+          "= 2(n-1)/n * size / time\n{:>10} {:>10} {:>12} {:>12}\n",
+          group->world_size(), group->backend(), opt.repeat, "MiB", "ms", "algo GB/s", "bus GB/s");
+    run_allreduce_cases(*group, {1, 2, 4, 8, 16, 32, 64}, opt.repeat, opt.warmup, [&](const AllReduceTiming& t) {
+      if (!lead) return;
+      fmt::print("{:>10.0f} {:>10.3f} {:>12.2f} {:>12.2f}\n", t.bytes / 1048576.0, t.ms, t.algo_gb_s, t.bus_gb_s);
       std::fflush(stdout);
     });
     return 0;
@@ -164,7 +216,7 @@ int run() {
     fmt::print("{}\n", doc.dump(2));
   } else if (!opt.json_path.empty()) {
     std::ofstream f(opt.json_path);
-    check(f.good(), "bench", "cannot write {}", opt.json_path);
+    check(f.good(), "bench --json", "cannot write '{}': {}", opt.json_path, std::strerror(errno));
     f << doc.dump(2) << "\n";
   }
   return 0;

@@ -1,8 +1,16 @@
 // `harmonic demo`: the README's main job until the Fourier-head toy study lands. Trains an
 // MLP on the spiral toy with SGD and prints the loss going down.
+// `harmonic demo arcade`: plays the Seaquest stand-in (data/arcade) with a scripted policy and
+// prints the returns (tools/demos/arcade_demo.h).
 #include <fmt/format.h>
 
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+
+#include "core/error.h"
 #include "core/parallel.h"
+#include "tools/demos/arcade_demo.h"
 #include "tools/demos/spiral_sgd.h"
 #include "tools/cli/commands.h"
 
@@ -11,6 +19,59 @@ namespace {
 
 demos::SpiralDemoConfig config;
 int threads = 0;
+demos::ArcadeDemoConfig arcade_config;
+CLI::App* arcade_cmd = nullptr;
+std::string arcade_dataset;  // "", "quick", "full" or a number of steps
+uint64_t arcade_dataset_seed = 0;
+
+// Builds (or reads from the cache) the offline data set and prints its mixture.
+int run_arcade_dataset() {
+  arcade::OfflineDatasetOptions opt{.seed = arcade_dataset_seed};
+  if (arcade_dataset == "quick") opt.steps = arcade::kQuickSteps;
+  else if (arcade_dataset == "full") opt.steps = arcade::kFullSteps;
+  else {
+    char* end = nullptr;
+    opt.steps = std::strtoll(arcade_dataset.c_str(), &end, 10);
+    check(end && *end == '\0' && opt.steps > 0, "demo arcade", "--dataset '{}': use quick, full or a step count > 0",
+          arcade_dataset);
+  }
+  const std::string path = arcade::offline_dataset_path(opt);
+  const bool cached = std::filesystem::exists(path);
+  const auto start = std::chrono::steady_clock::now();
+  const arcade::OfflineDataset data = arcade::load_or_generate_offline_dataset(opt);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fmt::print("offline data set: {} steps, {} episodes, seed {} ({} {} in {:.1f} s, {:.1f} MB)\n", data.size(),
+             data.episodes(), opt.seed, cached ? "read" : "generated and wrote", path, seconds,
+             static_cast<double>(std::filesystem::file_size(path)) / 1e6);
+  fmt::print("{:<14} {:>8} {:>8} {:>20}\n", "policy", "episodes", "steps", "return mean +- std");
+  for (const auto& row : demos::summarize_dataset(data))
+    fmt::print("{:<14} {:>8} {:>8} {:>11.1f} +- {:<6.1f}\n", row.policy, row.episodes, row.steps, row.mean_return,
+               row.std_return);
+  // How often each action (paper order) appears: the distribution a DT's action head learns.
+  std::vector<int64_t> counts(arcade::kNumActions, 0);
+  for (double a : data.actions.to_vector()) counts[static_cast<size_t>(a)] += 1;
+  fmt::print("actions:");
+  for (int a = 0; a < arcade::kNumActions; ++a)
+    fmt::print(" {} {:.1f}%", arcade::action_name(a), 100.0 * static_cast<double>(counts[a]) / data.size());
+  fmt::print("\n");
+  return 0;
+}
+
+int run_arcade() {
+  if (!arcade_dataset.empty()) return run_arcade_dataset();
+  const auto& c = arcade_config;
+  fmt::print("arcade (Seaquest stand-in): policy {}, {} episodes, seed {}, step cap {}\n", c.policy, c.episodes,
+             c.seed, c.max_steps);
+  demos::ArcadeDemoResult r = demos::run_arcade_demo(c);
+  for (size_t e = 0; e < r.episodes.size(); ++e) {
+    const auto& s = r.episodes[e];
+    fmt::print("episode {:3d}  return {:7.1f}  steps {:5d}  kills {:3d}  divers rescued {:3d}  lives lost {}\n", e,
+               s.score, s.steps, s.kills, s.divers_rescued, s.lives_lost);
+  }
+  fmt::print("mean return {:.1f} +- {:.1f} (std over {} episodes)\n", r.mean, r.std, r.episodes.size());
+  if (!c.frames_png.empty()) fmt::print("wrote {}\n", c.frames_png);
+  return 0;
+}
 
 Registration reg{{"demo",
                   [](CLI::App& app) {
@@ -20,8 +81,22 @@ Registration reg{{"demo",
                     cmd->add_option("--lr", config.learning_rate, "learning rate")->capture_default_str();
                     cmd->add_option("--seed", config.seed, "random seed")->capture_default_str();
                     cmd->add_option("--threads", threads, "CPU threads (0: all)");
+                    arcade_cmd = cmd->add_subcommand("arcade", "Play the Seaquest stand-in with a scripted policy");
+                    auto& a = arcade_config;
+                    arcade_cmd->add_option("--policy", a.policy, "random, expert, careless, optionally :<epsilon>")
+                        ->capture_default_str();
+                    arcade_cmd->add_option("--episodes", a.episodes, "episodes")->capture_default_str();
+                    arcade_cmd->add_option("--seed", a.seed, "seed of the episode seeds")->capture_default_str();
+                    arcade_cmd->add_option("--max-steps", a.max_steps, "episode step cap")->capture_default_str();
+                    arcade_cmd->add_option("--frames-png", a.frames_png, "write the first episode as a strip of frames");
+                    arcade_cmd->add_option("--frames", a.frames, "frames in the strip")->capture_default_str();
+                    arcade_cmd->add_option("--dataset", arcade_dataset,
+                                           "instead: build or read the offline data set (quick, full or a step count)");
+                    arcade_cmd->add_option("--dataset-seed", arcade_dataset_seed, "the offline data set's seed")
+                        ->capture_default_str();
                   },
                   [] {
+                    if (arcade_cmd->parsed()) return run_arcade();
                     if (threads > 0) set_num_threads(threads);
                     fmt::print("spiral MLP: {} classes x {} points, hidden {}, SGD lr {}, seed {}\n", config.classes,
                                config.points_per_class, config.hidden, config.learning_rate, config.seed);

@@ -4,6 +4,7 @@
 
 #include "core/build_info.h"
 #include "core/harmonic.h"
+#include "nn/distributed/process_group.h"
 #include "tools/cli/commands.h"
 
 namespace hm::cli {
@@ -26,6 +27,11 @@ Registration reg{{"info", [](CLI::App& app) { app.add_subcommand("info", "Show b
                     fmt::print("openmp threads (cpu ops): {}\n", get_num_threads());
                     fmt::print("cuda backend compiled: {}\n", cuda::compiled() ? "yes" : "no");
                     fmt::print("cuda: {}\n", cuda::describe());
+                    // Read from the environment only: `info` never initialises MPI.
+                    fmt::print("distributed: mpi {}, nccl {}, launched by mpirun: {}\n",
+                               dist::mpi_compiled() ? "compiled" : "not compiled",
+                               dist::nccl_compiled() ? "compiled" : "not compiled",
+                               dist::launched_by_mpi() ? "yes" : "no");
                     return 0;
                   }}};
 }  // namespace

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/build_info.h"
+#include "nn/distributed/process_group.h"
 #include "tools/cli/commands.h"
 
 int main(int argc, char** argv) {
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
     for (const auto& command : hm::cli::commands())
       if (app.got_subcommand(command.name)) return command.run();
   } catch (const std::exception& e) {
+    hm::dist::abort_job_on_error(e.what());  // under mpirun: names the rank and stops the others
     fmt::print(stderr, "error: {}\n", e.what());
     return 1;
   }

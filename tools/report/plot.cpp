@@ -230,6 +230,10 @@ void save_any(const Plot& plot, const std::string& path) {
 
 }  // namespace
 
+void save_png(const std::vector<unsigned char>& rgb, int width, int height, const std::string& path) {
+  write_file_atomic(path, detail::encode_png(rgb, width, height));
+}
+
 // -- layout -------------------------------------------------------------------------------------
 
 double Frame::px(double x) const { return left + (x - x_min) / (x_max - x_min) * (right - left); }

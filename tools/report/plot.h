@@ -69,6 +69,8 @@ std::vector<unsigned char> to_pixels(const BarPlot& plot);
 // Writes path atomically as SVG or PNG by its extension (.svg / .png).
 void save(const LinePlot& plot, const std::string& path);
 void save(const BarPlot& plot, const std::string& path);
+// Writes an RGB image (height * width * 3 bytes, row-major, top row first) as a PNG, atomically.
+void save_png(const std::vector<unsigned char>& rgb, int width, int height, const std::string& path);
 // A study's figure: dir/name.svg and dir/name.png; returns their file names, none when the plot
 // has no series (its data did not run).
 std::vector<std::string> save_svg_and_png(const LinePlot& plot, const std::string& dir, const std::string& name);

@@ -225,7 +225,7 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
   }
   const std::vector<StudyRun> grid =
       make_grid(spec, settings.context, args.resume.empty() ? "--set" : (fs::path(dir) / kSettings).string());
-  fs::create_directories(dir);
+  create_output_directory(dir, "study");
   remove_orphaned_temporaries(dir);  // study.json / summary temporaries of a killed earlier session
   const std::string results_path = (fs::path(dir) / kResults).string();
 

@@ -9,6 +9,7 @@
 
 #include "core/build_info.h"
 #include "core/parallel.h"
+#include "nn/distributed/process_group.h"
 #include "tools/train/config.h"
 #include "tools/train/train_cli_args.h"
 #include "tools/train/trainer.h"
@@ -49,10 +50,18 @@ int run_train(TrainArgs& a) {
     fmt::print("{}\n", config.dump(2));
     return 0;
   }
-  if (!a.resume) prepare_run_dir(a.out, a.force);
-  std::unique_ptr<Task> task = build_task(spec, config, Device::parse(a.device));
-  Trainer trainer(*task, spec.name, config, a.out);
-  if (a.resume) trainer.resume(last);
+  // Under mpirun every rank runs this command; rank 0 alone owns the run directory and the log.
+  const Device device = Device::parse(a.device);
+  std::shared_ptr<dist::ProcessGroup> host = dist::world();
+  const bool lead = host->rank() == 0;
+  dist::check_same_on_all_ranks(*host, fmt::format("{} {} {}", config.dump(), a.out, a.resume),
+                                "resolved config (with --out and --resume)");
+  if (!a.resume && lead) prepare_run_dir(a.out, a.force);
+  std::unique_ptr<Task> task = build_task(spec, config, device);
+  Trainer trainer(*task, spec.name, config, lead ? a.out : "");
+  if (!lead) trainer.log = nullptr;
+  trainer.process_group = dist::process_group_for(device);
+  if (a.resume) trainer.resume(last);  // every rank reads it (the run directory must be shared)
   FitResult r = trainer.fit();
   return r.interrupted ? 130 : 0;  // 130: the shell's code for "ended by SIGINT"
 }
@@ -141,6 +150,7 @@ int train_main(int argc, char** argv) {
   try {
     return run_train_commands(app);
   } catch (const std::exception& e) {
+    dist::abort_job_on_error(e.what());  // several ranks: names this one and stops the others
     fmt::print(stderr, "error: {}\n", e.what());
     return 1;
   }

@@ -7,12 +7,16 @@
 #include <atomic>
 #include <cmath>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <optional>
 
 #include "autograd/grad_mode.h"
 #include "core/atomic_file.h"
+#include "data/shard.h"
+#include "nn/distributed/data_parallel.h"
 #include "ops/autocast.h"
 #include "ops/ops.h"
 #include "optim/clip.h"
@@ -46,10 +50,17 @@ extern "C" void on_sigint(int) {
   }
 }
 
-// Batches first_batch.. of `epoch` (skipping consumed ones without building them).
-data::Epoch epoch_from(const data::DataLoader& loader, int64_t epoch, int64_t first_batch) {
+// Batches first_batch.. of `epoch` (skipping consumed ones without building them); in a group of
+// several ranks, this rank's shard of each.
+data::Epoch epoch_from(const data::DataLoader& loader, int64_t epoch, int64_t first_batch, int rank, int world) {
   std::vector<int64_t> order = loader.order(epoch);
   const int64_t b = loader.options().batch_size;
+  if (world > 1) {
+    std::vector<std::vector<int64_t>> shards = data::shard_batches(order, b, loader.num_batches(), rank, world);
+    shards.erase(shards.begin(), shards.begin() + first_batch);
+    auto dataset = std::shared_ptr<const data::Dataset>(&loader.dataset(), [](const data::Dataset*) {});
+    return data::Epoch(dataset, std::move(shards), loader.options().prefetch);
+  }
   order.erase(order.begin(), order.begin() + std::min<int64_t>(first_batch * b, std::ssize(order)));
   auto dataset = std::shared_ptr<const data::Dataset>(&loader.dataset(), [](const data::Dataset*) {});
   return data::Epoch(dataset, std::move(order), b, loader.num_batches() - first_batch, loader.options().prefetch);
@@ -144,6 +155,23 @@ double Trainer::micro_step(const data::Batch& batch, double scale, int64_t batch
   return value;
 }
 
+int64_t Trainer::global_batch_items(int64_t batch_index) const {
+  const data::DataLoader& loader = task_.train_loader();
+  const int64_t b = loader.options().batch_size;
+  return std::min(b, loader.dataset().size() - batch_index * b);
+}
+
+// Fault injection for the data-parallel tests: HARMONIC_TEST_RAISE_AT=RANK:STEP makes that
+// rank raise when it starts that (1-based) step.
+static void maybe_injected_fault(const dist::ProcessGroup& group, int64_t step) {
+  static const char* spec = std::getenv("HARMONIC_TEST_RAISE_AT");
+  if (!spec) return;
+  int rank = -1;
+  long long at = -1;
+  if (std::sscanf(spec, "%d:%lld", &rank, &at) == 2 && rank == group.rank() && at == step)
+    throw_error("Trainer", fmt::format("injected fault at step {} (HARMONIC_TEST_RAISE_AT={})", step, spec));
+}
+
 StepRecord Trainer::finish_step(double loss, int64_t items) {
   optim::Optimizer& opt = task_.optimizer();
   StepRecord r;
@@ -177,9 +205,25 @@ FitResult Trainer::fit() {
   optim::Optimizer& opt = task_.optimizer();
   schedule_ = make_schedule(options_, opt.group(0).initial_lr * lr_scale_, total);
   nn::Module& model = task_.model();
+  // Data parallelism: every rank starts from rank 0's state and averages its gradients.
+  const int world = process_group ? process_group->world_size() : 1, rank = process_group ? process_group->rank() : 0;
+  std::unique_ptr<dist::DataParallel> ddp;
+  if (world > 1) {
+    process_group->set_timeout(options_.dist_timeout);
+    std::vector<Tensor> state;
+    for (const auto& [name, t] : model.state_dict()) state.push_back(t);
+    dist::broadcast_tensors(*process_group, state, 0);
+    ddp = std::make_unique<dist::DataParallel>(
+        params_, process_group,
+        dist::DataParallelOptions{.bucket_mb = options_.ddp_bucket_mb, .overlap = options_.ddp_overlap});
+  }
+  // The stop every rank agrees on (Ctrl-C on any rank, exchanged once per step), so all ranks
+  // leave the loop after the same step.
+  bool agreed_stop = false;
+  auto stopping = [&] { return world > 1 ? agreed_stop : stop_requested(); };
 
   if (!out_dir_.empty()) {
-    std::filesystem::create_directories(out_dir_);
+    create_output_directory(out_dir_, "train");
     // A run killed mid-checkpoint leaves checkpoint_last.safetensors.tmp.<pid> behind.
     for (const std::string& name : remove_orphaned_temporaries(out_dir_))
       if (log) fmt::print(log, "removed {}, the temporary of a killed earlier run\n", name);
@@ -190,6 +234,10 @@ FitResult Trainer::fit() {
     fmt::print(log, "{} {}: {} steps ({} batches per epoch{}){}\n", step_ > 0 ? "resuming" : "training", task_name_,
                total, nb, k > 1 ? fmt::format(", {} per step", k) : "",
                step_ > 0 ? fmt::format(", from step {} (epoch {}, batch {})", step_, epoch_ + 1, batch_ + 1) : "");
+  if (log && world > 1)
+    fmt::print(log, "data parallel: {} ranks ({}), global batch {} split across them, {} gradient bucket(s){}\n", world,
+               process_group->backend(), loader.options().batch_size, ddp->num_buckets(),
+               options_.ddp_overlap ? " reduced during backward" : " reduced after backward");
 
   FitResult result;
   std::optional<SigintScope> sigint;
@@ -197,66 +245,99 @@ FitResult Trainer::fit() {
   int64_t last_checkpoint = -1;
   bool early_stop = false;
   model.train();
-  while (step_ < total && !stop_requested() && !early_stop) {
-    data::Epoch epoch = epoch_from(loader, epoch_, batch_);
-    int64_t pos = batch_;  // the next micro-batch's index in the epoch
-    int64_t in_group = 0, group = 0, items = 0;
-    double loss = 0;
-    for (data::Batch& batch : epoch) {
-      if (in_group == 0) {  // a new optimizer step: its group is k batches, or what is left of the epoch
-        group = std::min(k, nb - pos);
-        loss = 0, items = 0;
-        apply_lr(step_);
-        model.zero_grad();
-        opt.zero_grad();
-      }
-      loss += micro_step(batch, 1.0 / static_cast<double>(group), pos) / static_cast<double>(group);
-      items += batch.input.dim() > 0 ? batch.input.size(0) : 1;
-      ++pos;
-      if (++in_group < group) continue;
-      in_group = 0;
+  // A rank that raises ends the whole job (naming itself) at once: unwinding would wait on
+  // collectives the other ranks never join.
+  try {
+    while (step_ < total && !stopping() && !early_stop) {
+      data::Epoch epoch = epoch_from(loader, epoch_, batch_, rank, world);
+      int64_t pos = batch_;  // the next micro-batch's index in the epoch
+      int64_t in_group = 0, group = 0, items = 0;
+      double loss = 0;
+      for (data::Batch& batch : epoch) {
+        if (in_group == 0) {  // a new optimizer step: its group is k batches, or what is left of the epoch
+          group = std::min(k, nb - pos);
+          loss = 0, items = 0;
+          apply_lr(step_);
+          model.zero_grad();
+          opt.zero_grad();
+          if (world > 1) maybe_injected_fault(*process_group, step_ + 1);
+        }
+        if (world == 1) {
+          loss += micro_step(batch, 1.0 / static_cast<double>(group), pos) / static_cast<double>(group);
+          items += batch.input.dim() > 0 ? batch.input.size(0) : 1;
+        } else {
+          // This rank's mean loss weighs local/global of the batch: scaled by world * local /
+          // global, the average over ranks of the gradients is the gradient of the global mean.
+          const bool last = in_group + 1 == group;
+          const int64_t global = global_batch_items(pos);
+          if (last) ddp->begin_sync();
+          if (batch.input.defined()) {  // a rank may get no example of a short last batch
+            const double weight = static_cast<double>(world * batch.input.size(0)) / static_cast<double>(global);
+            loss += micro_step(batch, weight / static_cast<double>(group), pos) * weight / world /
+                    static_cast<double>(group);
+          }
+          if (last) ddp->finish();
+          items += global;
+        }
+        ++pos;
+        if (++in_group < group) continue;
+        in_group = 0;
+        if (world > 1) {  // the step's loss over all ranks, and whether any rank was asked to stop
+          Tensor shared = Tensor::empty({2}, DType::Float64);
+          shared.data<double>()[0] = loss;
+          shared.data<double>()[1] = stop_requested() ? 1.0 : 0.0;
+          shared = shared.to(device_);  // the group's device (NCCL reduces CUDA tensors)
+          process_group->all_reduce(shared, dist::ReduceOp::Sum);
+          const std::vector<double> sums = shared.to(Device::cpu()).to_vector();
+          loss = sums[0];
+          agreed_stop = sums[1] > 0;
+        }
 
-      StepRecord r = finish_step(loss, items);
-      ++step_, ++session_steps_;
-      batch_ = pos;
-      if (batch_ == nb) ++epoch_, batch_ = 0;  // the position of the next batch, saved by checkpoints
-      session_items_ += items;
-      loss_sum_ += r.loss, grad_norm_sum_ += r.grad_norm, ++log_count_;
-      if (on_step) on_step(r);
+        StepRecord r = finish_step(loss, items);
+        ++step_, ++session_steps_;
+        batch_ = pos;
+        if (batch_ == nb) ++epoch_, batch_ = 0;  // the position of the next batch, saved by checkpoints
+        session_items_ += items;
+        loss_sum_ += r.loss, grad_norm_sum_ += r.grad_norm, ++log_count_;
+        if (on_step) on_step(r);
 
-      const bool done = step_ >= total;
-      const bool log_now = step_ % options_.log_every == 0 || done;
-      const bool eval_now = (options_.eval_every > 0 && step_ % options_.eval_every == 0) || done;
-      nlohmann::ordered_json record;
-      if (log_now) {
-        const double n = static_cast<double>(log_count_);
-        record = {{"step", step_},
-                  {"epoch", r.epoch},
-                  {"loss", loss_sum_ / n},
-                  {"lr", r.lr},
-                  {"grad_norm", grad_norm_sum_ / n}};
-        loss_sum_ = grad_norm_sum_ = 0, log_count_ = 0;
-        progress(r, record["loss"].get<double>());
+        const bool done = step_ >= total;
+        const bool log_now = step_ % options_.log_every == 0 || done;
+        const bool eval_now = (options_.eval_every > 0 && step_ % options_.eval_every == 0) || done;
+        nlohmann::ordered_json record;
+        if (log_now) {
+          const double n = static_cast<double>(log_count_);
+          record = {{"step", step_},
+                    {"epoch", r.epoch},
+                    {"loss", loss_sum_ / n},
+                    {"lr", r.lr},
+                    {"grad_norm", grad_norm_sum_ / n}};
+          loss_sum_ = grad_norm_sum_ = 0, log_count_ = 0;
+          progress(r, record["loss"].get<double>());
+        }
+        if (eval_now) {
+          result.eval = evaluate();
+          early_stop = track_best(result.eval);
+          if (record.empty()) record = {{"step", step_}, {"epoch", r.epoch}};
+          for (const auto& [key, v] : result.eval.items()) record[key] = v;
+          print_eval(result.eval);
+          if (on_eval) on_eval(step_, result.eval);
+        }
+        if (!record.empty()) write_metrics(record);
+        if (options_.checkpoint_every > 0 && step_ % options_.checkpoint_every == 0 && !out_dir_.empty()) {
+          save_checkpoint(checkpoint_path());
+          if (options_.keep_checkpoints)
+            save_checkpoint(fmt::format("{}/checkpoint_step{}.safetensors", out_dir_, step_));
+          last_checkpoint = step_;
+        }
+        if (done || early_stop || stopping()) break;
       }
-      if (eval_now) {
-        result.eval = evaluate();
-        early_stop = track_best(result.eval);
-        if (record.empty()) record = {{"step", step_}, {"epoch", r.epoch}};
-        for (const auto& [key, v] : result.eval.items()) record[key] = v;
-        print_eval(result.eval);
-        if (on_eval) on_eval(step_, result.eval);
-      }
-      if (!record.empty()) write_metrics(record);
-      if (options_.checkpoint_every > 0 && step_ % options_.checkpoint_every == 0 && !out_dir_.empty()) {
-        save_checkpoint(checkpoint_path());
-        if (options_.keep_checkpoints)
-          save_checkpoint(fmt::format("{}/checkpoint_step{}.safetensors", out_dir_, step_));
-        last_checkpoint = step_;
-      }
-      if (done || early_stop || stop_requested()) break;
     }
+  } catch (const std::exception& e) {
+    if (world > 1) dist::abort_job_on_error(e.what());
+    throw;
   }
-  result.interrupted = stop_requested() && step_ < total && !early_stop;
+  result.interrupted = stopping() && step_ < total && !early_stop;
   result.stopped_early = early_stop;
   result.step = step_;
   result.best = best_, result.best_step = best_step_;

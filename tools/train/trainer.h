@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "nn/distributed/process_group.h"
 #include "optim/schedule.h"
 #include "tools/train/task.h"
 
@@ -63,6 +64,12 @@ struct TrainerOptions {
   std::string monitor_mode = "min";     // min | max: which direction is better
   int64_t early_stopping_patience = 0;  // evaluations without improvement; 0: off (needs monitor)
   std::string precision = "fp32";       // fp32 | bf16 (CUDA autocast of the GEMMs)
+  // Data-parallel runs (mpirun -np N): MiB of gradients per all-reduce bucket, whether buckets
+  // are reduced during backward (false: all after it), and the seconds a collective may take
+  // before the job is aborted (<= 0: no limit).
+  double ddp_bucket_mb = 25;
+  bool ddp_overlap = true;
+  double dist_timeout = 300;
 
   Json to_json() const;
   static TrainerOptions from_json(const Json& j);  // j: the "trainer" section
@@ -166,10 +173,16 @@ class Trainer {
   // The gradient norm of every step (metrics "grad_norm"); off, it is measured only when
   // trainer.clip_grad_norm needs it (a tiny model's step is a few dozen microseconds).
   bool measure_grad_norm = true;
+  // Data parallelism: with a group of N > 1 ranks, fit() broadcasts rank 0's parameters, each
+  // rank trains on its shard of every global batch (data/shard.h) and gradients are averaged
+  // (nn/distributed/data_parallel.h); the logged loss and items are over all ranks. Give rank 0
+  // the out_dir and the log, the other ranks "" and nullptr. Null: a single process.
+  std::shared_ptr<dist::ProcessGroup> process_group;
 
  private:
   double micro_step(const data::Batch& batch, double scale, int64_t batch_index);  // forward + backward
-  StepRecord finish_step(double loss, int64_t items);                              // clip + optimizer step
+  int64_t global_batch_items(int64_t batch_index) const;  // examples in global batch batch_index
+  StepRecord finish_step(double loss, int64_t items);     // clip + optimizer step
   void apply_lr(int64_t step);
   // After an evaluation: the best checkpoint and early stopping; true to stop.
   bool track_best(const Json& metrics);

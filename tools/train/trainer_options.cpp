@@ -26,7 +26,10 @@ Json TrainerOptions::to_json() const {
           {"monitor", monitor},
           {"monitor_mode", monitor_mode},
           {"early_stopping_patience", early_stopping_patience},
-          {"precision", precision}};
+          {"precision", precision},
+          {"ddp_bucket_mb", ddp_bucket_mb},
+          {"ddp_overlap", ddp_overlap},
+          {"dist_timeout", dist_timeout}};
 }
 
 TrainerOptions TrainerOptions::from_json(const Json& j) {
@@ -54,6 +57,9 @@ TrainerOptions TrainerOptions::from_json(const Json& j) {
     get("monitor_mode", o.monitor_mode, false);
     get("early_stopping_patience", o.early_stopping_patience, false);
     get("precision", o.precision, false);
+    get("ddp_bucket_mb", o.ddp_bucket_mb, false);
+    get("ddp_overlap", o.ddp_overlap, false);
+    get("dist_timeout", o.dist_timeout, false);
   } catch (const Json::exception& e) {
     throw_error("Trainer", fmt::format("bad trainer section {}: {}", j.dump(), e.what()));
   }
@@ -76,6 +82,7 @@ TrainerOptions TrainerOptions::from_json(const Json& j) {
         "trainer.early_stopping_patience needs trainer.monitor (the metric to watch, e.g. val_loss)");
   check(o.precision == "fp32" || o.precision == "bf16", "Trainer", "trainer.precision '{}' is not fp32 or bf16",
         o.precision);
+  check(o.ddp_bucket_mb > 0, "Trainer", "trainer.ddp_bucket_mb must be > 0, got {}", o.ddp_bucket_mb);
   return o;
 }
 
@@ -102,6 +109,9 @@ const std::vector<std::string>& resume_safe_keys() {
                                                 "trainer.monitor_mode",
                                                 "trainer.early_stopping_patience",
                                                 "trainer.precision",
+                                                "trainer.ddp_bucket_mb",
+                                                "trainer.ddp_overlap",
+                                                "trainer.dist_timeout",
                                                 "lr"};
   return keys;
 }

@@ -1,0 +1,148 @@
+// Real FFT plans (ops/cpu/fft_plan.h) and the batched row transforms the kernel slots call.
+//
+// Even n = 2h: z_j = x_2j + i x_2j+1 has Z = E + i O, where E, O are the DFTs of the even and
+// odd samples; since E, O are Hermitian, E_k = (Z_k + conj Z_{h-k}) / 2 and
+// O_k = (Z_k - conj Z_{h-k}) / 2i, and X_k = E_k + w_n^k O_k for k = 0..h. The C2R direction
+// runs the same algebra backwards: 2 Z_k = (X_k + conj X_{h-k}) + i w_n^{-k} (X_k - conj X_{h-k}),
+// then one inverse half-length transform gives x_2j + i x_2j+1 (times n).
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "core/parallel.h"
+#include "ops/cpu/fft_plan.h"
+
+namespace hm::cpu_fft {
+
+template <class T>
+RealPlan<T>::RealPlan(int64_t n) : n_(n) {
+  if (n % 2 == 0) {
+    const int64_t h = n / 2;
+    plan_ = plan<T>(h);
+    wr_.resize(h), wi_.resize(h);
+    for (int64_t k = 0; k < h; ++k) {
+      const double a = -2.0 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(n);
+      wr_[k] = static_cast<T>(std::cos(a)), wi_[k] = static_cast<T>(std::sin(a));
+    }
+    work_ = 2 * h + plan_->work_size();
+  } else {
+    plan_ = plan<T>(n);
+    work_ = 2 * n + plan_->work_size();
+  }
+}
+
+template <class T>
+void RealPlan<T>::r2c(const T* x, T* out, T scale, T* work) const {
+  if (n_ % 2) {
+    T *zr = work, *zi = work + n_;
+    for (int64_t j = 0; j < n_; ++j) zr[j] = x[j], zi[j] = 0;
+    plan_->forward(zr, zi, work + 2 * n_);
+    for (int64_t k = 0; k <= n_ / 2; ++k) out[2 * k] = zr[k] * scale, out[2 * k + 1] = zi[k] * scale;
+    return;
+  }
+  const int64_t h = n_ / 2;
+  T *zr = work, *zi = work + h;
+#pragma omp simd
+  for (int64_t j = 0; j < h; ++j) zr[j] = x[2 * j], zi[j] = x[2 * j + 1];
+  plan_->forward(zr, zi, work + 2 * h);
+  const T half = T(0.5) * scale;
+  // DC and Nyquist: Z_0 = E_0 + i O_0 with E_0, O_0 real.
+  out[0] = (zr[0] + zi[0]) * scale, out[1] = 0;
+  out[2 * h] = (zr[0] - zi[0]) * scale, out[2 * h + 1] = 0;
+  const T *wr = wr_.data(), *wi = wi_.data();
+#pragma omp simd
+  for (int64_t k = 1; k < h; ++k) {
+    const int64_t b = h - k;
+    const T sr = zr[k] + zr[b], si = zi[k] - zi[b];   // Z_k + conj Z_{h-k} = 2 E_k
+    const T orr = zi[k] + zi[b], oi = zr[b] - zr[k];  // -i (Z_k - conj Z_{h-k}) = 2 O_k
+    out[2 * k] = (sr + wr[k] * orr - wi[k] * oi) * half;
+    out[2 * k + 1] = (si + wr[k] * oi + wi[k] * orr) * half;
+  }
+}
+
+template <class T>
+void RealPlan<T>::c2r(const T* in, T* x, T scale, T* work) const {
+  if (n_ % 2) {
+    T *zr = work, *zi = work + n_;
+    zr[0] = in[0], zi[0] = 0;
+    for (int64_t k = 1; k <= n_ / 2; ++k)
+      zr[k] = in[2 * k], zi[k] = in[2 * k + 1], zr[n_ - k] = in[2 * k], zi[n_ - k] = -in[2 * k + 1];
+    plan_->inverse(zr, zi, work + 2 * n_);
+    for (int64_t j = 0; j < n_; ++j) x[j] = zr[j] * scale;
+    return;
+  }
+  const int64_t h = n_ / 2;
+  T *zr = work, *zi = work + h;
+  // k = 0 pairs X_0 with X_h, both taken as real (their imaginary parts are ignored).
+  zr[0] = in[0] + in[2 * h], zi[0] = in[0] - in[2 * h];
+  const T *wr = wr_.data(), *wi = wi_.data();
+#pragma omp simd
+  for (int64_t k = 1; k < h; ++k) {
+    const T xr = in[2 * k], xi = in[2 * k + 1];               // X_k
+    const T cr = in[2 * (h - k)], ci = -in[2 * (h - k) + 1];  // conj X_{h-k}
+    const T sr = xr + cr, si = xi + ci, dr = xr - cr, di = xi - ci;
+    const T pr = wr[k] * dr + wi[k] * di, pi = wr[k] * di - wi[k] * dr;  // w_n^{-k} D
+    zr[k] = sr - pi, zi[k] = si + pr;                                    // S + i w^{-k} D
+  }
+  plan_->inverse(zr, zi, work + 2 * h);
+#pragma omp simd
+  for (int64_t j = 0; j < h; ++j) x[2 * j] = zr[j] * scale, x[2 * j + 1] = zi[j] * scale;
+}
+
+namespace {
+
+// Runs fn(row, work) over rows in parallel, each thread with its own work buffer.
+template <class T, class F>
+void for_rows(int64_t rows, int64_t n, int64_t work_size, F&& fn) {
+  const int64_t cost = n * std::max<int64_t>(1, static_cast<int64_t>(std::log2(static_cast<double>(n) + 1))) * 4;
+  parallel_for(rows, cost, [&](int64_t r0, int64_t r1) {
+    std::vector<T> work(static_cast<size_t>(work_size));
+    for (int64_t r = r0; r < r1; ++r) fn(r, work.data());
+  });
+}
+
+}  // namespace
+
+template <class T>
+void rfft_rows(const T* x, T* out, int64_t rows, int64_t n, T scale) {
+  const auto p = real_plan<T>(n);
+  const int64_t bins = n / 2 + 1;
+  for_rows<T>(rows, n, p->work_size(), [&](int64_t r, T* w) { p->r2c(x + r * n, out + r * bins * 2, scale, w); });
+}
+
+template <class T>
+void irfft_rows(const T* in, T* out, int64_t rows, int64_t n, T scale) {
+  const auto p = real_plan<T>(n);
+  const int64_t bins = n / 2 + 1;
+  for_rows<T>(rows, n, p->work_size(), [&](int64_t r, T* w) { p->c2r(in + r * bins * 2, out + r * n, scale, w); });
+}
+
+template <class T>
+void fft_rows(const T* in, T* out, int64_t rows, int64_t n, bool inverse, T scale) {
+  const auto p = plan<T>(n);
+  for_rows<T>(rows, n, 2 * n + p->work_size(), [&](int64_t r, T* w) {
+    T *zr = w, *zi = w + n;
+    const T* a = in + r * n * 2;
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j) zr[j] = a[2 * j], zi[j] = a[2 * j + 1];
+    if (inverse)
+      p->inverse(zr, zi, w + 2 * n);
+    else
+      p->forward(zr, zi, w + 2 * n);
+    T* b = out + r * n * 2;
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j) b[2 * j] = zr[j] * scale, b[2 * j + 1] = zi[j] * scale;
+  });
+}
+
+template class RealPlan<float>;
+template class RealPlan<double>;
+template void rfft_rows<float>(const float*, float*, int64_t, int64_t, float);
+template void rfft_rows<double>(const double*, double*, int64_t, int64_t, double);
+template void irfft_rows<float>(const float*, float*, int64_t, int64_t, float);
+template void irfft_rows<double>(const double*, double*, int64_t, int64_t, double);
+template void fft_rows<float>(const float*, float*, int64_t, int64_t, bool, float);
+template void fft_rows<double>(const double*, double*, int64_t, int64_t, bool, double);
+
+}  // namespace hm::cpu_fft

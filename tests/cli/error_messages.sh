@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Bad paths and names through the real CLI (issue 16): each command fails with exit 1 (never a
+# signal) and a message naming what went wrong and where.
+#   usage: error_messages.sh path/to/harmonic
+set -u
+harmonic=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+mkdir -p "$dir/folder" "$dir/empty" "$dir/run/checkpoint_last.safetensors"
+echo '{"step": 1, "loss": 1}' >"$dir/file.jsonl"
+failures=0
+# expect "fragment" ... -- command args...: exit 1 and every fragment in stderr+stdout
+expect() {
+  local frags=()
+  while [[ $1 != -- ]]; do frags+=("$1"); shift; done
+  shift
+  local out rc
+  out=$("$harmonic" "$@" 2>&1)
+  rc=$?
+  local ok=1
+  [[ $rc -eq 1 ]] || ok=0
+  for f in "${frags[@]}"; do [[ $out == *"$f"* ]] || ok=0; done
+  if [[ $ok -eq 1 ]]; then
+    echo "ok: $* -> $out"
+  else
+    echo "FAIL (exit $rc, want 1 and: ${frags[*]}): $* -> $out"
+    failures=$((failures + 1))
+  fi
+}
+expect "unknown op 'nosuch'" -- bench --op nosuch
+expect "[config]" "$dir/folder" "is a directory" -- train mlp-spirals --config "$dir/folder" --print-config
+expect "[metrics_plot]" "$dir/folder" "is a directory" -- plot --metrics "$dir/folder"
+expect "$dir/run/checkpoint_last.safetensors" "is a directory" -- eval --checkpoint "$dir/run"
+expect "[bench --json]" "$dir/folder" "is a directory" -- bench --op relu --shape 4 --repeat 1 --json "$dir/folder"
+expect "[load_safetensors]" "$dir/folder" "is a directory" -- op relu --inputs "$dir/folder" --out "$dir/out.st"
+expect "[train]" "$dir/file.jsonl" "is a file, not a directory" -- train mlp-spirals --out "$dir/file.jsonl"
+expect "[study]" "$dir/file.jsonl" "is a file, not a directory" -- study fourier-toy --quick --out "$dir/file.jsonl"
+expect "[study]" "$dir/empty/study.json" "is this the directory of a study" -- study fourier-toy --from "$dir/empty"
+[[ $failures -eq 0 ]] || { echo "$failures message(s) wrong"; exit 1; }

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# `harmonic forecast` end to end: a tiny chronos checkpoint trained here (a few steps), then
+# forecasts of a CSV with a date column and gaps, --eval, and the edge cases' messages.
+set -u
+bin=$1
+dir=$2
+rm -rf "$dir" && mkdir -p "$dir"
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$bin" train chronos --out "$dir/run" --threads 1 --set trainer.steps=3 --set trainer.log_every=1 \
+  --set trainer.eval_every=0 --set series=16 --set mixup_series=4 --set held_out_series=4 --set series_length=48 \
+  --set context_length=24 --set horizon=4 --set d_model=16 --set d_ff=32 --set num_layers=1 --set num_heads=2 \
+  --set d_kv=8 --set batch_size=8 --set eval_samples=2 >"$dir/train.log" 2>&1 || { cat "$dir/train.log"; fail "train"; }
+# --resume continues that run (the same config but for the step count).
+out=$("$bin" train chronos --out "$dir/run" --resume --threads 1 --set trainer.steps=5 --set trainer.log_every=1 \
+  --set trainer.eval_every=0 --set series=16 --set mixup_series=4 --set held_out_series=4 --set series_length=48 \
+  --set context_length=24 --set horizon=4 --set d_model=16 --set d_ff=32 --set num_layers=1 --set num_heads=2 \
+  --set d_kv=8 --set batch_size=8 --set eval_samples=2 2>&1) || fail "resume: $out"
+[[ $out == *"from step 3"* && $out == *"step 5/5"* ]] || fail "resume output: $out"
+
+{
+  echo "date,sales,temp"
+  for t in $(seq 0 39); do
+    temp=$((20 + t % 7)); [[ $t == 12 ]] && temp=""
+    echo "2024-01-$t,$((100 + (t % 12) * 3)),$temp"
+  done
+} >"$dir/series.csv"
+
+# Both numeric columns, the date column skipped, the gap kept as a missing value.
+out=$("$bin" forecast --checkpoint "$dir/run" --csv "$dir/series.csv" --horizon 5 --samples 6 \
+  --out "$dir/fc.csv" --plot "$dir/fc.png" --threads 1 2>&1) || fail "forecast: $out"
+[[ $out == *"skipped non-numeric column(s): date"* ]] || fail "no note about the date column: $out"
+[[ $(head -1 "$dir/fc.csv") == "series,step,median,q0.1,q0.2,q0.3,q0.4,q0.5,q0.6,q0.7,q0.8,q0.9" ]] || fail "header"
+[[ $(wc -l <"$dir/fc.csv") -eq 11 ]] || fail "rows: $(wc -l <"$dir/fc.csv")"
+[[ -s "$dir/fc_sales.png" && -s "$dir/fc_temp.png" ]] || fail "plots missing"
+# One column, --eval: scores relative to seasonal naive.
+out=$("$bin" forecast --checkpoint "$dir/run" --csv "$dir/series.csv" --column sales --horizon 5 --eval \
+  --season-length 12 --threads 1 2>&1) || fail "eval: $out"
+[[ $out == *"relative to seasonal naive (m = 12)"* && $out == *",actual"* ]] || fail "eval output: $out"
+
+expect_error() {  # name, expected fragment, checkpoint, forecast arguments...
+  local name=$1 fragment=$2 checkpoint=$3
+  shift 3
+  local msg
+  msg=$("$bin" forecast --checkpoint "$checkpoint" --horizon 3 --threads 1 "$@" 2>&1) && fail "$name: exit 0: $msg"
+  [[ $msg == *"$fragment"* ]] || fail "$name: expected '$fragment' in: $msg"
+  echo "ok: $name: $msg"
+}
+printf 'x,y\n1,2\n"3,4\n' >"$dir/broken.csv"
+expect_error "malformed CSV" "unterminated quote" "$dir/run" --csv "$dir/broken.csv"
+printf 'x\n1\n2\n\n3\n' >"$dir/short.csv"
+expect_error "short series" "forecasting needs at least 5" "$dir/run" --csv "$dir/short.csv"
+expect_error "unknown column" "no column 'nosuch'" "$dir/run" --csv "$dir/series.csv" --column nosuch
+expect_error "missing file" "no such file" "$dir/run" --csv "$dir/none.csv"
+expect_error "not a checkpoint" "does not exist" "$dir/none" --csv "$dir/series.csv"
+printf 'x\n7\n7\n7\n7\n7\n7\n' >"$dir/constant.csv"
+out=$("$bin" forecast --checkpoint "$dir/run" --csv "$dir/constant.csv" --horizon 2 --threads 1 2>&1) ||
+  fail "constant: $out"
+[[ $out == *"column 'x' is constant (7)"* ]] || fail "constant note: $out"
+echo "ok: harmonic forecast"

@@ -1,0 +1,168 @@
+// The arcade-dt task (tools/tasks/arcade_dt.h), its online rollouts (dt_rollout.h) and
+// `harmonic study decision-transformer` (tools/studies/decision_transformer/): rollouts played
+// side by side equal the same games played one at a time and are reproducible, a tiny task
+// trains and evaluates end to end, the grids of each mode, run configs through JSON, and the
+// report's aggregates, claims and files on runs with known numbers.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "tests/helpers.h"
+#include "tools/studies/decision_transformer/figures.h"
+#include "tools/studies/decision_transformer/plan.h"
+#include "tools/studies/decision_transformer/report.h"
+#include "tools/tasks/arcade_dt.h"
+#include "tools/tasks/dt_rollout.h"
+#include "tools/train/config.h"
+#include "tools/train/trainer.h"
+
+using namespace hm;
+using namespace hm::studies;
+using hm::test::read_text;
+using hm::test::ScratchDir;
+using hm::test::throws_with;
+
+namespace {
+
+models::DecisionTransformerConfig tiny_model(const std::string& head) {
+  models::DecisionTransformerConfig c;
+  c.state_dim = arcade::SeaquestEnv::kObservationSize, c.num_actions = arcade::kNumActions;
+  c.context_length = 4, c.max_timestep = 60, c.n_layer = 1, c.n_head = 2, c.n_embd = 16, c.dropout = 0.1;
+  c.head = head, c.fourier_frequencies = 4;
+  return c;
+}
+
+train::DtRolloutOptions short_games(int64_t episodes, uint64_t seed) {
+  train::DtRolloutOptions o;
+  o.episodes = episodes, o.seed = seed, o.target_return = 500, o.rtg_scale = 100;
+  o.env.max_steps = 60;
+  return o;
+}
+
+RunRecord record(const DtRunSpec& r, double best, double final_n, double smooth) {
+  Json final_metrics = {{"normalized_return_mean", final_n},
+                        {"return_mean", 10 * final_n},
+                        {"val_smoothness", smooth},
+                        {"val_accuracy", 0.5},
+                        {"val_loss", 1.5},
+                        {"random_return", 30.0},
+                        {"expert_return", 5000.0},
+                        {"example_pmfs", {std::vector<double>(18, 1.0 / 18)}},
+                        {"example_actions", {3}}};
+  Json result = {{"params", 1234},
+                 {"steps", 10},
+                 {"train_seconds", 2.0},
+                 {"windows_per_second", 100.0},
+                 {"random_return", 30.0},
+                 {"expert_return", 5000.0},
+                 {"curve", {{{"step", 0}, {"normalized_return_mean", 0.0}}, {{"step", 10}, {"normalized_return_mean", best}}}},
+                 {"best", {{"step", 10}, {"normalized_return_mean", best}}},
+                 {"final", final_metrics}};
+  return {dt_run_label(r), dt_run_json(r), result, 3.0};
+}
+
+}  // namespace
+
+TEST_CASE("decision transformer rollouts: side by side equals one at a time, and repeats exactly") {
+  Generator gen(1);
+  models::DecisionTransformer dt(tiny_model("fourier"), &gen);
+  const train::DtRolloutResult together = train::rollout_decision_transformer(dt, short_games(3, 5));
+  CHECK(together.returns.size() == 3);
+  int64_t actions = 0;
+  for (int64_t n : together.action_counts) actions += n;
+  int64_t steps = 0;
+  for (int64_t s : together.steps) steps += s;
+  CHECK(actions == steps);
+  for (int64_t s : together.steps) CHECK((s >= 1 && s <= 60));
+  // Episode e of a batch is the game episode_seed(seed, e) with its own action stream: a batch
+  // of one starting at the same seed plays episode 0 identically.
+  const train::DtRolloutResult alone = train::rollout_decision_transformer(dt, short_games(1, 5));
+  CHECK(alone.returns[0] == together.returns[0]);
+  CHECK(alone.steps[0] == together.steps[0]);
+  const train::DtRolloutResult again = train::rollout_decision_transformer(dt, short_games(3, 5));
+  CHECK(again.returns == together.returns);
+  CHECK(again.action_counts == together.action_counts);
+  CHECK(throws_with([&] { train::rollout_decision_transformer(dt, short_games(0, 5)); }, {"episodes must be >= 1"}));
+}
+
+TEST_CASE("arcade-dt: a tiny task trains, validates and evaluates") {
+  ScratchDir dir;
+  Json c = train::default_config(train::find_task(train::kArcadeDtTask));
+  c["dataset_steps"] = 3000, c["val_steps"] = 600, c["max_episode_steps"] = 200;
+  c["n_layer"] = 1, c["n_head"] = 2, c["n_embd"] = 16, c["context_length"] = 5, c["batch_size"] = 16;
+  c["eval_episodes"] = 2, c["reference_episodes"] = 3, c["val_windows"] = 64, c["head"] = "fourier";
+  c["trainer"]["steps"] = 30, c["trainer"]["warmup_steps"] = 5;
+  const train::TaskSpec& spec = train::find_task(train::kArcadeDtTask);
+  std::unique_ptr<train::Task> task = train::build_task(spec, c, Device::cpu());
+  train::Trainer trainer(*task, spec.name, c, dir.str());
+  trainer.log = nullptr;
+  const train::FitResult fit = trainer.fit();
+  CHECK(fit.step == 30);
+  const Json& m = fit.eval;
+  for (const char* k : {"return_mean", "normalized_return_mean", "random_return", "expert_return", "val_loss",
+                        "val_accuracy", "val_smoothness", "example_pmfs"})
+    CHECK_MESSAGE(m.contains(k), k);
+  CHECK(m.at("expert_return").get<double>() > m.at("random_return").get<double>());
+  CHECK(m.at("val_loss").get<double>() < std::log(18.0));  // learned something about the behaviour policy
+  CHECK(m.at("example_pmfs").size() == 4);
+  c["head"] = "softmax";
+  CHECK(throws_with([&] { train::build_task(spec, c, Device::cpu()); }, {"head 'softmax'"}));
+}
+
+TEST_CASE("decision-transformer study: quick and full grids") {
+  const std::vector<DtRunSpec> quick = dt_study_grid({.quick = true});
+  REQUIRE(quick.size() == 3);  // linear, fourier-8, fourier-2 on seed 1
+  CHECK(dt_run_label(quick[0]) == "linear seed=1");
+  CHECK(dt_run_label(quick[1]) == "fourier-8 seed=1");
+  CHECK(dt_run_label(quick[2]) == "fourier-2 seed=1");
+  CHECK(quick[1].task_config.at("fourier_frequencies") == 8);
+  CHECK(quick[0].task_config.at("n_layer") == 2);
+  const std::vector<DtRunSpec> full = dt_study_grid({});
+  CHECK(full.size() == 4 * 2 + 5 * 2);
+  CHECK(full[0].task_config.at("trainer").at("steps") == 3000);
+  for (const DtRunSpec& r : full) {
+    const DtRunSpec back = dt_run_from_json(dt_run_json(r));
+    CHECK(dt_run_label(back) == dt_run_label(r));
+    CHECK(back.task_config == r.task_config);
+  }
+  CHECK(DtHead::parse("fourier-12").frequencies == 12);
+  CHECK(throws_with([] { DtHead::parse("fourier-x"); }, {"fourier-x"}));
+  CHECK(throws_with([] { DtHead::parse("fourier-0"); }, {"fourier-0"}));
+  CHECK(throws_with([] { dt_run_from_json(Json{{"head", "linear"}}); }, {"malformed run config"}));
+}
+
+TEST_CASE("decision-transformer study: report on known runs") {
+  DtStudyPlan plan{.frequencies = {2, 16}, .seeds = {1, 2}, .sweep_seeds = {1}};
+  std::vector<RunRecord> records;
+  for (const DtRunSpec& r : dt_study_grid(plan)) {
+    const double seed = static_cast<double>(r.seed);
+    if (!r.head.fourier()) records.push_back(record(r, 2.0 + seed, 1.0, 0.05));
+    else if (r.head.frequencies == 8) records.push_back(record(r, 4.0 + seed, 2.0, 0.02));
+    else if (r.head.frequencies == 2) records.push_back(record(r, 1.0, 0.5, 0.01));
+    else records.push_back(record(r, 7.0, 3.0, 0.04));
+  }
+  const std::vector<DtGroup> groups = aggregate_dt_runs(dt_runs_of(records));
+  REQUIRE(groups.size() == 4);  // sorted by N: linear, 2, 8, 16
+  CHECK(groups[0].head.name() == "linear");
+  CHECK(groups[2].head.name() == "fourier-8");
+  CHECK(groups[2].best_normalized.mean == doctest::Approx(5.5));
+  CHECK(groups[0].best_normalized.mean == doctest::Approx(3.5));
+  const auto claims = dt_claims(groups, 8);
+  REQUIRE(claims.size() == 4);
+  CHECK(claims[0].holds);  // fourier-8 5.5 > linear 3.5, on 2/2 seeds
+  CHECK(claims[0].seeds_holding == 2);
+  CHECK(claims[1].holds);  // smoother 0.02 < 0.05
+  CHECK(claims[2].claim.find("fourier-16") != std::string::npos);
+  CHECK(claims[3].holds);  // fourier-2 0.01 smoother than fourier-16 0.04
+
+  ScratchDir dir;
+  StudyInfo info{.name = "decision-transformer", .quick = false, .jobs = 2, .wall_seconds = 10};
+  const StudyReport rep = write_dt_study(dir.str(), dt_runs_of(records), info, 8);
+  const std::string md = read_text(dir.str() + "/summary.md");
+  CHECK(md.find("| fourier-8 | 2 | 5.50 ± 0.50 | 3.70 ± 0.47") != std::string::npos);
+  CHECK(md.find("| linear | 2 | 3.50 ± 0.50 | 2.53 ± 0.63") != std::string::npos);
+  CHECK(std::filesystem::exists(dir.str() + "/fig4_return_vs_frequencies.svg"));
+  CHECK(std::filesystem::exists(dir.str() + "/fig13_pmfs_window1.png"));
+  CHECK_FALSE(rep.headline.empty());
+}

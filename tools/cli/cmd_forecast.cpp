@@ -1,0 +1,89 @@
+// `harmonic forecast`: probabilistic forecasts of a CSV's series from a chronos model (a run
+// directory, checkpoint or saved model), through train::forecast_csv.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "core/parallel.h"
+#include "tools/cli/commands.h"
+#include "tools/tasks/chronos_forecast_csv.h"
+#include "tools/tasks/chronos_model.h"
+
+namespace hm::cli {
+namespace {
+
+struct ForecastArgs {
+  std::string checkpoint, which = "last", device = "cpu", save_model;
+  train::ForecastCsvOptions csv;
+  int threads = 0;
+} args;
+
+void print_scores(const train::ForecastCsvResult& r, int64_t season) {
+  fmt::print("{:<20} {:>10} {:>10} {:>10} {:>10}\n", "series", "MASE", "naive", "WQL", "naive");
+  for (size_t i = 0; i < r.names.size(); ++i) {
+    const nn::SeriesScores& s = r.scores[i];
+    fmt::print("{:<20} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f}\n", r.names[i], s.mase, s.naive_mase, s.wql,
+               s.naive_wql);
+  }
+  const nn::RelativeScores& a = *r.relative;
+  fmt::print(
+      "relative to seasonal naive (m = {}), geometric mean over {} series{}: MASE {:.4f}  WQL {:.4f}  (< 1: better)\n",
+      season, a.series, a.skipped > 0 ? fmt::format(" ({} left out: zero or undefined naive error)", a.skipped) : "",
+      a.relative_mase, a.relative_wql);
+}
+
+int run_forecast() {
+  if (args.threads > 0) set_num_threads(args.threads);
+  train::ChronosForecaster f = train::load_chronos(args.checkpoint, Device::parse(args.device), args.which);
+  if (!args.save_model.empty()) {
+    train::save_chronos(args.save_model, *f.model, f.task_config);
+    fmt::print(stderr, "saved the model to {}\n", args.save_model);
+  }
+  if (args.csv.horizon > f.model->config.prediction_length)
+    fmt::print(stderr, "note: horizon {} is longer than the {} steps the model was trained to predict\n",
+               args.csv.horizon, f.model->config.prediction_length);
+  train::ForecastCsvResult r = train::forecast_csv(*f.model, args.csv);
+  for (const std::string& note : r.notes) fmt::print(stderr, "note: {}\n", note);
+  fmt::print(stderr, "forecast {} series x {} steps from {} ({} sample paths)\n", r.names.size(), args.csv.horizon,
+             f.source, args.csv.samples);
+  if (!args.csv.out.empty()) fmt::print(stderr, "wrote {}\n", args.csv.out);
+  for (const std::string& p : r.plots) fmt::print(stderr, "wrote {}\n", p);
+  if (args.csv.out.empty()) fmt::print("{}", train::forecast_table(r));
+  if (r.relative) print_scores(r, args.csv.season_length);
+  return 0;
+}
+
+Registration reg{
+    {"forecast",
+     [](CLI::App& app) {
+       auto* cmd = app.add_subcommand(
+           "forecast",
+           "Probabilistic forecasts of a CSV's series (one per column; empty/NA cells are missing values) from a "
+           "chronos model");
+       cmd->add_option("--checkpoint", args.checkpoint,
+                       "a chronos run directory, trainer checkpoint or saved model directory")
+           ->required();
+       cmd->add_option("--which", args.which, "of a run directory: last or best checkpoint")->capture_default_str();
+       cmd->add_option("--csv", args.csv.csv, "the input CSV with a header line")->required();
+       cmd->add_option("--column", args.csv.columns, "the column(s) to forecast (repeatable; default: every numeric one)");
+       cmd->add_option("--horizon", args.csv.horizon, "steps to forecast")->required();
+       cmd->add_option("--samples", args.csv.samples, "sample paths per series")->capture_default_str();
+       cmd->add_option("--context", args.csv.context, "history points the model reads (0: its training context)")
+           ->capture_default_str();
+       cmd->add_option("--seed", args.csv.seed, "sampling seed")->capture_default_str();
+       cmd->add_option("--out", args.csv.out, "write the forecast CSV here (default: print it)");
+       cmd->add_option("--plot", args.csv.plot,
+                       "draw history and forecast fan (.png or .svg; several series: one file each, <stem>_<column>)");
+       cmd->add_flag("--eval", args.csv.eval,
+                     "hold out the last --horizon points of each series, forecast them and print MASE / WQL relative "
+                     "to seasonal naive");
+       cmd->add_option("--season-length", args.csv.season_length, "season length m of MASE and the naive baseline")
+           ->capture_default_str();
+       cmd->add_option("--device", args.device, "cpu, cuda or cuda:N")->capture_default_str();
+       cmd->add_option("--threads", args.threads, "CPU threads (0: all)");
+       cmd->add_option("--save-model", args.save_model, "also write the loaded model as a saved chronos directory");
+     },
+     run_forecast}};
+
+}  // namespace
+}  // namespace hm::cli

@@ -1,0 +1,79 @@
+// `harmonic study decision-transformer`: the Fourier head paper's Decision Transformer study
+// registered with the study driver (tools/studies/driver.h): the grid of plan.h, one run of
+// run.h per point, the report and figures of report.h and figures.h.
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "tools/studies/decision_transformer/plan.h"
+#include "tools/studies/decision_transformer/report.h"
+#include "tools/studies/decision_transformer/run.h"
+#include "tools/studies/study.h"
+
+namespace hm::studies {
+namespace {
+
+constexpr const char* kStudy = "study decision-transformer";
+
+DtStudyPlan plan_of(const StudyContext& c) {
+  DtStudyPlan plan;
+  plan.quick = c.quick;
+  plan.seeds = c.seeds;
+  const Json& o = c.options;
+  plan.paper_scale = o.at("paper_scale").get<bool>();
+  plan.device = o.at("device").get<std::string>();
+  plan.frequencies = o.at("frequencies").get<std::vector<int64_t>>();
+  plan.sweep_seeds = o.at("sweep_seeds").get<std::vector<uint64_t>>();
+  plan.main_frequencies = o.at("main_frequencies").get<int64_t>();
+  check(o.at("task").is_object(), kStudy, "option 'task' must be an object of arcade-dt keys, got {}",
+        o.at("task").dump());
+  plan.task = o.at("task");
+  return plan;
+}
+
+StudySpec decision_transformer_study() {
+  StudySpec s;
+  s.name = "decision-transformer";
+  s.description =
+      "Fourier head (Gillman et al. 2025, section 5, Table 2, Figures 4 and 13): Decision Transformer on the built-in "
+      "Seaquest stand-in, linear vs Fourier action heads";
+  s.modes =
+      "quick: seed 1, a 2-layer d 64 model over 10 steps of context on 50k transitions for 1500 steps, linear vs "
+      "Fourier-8 and Fourier-2: 3 runs; full: the paper's model (6 layers, 8 heads, d 128, 30 steps of context) on "
+      "200k transitions for 3000 steps, linear and Fourier-8 on seeds 1-4, Fourier-2/4/12/16/32 on seeds 1-2; "
+      "--set paper_scale=true: 500k transitions x 5 epochs at batch 128 (with --set device=cuda on a GPU)";
+  // frequencies: the sweep's Fourier heads besides main_frequencies ([]: the mode's); task:
+  // arcade-dt keys merged into every run (--set 'task={"trainer":{"steps":100}}').
+  s.options = {{"frequencies", Json::array()}, {"sweep_seeds", Json::array()}, {"main_frequencies", 8},
+               {"paper_scale", false},         {"device", "cpu"},            {"task", Json::object()}};
+  s.grid = [](const StudyContext& c) {
+    std::vector<StudyRun> runs;
+    for (const DtRunSpec& r : dt_study_grid(plan_of(c))) runs.push_back({dt_run_label(r), dt_run_json(r), dt_run_cost(r)});
+    return runs;
+  };
+  s.run = [](const StudyRun& run) { return run_decision_transformer(dt_run_from_json(run.config)); };
+  s.describe = [](const RunRecord& r) {
+    const Json& best = r.result.at("best");
+    const Json& f = r.result.at("final");
+    auto num = [](const Json& j, const char* k) { return j.is_object() && j.contains(k) ? j.at(k).get<double>() : NAN; };
+    return fmt::format(" normalised return best {:.1f} final {:.1f}, smoothness {:.4f}", num(best, "normalized_return_mean"),
+                       num(f, "normalized_return_mean"), num(f, "val_smoothness"));
+  };
+  s.report = [](const ReportInput& in) {
+    // The main N is a study option; the records' heads say which N ran on every seed.
+    int64_t main = 8;
+    size_t most = 0;
+    std::vector<DtRun> runs = dt_runs_of(in.records);
+    for (const DtRun& r : runs) {
+      size_t n = 0;
+      for (const DtRun& o : runs) n += o.spec.head.frequencies == r.spec.head.frequencies;
+      if (r.spec.head.fourier() && n > most) most = n, main = r.spec.head.frequencies;
+    }
+    return write_dt_study(in.dir, runs, in.info, main);
+  };
+  return s;
+}
+
+const StudyRegistration registration{decision_transformer_study()};
+
+}  // namespace
+}  // namespace hm::studies

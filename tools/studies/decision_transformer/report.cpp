@@ -1,0 +1,203 @@
+#include "tools/studies/decision_transformer/report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+#include "tools/report/paper.h"
+#include "tools/studies/decision_transformer/figures.h"
+#include "tools/studies/summary_files.h"
+
+namespace hm::studies {
+namespace {
+
+constexpr const char* kReport = "study decision-transformer report";
+
+// Table 2, Seaquest: normalised returns over four seeds (the Fourier row is the best N).
+const report::PaperValue kPaperLinear{2.53, 0.63, "Table 2 (Seaquest)"};
+const report::PaperValue kPaperFourier{3.70, 0.47, "Table 2 (Seaquest)"};
+
+double number(const Json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j.at(key).is_number()) return NAN;
+  return j.at(key).get<double>();
+}
+
+const DtGroup* find_group(const std::vector<DtGroup>& groups, int64_t frequencies) {
+  for (const DtGroup& g : groups)
+    if (g.head.frequencies == frequencies) return &g;
+  return nullptr;
+}
+
+// The Fourier group with the highest mean best-epoch return (nullptr without Fourier groups).
+const DtGroup* best_fourier(const std::vector<DtGroup>& groups) {
+  const DtGroup* best = nullptr;
+  for (const DtGroup& g : groups)
+    if (g.head.fourier() && (!best || g.best_normalized.mean > best->best_normalized.mean)) best = &g;
+  return best;
+}
+
+}  // namespace
+
+std::vector<DtRun> dt_runs_of(const std::vector<RunRecord>& records) {
+  std::vector<DtRun> runs;
+  for (const RunRecord& r : records) {
+    DtRun run{dt_run_from_json(r.config), r.result, r.seconds};
+    for (const char* key : {"params", "curve", "final", "best", "random_return", "expert_return"})
+      check(run.result.contains(key), kReport, "run '{}' has no '{}' in its result", r.label, key);
+    check(run.result.at("final").is_object(), kReport, "run '{}' has no final evaluation", r.label);
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+std::vector<DtGroup> aggregate_dt_runs(const std::vector<DtRun>& runs) {
+  std::vector<DtGroup> groups;
+  std::vector<std::vector<const DtRun*>> members;
+  for (const DtRun& r : runs) {
+    size_t i = 0;
+    while (i < groups.size() && groups[i].head.frequencies != r.spec.head.frequencies) ++i;
+    if (i == groups.size()) {
+      groups.push_back({.head = r.spec.head, .task_config = r.spec.task_config});
+      members.emplace_back();
+    }
+    for (uint64_t s : groups[i].seeds)
+      check(s != r.spec.seed, kReport, "'{}' has seed {} twice", dt_run_label(r.spec), s);
+    groups[i].seeds.push_back(r.spec.seed);
+    members[i].push_back(&r);
+  }
+  for (size_t i = 0; i < groups.size(); ++i) {
+    DtGroup& g = groups[i];
+    std::vector<double> best, final_n, final_r, smooth, acc, loss, secs, wps;
+    for (const DtRun* r : members[i]) {
+      const Json& f = r->result.at("final");
+      best.push_back(number(r->result.at("best"), "normalized_return_mean"));
+      final_n.push_back(number(f, "normalized_return_mean"));
+      final_r.push_back(number(f, "return_mean"));
+      smooth.push_back(number(f, "val_smoothness"));
+      acc.push_back(number(f, "val_accuracy"));
+      loss.push_back(number(f, "val_loss"));
+      secs.push_back(r->seconds);
+      wps.push_back(number(r->result, "windows_per_second"));
+    }
+    g.best_normalized = report::seed_stats(g.seeds, best);
+    g.final_normalized = report::seed_stats(g.seeds, final_n);
+    g.final_return = report::seed_stats(g.seeds, final_r);
+    g.smoothness = report::seed_stats(g.seeds, smooth);
+    g.val_accuracy = report::seed_stats(g.seeds, acc);
+    g.val_loss = report::seed_stats(g.seeds, loss);
+    g.seconds = report::seed_stats(g.seeds, secs);
+    g.windows_per_second = report::seed_stats(g.seeds, wps);
+    const DtRun& first = *members[i].front();
+    g.params = first.result.at("params").get<int64_t>();
+    g.random_return = first.result.at("random_return").get<double>();
+    g.expert_return = first.result.at("expert_return").get<double>();
+    const Json& f = first.result.at("final");
+    if (f.contains("example_pmfs"))
+      for (const Json& row : f.at("example_pmfs")) g.example_pmfs.push_back(row.get<std::vector<double>>());
+    if (f.contains("example_actions")) g.example_actions = f.at("example_actions").get<std::vector<int64_t>>();
+  }
+  std::sort(groups.begin(), groups.end(),
+            [](const DtGroup& a, const DtGroup& b) { return a.head.frequencies < b.head.frequencies; });
+  return groups;
+}
+
+std::vector<report::ClaimResult> dt_claims(const std::vector<DtGroup>& groups, int64_t main_frequencies) {
+  std::vector<report::ClaimResult> claims;
+  const DtGroup* linear = find_group(groups, 0);
+  if (!linear) return claims;
+  if (const DtGroup* main = find_group(groups, main_frequencies)) {
+    claims.push_back(report::check_claim(
+        fmt::format("{} best-epoch normalised return > linear (Table 2)", main->head.name()), main->best_normalized,
+        linear->best_normalized, report::greater()));
+    claims.push_back(report::check_claim(fmt::format("{} action pmfs smoother than linear (Figure 13)", main->head.name()),
+                                         main->smoothness, linear->smoothness, report::less()));
+  }
+  if (const DtGroup* best = best_fourier(groups); best && best->head.frequencies != main_frequencies)
+    claims.push_back(report::check_claim(
+        fmt::format("best Fourier head ({}) best-epoch normalised return > linear", best->head.name()),
+        best->best_normalized, linear->best_normalized, report::greater()));
+  // Figure 4: smoothness worsens as N grows; checked between the smallest and largest N run.
+  const DtGroup *lo = nullptr, *hi = nullptr;
+  for (const DtGroup& g : groups)
+    if (g.head.fourier()) {
+      if (!lo) lo = &g;
+      hi = &g;
+    }
+  if (lo && hi && lo != hi)
+    claims.push_back(report::check_claim(fmt::format("{} smoother than {} (Figure 4)", lo->head.name(), hi->head.name()),
+                                         lo->smoothness, hi->smoothness, report::less()));
+  return claims;
+}
+
+Json dt_summary_json(const std::vector<DtGroup>& groups, const StudyInfo& info, int64_t main_frequencies) {
+  std::vector<const report::MetricStats*> secs;
+  for (const DtGroup& g : groups) secs.push_back(&g.seconds);
+  Json out = summary_header("decision-transformer", info, secs);
+  Json heads = Json::array();
+  for (const DtGroup& g : groups) {
+    const report::PaperValue* paper = g.head.fourier() ? (g.head.frequencies == main_frequencies ? &kPaperFourier : nullptr)
+                                                       : &kPaperLinear;
+    Json h = {{"head", g.head.name()},
+              {"frequencies", g.head.frequencies},
+              {"seeds", g.seeds},
+              {"params", g.params},
+              {"best_normalized_return", paper ? report::cell_json(g.best_normalized, *paper, 2)
+                                               : report::stats_json(g.best_normalized)},
+              {"final_normalized_return", report::stats_json(g.final_normalized)},
+              {"final_return", report::stats_json(g.final_return)},
+              {"smoothness", report::stats_json(g.smoothness)},
+              {"val_accuracy", report::stats_json(g.val_accuracy)},
+              {"val_loss", report::stats_json(g.val_loss)},
+              {"windows_per_second", report::stats_json(g.windows_per_second)},
+              {"task_config", g.task_config}};
+    heads.push_back(h);
+  }
+  out["heads"] = heads;
+  if (!groups.empty()) {
+    out["random_return"] = groups.front().random_return;
+    out["expert_return"] = groups.front().expert_return;
+  }
+  out["claims"] = report::claims_json(dt_claims(groups, main_frequencies));
+  return out;
+}
+
+std::string dt_summary_markdown(const std::vector<DtGroup>& groups, const StudyInfo& info, int64_t main_frequencies) {
+  std::string md = fmt::format("# Decision Transformer study ({} mode)\n\n", info.quick ? "quick" : "full");
+  md +=
+      "The Fourier head paper's section 5 on our Seaquest stand-in (data/arcade: the same 18 actions in the paper's "
+      "order, a behaviour mixture of scripted policies for DQN-replay). Normalised return = 100 (R - random) / "
+      "(expert - random) with our random and scripted expert policies; the paper normalises Atari Seaquest by its "
+      "DQN-era references, so only the ordering of the heads compares.\n\n";
+  if (!groups.empty())
+    md += fmt::format("Reference returns: random {:.1f}, expert {:.1f}.\n\n", groups.front().random_return,
+                      groups.front().expert_return);
+  md += "| head | seeds | best-epoch normalised return | paper (Table 2) | final normalised return | final return | "
+        "pmf smoothness | val accuracy | params |\n|---|---|---|---|---|---|---|---|---|\n";
+  for (const DtGroup& g : groups) {
+    std::optional<report::PaperValue> paper;
+    if (!g.head.fourier()) paper = kPaperLinear;
+    if (g.head.frequencies == main_frequencies) paper = kPaperFourier;
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", g.head.name(), g.seeds.size(),
+                      report::format_stats(g.best_normalized, 2), report::format_paper(paper, 2),
+                      report::format_stats(g.final_normalized, 2), report::format_stats(g.final_return, 1),
+                      report::format_stats(g.smoothness, 4), report::format_stats(report::scaled(g.val_accuracy, 100), 1),
+                      g.params);
+  }
+  md += "\nSmoothness: Definition 3.2 on the predicted next-action pmfs (18 bins) at held-out windows' last step, "
+        "lower is smoother. The paper's Fourier row is its best N; ours marks the main N.\n\n## Claims\n\n";
+  md += report::claims_markdown(dt_claims(groups, main_frequencies));
+  return md;
+}
+
+StudyReport write_dt_study(const std::string& dir, const std::vector<DtRun>& runs, const StudyInfo& info,
+                           int64_t main_frequencies) {
+  const std::vector<DtGroup> groups = aggregate_dt_runs(runs);
+  return write_summary_files(
+      dir, dt_summary_json(groups, info, main_frequencies), dt_summary_markdown(groups, info, main_frequencies),
+      [&](const std::string& d) { return write_dt_figures(d, groups, main_frequencies); },
+      dt_claims(groups, main_frequencies));
+}
+
+}  // namespace hm::studies

@@ -1,0 +1,63 @@
+#include "tools/studies/decision_transformer/run.h"
+
+#include <chrono>
+
+#include "tools/train/config.h"
+#include "tools/train/run_pool.h"
+#include "tools/train/trainer.h"
+
+namespace hm::studies {
+
+Json run_decision_transformer(const DtRunSpec& run) {
+  const train::TaskSpec& spec = train::find_task("arcade-dt");
+  Json config = train::default_config(spec);
+  train::merge_config(config, run.task_config, "study decision-transformer");
+  std::unique_ptr<train::Task> task = train::build_task(spec, config, Device::parse(run.device));
+  Json& trainer_config = config["trainer"];
+  trainer_config["accumulate"] = 1;
+  trainer_config["checkpoint_every"] = 0;
+  int64_t eval_every = trainer_config.at("eval_every").get<int64_t>();
+  if (eval_every <= 0) eval_every = task->train_loader().num_batches();  // once per epoch
+  trainer_config["eval_every"] = eval_every;
+  trainer_config["log_every"] = eval_every;
+
+  Json result = {{"params", task->model().num_parameters()}, {"curve", Json::array()}, {"final", nullptr},
+                 {"best", nullptr}};
+  auto record_eval = [&](int64_t step, const Json& m) {
+    Json& curve = result["curve"];
+    if (!curve.empty() && curve.back().at("step").get<int64_t>() == step) return;  // the final eval twice
+    Json point = {{"step", step}};
+    for (const char* k : {"return_mean", "normalized_return_mean", "normalized_return_std", "val_smoothness", "val_loss",
+                          "val_accuracy"})
+      if (m.contains(k)) point[k] = m.at(k);
+    curve.push_back(point);
+    result["final"] = m;
+    result["random_return"] = m.at("random_return");
+    result["expert_return"] = m.at("expert_return");
+    const Json& best = result["best"];
+    if (step > 0 && (best.is_null() || point.at("normalized_return_mean").get<double>() >
+                                           best.at("normalized_return_mean").get<double>()))
+      result["best"] = point;
+  };
+
+  train::Trainer trainer(*task, spec.name, config, "");
+  trainer.log = nullptr;
+  trainer.handle_sigint = false;  // the study owns Ctrl-C
+  trainer.measure_grad_norm = false;
+  double windows = 0;
+  int64_t last_step = 0;
+  trainer.on_step = [&](const train::StepRecord& r) { windows += static_cast<double>(r.items), last_step = r.step; };
+  trainer.on_eval = record_eval;
+
+  record_eval(0, trainer.evaluate());  // the untrained model
+  const auto t0 = std::chrono::steady_clock::now();
+  const train::FitResult fit = trainer.fit();
+  if (fit.interrupted) throw train::RunInterrupted{};
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  result["steps"] = last_step;
+  result["train_seconds"] = seconds;
+  result["windows_per_second"] = seconds > 0 ? windows / seconds : 0.0;
+  return result;
+}
+
+}  // namespace hm::studies
