@@ -228,12 +228,13 @@ RawIdx read_raw(const std::string& path, std::string_view fn) {
   }
   const size_t header = 4 + dims.size();
   const size_t need = static_cast<size_t>(count) * static_cast<size_t>(element_size(raw.type));
-  // Grow in chunks so a header that promises more than the file holds fails as "truncated"
-  // instead of allocating the promised size up front.
-  constexpr size_t kChunk = size_t{64} << 20;
+  // Grow geometrically (1 MiB, then doubling up to 64 MiB chunks) so a header that promises
+  // more than the file holds fails as "truncated" after allocating about what the file has,
+  // not the promised size or a fixed 64 MiB (fuzzing: 40-byte files ran at 21 reads/s).
+  constexpr size_t kFirstChunk = size_t{1} << 20, kMaxChunk = size_t{64} << 20;
   got = 0;
   while (got < need) {
-    const size_t want = std::min(kChunk, need - got);
+    const size_t want = std::min({std::clamp(got, kFirstChunk, kMaxChunk), need - got});
     raw.bytes.resize(got + want);
     const size_t n = f.read(raw.bytes.data() + got, want);
     got += n;

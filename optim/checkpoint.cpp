@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
@@ -74,6 +75,11 @@ std::map<std::string, std::string> read_metadata(const std::string& path) {
   uint64_t n = 0;
   check(std::fread(&n, 8, 1, f.get()) == 1 && n <= 100'000'000, "read_checkpoint_info",
         "'{}': truncated or not a safetensors file", path);
+  // A length beyond the file is refused before its buffer is allocated (up to 100 MB otherwise).
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  check(!ec && n <= size - 8, "read_checkpoint_info", "'{}': header length {} is beyond the file's {} bytes", path, n,
+        ec ? 0 : size);
   std::string header(n, '\0');
   check(std::fread(header.data(), 1, n, f.get()) == n, "read_checkpoint_info", "'{}': truncated header", path);
   std::map<std::string, std::string> meta;

@@ -230,3 +230,16 @@ TEST_CASE("checkpoint: missing, unexpected and mis-shaped tensors are named, not
                     {"not a Harmonic checkpoint"}));
   CHECK(throws_with([&] { read_checkpoint_info(dir.file("nope.safetensors")); }, {"cannot open"}));
 }
+
+// A header length beyond the file (a 12-byte file claiming 99,999,999 header bytes) is refused
+// before its buffer is allocated; found while fuzzing (each such input allocated 100 MB).
+TEST_CASE("checkpoint: a header length beyond the file is refused naming the file") {
+  hm::test::ScratchDir dir;
+  const std::string path = dir / "short.safetensors";
+  const uint64_t n = 99'999'999;
+  std::string bytes(reinterpret_cast<const char*>(&n), 8);
+  bytes += "{\"a\"";
+  std::ofstream(path, std::ios::binary) << bytes;
+  CHECK(hm::test::throws_with([&] { hm::optim::read_checkpoint_info(path); },
+                              {"[read_checkpoint_info]", path, "header length 99999999 is beyond the file's 12 bytes"}));
+}

@@ -166,3 +166,38 @@ TEST_CASE("study driver: Ctrl-C delivered twice at once (timeout -s INT signals 
   }
   train::clear_stop();
 }
+
+// Found by fuzzing `study --from` (tests/fuzz/corpus/study_results/): options or records the
+// study cannot read (an older version's study.json, edited results) let bare nlohmann errors
+// escape ("key 'released_settings' not found"); they now name the study and the file.
+TEST_CASE("study driver: --from with options or records the study cannot read names the file") {
+  g_stop_after = -1;
+  const StudySpec& spec = find_study("fake-study");
+  const fs::path dir = fresh_dir("from_bad");
+  run_study(spec, {.quick = true, .out = dir.string()}, nullptr);
+  const std::string settings_text = read_text(dir / "study.json"), results_text = read_text(dir / "results.jsonl");
+  const auto rewrite = [&](const fs::path& file, const std::string& text) { write_file_atomic(file.string(), text); };
+  const auto from = [&] { run_study(spec, {.out = (dir / "report").string(), .from = dir.string()}, nullptr); };
+  from();  // the study as written reports
+
+  Json settings = Json::parse(settings_text);
+  settings["options"].erase("scale");
+  rewrite(dir / "study.json", settings.dump());
+  CHECK(throws_with(from, {"[study]", "the options of study 'fake-study'", (dir / "study.json").string(), "scale"}));
+
+  settings = Json::parse(settings_text);
+  settings["sessions"] = Json::array({1});
+  rewrite(dir / "study.json", settings.dump());
+  CHECK(throws_with(from, {"[study]", (dir / "study.json").string(), "a session must be an object"}));
+  settings["sessions"] = Json::array({{{"jobs", "two"}}});
+  rewrite(dir / "study.json", settings.dump());
+  CHECK(throws_with(from, {"[study]", (dir / "study.json").string(), "not a study's settings file"}));
+
+  rewrite(dir / "study.json", settings_text);
+  std::string edited = results_text;
+  edited.replace(edited.find("\"value\":1"), 9, "\"value\":\"one\"");
+  rewrite(dir / "results.jsonl", edited);
+  CHECK(throws_with(from, {"[study]", "the results of study 'fake-study' in", (dir / "results.jsonl").string(),
+                           "do not fit its report"}));
+  fs::remove_all(dir);
+}

@@ -1,5 +1,8 @@
 // Tests of resuming with a changed config: the resume-safe keys are applied (steps, lr), the
 // others are refused naming the key; the best-metric bookkeeping carries over.
+#include <functional>
+
+#include "core/safetensors.h"
 #include "optim/checkpoint.h"
 #include "tests/helpers.h"
 #include "tests/trainer_helpers.h"
@@ -88,4 +91,42 @@ TEST_CASE("trainer resume: the best metric and the patience count carry over") {
   CHECK(r.best == 0.5);
   CHECK(r.best_step == 1);
   CHECK(optim::read_checkpoint_info(dir / "checkpoint_best.safetensors").step == 1);
+}
+
+// Found by fuzzing (tests/fuzz/corpus/resume/): a checkpoint whose "extra" lacks a field or
+// holds one of another type let a bare nlohmann error escape ("key 'batch_in_epoch' not found").
+TEST_CASE("trainer resume: malformed trainer metadata in a checkpoint is refused naming the file") {
+  ScratchDir dir;
+  const TaskSpec& spec = find_task("mlp-spirals");
+  const Json c = small_spirals(2);
+  {
+    auto task = build_task(spec, c, Device::cpu());
+    Trainer t(*task, spec.name, c, dir.str());
+    t.log = nullptr;
+    t.fit();
+  }
+  const std::string good = dir / "checkpoint_last.safetensors", bad = dir / "edited.safetensors";
+  auto resume_with_extra = [&](const std::function<void(Json&)>& edit) {
+    SafetensorsFile file = load_safetensors(good);
+    Json extra = Json::parse(file.metadata.at("extra"));
+    edit(extra);
+    file.metadata["extra"] = extra.dump();
+    save_safetensors(bad, file.tensors, file.metadata);
+    auto task = build_task(spec, c, Device::cpu());
+    Trainer t(*task, spec.name, c, dir.str());
+    t.log = nullptr;
+    t.resume(bad);
+  };
+  CHECK(throws_with([&] { resume_with_extra([](Json& x) { x.erase("batch_in_epoch"); }); },
+                    {"[Trainer::resume]", bad, "\"extra\" metadata", "batch_in_epoch"}));
+  CHECK(throws_with([&] { resume_with_extra([](Json& x) { x["elapsed"] = "soon"; }); },
+                    {"[Trainer::resume]", bad, "malformed", "number"}));
+  CHECK(throws_with([&] { resume_with_extra([](Json& x) { x["best_step"] = Json::array(); }); },
+                    {"[Trainer::resume]", bad, "malformed"}));
+  // A "task" that is not a string: the checkpoint belongs to no task (was a bare type error).
+  CHECK(throws_with([&] { resume_with_extra([](Json& x) { x["task"] = 3; }); },
+                    {"[Trainer::resume]", "is a checkpoint of task '?', not 'mlp-spirals'"}));
+  CHECK(checkpoint_task(optim::read_checkpoint_info(bad)).empty());
+  CHECK(checkpoint_task(optim::read_checkpoint_info(good)) == "mlp-spirals");
+  resume_with_extra([](Json&) {});  // the unedited metadata resumes
 }

@@ -55,6 +55,13 @@ struct Settings {
       s.context.seeds = j.at("seeds").get<std::vector<uint64_t>>();
       s.context.options = j.at("options");
       s.sessions = j.at("sessions");
+      // info_of() reads every session's jobs and wall_seconds: checked here, where errors name the file.
+      check(s.sessions.is_array(), "study", "'{}': \"sessions\" must be an array, got {}", path, s.sessions.dump());
+      for (const Json& session : s.sessions) {
+        check(session.is_object(), "study", "'{}': a session must be an object, got {}", path, session.dump());
+        (void)session.value("jobs", 1);
+        (void)session.value("wall_seconds", 0.0);
+      }
       return s;
     } catch (const Json::exception& e) {
       throw_error("study", fmt::format("'{}' is not a study's settings file: {}", path, e.what()));
@@ -66,9 +73,23 @@ std::string default_dir(const StudySpec& spec, bool quick) {
   return fmt::format("runs/{}{}", spec.name, quick ? "-quick" : "");
 }
 
-// The grid, with its labels checked unique.
-std::vector<StudyRun> make_grid(const StudySpec& spec, const StudyContext& context) {
-  std::vector<StudyRun> grid = spec.grid(context);
+// A study's grid and report read JSON that this session did not write: the options of a
+// study.json, the records of a results.jsonl (from an older version, or edited by hand). A
+// JSON key or type error there names the study and the file instead of escaping as a bare
+// "key 'released_settings' not found" (found by fuzzing `study --from`, tests/fuzz/).
+template <class F>
+auto naming_json_errors(const std::string& what, F&& f) {
+  try {
+    return f();
+  } catch (const Json::exception& e) {
+    throw_error("study", fmt::format("{}: {}", what, e.what()));
+  }
+}
+
+// The grid, with its labels checked unique; `source` names where the options came from.
+std::vector<StudyRun> make_grid(const StudySpec& spec, const StudyContext& context, const std::string& source) {
+  std::vector<StudyRun> grid = naming_json_errors(
+      fmt::format("the options of study '{}' ({}) do not fit it", spec.name, source), [&] { return spec.grid(context); });
   std::set<std::string> labels;
   for (const StudyRun& r : grid)
     check(labels.insert(r.label).second, "study", "study '{}' has the run label '{}' twice", spec.name, r.label);
@@ -104,10 +125,13 @@ StudyInfo info_of(const Settings& settings, const std::string& name) {
   return info;
 }
 
-std::vector<std::string> write_report(const StudySpec& spec, const std::string& dir, std::vector<RunRecord> records,
-                                      const StudyInfo& info, std::FILE* log) {
+// `source` names the results file the records came from.
+std::vector<std::string> write_report(const StudySpec& spec, const std::string& dir, const std::string& source,
+                                      std::vector<RunRecord> records, const StudyInfo& info, std::FILE* log) {
   ReportInput input{dir, std::move(records), info};
-  StudyReport report = spec.report(input);
+  StudyReport report = naming_json_errors(
+      fmt::format("the results of study '{}' in {} do not fit its report", spec.name, source),
+      [&] { return spec.report(input); });
   if (log) {
     fmt::print(log, "\nWrote {} files to {} (summary.md, summary.json, figures).\n", report.files.size(), dir);
     for (const std::string& line : report.headline) fmt::print(log, "{}\n", line);
@@ -124,7 +148,7 @@ StudyOutcome report_only(const StudySpec& spec, const StudyArgs& args, std::FILE
   Settings settings = Settings::read((dir / kSettings).string());
   check(settings.study == spec.name, "study", "'{}' holds study '{}', not '{}'", dir.string(), settings.study,
         spec.name);
-  const std::vector<StudyRun> grid = make_grid(spec, settings.context);
+  const std::vector<StudyRun> grid = make_grid(spec, settings.context, (dir / kSettings).string());
   std::vector<RunRecord> records = in_grid_order(grid, read_results(results.string()), results.string());
   StudyOutcome out;
   out.dir = args.out.empty() ? dir.string() : args.out;
@@ -132,7 +156,7 @@ StudyOutcome report_only(const StudySpec& spec, const StudyArgs& args, std::FILE
   out.total = grid.size();
   if (log && out.done < out.total)
     fmt::print(log, "note: {} of {} runs are recorded; the report covers those\n", out.done, out.total);
-  out.files = write_report(spec, out.dir, std::move(records), info_of(settings, spec.name), log);
+  out.files = write_report(spec, out.dir, results.string(), std::move(records), info_of(settings, spec.name), log);
   return out;
 }
 
@@ -199,7 +223,8 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
       fs::remove(results);
     }
   }
-  const std::vector<StudyRun> grid = make_grid(spec, settings.context);
+  const std::vector<StudyRun> grid =
+      make_grid(spec, settings.context, args.resume.empty() ? "--set" : (fs::path(dir) / kSettings).string());
   create_output_directory(dir, "study");
   remove_orphaned_temporaries(dir);  // study.json / summary temporaries of a killed earlier session
   const std::string results_path = (fs::path(dir) / kResults).string();
@@ -293,7 +318,7 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
   std::vector<RunRecord> all = in_grid_order(grid, read_results(results_path), results_path);
   check(all.size() == grid.size(), "study", "{} holds {} of the grid's {} runs after the pool finished", results_path,
         all.size(), grid.size());
-  out.files = write_report(spec, dir, std::move(all), info_of(settings, spec.name), log);
+  out.files = write_report(spec, dir, results_path, std::move(all), info_of(settings, spec.name), log);
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "core/safetensors.h"
 #include "optim/checkpoint.h"
 #include "tools/tasks/kjv_lm.h"
+#include "tools/train/trainer.h"
 
 namespace hm::train {
 namespace {
@@ -67,7 +68,7 @@ LanguageModel load_saved(const std::string& dir) {
 LanguageModel load_trainer_checkpoint(const std::string& path) {
   constexpr std::string_view fn = "load_language_model";
   optim::CheckpointInfo info = optim::read_checkpoint_info(path);
-  const std::string task = info.extra.is_object() ? info.extra.value("task", "") : "";
+  const std::string task = train::checkpoint_task(info);
   check(task == kKjvLmTask, fn, "'{}' is a checkpoint of task '{}', not of a language model ('{}')", path, task,
         kKjvLmTask);
   LanguageModel lm;

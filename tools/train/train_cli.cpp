@@ -37,7 +37,7 @@ int run_train(TrainArgs& a) {
     check(!a.force, "train", "--resume and --force contradict each other (--force deletes the run)");
     const optim::CheckpointInfo info = optim::read_checkpoint_info(last);
     // Before the config is read as this task's: another task's config fails on a missing key.
-    const std::string task = info.extra.is_object() ? info.extra.value("task", "") : "";
+    const std::string task = checkpoint_task(info);
     check(task == a.task, "train", "--resume: '{}' is a checkpoint of {}, not of '{}'", last,
           task.empty() ? std::string("no task (not a trainer checkpoint?)") : "task '" + task + "'", a.task);
     base = info.config;

@@ -44,7 +44,7 @@ LoadedRun load_run(RunArgs& a, const char* fn) {
   check(std::filesystem::exists(run.path), fn, "no checkpoint at '{}' (train first: train <task> --out {})", run.path,
         a.out);
   optim::CheckpointInfo head = optim::read_checkpoint_info(run.path);
-  const std::string task = head.extra.is_object() ? head.extra.value("task", "") : "";
+  const std::string task = checkpoint_task(head);
   check(!task.empty(), fn, "'{}' names no task (not a trainer checkpoint?)", run.path);
   check(a.task.empty() || a.task == task, fn, "'{}' is a checkpoint of task '{}', not '{}'", run.path, task, a.task);
   run.spec = &find_task(task);

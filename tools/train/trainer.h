@@ -80,6 +80,9 @@ const std::vector<std::string>& resume_safe_keys();
 // Throws naming the first key (dotted) that differs between a checkpoint's config and the
 // resumed run's config but is not resume-safe.
 void check_resume_config(const Json& checkpoint_config, const Json& config);
+// The task a trainer checkpoint was written by (its "extra" metadata's "task"), or "" when it
+// names none (not a trainer checkpoint, or a hand-edited one whose "task" is not a string).
+std::string checkpoint_task(const optim::CheckpointInfo& info);
 
 // What the trainer reports after each optimizer step (on_step).
 struct StepRecord {

@@ -35,18 +35,37 @@ void Trainer::save_checkpoint(const std::string& path) const {
 void Trainer::resume(const std::string& path) {
   const optim::CheckpointInfo head = optim::read_checkpoint_info(path);
   const Json& x = head.extra;
-  check(x.is_object() && x.value("task", "") == task_name_, "Trainer::resume",
-        "'{}' is a checkpoint of task '{}', not '{}'", path, x.is_object() ? x.value("task", "?") : "?", task_name_);
+  const std::string task = checkpoint_task(head);
+  check(task == task_name_, "Trainer::resume", "'{}' is a checkpoint of task '{}', not '{}'", path,
+        task.empty() ? "?" : task, task_name_);
   if (head.config.is_object()) check_resume_config(head.config, config_);
+  // The trainer's bookkeeping, read before anything is restored: a missing or mistyped field
+  // (a hand-edited or foreign checkpoint) names the file instead of escaping as a bare JSON error.
+  struct Bookkeeping {
+    int64_t batch, log_count;
+    double elapsed, loss_sum, grad_norm_sum, lr_scale;
+    std::string monitor;
+    double best;
+    int64_t best_step, evals_since_best;
+  } b;
+  try {
+    b = {x.at("batch_in_epoch").get<int64_t>(), x.at("log_count").get<int64_t>(),  x.at("elapsed").get<double>(),
+         x.at("loss_sum").get<double>(),        x.at("grad_norm_sum").get<double>(), x.value("lr_scale", 1.0),
+         x.value("monitor", std::string()),     x.value("best", 0.0),               x.value("best_step", int64_t{0}),
+         x.value("evals_since_best", int64_t{0})};
+  } catch (const Json::exception& e) {
+    throw_error("Trainer::resume", fmt::format("'{}': the trainer's \"extra\" metadata {} is malformed: {}", path,
+                                               x.dump(), e.what()));
+  }
   optim::load_checkpoint(path, {&task_.model(), &task_.optimizer(), task_.generators()});
   step_ = head.step;
   epoch_ = head.epoch;
-  batch_ = x.at("batch_in_epoch").get<int64_t>();
-  elapsed_before_ = x.at("elapsed").get<double>();
-  loss_sum_ = x.at("loss_sum").get<double>();
-  grad_norm_sum_ = x.at("grad_norm_sum").get<double>();
-  log_count_ = x.at("log_count").get<int64_t>();
-  lr_scale_ = x.value("lr_scale", 1.0);
+  batch_ = b.batch;
+  elapsed_before_ = b.elapsed;
+  loss_sum_ = b.loss_sum;
+  grad_norm_sum_ = b.grad_norm_sum;
+  log_count_ = b.log_count;
+  lr_scale_ = b.lr_scale;
   // A changed top-level lr (resume_safe_keys) scales every group from here on.
   if (head.config.is_object() && head.config.contains("lr") && config_.contains("lr") &&
       head.config["lr"].is_number() && config_["lr"].is_number() && head.config["lr"] != config_["lr"]) {
@@ -57,10 +76,10 @@ void Trainer::resume(const std::string& path) {
       fmt::print(log, "lr changed on resume: {} -> {} (every parameter group scaled by {:.4g})\n", was, now, now / was);
   }
   // The best-metric bookkeeping carries over unless the monitored metric changed.
-  if (x.value("monitor", std::string()) == options_.monitor) {
-    best_ = x.value("best", 0.0);
-    best_step_ = x.value("best_step", int64_t{0});
-    evals_since_best_ = x.value("evals_since_best", int64_t{0});
+  if (b.monitor == options_.monitor) {
+    best_ = b.best;
+    best_step_ = b.best_step;
+    evals_since_best_ = b.evals_since_best;
   }
   const int64_t nb = task_.train_loader().num_batches();
   check(batch_ >= 0 && batch_ < nb, "Trainer::resume",

@@ -116,6 +116,11 @@ const std::vector<std::string>& resume_safe_keys() {
   return keys;
 }
 
+std::string checkpoint_task(const optim::CheckpointInfo& info) {
+  const Json& x = info.extra;
+  return x.is_object() && x.contains("task") && x["task"].is_string() ? x["task"].get<std::string>() : "";
+}
+
 void check_resume_config(const Json& checkpoint_config, const Json& config) {
   const Json old_flat = checkpoint_config.flatten(), new_flat = config.flatten();
   auto dotted = [](const std::string& pointer) {  // "/trainer/steps" -> "trainer.steps"
