@@ -21,6 +21,7 @@ Json rng_pretrain_config(const RngStudyPlan& plan) {
                  {"warmup_steps", 100},
                  {"lr_schedule", "cosine"},
                  {"clip_grad_norm", 1.0},
+                 {"checkpoint_every", 200},
                  {"eval_every", 0},
                  {"log_every", 1000}}}};
   train::merge_config(c, mode, "study rng-lm");

@@ -66,10 +66,15 @@ std::string ensure_rng_base_model(const std::string& study_dir, const Json& pret
   }
   const auto t0 = std::chrono::steady_clock::now();
   train::KjvLmTask task(pretrain, Device::cpu());
-  train::Trainer trainer(task, train::kKjvLmTask, pretrain, "");
+  // Checkpointed in DIR/pretrain (every trainer.checkpoint_every steps and on Ctrl-C), so an
+  // interrupted study resumes its pretraining rather than starting it over.
+  const std::string run_dir = (fs::path(study_dir) / "pretrain").string();
+  train::Trainer trainer(task, train::kKjvLmTask, pretrain, run_dir);
   trainer.log = nullptr;
   trainer.handle_sigint = false;
   trainer.measure_grad_norm = false;
+  const fs::path checkpoint = fs::path(run_dir) / "checkpoint_last.safetensors";
+  if (fs::exists(checkpoint)) trainer.resume(checkpoint.string());
   const train::FitResult fit = trainer.fit();
   if (fit.interrupted) throw train::RunInterrupted{};
   const Json metrics = trainer.evaluate();
@@ -83,6 +88,7 @@ std::string ensure_rng_base_model(const std::string& study_dir, const Json& pret
                {"val_ppl", metrics.value("val_ppl", NAN)},
                {"test_ppl", metrics.value("test_ppl", NAN)}};
   write_file_atomic(info_path, info.dump(2) + "\n");
+  fs::remove_all(run_dir);  // the saved model is what the runs read
   return dir;
 }
 

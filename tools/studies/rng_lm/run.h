@@ -6,7 +6,9 @@
 // model) with DIR/base_model.json (its pretraining measurements). Runs execute in parallel
 // on the driver's thread pool, so the first run to get there pretrains while holding an
 // exclusive flock on DIR/base_model.lock, and every other run waits on the lock and then
-// loads the saved model. A base model made with another pretraining config is refused.
+// loads the saved model. A base model made with another pretraining config is refused. The
+// pretraining checkpoints into DIR/pretrain and resumes from there after an interruption
+// (base_model.json's "seconds" is then the last session's).
 #pragma once
 #include <string>
 
