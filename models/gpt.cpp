@@ -102,10 +102,14 @@ Tensor GPT::embed(const Tensor& tokens, int64_t start) {
   return drop->forward(add(wte->forward(tokens), pos));  // (B, T, E)
 }
 
-Tensor GPT::forward(const Tensor& tokens, std::vector<nn::KVCache>* caches) {
+Tensor GPT::hidden_states(const Tensor& tokens, std::vector<nn::KVCache>* caches) {
   const int64_t start = caches && !caches->empty() ? (*caches)[0].length() : 0;
-  Tensor x = embed(tokens, start);  // (B, T, E)
-  Tensor h = transformer->forward(x, {.causal = true}, caches);
+  Tensor x = embed(tokens, start);                             // (B, T, E)
+  return transformer->forward(x, {.causal = true}, caches);  // ends with ln_f
+}
+
+Tensor GPT::forward(const Tensor& tokens, std::vector<nn::KVCache>* caches) {
+  Tensor h = hidden_states(tokens, caches);                        // (B, T, E)
   return lm_head ? lm_head->forward(h) : linear(h, wte->weight);  // (B, T, V)
 }
 

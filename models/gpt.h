@@ -48,6 +48,9 @@ class GPT : public nn::Module {
   // tokens int64 (B, T) -> logits (B, T, V). With caches (one per layer), the tokens continue
   // the cached sequence: positions start at the cached length.
   Tensor forward(const Tensor& tokens, std::vector<nn::KVCache>* caches = nullptr);
+  // The final hidden states, after ln_f and before the lm head: tokens (B, T) -> (B, T, E).
+  // For heads other than the lm head (the RNG study's Fourier head reads the last position).
+  Tensor hidden_states(const Tensor& tokens, std::vector<nn::KVCache>* caches = nullptr);
   // Mean next-token cross-entropy of logits (B, T, V) against targets int64 (B, T).
   static Tensor loss(const Tensor& logits, const Tensor& targets);
 

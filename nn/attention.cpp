@@ -198,10 +198,10 @@ MultiheadAttention::MultiheadAttention(int64_t d_model, int64_t n_heads, Multihe
   const int64_t inner = n_heads * head_dim;
   const int64_t kdim = options.kdim > 0 ? options.kdim : d_model;
   const int64_t vdim = options.vdim > 0 ? options.vdim : d_model;
-  q_proj = register_module("q_proj", std::make_shared<Linear>(d_model, inner, options.bias, gen));
-  k_proj = register_module("k_proj", std::make_shared<Linear>(kdim, inner, options.bias, gen));
-  v_proj = register_module("v_proj", std::make_shared<Linear>(vdim, inner, options.bias, gen));
-  out_proj = register_module("out_proj", std::make_shared<Linear>(inner, d_model, options.bias, gen));
+  register_module("q_proj", q_proj, std::make_shared<Linear>(d_model, inner, options.bias, gen));
+  register_module("k_proj", k_proj, std::make_shared<Linear>(kdim, inner, options.bias, gen));
+  register_module("v_proj", v_proj, std::make_shared<Linear>(vdim, inner, options.bias, gen));
+  register_module("out_proj", out_proj, std::make_shared<Linear>(inner, d_model, options.bias, gen));
   score = register_module("score", make_attention_score(options.kernel, head_dim, options, gen));
 }
 

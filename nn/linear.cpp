@@ -18,6 +18,17 @@ Linear::Linear(int64_t in, int64_t out, bool has_bias, Generator* gen)
   reset_parameters(gen);
 }
 
+Linear::Linear(std::string type_name, const Tensor& w, const Tensor& b) : UnaryModule(std::move(type_name)) {
+  check(w.defined() && w.dim() == 2, "Linear", "adopted weight must be (out, in), got {}",
+        w.defined() ? w.desc() : "undefined");
+  check(!b.defined() || b.shape() == Shape{w.size(0)}, "Linear", "adopted bias must be ({}), got {}", w.size(0),
+        b.defined() ? b.desc() : "undefined");
+  out_features = w.size(0);
+  in_features = w.size(1);
+  weight = register_parameter("weight", w);
+  if (b.defined()) bias = register_parameter("bias", b);
+}
+
 void Linear::reset_parameters(Generator* gen) {
   init::kaiming_uniform_(weight, std::sqrt(5.0), gen);
   if (bias.defined()) {

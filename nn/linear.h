@@ -16,6 +16,11 @@ class Linear : public UnaryModule {
   int64_t in_features, out_features;
   Tensor weight;  // (out, in)
   Tensor bias;    // (out) or undefined
+
+ protected:
+  // Adopts existing tensors as this layer's parameters (shared, not copied): weight (out, in),
+  // bias (out) or undefined. For layers that extend a trained Linear (LoRALinear).
+  Linear(std::string type_name, const Tensor& weight, const Tensor& bias);
 };
 
 }  // namespace hm::nn

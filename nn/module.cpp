@@ -46,6 +46,19 @@ void Module::add_child(const std::string& name, std::shared_ptr<Module> module) 
   children_.emplace_back(name, std::move(module));
 }
 
+void Module::replace_module(const std::string& name, std::shared_ptr<Module> module) {
+  check(module != nullptr, "Module::replace_module", "replacement for '{}' in {} is null", name, type_name_);
+  auto child = std::find_if(children_.begin(), children_.end(), [&](const auto& c) { return c.first == name; });
+  check(child != children_.end(), "Module::replace_module", "{} has no child '{}'", type_name_, name);
+  auto setter = field_setters_.find(name);
+  check(setter != field_setters_.end(), "Module::replace_module",
+        "child '{}' of {} was registered without its field; register it with register_module(name, field, module)",
+        name, type_name_);
+  check(setter->second(module), "Module::replace_module", "{} does not fit the field of child '{}' ({}) of {}",
+        module->type_name(), name, child->second->type_name(), type_name_);
+  child->second = std::move(module);
+}
+
 void Module::collect(const std::string& prefix, NamedTensors* params, NamedTensors* buffers) const {
   if (params)
     for (const auto& [n, t] : parameters_) params->emplace_back(prefix + n, t);

@@ -3,6 +3,7 @@
 // saves and loads as one. Layers keep Tensor handles to what they register; the handles
 // share the registered TensorImpl, so to(device) and load_state_dict update them in place.
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -51,6 +52,14 @@ class Module {
   // One line per module with its parameter count (like printing a torch module).
   std::string summary() const;
 
+  // -- surgery -------------------------------------------------------------------------------
+  // Puts module in place of the direct child `name` (same name, same traversal position) and
+  // updates the typed field the child was registered into, so the parent's forward calls the
+  // new module (nn::apply_lora swaps Linears for LoRALinears this way). Only children
+  // registered with a field (the three-argument register_module) can be replaced, and only
+  // by a module the field's type accepts.
+  void replace_module(const std::string& name, std::shared_ptr<Module> module);
+
  protected:
   // Registers a parameter (made a leaf that requires grad) and returns the handle to keep.
   Tensor register_parameter(const std::string& name, Tensor value, bool requires_grad = true);
@@ -59,6 +68,19 @@ class Module {
   std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> module) {
     add_child(name, module);
     return module;
+  }
+  // The same, also remembering the typed field that holds the child, so replace_module can
+  // update it (field must be a member of this module: modules are neither copied nor moved).
+  template <class M, class N>
+  std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M>& field, std::shared_ptr<N> module) {
+    field = module;
+    add_child(name, field);
+    field_setters_[name] = [&field](const std::shared_ptr<Module>& m) {
+      auto typed = std::dynamic_pointer_cast<M>(m);
+      if (typed) field = typed;
+      return typed != nullptr;
+    };
+    return field;
   }
 
  private:
@@ -70,6 +92,8 @@ class Module {
   NamedTensors parameters_;
   NamedTensors buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+  // child name -> sets the typed field to a replacement; false when its type does not fit
+  std::map<std::string, std::function<bool(const std::shared_ptr<Module>&)>> field_setters_;
 };
 
 // A module with one tensor in and one out: what Sequential chains.

@@ -40,12 +40,12 @@ FeedForward::FeedForward(int64_t d_model, int64_t d_ff, FFActivation activation,
     : UnaryModule("FeedForward"), activation(activation) {
   check(d_model > 0 && d_ff > 0, "FeedForward", "d_model {} and d_ff {} must be positive", d_model, d_ff);
   if (is_gated(activation)) {
-    wi_0 = register_module("wi_0", std::make_shared<Linear>(d_model, d_ff, bias, gen));
-    wi_1 = register_module("wi_1", std::make_shared<Linear>(d_model, d_ff, bias, gen));
+    register_module("wi_0", wi_0, std::make_shared<Linear>(d_model, d_ff, bias, gen));
+    register_module("wi_1", wi_1, std::make_shared<Linear>(d_model, d_ff, bias, gen));
   } else {
-    wi = register_module("wi", std::make_shared<Linear>(d_model, d_ff, bias, gen));
+    register_module("wi", wi, std::make_shared<Linear>(d_model, d_ff, bias, gen));
   }
-  wo = register_module("wo", std::make_shared<Linear>(d_ff, d_model, bias, gen));
+  register_module("wo", wo, std::make_shared<Linear>(d_ff, d_model, bias, gen));
   dropout = register_module("dropout", std::make_shared<Dropout>(dropout_p, gen));
 }
 

@@ -122,7 +122,7 @@ TEST_CASE("kjv corpus: no chapter in two splits, every genre in every split, tra
 TEST_CASE("kjv corpus: the tokenizer round-trips KJV verses (case kept)") {
   if (!have_kjv()) return;
   const KjvCorpus& c = *default_corpus();
-  const WordTokenizer& tok = *c.tokenizer;
+  const auto& tok = dynamic_cast<const WordTokenizer&>(*c.tokenizer);
   CHECK(tok.decode(tok.encode("In the beginning God created the heaven and the earth.")) ==
         "In the beginning God created the heaven and the earth.");
   int64_t checked = 0;
@@ -250,4 +250,50 @@ TEST_CASE("eval --text: the perplexity of a text equals exp of the directly comp
   CHECK(w[1].len == 8);
   train::EncodedText e = train::encode_text(*tok, "the zebra and the yak");
   CHECK(e.unknown == std::vector<std::string>{"zebra", "yak"});
+}
+
+TEST_CASE("kjv corpus: character tokenizer with chapter:verse references, a char kjv-lm saves and loads") {
+  if (!have_kjv()) return;
+  auto c = std::make_shared<const KjvCorpus>(make_kjv_corpus(verses(), {.tokenizer = "char", .references = true}));
+  REQUIRE(c->tokenizer->kind() == "char");
+  CHECK(c->tokenizer->vocab_size() < 100);  // letters, digits, punctuation, space
+  CHECK(c->train_distinct == c->tokenizer->vocab_size() - 1);
+  const std::string head = c->train.size() ? c->tokenizer->decode_tensor(narrow(c->train.tokens, 0, 0, 40)) : "";
+  CHECK(head.rfind("1:1 In the beginning God created", 0) == 0);
+  // Digits and ':' occur only in references: no decimal number, no minus before a digit.
+  const std::string train = c->tokenizer->decode_tensor(c->train.tokens);
+  for (size_t i = 1; i + 1 < train.size(); ++i) {
+    const bool digit_before = std::isdigit(static_cast<unsigned char>(train[i - 1]));
+    const bool digit_after = std::isdigit(static_cast<unsigned char>(train[i + 1]));
+    if ((train[i] == '.' && digit_before && digit_after) || (train[i] == '-' && digit_after)) {
+      FAIL("a number in the KJV text at " << i << ": " << train.substr(i - 1, 3));
+      break;
+    }
+  }
+  CHECK(throws_with([] { make_kjv_corpus(verses(), {.tokenizer = "bpe"}); }, {"[make_kjv_corpus]", "bpe"}));
+
+  ScratchDir dir;
+  train::Json config = tiny_config("softmax", 3);
+  train::apply_override(config, "tokenizer=char");
+  train::apply_override(config, "references=true");
+  train::KjvLmTask task(config, Device::cpu(), c);
+  CHECK(task.gpt().config.vocab_size == c->tokenizer->vocab_size());
+  train::Trainer trainer(task, train::kKjvLmTask, config, dir.str() + "/run");
+  trainer.log = nullptr;
+  trainer.fit();
+  task.gpt().eval();
+  Tensor ids = reshape(task.tokenizer().encode_tensor("3:16 For God"), {1, -1});
+  NoGradGuard no_grad;
+  const std::vector<double> expected = task.gpt().forward(ids).to_vector();
+  train::save_language_model(dir.str() + "/model", task.gpt(), task.tokenizer(), task.config());
+  // The checkpoint rebuilds its tokenizer from the config's corpus options (char, references).
+  for (const std::string& path : {dir.str() + "/model", dir.str() + "/run/checkpoint_last.safetensors"}) {
+    CAPTURE(path);
+    train::LanguageModel lm = train::load_language_model(path);
+    CHECK(lm.tokenizer->kind() == "char");
+    CHECK(lm.tokenizer->vocab() == task.tokenizer().vocab());
+    CHECK(lm.gpt->forward(ids).to_vector() == expected);
+  }
+  train::apply_override(config, "tokenizer=bpe");
+  CHECK(throws_with([&] { train::kjv_lm_corpus_options(config); }, {"[kjv-lm]", "bpe"}));
 }

@@ -30,6 +30,8 @@ Json kjv_lm_defaults() {
           {"positions", "sinusoidal"},
           {"vocab_size", 8192},
           {"lowercase", false},
+          {"tokenizer", "word"},
+          {"references", false},
           {"val_fraction", 0.05},
           {"test_fraction", 0.05},
           {"split_seed", 0},
@@ -49,6 +51,10 @@ data::KjvCorpusOptions kjv_lm_corpus_options(const Json& c) {
   data::KjvCorpusOptions o;
   o.max_vocab = c.at("vocab_size").get<int64_t>();
   o.lowercase = c.at("lowercase").get<bool>();
+  o.tokenizer = c.value("tokenizer", std::string("word"));  // configs saved before the key existed are word-level
+  o.references = c.value("references", false);
+  check(o.tokenizer == "word" || o.tokenizer == "char", kKjvLmTask, "tokenizer must be \"word\" or \"char\", got \"{}\"",
+        o.tokenizer);
   o.val_fraction = c.at("val_fraction").get<double>();
   o.test_fraction = c.at("test_fraction").get<double>();
   o.split_seed = c.at("split_seed").get<uint64_t>();

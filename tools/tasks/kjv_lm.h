@@ -1,4 +1,4 @@
-// Task "kjv-lm": a word-level GPT language model on the KJV corpus (data/kjv_corpus.h), the
+// Task "kjv-lm": a word-level (or character-level) GPT language model on the KJV corpus (data/kjv_corpus.h), the
 // WikiText-103 experiment of FourierFormer (NOTES section 2) at this machine's scale, with
 // softmax or Fourier attention.
 //
@@ -8,7 +8,9 @@
 // Config keys (flat): seed, n_layer, n_head, n_embd, n_inner, block_size, dropout, attention
 // ("softmax" | "fourier"), fourier_p, fourier_r_init, fourier_r_per_dim, positions
 // ("sinusoidal", the paper's, | "learned"), vocab_size (the tokenizer's max_vocab; the GPT's
-// vocabulary is the tokenizer's size), lowercase, val_fraction, test_fraction, split_seed,
+// vocabulary is the tokenizer's size), lowercase, tokenizer ("word" | "char"), references
+// (verses prefixed "chapter:verse "; both data/kjv_corpus.h, absent in older configs = "word"
+// and false), val_fraction, test_fraction, split_seed,
 // batch_size, lr, weight_decay (Adam's L2), eval_tokens, and the trainer section.
 //
 // Training: Adam (the paper's), batches of random windows of block_size + 1 tokens of the
@@ -45,7 +47,8 @@ inline constexpr const char* kKjvLmTask = "kjv-lm";
 
 // The task's default config (its keys, "seed" and the trainer overrides).
 Json kjv_lm_defaults();
-// The corpus options of a config (vocab_size, lowercase, val_fraction, test_fraction, split_seed).
+// The corpus options of a config (vocab_size, lowercase, tokenizer, references, val_fraction,
+// test_fraction, split_seed).
 data::KjvCorpusOptions kjv_lm_corpus_options(const Json& config);
 // The GPT of a config for a tokenizer of `vocab` ids (keys checked, errors name them).
 models::GPTConfig kjv_lm_gpt_config(const Json& config, int64_t vocab);
@@ -72,7 +75,7 @@ class KjvLmTask : public Task {
 
   models::GPT& gpt() { return *gpt_; }
   std::shared_ptr<models::GPT> gpt_ptr() { return gpt_; }
-  const data::WordTokenizer& tokenizer() const { return *corpus_->tokenizer; }
+  const data::Tokenizer& tokenizer() const { return *corpus_->tokenizer; }
   const data::KjvCorpus& corpus() const { return *corpus_; }
   const Json& config() const { return config_; }
 

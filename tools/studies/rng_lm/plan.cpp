@@ -1,0 +1,58 @@
+#include "tools/studies/rng_lm/plan.h"
+
+#include <fmt/format.h>
+
+#include "tools/tasks/kjv_lm.h"
+#include "tools/tasks/rng_lm.h"
+#include "tools/train/config.h"
+#include "tools/train/task.h"
+
+namespace hm::studies {
+
+Json rng_pretrain_config(const RngStudyPlan& plan) {
+  Json c = train::default_config(train::find_task(train::kKjvLmTask));
+  // Block 160: the longest prompt with its response is 133 characters.
+  Json mode = {{"tokenizer", "char"}, {"references", true}, {"n_layer", plan.quick ? 2 : 4}, {"n_head", 4},
+               {"n_embd", plan.quick ? 64 : 128}, {"n_inner", plan.quick ? 256 : 512},     {"block_size", 160},             {"dropout", 0.0},
+               {"positions", "learned"}, {"batch_size", 16}, {"lr", 1e-3},                  {"eval_tokens", 16384},
+               {"seed", 0},
+               {"trainer",
+                {{"steps", plan.quick ? 600 : 4000},
+                 {"warmup_steps", 100},
+                 {"lr_schedule", "cosine"},
+                 {"clip_grad_norm", 1.0},
+                 {"checkpoint_every", 200},
+                 {"eval_every", 0},
+                 {"log_every", 1000}}}};
+  train::merge_config(c, mode, "study rng-lm");
+  train::merge_config(c, plan.pretrain, "study rng-lm option pretrain");
+  return c;
+}
+
+std::vector<StudyRun> rng_study_grid(const RngStudyPlan& plan) {
+  std::vector<uint64_t> seeds = plan.seeds;
+  if (seeds.empty()) seeds = plan.quick ? std::vector<uint64_t>{1, 2} : std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  const int64_t samples = plan.samples > 0 ? plan.samples : (plan.quick ? 100 : 200);
+  const int64_t long_epochs = plan.long_epochs >= 0 ? plan.long_epochs : (plan.quick ? 48 : 128);
+  const Json pretrain = rng_pretrain_config(plan);
+  Json finetune = train::default_config(train::find_task(train::kRngLmTask));
+  train::merge_config(finetune, plan.finetune, "study rng-lm option finetune");
+  const int64_t epochs = finetune.at("trainer").at("epochs").get<int64_t>();
+  std::vector<StudyRun> runs;
+  for (uint64_t seed : seeds)
+    for (const std::string& model : rng_models()) {
+      const bool is_long = model.ends_with("-long");
+      if (is_long && long_epochs == 0) continue;
+      Json config = {{"model", model},
+                     {"seed", seed},
+                     {"samples", samples},
+                     {"epochs", model == "base" ? 0 : is_long ? long_epochs : epochs},
+                     {"pretrain", pretrain},
+                     {"finetune", finetune}};
+      const double cost = model == "base" ? 1.0 : (is_long ? 2.0 + long_epochs / 16.0 : 3.0);
+      runs.push_back({fmt::format("seed{}/{}", seed, model), config, cost});
+    }
+  return runs;
+}
+
+}  // namespace hm::studies

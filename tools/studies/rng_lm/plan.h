@@ -1,0 +1,34 @@
+// The RNG-LM study's grid (Fourier head paper 4.2 / C.4): per seed, (a) the pretrained base
+// model sampling the numbers, (b) LoRA with the token head, (c) LoRA with a Fourier head, at
+// the paper's schedule (16 epochs) and, clearly labelled, a longer one (the paper's 64 steps
+// are few for a model pretrained from scratch in minutes). The character-level base model is
+// pretrained once per study (the kjv-lm task; see run.h for how parallel runs share it).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tools/studies/study.h"
+
+namespace hm::studies {
+
+struct RngStudyPlan {
+  bool quick = false;
+  std::vector<uint64_t> seeds;  // empty: 1 2 (quick) or 1..10 (full)
+  int64_t samples = 0;          // per distribution; 0: 100 (quick) or 200 (full)
+  int64_t long_epochs = -1;     // the longer-training rows; -1: 48 (quick) or 128 (full); 0: none
+  Json pretrain = Json::object();  // kjv-lm keys over the mode's
+  Json finetune = Json::object();  // rng-lm keys over the defaults (every fine-tuning run)
+};
+
+// The kjv-lm config of the base model: char tokenizer with references, the mode's size.
+Json rng_pretrain_config(const RngStudyPlan& plan);
+std::vector<StudyRun> rng_study_grid(const RngStudyPlan& plan);
+
+// The models a run may be: "base", "token", "fourier", "token-long", "fourier-long".
+inline const std::vector<std::string>& rng_models() {
+  static const std::vector<std::string> m = {"base", "token", "fourier", "token-long", "fourier-long"};
+  return m;
+}
+
+}  // namespace hm::studies
