@@ -20,7 +20,7 @@ const Linear& checked(const std::shared_ptr<Linear>& base) {
 
 LoRALinear::LoRALinear(const std::shared_ptr<Linear>& base, int64_t r, double alpha_, double dropout,
                        Generator* gen)
-    : Linear("LoRALinear", checked(base).weight, base->bias),
+    : Linear("LoRALinear", checked(base).weight, checked(base).bias),  // checked: argument order is unspecified
       rank(r),
       alpha(alpha_) {
   check(r > 0 && r <= std::min(in_features, out_features), "LoRALinear",

@@ -18,7 +18,10 @@ inline Tensor slice_alias(const Tensor& x, int64_t dim, int64_t start, int64_t l
   Strides strides = x.strides();
   int64_t offset = x.offset() + (length > 0 ? start * strides[dim] : 0);
   shape[dim] = length;
-  strides[dim] *= step;
+  // A dim of 0 or 1 element never steps, so its stride is left alone: step * stride may not fit
+  // in int64 there (a step of 2^62 taking one element); with two or more elements it is at most
+  // (size - 1) * stride, which does.
+  if (length > 1) strides[dim] *= step;
   return alias(x, std::move(shape), std::move(strides), offset);
 }
 

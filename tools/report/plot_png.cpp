@@ -15,6 +15,25 @@
 namespace hm::report::detail {
 namespace {
 
+// stb_easy_font has glyphs for ASCII 32..126 only and indexes its table by (char - 32), so any
+// other byte (a UTF-8 "±" in a legend) read out of bounds: "±" becomes "+-", every other
+// non-ASCII character one '?', control characters '?'.
+std::string printable_ascii(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 32 && c <= 126) {
+      out += static_cast<char>(c);
+    } else if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0xB1) {
+      out += "+-", ++i;
+    } else if ((c & 0xC0) != 0x80) {  // a character's first byte (continuation bytes are dropped)
+      out += '?';
+    }
+  }
+  return out;
+}
+
 class RasterCanvas : public Canvas {
  public:
   RasterCanvas(int w, int h) : w_(w), h_(h), rgb_(static_cast<size_t>(w) * h * 3, 255) {}
@@ -73,12 +92,13 @@ class RasterCanvas : public Canvas {
   // (the quads stay axis-aligned).
   void text(double x, double y, const std::string& s, double size, Anchor anchor, bool vertical, Rgb color) override {
     if (s.empty()) return;
-    std::string copy = s;
+    const std::string copy = printable_ascii(s);
     std::vector<char> buffer(copy.size() * 1024 + 64);  // up to 16 quads of 64 bytes per glyph
     unsigned char col[4] = {color.r, color.g, color.b, 255};
-    const int quads = stb_easy_font_print(0, 0, copy.data(), col, buffer.data(), static_cast<int>(buffer.size()));
+    const int quads = stb_easy_font_print(0, 0, const_cast<char*>(copy.data()), col, buffer.data(),
+                                          static_cast<int>(buffer.size()));
     const int scale = std::max(1, static_cast<int>(std::lround(size / 10.0)));
-    const int width = stb_easy_font_width(copy.data()) * scale, height = 7 * scale;
+    const int width = stb_easy_font_width(const_cast<char*>(copy.data())) * scale, height = 7 * scale;
     const int shift = anchor == Anchor::Start ? 0 : anchor == Anchor::Middle ? -width / 2 : -width;
     const int bx = static_cast<int>(std::lround(x)), by = static_cast<int>(std::lround(y));
     for (int q = 0; q < quads; ++q) {
