@@ -260,7 +260,8 @@ Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t end, int64_t s
   if (end < 0) end += size;
   start = std::clamp<int64_t>(start, 0, size);
   end = std::clamp<int64_t>(end, 0, size);
-  int64_t length = end > start ? (end - start + step - 1) / step : 0;
+  // ceil((end - start) / step) without end - start + step - 1, which overflows for a huge step.
+  int64_t length = end > start ? 1 + (end - start - 1) / step : 0;
   return slice_impl("slice", x, d, start, length, step);
 }
 
