@@ -169,6 +169,10 @@ namespace {
 Tensor triangle(std::string_view fn, const Tensor& x, int64_t diagonal, bool upper) {
   check(x.defined(), fn, "undefined tensor");
   HM_CHECK(x.dim() >= 2, fn, "expected a tensor with at least 2 dims, got {}", x.desc());
+  // Beyond +-(rows + cols) every diagonal keeps all or nothing; clamping keeps the kernels'
+  // row + diagonal (+ 1) inside int64 for any diagonal, 2^63 - 1 included.
+  const int64_t limit = x.shape()[x.dim() - 2] + x.shape()[x.dim() - 1];
+  diagonal = std::clamp(diagonal, -limit, limit);
   Tensor src = x.contiguous();
   Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
   triangle_kernel(x.device(), src, diagonal, upper, out);
