@@ -11,7 +11,7 @@ void throw_error(std::string_view fn, const std::string& message) {
 Device Device::parse(const std::string& text) {
   if (text == "cpu") return cpu();
   if (text == "cuda") return cuda(0);
-  if (text.rfind("cuda:", 0) == 0) {
+  if (text.starts_with("cuda:")) {
     try {
       return cuda(std::stoi(text.substr(5)));
     } catch (const std::exception&) {

@@ -49,9 +49,9 @@ DecisionTransformer::DecisionTransformer(const DecisionTransformerConfig& c, Gen
 // coefficients), which the paper's code applies after the trunk's.
 void DecisionTransformer::init_weights(Generator* gen) {
   for (auto& [name, t] : named_parameters()) {
-    if (name.rfind("head.", 0) == 0 && fourier) continue;
+    if (name.starts_with("head.") && fourier) continue;
     if (name == "pos_emb" || name.find("norm") != std::string::npos) continue;
-    const bool is_bias = name.size() >= 5 && name.compare(name.size() - 5, 5, ".bias") == 0;
+    const bool is_bias = name.ends_with(".bias");
     if (is_bias)
       nn::init::zeros_(t);
     else

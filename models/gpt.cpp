@@ -9,13 +9,6 @@
 #include "ops/ops.h"
 
 namespace hm::models {
-namespace {
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-}  // namespace
 
 GPTConfig GPTConfig::preset(const std::string& model_type, int64_t vocab_size, int64_t block_size) {
   GPTConfig c;
@@ -81,9 +74,9 @@ void GPT::init_weights(Generator* gen) {
   for (auto& [name, t] : named_parameters()) {
     // Norms keep their defaults; a Fourier score's bandwidth R keeps its init.
     if (name.find("norm") != std::string::npos || name.find(".score.") != std::string::npos) continue;
-    if (ends_with(name, ".bias"))
+    if (name.ends_with(".bias"))
       nn::init::zeros_(t);
-    else if (ends_with(name, "out_proj.weight") || ends_with(name, "ff.wo.weight"))
+    else if (name.ends_with("out_proj.weight") || name.ends_with("ff.wo.weight"))
       nn::init::normal_(t, 0.0, resid_std, gen);
     else
       nn::init::normal_(t, 0.0, 0.02, gen);

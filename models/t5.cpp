@@ -11,10 +11,6 @@
 namespace hm::models {
 namespace {
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 nn::TransformerLayerOptions layer_options(const T5Config& c) {
   return {.d_ff = c.d_ff,
           .dropout = c.dropout_rate,
@@ -111,15 +107,15 @@ void T5::init_weights(Generator* gen) {
     double std = 0;
     if (name == "shared.weight" || name == "lm_head.weight")
       std = 1.0;
-    else if (ends_with(name, "q_proj.weight"))
+    else if (name.ends_with("q_proj.weight"))
       std = 1.0 / std::sqrt(dm * static_cast<double>(config.d_kv));
-    else if (ends_with(name, "k_proj.weight") || ends_with(name, "v_proj.weight"))
+    else if (name.ends_with("k_proj.weight") || name.ends_with("v_proj.weight"))
       std = 1.0 / std::sqrt(dm);
-    else if (ends_with(name, "out_proj.weight"))
+    else if (name.ends_with("out_proj.weight"))
       std = 1.0 / std::sqrt(static_cast<double>(config.num_heads * config.d_kv));
-    else if (ends_with(name, "ff.wo.weight"))
+    else if (name.ends_with("ff.wo.weight"))
       std = 1.0 / std::sqrt(static_cast<double>(config.d_ff));
-    else if (name.find(".ff.wi") != std::string::npos || ends_with(name, "relative_attention_bias.weight"))
+    else if (name.find(".ff.wi") != std::string::npos || name.ends_with("relative_attention_bias.weight"))
       std = 1.0 / std::sqrt(dm);
     if (std > 0) nn::init::normal_(t, 0.0, std, gen);
   }

@@ -65,7 +65,7 @@ std::pair<int64_t, int64_t> fan_in_and_fan_out(const Shape& shape, const char* f
 
 double calculate_gain(const std::string& nonlinearity, double param) {
   if (nonlinearity == "linear" || nonlinearity == "identity" || nonlinearity == "sigmoid" ||
-      nonlinearity.rfind("conv", 0) == 0)
+      nonlinearity.starts_with("conv"))
     return 1.0;
   if (nonlinearity == "tanh") return 5.0 / 3.0;
   if (nonlinearity == "relu") return std::sqrt(2.0);

@@ -87,7 +87,7 @@ int64_t apply_lora(Module& root, const std::function<bool(const std::string&)>& 
 int64_t mark_only_lora_as_trainable(Module& root) {
   int64_t trainable = 0;
   for (auto& [name, p] : root.named_parameters()) {
-    bool is_lora = name.rfind("lora_", 0) == 0 || name.find(".lora_") != std::string::npos;
+    bool is_lora = name.starts_with("lora_") || name.find(".lora_") != std::string::npos;
     if (!is_lora) {
       p.zero_grad();
       p.requires_grad_(false);

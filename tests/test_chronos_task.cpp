@@ -130,7 +130,7 @@ TEST_CASE("forecast_csv: columns, missing values, eval tails, and clear errors")
   CHECK(r.plots == std::vector<std::string>{dir.str() + "/fc_a.svg", dir.str() + "/fc_b.svg"});
   CHECK(std::filesystem::exists(dir.str() + "/fc_b.svg"));
   const std::string table = test::read_text(dir.str() + "/fc.csv");
-  CHECK(table.rfind("series,step,median,q0.1,q0.2,q0.3,q0.4,q0.5,q0.6,q0.7,q0.8,q0.9,actual\n", 0) == 0);
+  CHECK(table.starts_with("series,step,median,q0.1,q0.2,q0.3,q0.4,q0.5,q0.6,q0.7,q0.8,q0.9,actual\n"));
   CHECK(std::count(table.begin(), table.end(), '\n') == 1 + 2 * 3);
 
   const std::string constant = write("constant.csv", "x\n4\n4\n4\n4\n4\n4\n");

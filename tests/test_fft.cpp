@@ -212,7 +212,7 @@ TEST_CASE("fft ops match PyTorch 1.13 (rfft, irfft, stft, log spectrogram: outpu
   SafetensorsFile ref = load_safetensors(kReference);
   int cases = 0;
   for (const auto& [key, value] : ref.metadata) {
-    if (key.rfind("case:", 0) != 0) continue;
+    if (!key.starts_with("case:")) continue;
     const std::string name = key.substr(5);
     CAPTURE(name);
     const nlohmann::json meta = nlohmann::json::parse(value);

@@ -259,7 +259,7 @@ TEST_CASE("kjv corpus: character tokenizer with chapter:verse references, a char
   CHECK(c->tokenizer->vocab_size() < 100);  // letters, digits, punctuation, space
   CHECK(c->train_distinct == c->tokenizer->vocab_size() - 1);
   const std::string head = c->train.size() ? c->tokenizer->decode_tensor(narrow(c->train.tokens, 0, 0, 40)) : "";
-  CHECK(head.rfind("1:1 In the beginning God created", 0) == 0);
+  CHECK(head.starts_with("1:1 In the beginning God created"));
   // Digits and ':' occur only in references: no decimal number, no minus before a digit.
   const std::string train = c->tokenizer->decode_tensor(c->train.tokens);
   for (size_t i = 1; i + 1 < train.size(); ++i) {

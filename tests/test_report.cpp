@@ -4,11 +4,14 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "tests/helpers.h"
 #include "tools/report/claims.h"
 #include "tools/report/markdown.h"
 #include "tools/report/paper.h"
+#include "tools/report/seed_groups.h"
 #include "tools/report/stats.h"
 
 using namespace hm;
@@ -17,6 +20,35 @@ using hm::test::throws_with;
 
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+}
+
+TEST_CASE("report seed groups: runs grouped by configuration in first-appearance order, seeds kept, repeats refused") {
+  struct Run {
+    std::string model;
+    uint64_t seed;
+    double score;
+  };
+  const std::vector<Run> runs{{"lstm", 1, 0.5}, {"fru", 1, 0.9}, {"lstm", 2, 0.7}, {"fru", 3, 1.1}, {"rnn", 1, 0.1}};
+  auto key = [](const Run& r) { return r.model; };
+  auto seed = [](const Run& r) { return r.seed; };
+  auto label = [](const Run& r) { return r.model; };
+  const auto groups = group_over_seeds(runs, key, seed, label, "test report");
+  REQUIRE(groups.size() == 3);
+  CHECK(groups[0].first().model == "lstm");
+  CHECK(groups[1].first().model == "fru");
+  CHECK(groups[2].first().model == "rnn");
+  CHECK(groups[0].seeds == std::vector<uint64_t>{1, 2});
+  CHECK(groups[1].seeds == std::vector<uint64_t>{1, 3});
+  const MetricStats fru = groups[1].stats([](const Run& r) { return r.score; });
+  CHECK(fru.mean == doctest::Approx(1.0));
+  CHECK(fru.at_seed(3) == 1.1);
+  CHECK(fru.count == 2);
+
+  std::vector<Run> repeated = runs;
+  repeated.push_back({"fru", 3, 2.0});
+  CHECK(throws_with([&] { group_over_seeds(repeated, key, seed, label, "test report"); },
+                    {"[test report]", "'fru' has seed 3 twice"}));
+  CHECK(group_over_seeds(std::vector<Run>{}, key, seed, label, "test report").empty());
 }
 
 TEST_CASE("report stats: population std over seeds, values kept by seed, mean curves") {

@@ -49,7 +49,7 @@ TEST_CASE("rng-lm data: the C.4 template, two decimals, 64 pairs per distributio
     CHECK(p.value <= 1.0);
     CHECK(std::abs(p.value * 100 - std::round(p.value * 100)) < 1e-9);
     CHECK(p.response == " " + format_two_decimals(p.value));
-    CHECK(p.prompt.rfind("The following is a list of normally distributed random numbers", 0) == 0);
+    CHECK(p.prompt.starts_with("The following is a list of normally distributed random numbers"));
   }
   CHECK(per == std::vector<int>{64, 64, 64, 64});
   // Each mean within 4 standard errors (sigma / 8) of mu.
@@ -161,8 +161,8 @@ TEST_CASE("rng-lm task: LoRA fine-tuning through the Trainer changes only adapte
       const std::string& name = params[i].first;
       CAPTURE(name);
       const bool changed = amax(abs(params[i].second.detach() - start[i].second)).item<double>() > 0;
-      if (name.find("lora_") == std::string::npos && name.rfind("fourier_head.", 0) != 0) CHECK_FALSE(changed);
-      if (name.find("lora_B") != std::string::npos || name.rfind("fourier_head.", 0) == 0) CHECK(changed);
+      if (name.find("lora_") == std::string::npos && !name.starts_with("fourier_head.")) CHECK_FALSE(changed);
+      if (name.find("lora_B") != std::string::npos || name.starts_with("fourier_head.")) CHECK(changed);
     }
     const std::string prompt = rng_prompt(rng_distributions()[2], 0.4, 0.3);
     if (task.fourier()) {

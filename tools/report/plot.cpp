@@ -217,14 +217,10 @@ std::vector<Points> band_runs(const Series& s, const Frame& f) {
   return out;
 }
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 template <class Plot>
 void save_any(const Plot& plot, const std::string& path) {
-  if (ends_with(path, ".svg")) return write_file_atomic(path, to_svg(plot));
-  check(ends_with(path, ".png"), "plot::save", "'{}': unknown image type (use .svg or .png)", path);
+  if (path.ends_with(".svg")) return write_file_atomic(path, to_svg(plot));
+  check(path.ends_with(".png"), "plot::save", "'{}': unknown image type (use .svg or .png)", path);
   write_file_atomic(path, detail::encode_png(to_pixels(plot), plot.width, plot.height));
 }
 

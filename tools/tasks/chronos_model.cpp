@@ -48,7 +48,7 @@ ChronosForecaster load_checkpoint_file(const std::string& path) {
   check(task == kChronosTask, fn, "'{}' is a checkpoint of task '{}', not of '{}'", path, task, kChronosTask);
   nn::NamedTensors state;
   for (auto& [name, t] : load_safetensors(path).tensors)
-    if (name.rfind("model.", 0) == 0) state.emplace_back(name.substr(6), t);
+    if (name.starts_with("model.")) state.emplace_back(name.substr(6), t);
   ChronosForecaster f = from_weights(info.config, state, path);
   f.step = info.step;
   return f;

@@ -42,7 +42,7 @@ void load_checkpoint_weights(models::GPT& gpt, const std::string& path) {
   SafetensorsFile file = load_safetensors(path);
   nn::NamedTensors state;
   for (auto& [name, t] : file.tensors)
-    if (name.rfind("model.", 0) == 0) state.emplace_back(name.substr(6), t);
+    if (name.starts_with("model.")) state.emplace_back(name.substr(6), t);
   gpt.load_state_dict(state);
 }
 

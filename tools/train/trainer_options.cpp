@@ -139,7 +139,7 @@ void check_resume_config(const Json& checkpoint_config, const Json& config) {
     if (std::find(safe.begin(), safe.end(), key) != safe.end()) continue;
     if (!old_flat.contains(pointer)) {
       // A trainer key newer than the checkpoint is fine at its default.
-      if (key.rfind("trainer.", 0) == 0 && TrainerOptions{}.to_json().value(key.substr(8), Json()) == v) continue;
+      if (key.starts_with("trainer.") && TrainerOptions{}.to_json().value(key.substr(8), Json()) == v) continue;
       refuse(key, "absent", v.dump());
     }
     if (old_flat[pointer] != v) refuse(key, old_flat[pointer].dump(), v.dump());
@@ -161,13 +161,10 @@ std::vector<std::string> run_files(const std::string& dir) {
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     if (!entry.is_regular_file()) continue;
     const std::string name = entry.path().filename().string();
-    auto starts = [&](const char* p) { return name.rfind(p, 0) == 0; };
-    auto ends = [&](const char* s) {
-      const std::string suffix = s;
-      return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-    };
-    if (name == "config.json" || name == "metrics.jsonl" || (starts("checkpoint_") && ends(".safetensors")) ||
-        (starts("eval_step") && ends(".json")) || (starts("grads_step") && ends(".json")))
+    if (name == "config.json" || name == "metrics.jsonl" ||
+        (name.starts_with("checkpoint_") && name.ends_with(".safetensors")) ||
+        (name.starts_with("eval_step") && name.ends_with(".json")) ||
+        (name.starts_with("grads_step") && name.ends_with(".json")))
       out.push_back(entry.path().string());
   }
   std::sort(out.begin(), out.end());

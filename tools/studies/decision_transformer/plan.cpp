@@ -28,7 +28,7 @@ Json DtHead::task_keys() const {
 
 DtHead DtHead::parse(const std::string& name) {
   if (name == "linear") return {};
-  if (name.rfind("fourier-", 0) == 0) {
+  if (name.starts_with("fourier-")) {
     try {
       size_t used = 0;
       const int64_t n = std::stoll(name.substr(8), &used);

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "tools/report/paper.h"
+#include "tools/report/seed_groups.h"
 #include "tools/studies/decision_transformer/figures.h"
 #include "tools/studies/summary_files.h"
 
@@ -54,42 +55,22 @@ std::vector<DtRun> dt_runs_of(const std::vector<RunRecord>& records) {
 
 std::vector<DtGroup> aggregate_dt_runs(const std::vector<DtRun>& runs) {
   std::vector<DtGroup> groups;
-  std::vector<std::vector<const DtRun*>> members;
-  for (const DtRun& r : runs) {
-    size_t i = 0;
-    while (i < groups.size() && groups[i].head.frequencies != r.spec.head.frequencies) ++i;
-    if (i == groups.size()) {
-      groups.push_back({.head = r.spec.head, .task_config = r.spec.task_config});
-      members.emplace_back();
-    }
-    for (uint64_t s : groups[i].seeds)
-      check(s != r.spec.seed, kReport, "'{}' has seed {} twice", dt_run_label(r.spec), s);
-    groups[i].seeds.push_back(r.spec.seed);
-    members[i].push_back(&r);
-  }
-  for (size_t i = 0; i < groups.size(); ++i) {
-    DtGroup& g = groups[i];
-    std::vector<double> best, final_n, final_r, smooth, acc, loss, secs, wps;
-    for (const DtRun* r : members[i]) {
-      const Json& f = r->result.at("final");
-      best.push_back(number(r->result.at("best"), "normalized_return_mean"));
-      final_n.push_back(number(f, "normalized_return_mean"));
-      final_r.push_back(number(f, "return_mean"));
-      smooth.push_back(number(f, "val_smoothness"));
-      acc.push_back(number(f, "val_accuracy"));
-      loss.push_back(number(f, "val_loss"));
-      secs.push_back(r->seconds);
-      wps.push_back(number(r->result, "windows_per_second"));
-    }
-    g.best_normalized = report::seed_stats(g.seeds, best);
-    g.final_normalized = report::seed_stats(g.seeds, final_n);
-    g.final_return = report::seed_stats(g.seeds, final_r);
-    g.smoothness = report::seed_stats(g.seeds, smooth);
-    g.val_accuracy = report::seed_stats(g.seeds, acc);
-    g.val_loss = report::seed_stats(g.seeds, loss);
-    g.seconds = report::seed_stats(g.seeds, secs);
-    g.windows_per_second = report::seed_stats(g.seeds, wps);
-    const DtRun& first = *members[i].front();
+  auto by_head = report::group_over_seeds(
+      runs, [](const DtRun& r) { return r.spec.head.frequencies; }, [](const DtRun& r) { return r.spec.seed; },
+      [](const DtRun& r) { return dt_run_label(r.spec); }, kReport);
+  for (const auto& members : by_head) {
+    const DtRun& first = members.first();
+    DtGroup& g = groups.emplace_back(DtGroup{.head = first.spec.head, .task_config = first.spec.task_config});
+    g.seeds = members.seeds;
+    auto final_number = [](const char* key) { return [key](const DtRun& r) { return number(r.result.at("final"), key); }; };
+    g.best_normalized = members.stats([](const DtRun& r) { return number(r.result.at("best"), "normalized_return_mean"); });
+    g.final_normalized = members.stats(final_number("normalized_return_mean"));
+    g.final_return = members.stats(final_number("return_mean"));
+    g.smoothness = members.stats(final_number("val_smoothness"));
+    g.val_accuracy = members.stats(final_number("val_accuracy"));
+    g.val_loss = members.stats(final_number("val_loss"));
+    g.seconds = members.stats([](const DtRun& r) { return r.seconds; });
+    g.windows_per_second = members.stats([](const DtRun& r) { return number(r.result, "windows_per_second"); });
     g.params = first.result.at("params").get<int64_t>();
     g.random_return = first.result.at("random_return").get<double>();
     g.expert_return = first.result.at("expert_return").get<double>();

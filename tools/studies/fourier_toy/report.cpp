@@ -6,9 +6,11 @@
 
 #include <cmath>
 #include <filesystem>
+#include <tuple>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "tools/report/seed_groups.h"
 #include "tools/studies/fourier_toy/figures.h"
 
 namespace hm::studies {
@@ -92,37 +94,31 @@ constexpr PaperEntry kPaper[] = {
 }  // namespace
 
 std::vector<ToyGroup> aggregate_toy_results(const std::vector<ToyRunResult>& results) {
+  auto by_config = report::group_over_seeds(
+      results,
+      [](const ToyRunResult& r) {
+        const auto& c = r.config;
+        return std::tuple(c.dataset, c.head, c.frequencies, c.gamma);
+      },
+      [](const ToyRunResult& r) { return r.config.seed; },
+      [](const ToyRunResult& r) {
+        const auto& c = r.config;
+        return fmt::format("{} {} N={} gamma={:g}", data::toy_distribution_name(c.dataset),
+                           models::toy_head_name(c.head), c.frequencies, c.gamma);
+      },
+      "aggregate_toy_results");
   std::vector<ToyGroup> groups;
-  std::vector<std::vector<const ToyRunResult*>> members;
-  for (const ToyRunResult& r : results) {
-    const auto& c = r.config;
-    size_t i = 0;
-    while (i < groups.size() && !(groups[i].dataset == c.dataset && groups[i].head == c.head &&
-                                  groups[i].frequencies == c.frequencies && groups[i].gamma == c.gamma))
-      ++i;
-    if (i == groups.size()) {
-      ToyGroup g;
-      g.dataset = c.dataset, g.head = c.head, g.frequencies = c.frequencies, g.gamma = c.gamma;
-      groups.push_back(g);
-      members.emplace_back();
-    }
-    for (uint64_t s : groups[i].seeds)
-      check(s != c.seed, "aggregate_toy_results", "run '{} {} N={} gamma={:g}' has seed {} twice",
-            data::toy_distribution_name(c.dataset), models::toy_head_name(c.head), c.frequencies, c.gamma, s);
-    groups[i].seeds.push_back(c.seed);
-    members[i].push_back(&r);
-  }
-  for (size_t i = 0; i < groups.size(); ++i) {
-    auto stats = [&](double ToyRunResult::*field) {
-      std::vector<double> v;
-      for (const ToyRunResult* r : members[i]) v.push_back(r->*field);
-      return report::seed_stats(groups[i].seeds, v);
-    };
-    groups[i].kl = stats(&ToyRunResult::kl);
-    groups[i].smoothness = stats(&ToyRunResult::smoothness);
-    groups[i].mse = stats(&ToyRunResult::mse);
-    groups[i].perplexity = stats(&ToyRunResult::perplexity);
-    groups[i].seconds = stats(&ToyRunResult::seconds);
+  for (const auto& members : by_config) {
+    const auto& c = members.first().config;
+    ToyGroup& g = groups.emplace_back();
+    g.dataset = c.dataset, g.head = c.head, g.frequencies = c.frequencies, g.gamma = c.gamma;
+    g.seeds = members.seeds;
+    auto stats = [&](double ToyRunResult::*field) { return members.stats([field](const ToyRunResult& r) { return r.*field; }); };
+    g.kl = stats(&ToyRunResult::kl);
+    g.smoothness = stats(&ToyRunResult::smoothness);
+    g.mse = stats(&ToyRunResult::mse);
+    g.perplexity = stats(&ToyRunResult::perplexity);
+    g.seconds = stats(&ToyRunResult::seconds);
   }
   return groups;
 }

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <utility>
 
 #include "core/error.h"
+#include "tools/report/seed_groups.h"
 #include "tools/studies/fourierformer/figures.h"
 #include "tools/studies/summary_files.h"
 
@@ -60,27 +62,18 @@ std::vector<FfRun> ff_runs_of(const std::vector<RunRecord>& records) {
 }
 
 std::vector<FfGroup> aggregate_ff_runs(const std::vector<FfRun>& runs) {
+  auto by_variant = report::group_over_seeds(
+      runs, [](const FfRun& r) { return std::pair(r.spec.task, r.spec.variant.name()); },
+      [](const FfRun& r) { return r.spec.seed; }, [](const FfRun& r) { return ff_run_label(r.spec); }, kReport);
   std::vector<FfGroup> groups;
-  std::vector<std::vector<const FfRun*>> members;
-  for (const FfRun& r : runs) {
-    size_t i = 0;
-    while (i < groups.size() && !(groups[i].task == r.spec.task && groups[i].variant.name() == r.spec.variant.name()))
-      ++i;
-    if (i == groups.size()) {
-      groups.push_back({.task = r.spec.task, .variant = r.spec.variant, .task_config = r.spec.task_config});
-      members.emplace_back();
-    }
-    for (uint64_t s : groups[i].seeds)
-      check(s != r.spec.seed, kReport, "'{}' has seed {} twice", ff_run_label(r.spec), s);
-    groups[i].seeds.push_back(r.spec.seed);
-    members[i].push_back(&r);
-  }
-  for (size_t i = 0; i < groups.size(); ++i) {
-    FfGroup& g = groups[i];
+  for (const auto& members : by_variant) {
+    const FfRunSpec& spec = members.first().spec;
+    FfGroup& g = groups.emplace_back(FfGroup{.task = spec.task, .variant = spec.variant, .task_config = spec.task_config});
+    g.seeds = members.seeds;
     const bool lm = g.task == FfTask::Lm;
     std::vector<double> val, test, untrained, th, trh, th_std, trh_std, r_final, top1, top5, seconds, rate;
     std::vector<std::vector<std::pair<double, double>>> curves, losses, r_curves;
-    for (const FfRun* r : members[i]) {
+    for (const FfRun* r : members.runs) {
       const Json& res = r->result;
       const Json& fin = res.at("final");
       g.params = res.at("params").get<int64_t>();

@@ -48,7 +48,7 @@ std::string r_cell(const FfGroup& g) {
 std::string scale_line(const FfGroup& g) {
   std::string out;
   for (const auto& [k, v] : g.task_config.items()) {
-    if (k == "seed" || k == "attention" || k.rfind("fourier_", 0) == 0) continue;
+    if (k == "seed" || k == "attention" || k.starts_with("fourier_")) continue;
     if (k == "trainer") {
       for (const auto& [tk, tv] : v.items()) out += fmt::format("{}{}={}", out.empty() ? "" : ", ", tk, tv.dump());
       continue;

@@ -9,7 +9,7 @@ namespace {
 
 std::string figure_name(const std::string& dataset) {
   if (dataset == "mix-sin") return "fig3_mix-sin";
-  if (dataset.rfind("mix-poly", 0) == 0) return "fig4_" + dataset;
+  if (dataset.starts_with("mix-poly")) return "fig4_" + dataset;
   if (dataset == "pixel") return "fig6_pixel";
   if (dataset == "permuted") return "fig7_permuted";
   if (dataset == "kjv-genre") return "fig8_kjv-genre";

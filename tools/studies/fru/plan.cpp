@@ -144,7 +144,7 @@ Json released_settings(FruPart part, const std::string& dataset, const std::stri
     if (s.clip) trainer["clip_grad_norm"] = 1.0;
     return Json{{"lr", s.lr}, {"trainer", trainer}};
   };
-  const bool fru = model.rfind("fru", 0) == 0;
+  const bool fru = model.starts_with("fru");
   switch (part) {
     case FruPart::Synthetic:
       return Json::object();
@@ -174,7 +174,7 @@ Json released_settings(FruPart part, const std::string& dataset, const std::stri
 }
 
 std::vector<FruRunSpec> fru_study_grid(const FruStudyPlan& plan) {
-  check(plan.device == "cpu" || plan.device.rfind("cuda", 0) == 0, kStudy, "device must be cpu or cuda[:N], got '{}'",
+  check(plan.device == "cpu" || plan.device.starts_with("cuda"), kStudy, "device must be cpu or cuda[:N], got '{}'",
         plan.device);
   std::vector<FruPart> parts = plan.parts;
   if (parts.empty()) parts = {FruPart::Synthetic, FruPart::Image, FruPart::Text};

@@ -4,8 +4,10 @@
 
 #include <cmath>
 #include <map>
+#include <utility>
 
 #include "core/error.h"
+#include "tools/report/seed_groups.h"
 #include "tools/studies/fru/figures.h"
 #include "tools/studies/summary_files.h"
 
@@ -89,30 +91,22 @@ std::vector<FruRun> fru_runs_of(const std::vector<RunRecord>& records) {
 }
 
 std::vector<FruGroup> aggregate_fru_runs(const std::vector<FruRun>& runs) {
+  auto by_model = report::group_over_seeds(
+      runs, [](const FruRun& r) { return std::pair(r.spec.dataset, r.spec.model); },
+      [](const FruRun& r) { return r.spec.seed; },
+      [](const FruRun& r) { return fmt::format("{} {}", r.spec.dataset, r.spec.model); }, kReport);
   std::vector<FruGroup> groups;
-  std::vector<std::vector<const FruRun*>> members;
-  for (const FruRun& r : runs) {
-    size_t i = 0;
-    while (i < groups.size() && !(groups[i].dataset == r.spec.dataset && groups[i].model == r.spec.model)) ++i;
-    if (i == groups.size()) {
-      FruGroup g;
-      g.part = r.spec.part, g.dataset = r.spec.dataset, g.model = r.spec.model;
-      g.task_config = r.spec.task_config;
-      groups.push_back(g);
-      members.emplace_back();
-    }
-    for (uint64_t s : groups[i].seeds)
-      check(s != r.spec.seed, kReport, "'{} {}' has seed {} twice", r.spec.dataset, r.spec.model, s);
-    groups[i].seeds.push_back(r.spec.seed);
-    members[i].push_back(&r);
-  }
-  for (size_t i = 0; i < groups.size(); ++i) {
-    FruGroup& g = groups[i];
+  for (const auto& members : by_model) {
+    const FruRunSpec& spec = members.first().spec;
+    FruGroup& g = groups.emplace_back();
+    g.part = spec.part, g.dataset = spec.dataset, g.model = spec.model;
+    g.task_config = spec.task_config;
+    g.seeds = members.seeds;
     const std::string metric = fru_metric(g.part);
     std::vector<double> finals, seconds, decays;
     std::vector<std::vector<std::pair<double, double>>> curves, losses;
     std::map<int64_t, std::vector<GradPoint>> grads;  // epoch -> one point per seed
-    for (const FruRun* r : members[i]) {
+    for (const FruRun* r : members.runs) {
       const Json& res = r->result;
       const Json& v = res.at("final").at(metric);
       finals.push_back(v.is_number() ? v.get<double>() : NAN);  // null: a diverged run

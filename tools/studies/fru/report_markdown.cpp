@@ -34,7 +34,7 @@ const std::string& display(const FruGroup& g) { return find_fru_model(g.part, g.
 std::string scale_line(const FruGroup& g) {
   std::string out;
   for (const auto& [k, v] : g.task_config.items()) {
-    if (k == "seed" || k == "model" || k == "data" || k == "degree" || k.rfind("fru_", 0) == 0) continue;
+    if (k == "seed" || k == "model" || k == "data" || k == "degree" || k.starts_with("fru_")) continue;
     if (k == "trainer") {
       for (const auto& [tk, tv] : v.items()) out += fmt::format("{}{}={}", out.empty() ? "" : ", ", tk, tv.dump());
       continue;

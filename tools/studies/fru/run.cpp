@@ -14,7 +14,7 @@ namespace {
 int64_t embedding_params(const nn::Module& model) {
   int64_t n = 0;
   for (const auto& [name, p] : model.named_parameters())
-    if (name.rfind("embed.", 0) == 0) n += p.numel();
+    if (name.starts_with("embed.")) n += p.numel();
   return n;
 }
 
