@@ -195,3 +195,26 @@ TEST_CASE("arcade data: K-step windows are padded at episode starts and never cr
   CHECK(throws_with([&] { windows.get_batch({data->size()}); }, {"get_batch", "outside"}));
   CHECK(throws_with([&] { DecisionTransformerWindows(data, 0); }, {"DecisionTransformerWindows", "context 0"}));
 }
+
+TEST_CASE("arcade data: a cached file with impossible values is refused naming the file and the value") {
+  ScratchDir dir;
+  const OfflineDataset made = generate_offline_dataset({.seed = 2, .steps = 400, .game = {.max_steps = 100}});
+  REQUIRE(made.episodes() >= 2);
+  auto saved_with = [&](const std::string& name, auto change) {
+    OfflineDataset d = made;
+    d.actions = made.actions.clone(), d.episode_starts = made.episode_starts.clone();
+    d.episode_policies = made.episode_policies.clone();
+    change(d);
+    const std::string path = dir / name;
+    save_offline_dataset(d, path);
+    return path;
+  };
+  load_offline_dataset(saved_with("good.safetensors", [](OfflineDataset&) {}));  // unchanged: accepted
+  const std::string action = saved_with("action.safetensors", [](OfflineDataset& d) { d.actions.data<int64_t>()[3] = 18; });
+  CHECK(throws_with([&] { load_offline_dataset(action); }, {"action.safetensors", "actions[3] is 18, outside 0..17"}));
+  const std::string start = saved_with("start.safetensors", [](OfflineDataset& d) { d.episode_starts.data<int64_t>()[1] += 1; });
+  CHECK(throws_with([&] { load_offline_dataset(start); }, {"start.safetensors", "episode 1 starts at step"}));
+  const std::string policy =
+      saved_with("policy.safetensors", [](OfflineDataset& d) { d.episode_policies.data<int64_t>()[0] = -1; });
+  CHECK(throws_with([&] { load_offline_dataset(policy); }, {"policy.safetensors", "episode 0 has policy -1"}));
+}

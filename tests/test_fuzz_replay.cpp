@@ -52,7 +52,8 @@ TEST_CASE("fuzz replay: the table's targets are the ones replayed below") {
   std::vector<std::string> names;
   for (const hm::fuzz::FuzzTarget& t : hm::fuzz::fuzz_targets()) names.emplace_back(t.name);
   CHECK(names == std::vector<std::string>{"safetensors", "checkpoint", "resume", "idx", "csv", "config",
-                                          "study_results", "metrics", "text", "tokenizer", "op_attrs"});
+                                          "study_results", "metrics", "text", "tokenizer", "op_attrs",
+                                          "forecast_csv", "arcade_dataset"});
 }
 
 TEST_CASE("fuzz replay: safetensors") { replay("safetensors"); }
@@ -66,3 +67,5 @@ TEST_CASE("fuzz replay: metrics") { replay("metrics"); }
 TEST_CASE("fuzz replay: text") { replay("text"); }
 TEST_CASE("fuzz replay: tokenizer") { replay("tokenizer"); }
 TEST_CASE("fuzz replay: op_attrs") { replay("op_attrs"); }
+TEST_CASE("fuzz replay: forecast_csv") { replay("forecast_csv"); }
+TEST_CASE("fuzz replay: arcade_dataset") { replay("arcade_dataset"); }

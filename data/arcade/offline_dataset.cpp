@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/factories.h"
 #include "core/safetensors.h"
+#include "data/arcade/actions.h"
 #include "data/arcade/policies.h"
 #include "data/datasets.h"
 
@@ -162,6 +163,30 @@ void save_offline_dataset(const OfflineDataset& d, const std::string& path,
 
 namespace {
 
+// The values a file could get wrong that the shapes do not catch: actions outside the 18,
+// episodes that do not start where the previous one ended, policies outside the mixture.
+void check_values(const OfflineDataset& d, const std::string& path) {
+  constexpr const char* kFn = "load_offline_dataset";
+  const int64_t n = d.size(), e = d.episodes();
+  const int64_t* actions = d.actions.data<int64_t>();
+  for (int64_t i = 0; i < n; ++i)
+    check(actions[i] >= 0 && actions[i] < kNumActions, kFn, "'{}': actions[{}] is {}, outside 0..{}", path, i,
+          actions[i], kNumActions - 1);
+  const int64_t* starts = d.episode_starts.data<int64_t>();
+  const int64_t* policies = d.episode_policies.data<int64_t>();
+  const bool* done = d.dones.data<bool>();
+  const auto policy_count = static_cast<int64_t>(d.policies.size());
+  for (int64_t j = 0; j < e; ++j) {
+    check(policies[j] >= 0 && policies[j] < policy_count, kFn, "'{}': episode {} has policy {}, outside 0..{}", path,
+          j, policies[j], policy_count - 1);
+    const bool follows = j == 0 ? starts[j] == 0 : starts[j] > starts[j - 1] && starts[j] < n && done[starts[j] - 1];
+    check(follows, kFn, "'{}': episode {} starts at step {}, not right after the previous episode's last step", path, j,
+          starts[j]);
+  }
+  const int64_t ends = std::count(done, done + n, true);
+  check(ends == e, kFn, "'{}': {} episode starts but {} steps end an episode", path, e, ends);
+}
+
 OfflineDataset dataset_of(const SafetensorsFile& file, const std::string& path) {
   for (const char* name : {"observations", "actions", "rewards", "returns_to_go", "timesteps", "dones",
                            "episode_starts", "episode_returns", "episode_policies"})
@@ -196,6 +221,7 @@ OfflineDataset dataset_of(const SafetensorsFile& file, const std::string& path) 
     d.policies.push_back(it->second.substr(b, comma - b));
     b = comma + 1;
   }
+  check_values(d, path);
   return d;
 }
 

@@ -22,6 +22,8 @@ const std::vector<FuzzTarget>& fuzz_targets() {
       {"text", fuzz_text, "read_text + char/word tokenizers fit, encode, decode, LM blocks (data/text.h)"},
       {"tokenizer", fuzz_tokenizer, "load_tokenizer of a tokenizer.json, encode + decode (data/text.h)"},
       {"op_attrs", fuzz_op_attrs, "run_op: an op name then its --attrs JSON on the example inputs (ops/registry)"},
+      {"forecast_csv", fuzz_forecast_csv, "forecast_csv: a CSV's series forecast, tabulated, plotted, scored (tools/tasks)"},
+      {"arcade_dataset", fuzz_arcade_dataset, "load_offline_dataset + DT windows of a cached data set (data/arcade)"},
   };
   return table;
 }

@@ -38,6 +38,8 @@ int fuzz_metrics(const uint8_t* data, size_t size);
 int fuzz_text(const uint8_t* data, size_t size);
 int fuzz_tokenizer(const uint8_t* data, size_t size);
 int fuzz_op_attrs(const uint8_t* data, size_t size);
+int fuzz_forecast_csv(const uint8_t* data, size_t size);
+int fuzz_arcade_dataset(const uint8_t* data, size_t size);
 
 // A per-process scratch directory (created on first use, under the system temp dir).
 const std::string& scratch_dir();
