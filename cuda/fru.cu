@@ -35,13 +35,13 @@ struct ForwardBatchRow {
         T acc = T(0);
         for (int64_t s = 0; s < S; ++s) acc += prev[s] * wq[s];
         acc += b_r[q];
-        rt[q] = acc > T(0) ? acc : T(0);
+        rt[q] = acc < T(0) ? T(0) : acc;
       }
       for (int64_t j = 0; j < d; ++j) {
         const T* wj = w_pr + j * R;
         T acc = px[(t * B + b) * d + j];
         for (int64_t q = 0; q < R; ++q) acc += wj[q] * rt[q];
-        pt[j] = acc > T(0) ? acc : T(0);
+        pt[j] = acc < T(0) ? T(0) : acc;
       }
       for (int64_t k = 0; k < K; ++k) {
         const T m = decay[k], c = coef[t * K + k];
@@ -78,7 +78,7 @@ struct BackwardBatchRow {  // pass 1
         }
         coef_part[tb * K + k] = part;
       }
-      for (int64_t j = 0; j < d; ++j) dp[j] = pb[j] > T(0) ? dp[j] : T(0);
+      for (int64_t j = 0; j < d; ++j) dp[j] = pb[j] <= T(0) ? T(0) : dp[j];
       const T* rb = r + tb * R;
       T* db = da_r + tb * R;
       for (int64_t q = 0; q < R; ++q) db[q] = T(0);
@@ -87,7 +87,7 @@ struct BackwardBatchRow {  // pass 1
         const T* wj = w_pr + j * R;
         for (int64_t q = 0; q < R; ++q) db[q] += dj * wj[q];
       }
-      for (int64_t q = 0; q < R; ++q) db[q] = rb[q] > T(0) ? db[q] : T(0);
+      for (int64_t q = 0; q < R; ++q) db[q] = rb[q] <= T(0) ? T(0) : db[q];
       for (int64_t q = 0; q < R; ++q) {  // carry += d r_pre w_r
         const T dq = db[q];
         const T* wq = w_r + q * S;

@@ -2,6 +2,8 @@
 // gradients), FRU/SRU parameter counts of the papers' pixel-MNIST models, the running-mean
 // property of a single f = 0 frequency, and the gradient-inspection helper.
 #include <cmath>
+#include <limits>
+#include <utility>
 
 #include "autograd/gradcheck.h"
 #include "nn/fru.h"
@@ -347,5 +349,31 @@ TEST_CASE("fru_recurrence float32 over a long sequence stays close to float64 (v
       Tensor g64 = in64[i].grad(), g32 = in32[i].grad().to(DType::Float64);
       CHECK(allclose(g32, g64, 1e-3, 1e-3 * amax(abs(g64)).item<double>()));
     }
+  }
+}
+
+TEST_CASE("fru_recurrence: a NaN input propagates as through torch.relu, on the row loops and the GEMM path") {
+  // d, R small: the per-row loops; d 35, R 60 with two decays: G*d*R > 4096, the GEMM path.
+  for (auto [d, R] : {std::pair<int64_t, int64_t>{3, 4}, {35, 60}}) {
+    const int64_t T = 4, B = 2, K = 2;
+    Tensor px = zeros({T, B, d}, {.dtype = DType::Float64});
+    px.data<double>()[(1 * B + 0) * d + 2] = std::numeric_limits<double>::quiet_NaN();  // step 1, row 0
+    const Tensor w_r = full({R, K * d}, 0.01, {.dtype = DType::Float64});
+    const Tensor b_r = full({R}, 0.1, {.dtype = DType::Float64});
+    const Tensor w_pr = full({d, R}, 0.1, {.dtype = DType::Float64});
+    const Tensor coef = full({T, K}, 0.5, {.dtype = DType::Float64});
+    const Tensor decay = from_vector(std::vector<double>{0.0, 0.9}, {K}, {.dtype = DType::Float64});
+    const Tensor mu = fru_recurrence(px, w_r, b_r, w_pr, coef, decay);  // (T, B, K*d)
+    const std::vector<double> v = mu.to_vector();
+    auto row_has_nan = [&](int64_t t, int64_t b) {
+      for (int64_t j = 0; j < K * d; ++j)
+        if (std::isnan(v[static_cast<size_t>((t * B + b) * K * d + j)])) return true;
+      return false;
+    };
+    INFO("d ", d, " R ", R);
+    CHECK_FALSE(row_has_nan(0, 0));
+    CHECK(row_has_nan(1, 0));  // relu(NaN) = NaN, not 0
+    CHECK(row_has_nan(3, 0));  // and it stays in the state
+    CHECK_FALSE(row_has_nan(3, 1));  // the other row is untouched
   }
 }

@@ -106,7 +106,7 @@ void forward_rows(const Setup<T>& s, const ForwardArgs<T>& f, int64_t b0, int64_
         for (int64_t q = 0; q < R; ++q) rb[q] += zb[q];
       }
 #pragma omp simd
-      for (int64_t q = 0; q < R; ++q) rb[q] = rb[q] > T(0) ? rb[q] : T(0);
+      for (int64_t q = 0; q < R; ++q) rb[q] = rb[q] < T(0) ? T(0) : rb[q];
       T* pb = f.phi + (t * B + b) * d;  // phi_t = relu(px_t + r_t w_pr^T)
       for (int64_t j = 0; j < d; ++j) {
         const T* wj = f.w_pr + j * R;
@@ -114,7 +114,7 @@ void forward_rows(const Setup<T>& s, const ForwardArgs<T>& f, int64_t b0, int64_
 #pragma omp simd reduction(+ : acc)
         for (int64_t q = 0; q < R; ++q) acc += wj[q] * rb[q];
         acc += f.px[(t * B + b) * d + j];
-        pb[j] = acc > T(0) ? acc : T(0);
+        pb[j] = acc < T(0) ? T(0) : acc;
       }
       for (int64_t g = 0; g < G; ++g) {  // z_g,t = a_g z_g,t-1 + phi_t M_g,t^T
         T* zb = zrow + g * R;
@@ -173,7 +173,7 @@ void backward_rows(const Setup<T>& s, const BackwardArgs<T>& f, int64_t b0, int6
         }
       }
       T* dpx = f.g_px + (t * B + b) * d;  // d of phi's pre-activation
-      for (int64_t j = 0; j < d; ++j) dpx[j] = dp[j] = pb[j] > T(0) ? dp[j] : T(0);
+      for (int64_t j = 0; j < d; ++j) dpx[j] = dp[j] = pb[j] <= T(0) ? T(0) : dp[j];
       for (int64_t q = 0; q < R; ++q) da[q] = T(0);  // da_t = (dpx w_pr) masked by r_t > 0
       for (int64_t j = 0; j < d; ++j) {
         const T dj = dp[j];
@@ -185,7 +185,7 @@ void backward_rows(const Setup<T>& s, const BackwardArgs<T>& f, int64_t b0, int6
       T* sb = f.dsum + b * R;
 #pragma omp simd
       for (int64_t q = 0; q < R; ++q) {
-        da[q] = rb[q] > T(0) ? da[q] : T(0);
+        da[q] = rb[q] <= T(0) ? T(0) : da[q];
         sb[q] += da[q];
       }
       for (int64_t g = 0; g < G; ++g) {  // A_g,t-1 = a_g A_g,t + da_t

@@ -30,13 +30,13 @@ void forward_batched(const Setup<T>& s, const ForwardArgs<T>& f, int64_t b0, int
 #pragma omp simd
         for (int64_t q = 0; q < R; ++q) rb[q] += zb[g * R + q];
 #pragma omp simd
-      for (int64_t q = 0; q < R; ++q) rb[q] = rb[q] > T(0) ? rb[q] : T(0);
+      for (int64_t q = 0; q < R; ++q) rb[q] = rb[q] < T(0) ? T(0) : rb[q];
     }
     T* pt = f.phi + (t * B + b0) * d;  // phi_t = relu(px_t + r_t w_pr^T)   (n, d)
     std::copy_n(f.px + (t * B + b0) * d, n * d, pt);
     gemm_rows<T>(n, d, R, rt, false, f.w_pr, true, pt, 1.0);
 #pragma omp simd
-    for (int64_t i = 0; i < n * d; ++i) pt[i] = pt[i] > T(0) ? pt[i] : T(0);
+    for (int64_t i = 0; i < n * d; ++i) pt[i] = pt[i] < T(0) ? T(0) : pt[i];
     if (t + 1 < steps) {  // z_g,t = a_g z_g,t-1 + phi_t M_g,t^T (the last step's is never read)
       if (G > 1) {
         for (int64_t i = 0; i < n; ++i)
@@ -80,7 +80,7 @@ void backward_batched(const Setup<T>& s, const BackwardArgs<T>& f, int64_t b0, i
     gemm_rows<T>(d, GR, n, pt, true, A, false, p.data(), 0.0);
     T* dpx = f.g_px + (t * B + b0) * d;  // d of phi's pre-activation
 #pragma omp simd
-    for (int64_t i = 0; i < n * d; ++i) dpx[i] = pt[i] > T(0) ? dp[i] : T(0);
+    for (int64_t i = 0; i < n * d; ++i) dpx[i] = pt[i] <= T(0) ? T(0) : dp[i];
     gemm_rows<T>(n, R, d, dpx, false, f.w_pr, false, da.data(), 0.0);  // da_t = (dpx w_pr) masked by r_t > 0
     const T* rt = f.r + (t * B + b0) * R;
     for (int64_t i = 0; i < n; ++i) {
@@ -89,7 +89,7 @@ void backward_batched(const Setup<T>& s, const BackwardArgs<T>& f, int64_t b0, i
       T* sb = f.dsum + (b0 + i) * R;
 #pragma omp simd
       for (int64_t q = 0; q < R; ++q) {
-        dab[q] = rb[q] > T(0) ? dab[q] : T(0);
+        dab[q] = rb[q] <= T(0) ? T(0) : dab[q];
         sb[q] += dab[q];
       }
       for (int64_t g = 0; g < G; ++g) {  // A_g,t-1 = a_g A_g,t + da_t
