@@ -36,7 +36,7 @@ struct MetronomeOptions {
   double min_pitch = 300.0, max_pitch = 1500.0;  // Hz, log-uniform
   double min_decay = 0.004, max_decay = 0.030;   // s, the click envelope's time constant, log-uniform
   double min_level = 0.1, max_level = 1.0;       // click peak amplitude, log-uniform
-  double min_snr_db = 0.0, max_snr_db = 30.0;    // click peak over noise std, uniform in dB
+  double min_snr_db = 10.0, max_snr_db = 40.0;   // click peak over noise std, uniform in dB
 };
 
 struct MetronomeClip {
