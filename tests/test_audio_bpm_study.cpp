@@ -1,5 +1,6 @@
 // `harmonic study audio-bpm`: the grids of each mode, run configs through JSON, and the
-// report's aggregates, claims and files on runs with made-up numbers.
+// report's aggregates, claims and files on runs with made-up numbers, and a tiny study run end
+// to end through the driver.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include "tools/studies/audio_bpm/figures.h"
 #include "tools/studies/audio_bpm/plan.h"
 #include "tools/studies/audio_bpm/report.h"
+#include "tools/studies/driver.h"
 #include "tools/studies/study.h"
 
 using namespace hm;
@@ -127,4 +129,34 @@ TEST_CASE("audio-bpm study: report on made-up runs, claims seed by seed") {
   const StudySpec& spec = find_study("audio-bpm");
   CHECK(spec.options.contains("frequencies"));
   CHECK(spec.grid(StudyContext{.quick = true, .options = spec.options}).size() == 9);
+}
+
+TEST_CASE("audio-bpm study: a tiny study trains every head and reports through the driver") {
+  ScratchDir dir;
+  StudyArgs args;
+  args.quick = true;
+  args.jobs = 2;
+  args.seeds = {1};
+  args.out = dir.str();
+  args.sets = {R"(task={"train_clips":96,"test_clips":32,"seconds":1.0,"dim":16,"depth":1,"heads":2,)"
+               R"("trainer":{"steps":6,"warmup_steps":1}})"};
+  const StudyOutcome out = run_study(find_study("audio-bpm"), args, nullptr);
+  CHECK(out.done == 3);
+  CHECK(out.total == 3);
+  const Json summary = Json::parse(read_text(dir.str() + "/summary.json"));
+  REQUIRE(summary.at("heads").size() == 3);
+  for (const Json& h : summary.at("heads")) {
+    CAPTURE(h.at("head").get<std::string>());
+    const double f1 = h.at("macro_f1").at("mean").get<double>();
+    CHECK(f1 >= 0);
+    CHECK(f1 <= 1);
+    CHECK(h.at("smoothness").at("mean").get<double>() > 0);
+    CHECK(h.at("task_config").at("train_clips") == 96);
+  }
+  CHECK(summary.at("claims").size() == 4);
+  CHECK(std::filesystem::exists(dir.str() + "/fig7_pmfs_clip4.svg"));
+  const std::vector<RunRecord> records = read_results(dir.str() + "/results.jsonl");
+  REQUIRE(records.size() == 3);
+  CHECK(records[0].result.at("steps") == 6);
+  CHECK(records[2].result.at("final").at("example_pmfs").size() == 4);
 }
