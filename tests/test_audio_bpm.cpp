@@ -59,6 +59,7 @@ TEST_CASE("audio-bpm metrics: accuracy, within one bin, bin error, smoothness on
   CHECK(m.at("accuracy").get<double>() == doctest::Approx(1.0 / 3));
   CHECK(m.at("within_one_accuracy").get<double>() == doctest::Approx(2.0 / 3));
   CHECK(m.at("mean_abs_bin_error").get<double>() == doctest::Approx(1.0));
+  CHECK(m.at("predicted_classes") == 3);
   // class 1: TP 1, FN 1 -> 2/3; class 2: FP 1 -> 0; class 3: FP 1, FN 1 -> 0.
   CHECK(m.at("macro_f1").get<double>() == doctest::Approx(2.0 / 3 / 3));
   CHECK(m.at("smoothness").get<double>() > 0);

@@ -28,6 +28,7 @@ RunRecord record(const BpmRunSpec& r, double f1, double smooth, double accuracy)
                         {"macro_f1", f1},
                         {"within_one_accuracy", 0.5},
                         {"mean_abs_bin_error", 2.0},
+                        {"predicted_classes", 20},
                         {"smoothness", smooth},
                         {"example_pmfs", {pmf, pmf}},
                         {"example_labels", {11, 3}},
@@ -111,6 +112,7 @@ TEST_CASE("audio-bpm study: report on made-up runs, claims seed by seed") {
   CHECK(md.find("| linear | 3 | 20.0 ± 0.0 | 0.120 ± 0.008 |  |") != std::string::npos);
   CHECK(md.find("| fourier-2 | 3 | 25.0 ± 0.0 | 0.220 ± 0.008 | +83% |") != std::string::npos);
   CHECK(md.find("3/3") != std::string::npos);
+  CHECK(md.find("| 20.0 ± 0.0 | 4321 |") != std::string::npos);  // classes predicted, params
   const std::string js = read_text(dir.str() + "/summary.json");
   CHECK(js.find("\"macro_f1_change_vs_linear\"") != std::string::npos);
   CHECK(std::filesystem::exists(dir.str() + "/fig7_pmfs_clip1.svg"));

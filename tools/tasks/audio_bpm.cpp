@@ -1,5 +1,6 @@
 #include "tools/tasks/audio_bpm.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -113,7 +114,9 @@ Json audio_bpm_metrics(const Tensor& scores, const Tensor& labels) {
   Tensor predicted = argmax(scores, -1);
   const std::vector<int64_t> p = predicted.to_vector_as<int64_t>(), t = labels.to_vector_as<int64_t>();
   double correct = 0, within_one = 0, abs_error = 0;
+  std::vector<bool> predicted_class(static_cast<size_t>(classes), false);
   for (size_t i = 0; i < p.size(); ++i) {
+    predicted_class[static_cast<size_t>(p[i])] = true;
     const double e = std::abs(static_cast<double>(p[i] - t[i]));
     correct += e == 0, within_one += e <= 1, abs_error += e;
   }
@@ -123,6 +126,7 @@ Json audio_bpm_metrics(const Tensor& scores, const Tensor& labels) {
           {"macro_f1", nn::macro_f1(predicted, labels, classes)},
           {"within_one_accuracy", within_one / count},
           {"mean_abs_bin_error", abs_error / count},
+          {"predicted_classes", std::count(predicted_class.begin(), predicted_class.end(), true)},
           {"smoothness", mean(nn::smoothness(pmf)).item<double>()}};
 }
 

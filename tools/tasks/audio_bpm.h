@@ -14,7 +14,8 @@
 // the trainer section.
 //
 // evaluate() on the test clips -> {"loss", "accuracy", "macro_f1" (sklearn's macro average),
-// "within_one_accuracy" (predicted bin at most one away), "mean_abs_bin_error", "smoothness"
+// "within_one_accuracy" (predicted bin at most one away), "mean_abs_bin_error",
+// "predicted_classes" (how many of the 32 classes the argmax ever picks), "smoothness"
 // (mean Definition 3.2 smoothness of the predicted pmfs), "example_pmfs", "example_labels",
 // "example_bpm" (4 fixed test clips, for the Figure 7-style plots)}.
 #pragma once

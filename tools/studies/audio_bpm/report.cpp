@@ -58,7 +58,7 @@ std::vector<BpmGroup> aggregate_bpm_runs(const std::vector<BpmRun>& runs) {
   }
   for (size_t i = 0; i < groups.size(); ++i) {
     BpmGroup& g = groups[i];
-    std::vector<double> acc, f1, within, smooth, loss, secs;
+    std::vector<double> acc, f1, within, smooth, loss, classes, secs;
     for (const BpmRun* r : members[i]) {
       const Json& f = r->result.at("final");
       acc.push_back(number(f, "accuracy"));
@@ -66,6 +66,7 @@ std::vector<BpmGroup> aggregate_bpm_runs(const std::vector<BpmRun>& runs) {
       within.push_back(number(f, "within_one_accuracy"));
       smooth.push_back(number(f, "smoothness"));
       loss.push_back(number(f, "loss"));
+      classes.push_back(number(f, "predicted_classes"));
       secs.push_back(r->seconds);
     }
     g.accuracy = report::seed_stats(g.seeds, acc);
@@ -73,6 +74,7 @@ std::vector<BpmGroup> aggregate_bpm_runs(const std::vector<BpmRun>& runs) {
     g.within_one = report::seed_stats(g.seeds, within);
     g.smoothness = report::seed_stats(g.seeds, smooth);
     g.loss = report::seed_stats(g.seeds, loss);
+    g.predicted_classes = report::seed_stats(g.seeds, classes);
     g.seconds = report::seed_stats(g.seeds, secs);
     const BpmRun& first = *members[i].front();
     g.params = first.result.at("params").get<int64_t>();
@@ -118,6 +120,7 @@ Json bpm_summary_json(const std::vector<BpmGroup>& groups, const StudyInfo& info
               {"within_one_accuracy", report::stats_json(g.within_one)},
               {"smoothness", report::stats_json(g.smoothness)},
               {"loss", report::stats_json(g.loss)},
+              {"predicted_classes", report::stats_json(g.predicted_classes)},
               {"task_config", g.task_config}};
     if (linear && g.head.fourier())
       h["macro_f1_change_vs_linear"] = report::number_or_null(g.macro_f1.mean / linear->macro_f1.mean - 1.0);
@@ -141,19 +144,21 @@ std::string bpm_summary_markdown(const std::vector<BpmGroup>& groups, const Stud
       "over seeds.\n\n";
   const BpmGroup* linear = linear_group(groups);
   md += "| head | seeds | accuracy % | macro F1 | F1 vs linear | within one bin % | pmf smoothness | test loss | "
-        "params |\n|---|---|---|---|---|---|---|---|---|\n";
+        "classes predicted | params |\n|---|---|---|---|---|---|---|---|---|---|\n";
   for (const BpmGroup& g : groups) {
     std::string change = "";
     if (linear && g.head.fourier())
       change = fmt::format("{:+.0f}%", 100 * (g.macro_f1.mean / linear->macro_f1.mean - 1.0));
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", g.head.name(), g.seeds.size(),
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", g.head.name(), g.seeds.size(),
                       report::format_stats(report::scaled(g.accuracy, 100), 1), report::format_stats(g.macro_f1, 3),
                       change, report::format_stats(report::scaled(g.within_one, 100), 1),
-                      report::format_stats(g.smoothness, 4), report::format_stats(g.loss, 3), g.params);
+                      report::format_stats(g.smoothness, 4), report::format_stats(g.loss, 3),
+                      report::format_stats(g.predicted_classes, 1), g.params);
   }
   md += "\nThe paper: the Fourier head's F1 is +118% over the linear head's (its best model used one frequency; "
         "Figure 7 shows two). Macro F1 is scikit-learn's macro average; smoothness is Definition 3.2 on the "
-        "predicted pmfs over the 32 bins, lower is smoother.\n\n## Claims\n\n";
+        "predicted pmfs over the 32 bins, lower is smoother. Classes predicted: how many of the 32 bins the "
+        "argmax picks for some test clip.\n\n## Claims\n\n";
   md += report::claims_markdown(bpm_claims(groups));
   return md;
 }

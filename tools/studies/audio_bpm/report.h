@@ -27,7 +27,7 @@ struct BpmGroup {
   std::vector<uint64_t> seeds;
   Json task_config;  // the first seed's
   int64_t params = 0;
-  report::MetricStats accuracy, macro_f1, within_one, smoothness, loss, seconds;
+  report::MetricStats accuracy, macro_f1, within_one, smoothness, loss, predicted_classes, seconds;
   std::vector<std::vector<double>> example_pmfs;  // the first seed's pmfs of the example test clips
   std::vector<int64_t> example_labels, example_bpm;
 };
