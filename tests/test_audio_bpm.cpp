@@ -144,4 +144,11 @@ TEST_CASE("audio-bpm: a tiny run trains through the Trainer (loss falls) with ei
     CHECK(m.at("example_pmfs").size() == 4);
     CHECK(m.at("example_pmfs")[0].size() == 32);
   }
+  // Bad keys are named (the model's before any clip is made).
+  const train::TaskSpec& spec = train::find_task(train::kAudioBpmTask);
+  Json c = train::default_config(spec);
+  c["head"] = "softmax";
+  CHECK(throws_with([&] { train::build_task(spec, c, Device::cpu()); }, {"SpectrogramTransformer", "softmax"}));
+  c["head"] = "linear", c["train_clips"] = 0;
+  CHECK(throws_with([&] { train::build_task(spec, c, Device::cpu()); }, {"audio-bpm", "train_clips"}));
 }

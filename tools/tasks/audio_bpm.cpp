@@ -134,10 +134,14 @@ AudioBpmTask::AudioBpmTask(const Json& c, Device device) : config_(c), device_(d
   const uint64_t seed = c.at("seed").get<uint64_t>();
   const int64_t batch = c.at("batch_size").get<int64_t>();
   check(batch >= 1, kAudioBpmTask, "batch_size must be >= 1, got {}", batch);
+  // The model first: a bad model key fails before the clips are made.
+  const data::SpectrogramOptions spec = spectrogram_options(c);
+  const data::MetronomeOptions clips = clip_options(c);
+  const int64_t frames = data::spectrogram_frames(std::llround(clips.seconds * clips.sample_rate), spec);
+  model_ = std::make_shared<models::SpectrogramTransformer>(audio_bpm_model_config(c, frames, spec.bands), &gen_);
+  model_->to(device);
   data_ = audio_bpm_data(c);
   const Tensor& x = data_->train.features;  // (N, frames, bands)
-  model_ = std::make_shared<models::SpectrogramTransformer>(audio_bpm_model_config(c, x.size(1), x.size(2)), &gen_);
-  model_->to(device);
   loader_ = std::make_unique<data::DataLoader>(std::make_shared<data::TensorDataset>(x, data_->train.labels),
                                                data::LoaderOptions{.batch_size = batch, .shuffle = true, .seed = seed});
   optim::AdamOptions o;
