@@ -31,8 +31,8 @@ int64_t metronome_bin_high(int64_t bin);
 enum class ClickShape { Sine, Square, Noise };  // a decaying tone, a decaying square wave, a noise burst
 
 struct MetronomeOptions {
-  double sample_rate = 4000.0;  // Hz; the click pitches stay below 0.4 x this
-  double seconds = 4.0;         // 3-4 clicks at 50 BPM, 14 at 210
+  double sample_rate = 4000.0;                   // Hz; the click pitches stay below 0.4 x this
+  double seconds = 4.0;                          // 3-4 clicks at 50 BPM, 14 at 210
   double min_pitch = 300.0, max_pitch = 1500.0;  // Hz, log-uniform
   double min_decay = 0.004, max_decay = 0.030;   // s, the click envelope's time constant, log-uniform
   double min_level = 0.1, max_level = 1.0;       // click peak amplitude, log-uniform

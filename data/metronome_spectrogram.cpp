@@ -32,8 +32,8 @@ Tensor metronome_spectrogram(const Tensor& audio, const SpectrogramOptions& o) {
   Tensor window = hann_window(o.n_fft, true, {.dtype = audio.dtype()});
   Tensor spec = log_spectrogram(audio, o.n_fft, o.hop, window, true);  // (B, half + 1, frames)
   const int64_t frames = spec.size(2);
-  Tensor bins = transpose(narrow(spec, 1, 0, half), 1, 2);                           // (B, frames, half)
-  Tensor bands = mean(reshape(bins, {B, frames, o.bands, half / o.bands}), {3});      // (B, frames, bands)
+  Tensor bins = transpose(narrow(spec, 1, 0, half), 1, 2);                        // (B, frames, half)
+  Tensor bands = mean(reshape(bins, {B, frames, o.bands, half / o.bands}), {3});  // (B, frames, bands)
   Tensor centred = sub(bands, mean(bands, {1, 2}, true));
   Tensor scale = add(std(centred, {1, 2}, 0, true), 1e-6);
   return div(centred, scale).to(DType::Float32).contiguous();

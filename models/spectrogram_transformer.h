@@ -29,7 +29,7 @@ struct SpectrogramTransformerConfig {
   int64_t dim = 64, depth = 2, heads = 4;
   double mlp_ratio = 2.0;
   double dropout = 0.0;
-  std::string head = "linear";     // "linear" | "fourier"
+  std::string head = "linear";      // "linear" | "fourier"
   int64_t fourier_frequencies = 2;  // the paper's 1-2 for this task
   double fourier_gamma = 0.0;       // NOTES.md: 0 for N < 10
 
@@ -54,11 +54,11 @@ class SpectrogramTransformer : public nn::UnaryModule {
   static Tensor probabilities(const Tensor& scores);
 
   SpectrogramTransformerConfig config;
-  std::shared_ptr<nn::Linear> proj;               // (patch_frames bands) -> dim
-  Tensor positions;                               // (1, N, dim) learned
+  std::shared_ptr<nn::Linear> proj;                 // (patch_frames bands) -> dim
+  Tensor positions;                                 // (1, N, dim) learned
   std::shared_ptr<nn::TransformerEncoder> encoder;  // pre-norm, with its final norm
-  std::shared_ptr<nn::Linear> linear_head;        // head == "linear"
-  std::shared_ptr<nn::FourierHead> fourier_head;  // head == "fourier"
+  std::shared_ptr<nn::Linear> linear_head;          // head == "linear"
+  std::shared_ptr<nn::FourierHead> fourier_head;    // head == "fourier"
 };
 
 }  // namespace hm::models

@@ -15,8 +15,8 @@
 
 using namespace hm;
 using hm::test::ScratchDir;
-using train::Json;
 using hm::test::throws_with;
+using train::Json;
 
 namespace {
 

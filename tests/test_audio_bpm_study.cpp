@@ -83,9 +83,12 @@ TEST_CASE("audio-bpm study: report on made-up runs, claims seed by seed") {
   std::vector<RunRecord> records;
   for (const BpmRunSpec& r : bpm_study_grid({.quick = true})) {
     const double seed = static_cast<double>(r.seed);
-    if (!r.head.fourier()) records.push_back(record(r, 0.10 + 0.01 * seed, 0.08, 0.2));  // 0.11 0.12 0.13
-    else if (r.head.frequencies == 1) records.push_back(record(r, 0.12, 0.02, 0.15));    // above on seeds 1, 2
-    else records.push_back(record(r, 0.20 + 0.01 * seed, 0.03, 0.25));                   // above on every seed
+    if (!r.head.fourier())
+      records.push_back(record(r, 0.10 + 0.01 * seed, 0.08, 0.2));  // 0.11 0.12 0.13
+    else if (r.head.frequencies == 1)
+      records.push_back(record(r, 0.12, 0.02, 0.15));  // above on seeds 1, 2
+    else
+      records.push_back(record(r, 0.20 + 0.01 * seed, 0.03, 0.25));  // above on every seed
   }
   const std::vector<BpmGroup> groups = aggregate_bpm_runs(bpm_runs_of(records));
   REQUIRE(groups.size() == 3);
@@ -98,7 +101,7 @@ TEST_CASE("audio-bpm study: report on made-up runs, claims seed by seed") {
   const auto claims = bpm_claims(groups);
   REQUIRE(claims.size() == 4);  // F1 for fourier-1 and -2, then smoothness for both
   CHECK(claims[0].claim.find("fourier-1 macro F1 > linear") != std::string::npos);
-  CHECK_FALSE(claims[0].holds);  // 0.12 vs 0.12 on the means
+  CHECK_FALSE(claims[0].holds);         // 0.12 vs 0.12 on the means
   CHECK(claims[0].seeds_holding == 1);  // seed 1 only (0.12 > 0.11)
   CHECK(claims[1].holds);
   CHECK(claims[1].seeds_holding == 3);

@@ -135,7 +135,8 @@ TEST_CASE("metronome: spectrogram features are (clips, frames, bands), standardi
   // Band 0 of frame 10 is the mean log power of bins 0..7 of the STFT, before standardising.
   const MetronomeClip c = metronome_clip(o, 5, 1);
   Tensor audio = from_vector(c.samples, {1, 16000});
-  Tensor log_power = log_spectrogram(audio.to(DType::Float64), 256, 128, hann_window(256, true, {.dtype = DType::Float64}));
+  Tensor log_power =
+      log_spectrogram(audio.to(DType::Float64), 256, 128, hann_window(256, true, {.dtype = DType::Float64}));
   const std::vector<double> lp = log_power.contiguous().to_vector();  // (1, 129, 126)
   auto at = [&](int64_t k, int64_t t) { return lp[static_cast<size_t>(k * 126 + t)]; };
   std::vector<double> band(126 * 16);
@@ -168,5 +169,9 @@ TEST_CASE("metronome: bad options and shapes name the function") {
   CHECK(throws_with([] { metronome_clip({}, 0, -2); }, {"metronome_clip", "-2"}));
   CHECK(throws_with([] { metronome_batch({}, 0, 0, 0); }, {"metronome_batch", "0"}));
   CHECK(throws_with([] { metronome_spectrogram(zeros({3, 100, 2}), {}); }, {"metronome_spectrogram", "(3, 100, 2)"}));
-  CHECK(throws_with([] { metronome_spectrogram(zeros({3, 1000}), {.bands = 5}); }, {"metronome_spectrogram", "bands 5"}));
+  CHECK(throws_with(
+      [] {
+        metronome_spectrogram(zeros({3, 1000}), {.bands = 5});
+      },
+      {"metronome_spectrogram", "bands 5"}));
 }

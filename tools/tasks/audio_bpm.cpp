@@ -28,7 +28,8 @@ data::MetronomeOptions clip_options(const Json& c) {
 }
 
 data::SpectrogramOptions spectrogram_options(const Json& c) {
-  return {.n_fft = c.at("n_fft").get<int64_t>(), .hop = c.at("hop").get<int64_t>(), .bands = c.at("bands").get<int64_t>()};
+  return {
+      .n_fft = c.at("n_fft").get<int64_t>(), .hop = c.at("hop").get<int64_t>(), .bands = c.at("bands").get<int64_t>()};
 }
 
 }  // namespace
@@ -86,8 +87,8 @@ std::shared_ptr<const AudioBpmData> audio_bpm_data(const Json& c) {
   const int64_t train = c.at("train_clips").get<int64_t>(), test = c.at("test_clips").get<int64_t>();
   check(train >= 1 && test >= 1, kAudioBpmTask, "train_clips and test_clips must be >= 1, got {} and {}", train, test);
   Json key = Json::object();
-  for (const char* k : {"data_seed", "train_clips", "test_clips", "seconds", "sample_rate", "min_snr_db", "max_snr_db", "n_fft",
-                        "hop", "bands"})
+  for (const char* k : {"data_seed", "train_clips", "test_clips", "seconds", "sample_rate", "min_snr_db", "max_snr_db",
+                        "n_fft", "hop", "bands"})
     key[k] = c.at(k);
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<const AudioBpmData>> memo;
@@ -130,7 +131,8 @@ Json audio_bpm_metrics(const Tensor& scores, const Tensor& labels) {
           {"smoothness", mean(nn::smoothness(pmf)).item<double>()}};
 }
 
-AudioBpmTask::AudioBpmTask(const Json& c, Device device) : config_(c), device_(device), gen_(c.at("seed").get<uint64_t>()) {
+AudioBpmTask::AudioBpmTask(const Json& c, Device device)
+    : config_(c), device_(device), gen_(c.at("seed").get<uint64_t>()) {
   const uint64_t seed = c.at("seed").get<uint64_t>();
   const int64_t batch = c.at("batch_size").get<int64_t>();
   check(batch >= 1, kAudioBpmTask, "batch_size must be >= 1, got {}", batch);
@@ -156,9 +158,7 @@ AudioBpmTask::AudioBpmTask(const Json& c, Device device) : config_(c), device_(d
   optimizer_ = std::make_unique<optim::AdamW>(optim::param_groups_no_decay(*model_, wd, no_decay), o);
 }
 
-Tensor AudioBpmTask::loss(const data::Batch& batch) {
-  return model_->loss(model_->forward(batch.input), batch.target);
-}
+Tensor AudioBpmTask::loss(const data::Batch& batch) { return model_->loss(model_->forward(batch.input), batch.target); }
 
 Tensor AudioBpmTask::test_scores() {
   NoGradGuard no_grad;
@@ -174,7 +174,8 @@ Json AudioBpmTask::evaluate() {
   Json result = audio_bpm_metrics(scores, data_->test.labels);
   // Four fixed test clips spread over the test set (Figure 7's single example, four times).
   Tensor pmf = models::SpectrogramTransformer::probabilities(scores.to(DType::Float64));
-  const std::vector<int64_t> labels = data_->test.labels.to_vector_as<int64_t>(), bpm = data_->test.bpm.to_vector_as<int64_t>();
+  const std::vector<int64_t> labels = data_->test.labels.to_vector_as<int64_t>(),
+                             bpm = data_->test.bpm.to_vector_as<int64_t>();
   Json pmfs = Json::array(), ex_labels = Json::array(), ex_bpm = Json::array();
   const int64_t n = scores.size(0), count = std::min(kExamples, n);
   for (int64_t k = 0; k < count; ++k) {

@@ -33,9 +33,10 @@ BpmHead BpmHead::parse(const std::string& name) {
 
 Json bpm_scale(bool quick) {
   if (quick) return Json::object();  // the task's defaults are the quick scale
-  return {{"train_clips", 32000}, {"test_clips", 4000}, {"dim", 128},        {"depth", 4},
-          {"heads", 4},           {"batch_size", 64},   {"lr", 1e-3},
-          {"trainer", {{"steps", 6000}, {"warmup_steps", 300}, {"eval_every", 1000}}}};
+  return {{"train_clips", 32000}, {"test_clips", 4000},
+          {"dim", 128},           {"depth", 4},
+          {"heads", 4},           {"batch_size", 64},
+          {"lr", 1e-3},           {"trainer", {{"steps", 6000}, {"warmup_steps", 300}, {"eval_every", 1000}}}};
 }
 
 std::vector<BpmRunSpec> bpm_study_grid(const BpmStudyPlan& plan) {

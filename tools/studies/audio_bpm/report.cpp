@@ -127,8 +127,10 @@ Json bpm_summary_json(const std::vector<BpmGroup>& groups, const StudyInfo& info
     heads.push_back(h);
   }
   out["heads"] = heads;
-  out["bins"] = {{"count", data::kMetronomeBins}, {"width_bpm", data::kMetronomeBinWidth},
-                 {"first", data::kMetronomeMinBpm}, {"last_bin", "[205, 210]"}};
+  out["bins"] = {{"count", data::kMetronomeBins},
+                 {"width_bpm", data::kMetronomeBinWidth},
+                 {"first", data::kMetronomeMinBpm},
+                 {"last_bin", "[205, 210]"}};
   out["paper"] = {{"source", "fourier-head.txt Appendix C.1"}, {"macro_f1_change_fourier_vs_linear", 1.18}};
   out["claims"] = report::claims_json(bpm_claims(groups));
   return out;
@@ -143,8 +145,9 @@ std::string bpm_summary_markdown(const std::vector<BpmGroup>& groups, const Stud
       "32 classes of 5 BPM ([50, 54], ..., [200, 204], [205, 210]). Test metrics at the end of training, mean ± std "
       "over seeds.\n\n";
   const BpmGroup* linear = linear_group(groups);
-  md += "| head | seeds | accuracy % | macro F1 | F1 vs linear | within one bin % | pmf smoothness | test loss | "
-        "classes predicted | params |\n|---|---|---|---|---|---|---|---|---|---|\n";
+  md +=
+      "| head | seeds | accuracy % | macro F1 | F1 vs linear | within one bin % | pmf smoothness | test loss | "
+      "classes predicted | params |\n|---|---|---|---|---|---|---|---|---|---|\n";
   for (const BpmGroup& g : groups) {
     std::string change = "";
     if (linear && g.head.fourier())
@@ -155,10 +158,11 @@ std::string bpm_summary_markdown(const std::vector<BpmGroup>& groups, const Stud
                       report::format_stats(g.smoothness, 4), report::format_stats(g.loss, 3),
                       report::format_stats(g.predicted_classes, 1), g.params);
   }
-  md += "\nThe paper: the Fourier head's F1 is +118% over the linear head's (its best model used one frequency; "
-        "Figure 7 shows two). Macro F1 is scikit-learn's macro average; smoothness is Definition 3.2 on the "
-        "predicted pmfs over the 32 bins, lower is smoother. Classes predicted: how many of the 32 bins the "
-        "argmax picks for some test clip.\n\n## Claims\n\n";
+  md +=
+      "\nThe paper: the Fourier head's F1 is +118% over the linear head's (its best model used one frequency; "
+      "Figure 7 shows two). Macro F1 is scikit-learn's macro average; smoothness is Definition 3.2 on the "
+      "predicted pmfs over the 32 bins, lower is smoother. Classes predicted: how many of the 32 bins the "
+      "argmax picks for some test clip.\n\n## Claims\n\n";
   md += report::claims_markdown(bpm_claims(groups));
   return md;
 }
