@@ -1,0 +1,63 @@
+// `harmonic study audio-bpm`: the Fourier head paper's audio tempo toy registered with the
+// study driver (tools/studies/driver.h): the grid of plan.h, one run of run.h per point, the
+// report and figures of report.h and figures.h.
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "tools/studies/audio_bpm/plan.h"
+#include "tools/studies/audio_bpm/report.h"
+#include "tools/studies/audio_bpm/run.h"
+#include "tools/studies/study.h"
+
+namespace hm::studies {
+namespace {
+
+constexpr const char* kStudy = "study audio-bpm";
+
+BpmStudyPlan plan_of(const StudyContext& c) {
+  BpmStudyPlan plan;
+  plan.quick = c.quick;
+  plan.seeds = c.seeds;
+  const Json& o = c.options;
+  plan.device = o.at("device").get<std::string>();
+  plan.frequencies = o.at("frequencies").get<std::vector<int64_t>>();
+  check(o.at("task").is_object(), kStudy, "option 'task' must be an object of audio-bpm keys, got {}",
+        o.at("task").dump());
+  plan.task = o.at("task");
+  return plan;
+}
+
+StudySpec audio_bpm_study() {
+  StudySpec s;
+  s.name = "audio-bpm";
+  s.description =
+      "Fourier head (Gillman et al. 2025, Appendix C.1, Figure 7): tempo of generated metronome clips (50..210 BPM "
+      "in 32 bins of 5) by a spectrogram transformer, linear vs Fourier heads with 1 and 2 frequencies";
+  s.modes =
+      "quick: seeds 1-3, 8000 clips, a 2-layer d 64 model for 800 steps of batch 32: 9 runs, about 5 min on 2 cores; "
+      "full: seeds 1-5, 32000 clips, 4 layers of d 128 for 6000 steps of batch 64: 15 runs (hours on 2 cores; "
+      "--set device=cuda on a GPU)";
+  // frequencies: the Fourier heads ([]: 1 and 2); task: audio-bpm keys merged into every run
+  // (--set 'task={"trainer":{"steps":100}}').
+  s.options = {{"frequencies", Json::array()}, {"device", "cpu"}, {"task", Json::object()}};
+  s.grid = [](const StudyContext& c) {
+    std::vector<StudyRun> runs;
+    for (const BpmRunSpec& r : bpm_study_grid(plan_of(c)))
+      runs.push_back({bpm_run_label(r), bpm_run_json(r), bpm_run_cost(r)});
+    return runs;
+  };
+  s.run = [](const StudyRun& run) { return run_audio_bpm(bpm_run_from_json(run.config)); };
+  s.describe = [](const RunRecord& r) {
+    const Json& f = r.result.at("final");
+    auto num = [&](const char* k) { return f.is_object() && f.contains(k) ? f.at(k).get<double>() : NAN; };
+    return fmt::format(" accuracy {:.3f} macro F1 {:.3f} smoothness {:.4f}", num("accuracy"), num("macro_f1"),
+                       num("smoothness"));
+  };
+  s.report = [](const ReportInput& in) { return write_bpm_study(in.dir, bpm_runs_of(in.records), in.info); };
+  return s;
+}
+
+const StudyRegistration registration{audio_bpm_study()};
+
+}  // namespace
+}  // namespace hm::studies

@@ -1,0 +1,53 @@
+#include "tools/studies/audio_bpm/run.h"
+
+#include <chrono>
+
+#include "tools/train/config.h"
+#include "tools/train/run_pool.h"
+#include "tools/train/trainer.h"
+
+namespace hm::studies {
+
+Json run_audio_bpm(const BpmRunSpec& run) {
+  const train::TaskSpec& spec = train::find_task("audio-bpm");
+  Json config = train::default_config(spec);
+  train::merge_config(config, run.task_config, "study audio-bpm");
+  std::unique_ptr<train::Task> task = train::build_task(spec, config, Device::parse(run.device));
+  Json& trainer_config = config["trainer"];
+  trainer_config["accumulate"] = 1;
+  trainer_config["checkpoint_every"] = 0;
+  const int64_t steps = trainer_config.at("steps").get<int64_t>();
+  if (trainer_config.at("eval_every").get<int64_t>() <= 0) trainer_config["eval_every"] = steps;  // at the end only
+  trainer_config["log_every"] = trainer_config["eval_every"];
+
+  Json result = {{"params", task->model().num_parameters()}, {"curve", Json::array()}, {"final", nullptr}};
+  auto record_eval = [&](int64_t step, const Json& m) {
+    Json& curve = result["curve"];
+    if (!curve.empty() && curve.back().at("step").get<int64_t>() == step) return;  // the final eval twice
+    Json point = {{"step", step}};
+    for (const char* k : {"loss", "accuracy", "macro_f1", "within_one_accuracy", "smoothness"})
+      if (m.contains(k)) point[k] = m.at(k);
+    curve.push_back(point);
+    result["final"] = m;
+  };
+
+  train::Trainer trainer(*task, spec.name, config, "");
+  trainer.log = nullptr;
+  trainer.handle_sigint = false;  // the study owns Ctrl-C
+  trainer.measure_grad_norm = false;
+  double clips = 0;
+  int64_t last_step = 0;
+  trainer.on_step = [&](const train::StepRecord& r) { clips += static_cast<double>(r.items), last_step = r.step; };
+  trainer.on_eval = record_eval;
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const train::FitResult fit = trainer.fit();
+  if (fit.interrupted) throw train::RunInterrupted{};
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  result["steps"] = last_step;
+  result["train_seconds"] = seconds;
+  result["clips_per_second"] = seconds > 0 ? clips / seconds : 0.0;
+  return result;
+}
+
+}  // namespace hm::studies
