@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "data/metronome.h"
 #include "tools/report/paper.h"
+#include "tools/report/seed_groups.h"
 #include "tools/studies/audio_bpm/figures.h"
 #include "tools/studies/summary_files.h"
 
@@ -43,40 +44,21 @@ std::vector<BpmRun> bpm_runs_of(const std::vector<RunRecord>& records) {
 
 std::vector<BpmGroup> aggregate_bpm_runs(const std::vector<BpmRun>& runs) {
   std::vector<BpmGroup> groups;
-  std::vector<std::vector<const BpmRun*>> members;
-  for (const BpmRun& r : runs) {
-    size_t i = 0;
-    while (i < groups.size() && groups[i].head.frequencies != r.spec.head.frequencies) ++i;
-    if (i == groups.size()) {
-      groups.push_back({.head = r.spec.head, .task_config = r.spec.task_config});
-      members.emplace_back();
-    }
-    for (uint64_t s : groups[i].seeds)
-      check(s != r.spec.seed, kReport, "'{}' has seed {} twice", bpm_run_label(r.spec), s);
-    groups[i].seeds.push_back(r.spec.seed);
-    members[i].push_back(&r);
-  }
-  for (size_t i = 0; i < groups.size(); ++i) {
-    BpmGroup& g = groups[i];
-    std::vector<double> acc, f1, within, smooth, loss, classes, secs;
-    for (const BpmRun* r : members[i]) {
-      const Json& f = r->result.at("final");
-      acc.push_back(number(f, "accuracy"));
-      f1.push_back(number(f, "macro_f1"));
-      within.push_back(number(f, "within_one_accuracy"));
-      smooth.push_back(number(f, "smoothness"));
-      loss.push_back(number(f, "loss"));
-      classes.push_back(number(f, "predicted_classes"));
-      secs.push_back(r->seconds);
-    }
-    g.accuracy = report::seed_stats(g.seeds, acc);
-    g.macro_f1 = report::seed_stats(g.seeds, f1);
-    g.within_one = report::seed_stats(g.seeds, within);
-    g.smoothness = report::seed_stats(g.seeds, smooth);
-    g.loss = report::seed_stats(g.seeds, loss);
-    g.predicted_classes = report::seed_stats(g.seeds, classes);
-    g.seconds = report::seed_stats(g.seeds, secs);
-    const BpmRun& first = *members[i].front();
+  auto by_head = report::group_over_seeds(
+      runs, [](const BpmRun& r) { return r.spec.head.frequencies; }, [](const BpmRun& r) { return r.spec.seed; },
+      [](const BpmRun& r) { return bpm_run_label(r.spec); }, kReport);
+  for (const auto& members : by_head) {
+    const BpmRun& first = members.first();
+    BpmGroup& g = groups.emplace_back(BpmGroup{.head = first.spec.head, .task_config = first.spec.task_config});
+    g.seeds = members.seeds;
+    auto final_number = [](const char* key) { return [key](const BpmRun& r) { return number(r.result.at("final"), key); }; };
+    g.accuracy = members.stats(final_number("accuracy"));
+    g.macro_f1 = members.stats(final_number("macro_f1"));
+    g.within_one = members.stats(final_number("within_one_accuracy"));
+    g.smoothness = members.stats(final_number("smoothness"));
+    g.loss = members.stats(final_number("loss"));
+    g.predicted_classes = members.stats(final_number("predicted_classes"));
+    g.seconds = members.stats([](const BpmRun& r) { return r.seconds; });
     g.params = first.result.at("params").get<int64_t>();
     const Json& f = first.result.at("final");
     if (f.contains("example_pmfs"))
