@@ -49,7 +49,7 @@ report::LinePlot chronos_fan_plot(const ChronosGroup& g) {
   report::LinePlot plot;
   const Json& f = g.example_forecast;
   if (!f.is_object()) return plot;
-  plot.title = fmt::format("{} forecast of held-out series 1 ({})", g.head.name(), f.value("kernel", ""));
+  plot.title = fmt::format("{} forecast, held-out series 1 (season {})", g.head.name(), f.value("season", 1));
   plot.x_label = "step (0 = first forecast step)";
   plot.y_label = "value";
   const std::vector<double> history = numbers(f, "history"), truth = numbers(f, "truth"), median = numbers(f, "median"),
