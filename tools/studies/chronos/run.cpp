@@ -17,7 +17,8 @@
 namespace hm::studies {
 namespace {
 
-constexpr int64_t kExamples = 4;  // held-out series drawn in the figures
+constexpr int64_t kExamples = 2;     // held-out series drawn in the figures
+constexpr int64_t kMaxCropBins = 600;  // bins kept of an example pmf
 
 // The first kExamples held-out series of the run's config: generate_series keeps the held-out
 // stream apart from the training counts, so one training series is enough to reproduce them.
@@ -84,16 +85,20 @@ Json crop_pmf(const std::vector<double>& pmf, const std::vector<double>& centres
   const auto bins = static_cast<int64_t>(pmf.size());
   double total = 0;
   for (double p : pmf) total += p;
-  int64_t lo = 0, hi = bins - 1;
+  int64_t lo = 0, hi = bins - 1, mid = 0;
   double acc = 0;
   for (int64_t i = 0; i < bins; ++i) {
     acc += pmf[static_cast<size_t>(i)];
-    if (acc < 0.005 * total) lo = i + 1;
-    if (acc < 0.995 * total) hi = i + 1;
+    if (acc < 0.05 * total) lo = i + 1;
+    if (acc < 0.5 * total) mid = i + 1;
+    if (acc < 0.95 * total) hi = i + 1;
   }
-  hi = std::min(hi, bins - 1), lo = std::min(lo, hi);
-  const int64_t pad = std::max<int64_t>(2, (hi - lo) / 2);
-  lo = std::max<int64_t>(0, lo - pad), hi = std::min(bins - 1, hi + pad);
+  hi = std::min(hi, bins - 1), lo = std::min(lo, hi), mid = std::clamp(mid, lo, hi);
+  // A linear head's flat floor spreads the tails over every bin: keep the bulk and its
+  // surroundings, at most kMaxCropBins around the median bin (results.jsonl stays small).
+  const int64_t pad = std::max<int64_t>(2, hi - lo);
+  lo = std::max({int64_t{0}, lo - pad, mid - kMaxCropBins / 2});
+  hi = std::min({bins - 1, hi + pad, mid + kMaxCropBins / 2});
   Json value = Json::array(), density = Json::array();
   for (int64_t i = lo; i <= hi; ++i) {
     const auto u = static_cast<size_t>(i);

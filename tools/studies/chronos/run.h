@@ -19,8 +19,8 @@ namespace hm::studies {
 // Throws train::RunInterrupted when Ctrl-C stopped it.
 Json run_chronos(const ChronosRunSpec& run, const std::string& study_dir);
 
-// The part of a pmf over bins that holds its mass: the bins from the 0.5% to the 99.5%
-// quantile, widened by half that span on each side (within the bins), as
+// The part of a pmf over bins that holds its bulk: the bins from the 5% to the 95% quantile,
+// widened by that span on each side, at most 600 bins around the median bin, as
 // {"value": centres[i], "density": pmf[i] / width[i]}; widths from the centres' midpoints.
 Json crop_pmf(const std::vector<double>& pmf, const std::vector<double>& centres);
 
