@@ -24,6 +24,10 @@ const std::vector<ChronosSize>& known_sizes() {
   return sizes;
 }
 
+[[noreturn]] void bad_head(const std::string& name) {
+  throw_error(kPlan, fmt::format("head '{}' is neither 'linear' nor 'fourier-N[-noreg|-uniform]' with N >= 1", name));
+}
+
 int64_t parse_count(const std::string& text, const std::string& whole) {
   try {
     size_t used = 0;
@@ -31,7 +35,7 @@ int64_t parse_count(const std::string& text, const std::string& whole) {
     if (used == text.size() && n >= 1) return n;
   } catch (const std::exception&) {
   }
-  throw_error(kPlan, fmt::format("head '{}' is neither 'linear' nor 'fourier-N[-noreg|-uniform]' with N >= 1", whole));
+  bad_head(whole);
 }
 
 }  // namespace
@@ -54,7 +58,7 @@ Json ChronosHeadSpec::task_keys() const {
 
 ChronosHeadSpec ChronosHeadSpec::parse(const std::string& name) {
   if (name == "linear") return {};
-  if (name.rfind("fourier-", 0) != 0) parse_count("", name);
+  if (name.rfind("fourier-", 0) != 0) bad_head(name);
   std::string rest = name.substr(8);
   ChronosHeadSpec h;
   for (const char* suffix : {"-uniform", "-noreg"}) {
