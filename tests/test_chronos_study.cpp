@@ -25,11 +25,12 @@ namespace {
 
 // A run's result with known metrics (the fields report.h reads).
 RunRecord record(const ChronosRunSpec& r, double mase, double wql, double smooth) {
-  Json final_metrics = {{"test_mase", mase},          {"test_wql", wql},       {"test_smoothness", smooth},
-                        {"test_mase_period", 2 * mase}, {"test_wql_period", wql}, {"test_loss", 5.0}};
+  Json final_metrics = {{"test_mase", mase},         {"test_wql", wql},
+                        {"test_smoothness", smooth}, {"test_mase_period", 2 * mase},
+                        {"test_wql_period", wql},    {"test_loss", 5.0}};
   Json pmf = {{"value", {-0.1, 0.0, 0.1}}, {"density", {1.0, 3.0, 1.0}}, {"truth", 0.02}};
   Json fan = {{"history", {1.0, 2.0, 3.0}}, {"truth", {4.0, 5.0}}, {"median", {4.1, 4.9}}, {"q10", {3.5, 4.0}},
-              {"q90", {4.5, 6.0}},         {"season", 1},           {"kernel", "rbf(1)"}};
+              {"q90", {4.5, 6.0}},          {"season", 1},         {"kernel", "rbf(1)"}};
   Json result = {{"params", 1000 * r.size.d_model},
                  {"steps", 10},
                  {"train_seconds", 2.0},
@@ -45,7 +46,8 @@ RunRecord record(const ChronosRunSpec& r, double mase, double wql, double smooth
 }  // namespace
 
 TEST_CASE("chronos study: head names and sizes round-trip, bad ones are named") {
-  for (const char* name : {"linear", "fourier-64", "fourier-550-noreg", "fourier-550-uniform", "fourier-8-noreg-uniform"})
+  for (const char* name :
+       {"linear", "fourier-64", "fourier-550-noreg", "fourier-550-uniform", "fourier-8-noreg-uniform"})
     CHECK(ChronosHeadSpec::parse(name).name() == name);
   const ChronosHeadSpec uniform = ChronosHeadSpec::parse("fourier-550-uniform");
   CHECK(uniform.frequencies == 550);
@@ -128,7 +130,8 @@ TEST_CASE("chronos study: crop_pmf keeps the mass and divides by the bin widths"
 TEST_CASE("chronos study: a tiny run trains, records its examples and saves its model") {
   ScratchDir dir;
   ChronosRunSpec run = chronos_study_grid({.quick = true, .heads = {"fourier-8"}, .seeds = {1}}).front();
-  run.task_config.merge_patch(Json{{"series", 32}, {"mixup_series", 8}, {"held_out_series", 3}, {"trainer", {{"steps", 5}}}});
+  run.task_config.merge_patch(
+      Json{{"series", 32}, {"mixup_series", 8}, {"held_out_series", 3}, {"trainer", {{"steps", 5}}}});
   const Json r = run_chronos(run, dir.str());
   CHECK(r.at("steps") == 5);
   CHECK(r.at("tokens_per_second").get<double>() > 0);
@@ -154,11 +157,16 @@ TEST_CASE("chronos study: report on known runs") {
   for (const ChronosRunSpec& r : chronos_study_grid(plan)) {
     const double seed = static_cast<double>(r.seed);
     const std::string h = r.head.name();
-    if (r.size.name == "d32") records.push_back(record(r, h == "linear" ? 1.2 : 1.1, 1.0, h == "linear" ? 0.1 : 0.01));
-    else if (h == "linear") records.push_back(record(r, 1.0 + 0.1 * seed, 0.9, 0.1));
-    else if (h == "fourier-64") records.push_back(record(r, 1.05, 0.95, 0.002));
-    else if (h == "fourier-550") records.push_back(record(r, 0.8 + 0.1 * seed, 0.8, 0.02));  // 0.9, 1.0
-    else records.push_back(record(r, 1.0, 0.85, 0.03));  // the ablations: MASE 1.0 > 0.95 on the mean
+    if (r.size.name == "d32")
+      records.push_back(record(r, h == "linear" ? 1.2 : 1.1, 1.0, h == "linear" ? 0.1 : 0.01));
+    else if (h == "linear")
+      records.push_back(record(r, 1.0 + 0.1 * seed, 0.9, 0.1));
+    else if (h == "fourier-64")
+      records.push_back(record(r, 1.05, 0.95, 0.002));
+    else if (h == "fourier-550")
+      records.push_back(record(r, 0.8 + 0.1 * seed, 0.8, 0.02));  // 0.9, 1.0
+    else
+      records.push_back(record(r, 1.0, 0.85, 0.03));  // the ablations: MASE 1.0 > 0.95 on the mean
   }
   const std::vector<ChronosGroup> groups = aggregate_chronos_runs(chronos_runs_of(records));
   REQUIRE(groups.size() == 7);  // d32 linear, fourier-550; d64 linear, 64, 550, 550-noreg, 550-uniform

@@ -110,8 +110,9 @@ report::LinePlot chronos_size_plot(const std::vector<ChronosGroup>& groups) {
   report::Series linear{.label = "linear head", .markers = true},
       fourier{.label = fmt::format("Fourier-{} head", main_n), .markers = true};
   for (const ChronosGroup& g : groups) {
-    report::Series* s = !g.head.fourier() ? &linear : (g.head.frequencies == main_n && !g.head.ablation()) ? &fourier
-                                                                                                          : nullptr;
+    report::Series* s = !g.head.fourier()                                      ? &linear
+                        : (g.head.frequencies == main_n && !g.head.ablation()) ? &fourier
+                                                                               : nullptr;
     if (!s) continue;
     s->x.push_back(static_cast<double>(g.params) * 1e-6);
     s->y.push_back(g.mase.mean);

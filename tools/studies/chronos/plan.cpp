@@ -95,29 +95,38 @@ Json chronos_scale(const ChronosStudyPlan& plan) {
   // series on one core), so 20k + 20k series (about 30 min) with 64 windows each stand in for
   // Chronos' 1M KernelSynth + 10M TSMixup.
   if (plan.paper_scale)
-    return {{"context_length", 512}, {"horizon", 64},         {"series_length", 1024}, {"series", 20000},
-            {"mixup_series", 20000}, {"held_out_series", 512}, {"windows_per_series", 64}, {"batch_size", 256},
-            {"dropout", 0.1},        {"feed_forward", "relu"},
+    return {{"context_length", 512},
+            {"horizon", 64},
+            {"series_length", 1024},
+            {"series", 20000},
+            {"mixup_series", 20000},
+            {"held_out_series", 512},
+            {"windows_per_series", 64},
+            {"batch_size", 256},
+            {"dropout", 0.1},
+            {"feed_forward", "relu"},
             {"trainer", {{"steps", 200000}, {"eval_every", 20000}, {"log_every", 100}, {"checkpoint_every", 5000}}}};
   if (plan.quick)  // a 1 + 1 layer d 32 model on 32 points of context: a few minutes per run on one core
-    return {{"context_length", 32},       {"horizon", 8},          {"series_length", 96},
-            {"series", 2048},             {"mixup_series", 512},   {"held_out_series", 64},
-            {"windows_per_series", 8},    {"dropout", 0.0},        {"batch_size", 32},
-            {"trainer", {{"steps", 3000}, {"eval_every", 0}, {"log_every", 100}}}};
+    return {{"context_length", 32},    {"horizon", 8},
+            {"series_length", 96},     {"series", 2048},
+            {"mixup_series", 512},     {"held_out_series", 64},
+            {"windows_per_series", 8}, {"dropout", 0.0},
+            {"batch_size", 32},        {"trainer", {{"steps", 3000}, {"eval_every", 0}, {"log_every", 100}}}};
   // Full: the task's d 64 model on 64 points of context, 20k generated series.
-  return {{"context_length", 64},     {"horizon", 8},          {"series_length", 160},
-          {"series", 16384},          {"mixup_series", 4096},  {"held_out_series", 128},
-          {"windows_per_series", 4},  {"dropout", 0.0},        {"batch_size", 32},
-          {"trainer", {{"steps", 12000}, {"eval_every", 3000}, {"log_every", 100}}}};
+  return {{"context_length", 64},    {"horizon", 8},
+          {"series_length", 160},    {"series", 16384},
+          {"mixup_series", 4096},    {"held_out_series", 128},
+          {"windows_per_series", 4}, {"dropout", 0.0},
+          {"batch_size", 32},        {"trainer", {{"steps", 12000}, {"eval_every", 3000}, {"log_every", 100}}}};
 }
 
 std::vector<ChronosRunSpec> chronos_study_grid(const ChronosStudyPlan& plan) {
   std::vector<std::string> head_names = plan.heads;
   if (head_names.empty())
-    head_names = plan.quick ? std::vector<std::string>{"linear", "fourier-64"}
-                            : std::vector<std::string>{"linear",      "fourier-64",        "fourier-128",
-                                                       "fourier-256", "fourier-550",       "fourier-550-noreg",
-                                                       "fourier-550-uniform"};
+    head_names = plan.quick
+                     ? std::vector<std::string>{"linear", "fourier-64"}
+                     : std::vector<std::string>{"linear",      "fourier-64",        "fourier-128",        "fourier-256",
+                                                "fourier-550", "fourier-550-noreg", "fourier-550-uniform"};
   std::vector<ChronosHeadSpec> heads;
   for (const std::string& n : head_names) heads.push_back(ChronosHeadSpec::parse(n));
   std::vector<std::string> size_names = plan.sizes;
@@ -166,8 +175,8 @@ double chronos_run_cost(const ChronosRunSpec& run) {
   const double steps = t.contains("steps") ? t.at("steps").get<double>() : 2000.0;
   const double tokens = get("context_length", 128) + get("horizon", 16);
   // The Fourier head's (2N + 2) x bins table costs about as much as the body's width at N ~ d_model.
-  const double width = static_cast<double>(run.size.d_model * run.size.num_layers) +
-                       static_cast<double>(run.head.frequencies) * 0.1;
+  const double width =
+      static_cast<double>(run.size.d_model * run.size.num_layers) + static_cast<double>(run.head.frequencies) * 0.1;
   return std::max(1.0, steps) * get("batch_size", 32) * tokens * width * 1e-8;
 }
 

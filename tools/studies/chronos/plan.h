@@ -19,14 +19,14 @@ using Json = nlohmann::json;
 // regularised (gamma 1e-6) over mixed-precision bins (the paper's), or one of Table 8's
 // ablations of it.
 struct ChronosHeadSpec {
-  int64_t frequencies = 0;     // 0: the linear head
-  bool regularized = true;     // Fourier: gamma 1e-6 (false: 0)
-  bool mixed_binning = true;   // Fourier: mixed-precision bins (false: uniform); linear is always uniform
+  int64_t frequencies = 0;    // 0: the linear head
+  bool regularized = true;    // Fourier: gamma 1e-6 (false: 0)
+  bool mixed_binning = true;  // Fourier: mixed-precision bins (false: uniform); linear is always uniform
   bool fourier() const { return frequencies > 0; }
   bool ablation() const { return fourier() && (!regularized || !mixed_binning); }
   // "linear", "fourier-550", "fourier-550-noreg", "fourier-550-uniform"
   std::string name() const;
-  Json task_keys() const;  // {"head", "binning", "fourier_frequencies", "fourier_gamma"}
+  Json task_keys() const;                                 // {"head", "binning", "fourier_frequencies", "fourier_gamma"}
   static ChronosHeadSpec parse(const std::string& name);  // inverse of name(); throws naming it
 };
 
@@ -40,13 +40,13 @@ struct ChronosSize {
 
 struct ChronosStudyPlan {
   bool quick = false;
-  bool paper_scale = false;            // the paper's model, context 512, horizon 64, 200k steps of 256 (a GPU's job)
-  std::vector<std::string> heads;      // Table 3/8 rows at the main size; empty: the mode's
-  std::vector<std::string> sizes;      // Figure 19's other sizes (linear and the main Fourier head); empty: the mode's
-  std::vector<uint64_t> seeds;         // the rows' seeds; empty: {1, 2, 3}
-  std::vector<uint64_t> sweep_seeds;   // the size sweep's seeds; empty: the rows' seeds
+  bool paper_scale = false;           // the paper's model, context 512, horizon 64, 200k steps of 256 (a GPU's job)
+  std::vector<std::string> heads;     // Table 3/8 rows at the main size; empty: the mode's
+  std::vector<std::string> sizes;     // Figure 19's other sizes (linear and the main Fourier head); empty: the mode's
+  std::vector<uint64_t> seeds;        // the rows' seeds; empty: {1, 2, 3}
+  std::vector<uint64_t> sweep_seeds;  // the size sweep's seeds; empty: the rows' seeds
   std::string device = "cpu";
-  Json task = Json::object();          // chronos keys merged into every run
+  Json task = Json::object();  // chronos keys merged into every run
 };
 
 struct ChronosRunSpec {

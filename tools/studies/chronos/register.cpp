@@ -24,7 +24,8 @@ ChronosStudyPlan plan_of(const StudyContext& c) {
   plan.heads = o.at("heads").get<std::vector<std::string>>();
   plan.sizes = o.at("sizes").get<std::vector<std::string>>();
   plan.sweep_seeds = o.at("sweep_seeds").get<std::vector<uint64_t>>();
-  check(o.at("task").is_object(), kStudy, "option 'task' must be an object of chronos keys, got {}", o.at("task").dump());
+  check(o.at("task").is_object(), kStudy, "option 'task' must be an object of chronos keys, got {}",
+        o.at("task").dump());
   plan.task = o.at("task");
   return plan;
 }
@@ -55,7 +56,9 @@ StudySpec chronos_study() {
   s.run = [](const StudyRun& run) { return run_chronos(chronos_run_from_json(run.config), run.dir); };
   s.describe = [](const RunRecord& r) {
     const Json& f = r.result.at("final");
-    auto num = [](const Json& j, const char* k) { return j.is_object() && j.contains(k) ? j.at(k).get<double>() : NAN; };
+    auto num = [](const Json& j, const char* k) {
+      return j.is_object() && j.contains(k) ? j.at(k).get<double>() : NAN;
+    };
     return fmt::format(" relative MASE {:.3f} (period {:.3f}), WQL {:.3f}, smoothness {:.4f}", num(f, "test_mase"),
                        num(f, "test_mase_period"), num(f, "test_wql"), num(f, "test_smoothness"));
   };

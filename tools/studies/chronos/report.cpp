@@ -44,7 +44,8 @@ std::vector<ChronosGroup> aggregate_chronos_runs(const std::vector<ChronosRun>& 
   std::vector<std::vector<const ChronosRun*>> members;
   for (const ChronosRun& r : runs) {
     size_t i = 0;
-    while (i < groups.size() && (groups[i].head.name() != r.spec.head.name() || groups[i].size.name != r.spec.size.name))
+    while (i < groups.size() &&
+           (groups[i].head.name() != r.spec.head.name() || groups[i].size.name != r.spec.size.name))
       ++i;
     if (i == groups.size()) {
       groups.push_back({.head = r.spec.head, .size = r.spec.size, .task_config = r.spec.task_config});
@@ -60,7 +61,8 @@ std::vector<ChronosGroup> aggregate_chronos_runs(const std::vector<ChronosRun>& 
     std::map<std::string, std::vector<double>> v;
     for (const ChronosRun* r : members[i]) {
       const Json& f = r->result.at("final");
-      for (const char* k : {"test_mase", "test_wql", "test_mase_period", "test_wql_period", "test_smoothness", "test_loss"})
+      for (const char* k :
+           {"test_mase", "test_wql", "test_mase_period", "test_wql_period", "test_smoothness", "test_loss"})
         v[k].push_back(number(f, k));
       v["seconds"].push_back(r->seconds);
       v["tps"].push_back(number(r->result, "tokens_per_second"));
@@ -82,7 +84,8 @@ std::vector<ChronosGroup> aggregate_chronos_runs(const std::vector<ChronosRun>& 
   auto rank = [](const ChronosGroup& g) {
     return std::make_tuple(g.size.d_model, g.head.ablation(), g.head.frequencies, g.head.name());
   };
-  std::sort(groups.begin(), groups.end(), [&](const ChronosGroup& a, const ChronosGroup& b) { return rank(a) < rank(b); });
+  std::sort(groups.begin(), groups.end(),
+            [&](const ChronosGroup& a, const ChronosGroup& b) { return rank(a) < rank(b); });
   return groups;
 }
 
@@ -135,9 +138,9 @@ std::vector<report::ClaimResult> chronos_claims(const std::vector<ChronosGroup>&
     for (const ChronosGroup& g : groups) {
       if (g.size.name != size || !g.head.fourier()) continue;
       const double factor = linear->smoothness.mean / g.smoothness.mean;
-      claims.push_back(report::check_claim(
-          fmt::format("{} pmfs smoother than linear ({:.1f}x; Table 8)", g.head.name(), factor), g.smoothness,
-          linear->smoothness, report::less()));
+      claims.push_back(
+          report::check_claim(fmt::format("{} pmfs smoother than linear ({:.1f}x; Table 8)", g.head.name(), factor),
+                              g.smoothness, linear->smoothness, report::less()));
       if (!g.head.ablation())
         claims.push_back(report::check_claim(fmt::format("{} MASE < linear (Table 8)", g.head.name()), g.mase,
                                              linear->mase, report::less()));
@@ -154,10 +157,10 @@ std::vector<report::ClaimResult> chronos_claims(const std::vector<ChronosGroup>&
   if (main) {
     for (const char* suffix : {"-uniform", "-noreg"})
       if (const ChronosGroup* ab = find_chronos_group(groups, main->head.name() + suffix, size))
-        claims.push_back(report::check_claim(
-            fmt::format("{} MASE < {} ({} helps; Table 8)", main->head.name(), ab->head.name(),
-                        std::string(suffix) == "-uniform" ? "mixed binning" : "regularisation"),
-            main->mase, ab->mase, report::less()));
+        claims.push_back(
+            report::check_claim(fmt::format("{} MASE < {} ({} helps; Table 8)", main->head.name(), ab->head.name(),
+                                            std::string(suffix) == "-uniform" ? "mixed binning" : "regularisation"),
+                                main->mase, ab->mase, report::less()));
   }
   for (const ChronosGroup* g : {linear, main})
     if (g)
@@ -206,16 +209,18 @@ Json chronos_summary_json(const std::vector<ChronosGroup>& groups, const StudyIn
 std::string chronos_summary_markdown(const std::vector<ChronosGroup>& groups, const StudyInfo& info) {
   const std::string size = chronos_main_size_of(groups);
   std::string md = fmt::format("# Chronos study ({} mode)\n\n", info.quick ? "quick" : "full");
-  md += "The Fourier head paper's section 6 at this machine's scale: a T5 forecaster trained on generated series "
-        "(KernelSynth + TSMixup) and scored on held-out KernelSynth series' last `horizon` points; the paper trains "
-        "the 20M t5-efficient-mini on Chronos' public data and scores 20 unseen public data sets, so only the "
-        "orderings of the heads compare. MASE and WQL are relative to seasonal naive (geometric mean over series of "
-        "model / naive; < 1 beats it), with season 1 and with each series' own kernel period (`period` columns); "
-        "smoothness is Definition 3.2 on the teacher-forced next-value pmfs (lower is smoother; the paper's ± is "
-        "over its pmfs, ours over seeds).\n\n";
+  md +=
+      "The Fourier head paper's section 6 at this machine's scale: a T5 forecaster trained on generated series "
+      "(KernelSynth + TSMixup) and scored on held-out KernelSynth series' last `horizon` points; the paper trains "
+      "the 20M t5-efficient-mini on Chronos' public data and scores 20 unseen public data sets, so only the "
+      "orderings of the heads compare. MASE and WQL are relative to seasonal naive (geometric mean over series of "
+      "model / naive; < 1 beats it), with season 1 and with each series' own kernel period (`period` columns); "
+      "smoothness is Definition 3.2 on the teacher-forced next-value pmfs (lower is smoother; the paper's ± is "
+      "over its pmfs, ours over seeds).\n\n";
   md += fmt::format("## Table 3 / Table 8 (size {})\n\n", size);
-  md += "| head | seeds | relative MASE | paper | relative WQL | paper | smoothness | paper | MASE (period) | "
-        "WQL (period) | test loss | params |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  md +=
+      "| head | seeds | relative MASE | paper | relative WQL | paper | smoothness | paper | MASE (period) | "
+      "WQL (period) | test loss | params |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const ChronosGroup& g : groups) {
     if (g.size.name != size) continue;
     const auto p = paper_chronos_row(g.head.name());
@@ -230,22 +235,24 @@ std::string chronos_summary_markdown(const std::vector<ChronosGroup>& groups, co
   bool sweep = false;
   for (const ChronosGroup& g : groups) sweep |= g.size.name != size;
   if (sweep) {
-    md += "\n## Figure 19: relative MASE against model size\n\n| size | head | seeds | params | relative MASE | "
-          "relative WQL | smoothness |\n|---|---|---|---|---|---|---|\n";
+    md +=
+        "\n## Figure 19: relative MASE against model size\n\n| size | head | seeds | params | relative MASE | "
+        "relative WQL | smoothness |\n|---|---|---|---|---|---|---|\n";
     const int64_t main_n = chronos_main_frequencies(groups, size);
     for (const ChronosGroup& g : groups)
       if (!g.head.fourier() || (g.head.frequencies == main_n && !g.head.ablation()))
         md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", g.size.name, g.head.name(), g.seeds.size(),
                           g.params, report::format_stats(g.mase, 3), report::format_stats(g.wql, 3),
                           report::format_stats(g.smoothness, 4));
-    md += "\nThe paper's sizes are 1.25M to 20M parameters (Figure 19); ours count the 4096-token embedding and "
-          "head too.\n";
+    md +=
+        "\nThe paper's sizes are 1.25M to 20M parameters (Figure 19); ours count the 4096-token embedding and "
+        "head too.\n";
   }
   md += "\n## Claims\n\n" + report::claims_markdown(chronos_claims(groups));
   md += "\n## Speed\n\n| head | size | training tokens/s (label tokens) | run seconds |\n|---|---|---|---|\n";
   for (const ChronosGroup& g : groups)
-    md += fmt::format("| {} | {} | {} | {} |\n", g.head.name(), g.size.name, report::format_stats(g.tokens_per_second, 0),
-                      report::format_stats(g.seconds, 0));
+    md += fmt::format("| {} | {} | {} | {} |\n", g.head.name(), g.size.name,
+                      report::format_stats(g.tokens_per_second, 0), report::format_stats(g.seconds, 0));
   md += fmt::format("\n{} jobs, {:.0f} s of wall time.\n", info.jobs, info.wall_seconds);
   return md;
 }

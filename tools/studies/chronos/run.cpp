@@ -17,7 +17,7 @@
 namespace hm::studies {
 namespace {
 
-constexpr int64_t kExamples = 2;     // held-out series drawn in the figures
+constexpr int64_t kExamples = 2;       // held-out series drawn in the figures
 constexpr int64_t kMaxCropBins = 600;  // bins kept of an example pmf
 
 // The first kExamples held-out series of the run's config: generate_series keeps the held-out
@@ -43,7 +43,8 @@ void record_examples(models::Chronos& model, const Json& c, Json& result) {
   const data::SeriesTokenizer tok = model.tokenizer();
   const data::SeriesWindows w = data::tail_windows(ex.held_out, tok, C, H);
   const Device device = model.bin_centres.device();
-  Tensor probs = softmax(model.forward(w.context.to(device), w.labels.to(device)), -1).to(Device::cpu());  // (n, H, bins)
+  Tensor probs =
+      softmax(model.forward(w.context.to(device), w.labels.to(device)), -1).to(Device::cpu());  // (n, H, bins)
   const int64_t n = probs.size(0), bins = probs.size(2);
   const std::vector<double> all = probs.to_vector();
   const std::vector<int64_t> labels = w.labels.to_vector_as<int64_t>();
