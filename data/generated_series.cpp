@@ -23,8 +23,11 @@ GeneratedSeries generate_series(const GeneratedSeriesOptions& o) {
   const std::vector<std::vector<double>> pool = out.train;
   for (int64_t i = 0; i < o.mixup_series; ++i)
     out.train.push_back(ts_mixup(pool, mixup, mix_seed(o.seed, kTrainMixup, static_cast<uint64_t>(i))));
-  for (int64_t i = 0; i < o.held_out_series; ++i)
-    out.held_out.push_back(kernel_synth(o.synth, mix_seed(o.seed, kHeldOut, static_cast<uint64_t>(i))).values);
+  for (int64_t i = 0; i < o.held_out_series; ++i) {
+    KernelSynthSeries s = kernel_synth(o.synth, mix_seed(o.seed, kHeldOut, static_cast<uint64_t>(i)));
+    out.held_out.push_back(std::move(s.values));
+    out.held_out_kernels.push_back(std::move(s.kernel));
+  }
   return out;
 }
 

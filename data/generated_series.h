@@ -24,6 +24,7 @@ struct GeneratedSeriesOptions {
 struct GeneratedSeries {
   std::vector<std::vector<double>> train;     // KernelSynth then TSMixup
   std::vector<std::vector<double>> held_out;  // KernelSynth, other seeds
+  std::vector<KernelComposition> held_out_kernels;  // the kernel of each held-out series (its seasonality)
 };
 
 GeneratedSeries generate_series(const GeneratedSeriesOptions& options);

@@ -53,6 +53,16 @@ std::vector<GPKernel> kernel_bank() {
   return bank;
 }
 
+int64_t KernelComposition::season_length(int64_t max_period) const {
+  int64_t season = 0;
+  for (const GPKernel& k : kernels) {
+    if (k.kind != KernelKind::Periodic) continue;
+    const auto p = static_cast<int64_t>(std::llround(k.param));
+    if (p >= 2 && p <= max_period && (season == 0 || p < season)) season = p;
+  }
+  return season == 0 ? 1 : season;
+}
+
 std::string KernelComposition::describe() const {
   std::string s = kernels.empty() ? "" : kernels[0].name();
   for (size_t i = 1; i < kernels.size(); ++i)

@@ -48,6 +48,9 @@ struct KernelComposition {
   std::vector<GPKernel> kernels;
   std::vector<char> ops;  // kernels.size() - 1
   std::string describe() const;  // "(periodic(24) + rbf(1)) * linear(0)"
+  // The season a forecaster would be scored with: the shortest period (in samples) of the
+  // periodic kernels that is at most max_period (so a history sees it repeat), else 1.
+  int64_t season_length(int64_t max_period) const;
   // The covariance (length, length) row-major on x_t = t / length.
   std::vector<double> covariance(int64_t length) const;
 };

@@ -169,6 +169,20 @@ TEST_CASE("generate_series: train and held-out series come from disjoint seeds a
   CHECK(data::generate_series(o).held_out == a.held_out);
   o.seed = 6;
   CHECK(data::generate_series(o).held_out != a.held_out);
+  // Each held-out series comes with the kernel it was sampled from (its true seasonality).
+  REQUIRE(a.held_out_kernels.size() == a.held_out.size());
+  for (const auto& k : a.held_out_kernels) CHECK(!k.kernels.empty());
+}
+
+TEST_CASE("KernelComposition::season_length: the shortest periodic kernel that fits, else 1") {
+  using data::GPKernel, data::KernelKind;
+  const GPKernel p24{KernelKind::Periodic, 24}, p7{KernelKind::Periodic, 7}, p365{KernelKind::Periodic, 365},
+      rbf{KernelKind::RBF, 1};
+  CHECK(data::KernelComposition{{rbf}, {}}.season_length(64) == 1);
+  CHECK(data::KernelComposition{{p24}, {}}.season_length(64) == 24);
+  CHECK(data::KernelComposition{{p24, rbf, p7}, {'+', '*'}}.season_length(64) == 7);
+  CHECK(data::KernelComposition{{p365, rbf}, {'*'}}.season_length(64) == 1);  // a 365-step period is a trend here
+  CHECK(data::KernelComposition{{p24, p365}, {'+'}}.season_length(16) == 1);
 }
 
 TEST_CASE("KernelSynth throughput (printed, not checked)") {

@@ -46,13 +46,16 @@ TEST_CASE("chronos task: a tiny linear model trains and evaluate reports loss, M
                                      << after["test_mase"] << ", WQL " << after["test_wql"]);
   CHECK(before["test_loss"].get<double>() > 7.5);  // ~ ln 4094 = 8.32 at init
   CHECK(after["test_loss"].get<double>() < before["test_loss"].get<double>() - 0.5);
-  for (const char* k : {"test_mase", "test_wql", "test_mase_mean", "test_wql_mean", "test_smoothness"}) {
+  for (const char* k : {"test_mase", "test_wql", "test_mase_mean", "test_wql_mean", "test_smoothness",
+                        "test_mase_period", "test_wql_period"}) {
     CAPTURE(k);
     CHECK(std::isfinite(after[k].get<double>()));
     CHECK(after[k].get<double>() > 0);
   }
   CHECK(after["test_series"].get<int64_t>() >= 1);
   CHECK(after["test_series"].get<int64_t>() <= 6);
+  CHECK(after["test_period_series"].get<int64_t>() >= 0);
+  CHECK(after["test_period_series"].get<int64_t>() <= 6);
   // T5 (embedding 4096 x 16, untied lm head 16 x 4096, one layer each side) without data.
   CHECK(train::chronos_parameter_count(config) == task->model().num_parameters());
   train::Json fourier = config;

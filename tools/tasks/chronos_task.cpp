@@ -11,6 +11,9 @@
 //                    series of model / naive, from eval_samples sampled paths (median for
 //                    MASE, quantiles 0.1..0.9 for WQL); < 1 beats seasonal naive
 //   test_mase_mean / test_wql_mean  the plain means; test_series the series counted
+//   test_mase_period / test_wql_period  the same relative scores with each series' own season:
+//                    the shortest period of its KernelSynth kernel that fits twice in the
+//                    context (1 without one); test_period_series the series with a season > 1
 // Chronos' defaults where they fit: AdamW lr 1e-3 with linear decay, weight decay 0.01,
 // context 512 / horizon 64 in the paper (128 / 16 here), 20 sample paths.
 #include <cmath>
@@ -73,6 +76,7 @@ class ChronosTask : public Task {
     loader_ = std::make_unique<data::DataLoader>(std::make_shared<data::TensorDataset>(train.context, train.labels),
                                                  data::LoaderOptions{.batch_size = batch_, .shuffle = true, .seed = seed});
     held_out_ = std::move(series.held_out);
+    for (const data::KernelComposition& k : series.held_out_kernels) held_out_seasons_.push_back(k.season_length(C_ / 2));
     data::SeriesWindows test = data::tail_windows(held_out_, tok, C_, H_);
     test_context_ = test.context.to(device), test_labels_ = test.labels.to(device);
     optim::AdamOptions o;
@@ -108,19 +112,25 @@ class ChronosTask : public Task {
     // A fixed seed of its own: evaluation draws nothing from a checkpointed generator.
     std::vector<models::SeriesForecast> fc =
         models::forecast(*model_, histories, {.horizon = H_, .samples = samples_, .seed = 1234});
-    std::vector<nn::SeriesScores> scores;
+    std::vector<nn::SeriesScores> scores, period_scores;
+    int64_t seasonal = 0;
     for (size_t i = 0; i < held_out_.size(); ++i) {
       std::vector<double> truth(held_out_[i].end() - H_, held_out_[i].end());
       scores.push_back(nn::score_series(histories[i], truth, fc[i].median, fc[i].quantiles, season_));
+      period_scores.push_back(nn::score_series(histories[i], truth, fc[i].median, fc[i].quantiles, held_out_seasons_[i]));
+      seasonal += held_out_seasons_[i] > 1;
     }
-    nn::RelativeScores r = nn::relative_scores(scores);
+    nn::RelativeScores r = nn::relative_scores(scores), rp = nn::relative_scores(period_scores);
     return {{"test_loss", ce_sum / static_cast<double>(n)},
             {"test_smoothness", smooth_sum / static_cast<double>(pmfs)},
             {"test_mase", r.relative_mase},
             {"test_wql", r.relative_wql},
             {"test_mase_mean", r.mean_mase},
             {"test_wql_mean", r.mean_wql},
-            {"test_series", r.series}};
+            {"test_series", r.series},
+            {"test_mase_period", rp.relative_mase},
+            {"test_wql_period", rp.relative_wql},
+            {"test_period_series", seasonal}};
   }
 
  private:
@@ -131,6 +141,7 @@ class ChronosTask : public Task {
   std::unique_ptr<data::DataLoader> loader_;
   std::unique_ptr<optim::AdamW> optimizer_;
   std::vector<std::vector<double>> held_out_;
+  std::vector<int64_t> held_out_seasons_;  // each held-out series' season (its kernel's period, or 1)
   Tensor test_context_, test_labels_;  // (N, C + 1), (N, H) on the device
 };
 

@@ -1,0 +1,72 @@
+// `harmonic study chronos`: the Fourier head paper's Chronos study registered with the study
+// driver (tools/studies/driver.h): the grid of plan.h, one run of run.h per point, the report
+// and figures of report.h and figures.h.
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "tools/studies/chronos/plan.h"
+#include "tools/studies/chronos/report.h"
+#include "tools/studies/chronos/run.h"
+#include "tools/studies/study.h"
+
+namespace hm::studies {
+namespace {
+
+constexpr const char* kStudy = "study chronos";
+
+ChronosStudyPlan plan_of(const StudyContext& c) {
+  ChronosStudyPlan plan;
+  plan.quick = c.quick;
+  plan.seeds = c.seeds;
+  const Json& o = c.options;
+  plan.paper_scale = o.at("paper_scale").get<bool>();
+  plan.device = o.at("device").get<std::string>();
+  plan.heads = o.at("heads").get<std::vector<std::string>>();
+  plan.sizes = o.at("sizes").get<std::vector<std::string>>();
+  plan.sweep_seeds = o.at("sweep_seeds").get<std::vector<uint64_t>>();
+  check(o.at("task").is_object(), kStudy, "option 'task' must be an object of chronos keys, got {}",
+        o.at("task").dump());
+  plan.task = o.at("task");
+  return plan;
+}
+
+StudySpec chronos_study() {
+  StudySpec s;
+  s.name = "chronos";
+  s.description =
+      "Fourier head (Gillman et al. 2025, section 6, Appendix D.2, Tables 3 and 8, Figures 17 and 19): Chronos T5 "
+      "forecaster on generated KernelSynth + TSMixup series, linear vs Fourier heads over 4094 value bins";
+  s.modes =
+      "quick: seeds 1-3, a 1 + 1 layer d 32 T5 over 32 points of context, horizon 8, 3000 steps, linear vs "
+      "Fourier-64: 6 runs, about 12 min on 2 cores; full: the d 64 2 + 2 layer T5 over 64 points, 12000 steps on 20k "
+      "series, Table 8's rows (linear, Fourier-64/128/256/550, Fourier-550 without regularisation and with uniform "
+      "bins) on seeds 1-3 and Figure 19's sizes d32 and d128 (linear, Fourier-550): 33 runs, hours; --set "
+      "paper_scale=true: t5-efficient-mini (20M), context 512, horizon 64, 200k steps of batch 256 (with --set "
+      "device=cuda on a GPU)";
+  // heads: Table 8 row names ([]: the mode's); sizes: Figure 19's other sizes (d32, d64, d128,
+  // mini; []: the mode's); task: chronos keys merged into every run (--set 'task={"trainer":{"steps":100}}').
+  s.options = {{"heads", Json::array()}, {"sizes", Json::array()}, {"sweep_seeds", Json::array()},
+               {"paper_scale", false},   {"device", "cpu"},        {"task", Json::object()}};
+  s.grid = [](const StudyContext& c) {
+    std::vector<StudyRun> runs;
+    for (const ChronosRunSpec& r : chronos_study_grid(plan_of(c)))
+      runs.push_back({chronos_run_label(r), chronos_run_json(r), chronos_run_cost(r)});
+    return runs;
+  };
+  s.run = [](const StudyRun& run) { return run_chronos(chronos_run_from_json(run.config), run.dir); };
+  s.describe = [](const RunRecord& r) {
+    const Json& f = r.result.at("final");
+    auto num = [](const Json& j, const char* k) {
+      return j.is_object() && j.contains(k) ? j.at(k).get<double>() : NAN;
+    };
+    return fmt::format(" relative MASE {:.3f} (period {:.3f}), WQL {:.3f}, smoothness {:.4f}", num(f, "test_mase"),
+                       num(f, "test_mase_period"), num(f, "test_wql"), num(f, "test_smoothness"));
+  };
+  s.report = [](const ReportInput& in) { return write_chronos_study(in.dir, chronos_runs_of(in.records), in.info); };
+  return s;
+}
+
+const StudyRegistration registration{chronos_study()};
+
+}  // namespace
+}  // namespace hm::studies

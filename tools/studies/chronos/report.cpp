@@ -1,0 +1,267 @@
+#include "tools/studies/chronos/report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/error.h"
+#include "tools/studies/chronos/figures.h"
+#include "tools/studies/summary_files.h"
+
+namespace hm::studies {
+namespace {
+
+constexpr const char* kReport = "study chronos report";
+
+double number(const Json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j.at(key).is_number()) return NAN;
+  return j.at(key).get<double>();
+}
+
+// The same seeds with every value v: "a < 1" as a claim against a constant.
+report::MetricStats constant_like(const report::MetricStats& s, double v) {
+  return report::seed_stats(s.seeds, std::vector<double>(s.seeds.size(), v));
+}
+
+}  // namespace
+
+std::vector<ChronosRun> chronos_runs_of(const std::vector<RunRecord>& records) {
+  std::vector<ChronosRun> runs;
+  for (const RunRecord& r : records) {
+    ChronosRun run{chronos_run_from_json(r.config), r.result, r.seconds};
+    for (const char* key : {"params", "final", "tokens_per_second"})
+      check(run.result.contains(key), kReport, "run '{}' has no '{}' in its result", r.label, key);
+    check(run.result.at("final").is_object(), kReport, "run '{}' has no final evaluation", r.label);
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+std::vector<ChronosGroup> aggregate_chronos_runs(const std::vector<ChronosRun>& runs) {
+  std::vector<ChronosGroup> groups;
+  std::vector<std::vector<const ChronosRun*>> members;
+  for (const ChronosRun& r : runs) {
+    size_t i = 0;
+    while (i < groups.size() &&
+           (groups[i].head.name() != r.spec.head.name() || groups[i].size.name != r.spec.size.name))
+      ++i;
+    if (i == groups.size()) {
+      groups.push_back({.head = r.spec.head, .size = r.spec.size, .task_config = r.spec.task_config});
+      members.emplace_back();
+    }
+    for (uint64_t s : groups[i].seeds)
+      check(s != r.spec.seed, kReport, "'{}' has seed {} twice", chronos_run_label(r.spec), s);
+    groups[i].seeds.push_back(r.spec.seed);
+    members[i].push_back(&r);
+  }
+  for (size_t i = 0; i < groups.size(); ++i) {
+    ChronosGroup& g = groups[i];
+    std::map<std::string, std::vector<double>> v;
+    for (const ChronosRun* r : members[i]) {
+      const Json& f = r->result.at("final");
+      for (const char* k :
+           {"test_mase", "test_wql", "test_mase_period", "test_wql_period", "test_smoothness", "test_loss"})
+        v[k].push_back(number(f, k));
+      v["seconds"].push_back(r->seconds);
+      v["tps"].push_back(number(r->result, "tokens_per_second"));
+    }
+    g.mase = report::seed_stats(g.seeds, v["test_mase"]);
+    g.wql = report::seed_stats(g.seeds, v["test_wql"]);
+    g.mase_period = report::seed_stats(g.seeds, v["test_mase_period"]);
+    g.wql_period = report::seed_stats(g.seeds, v["test_wql_period"]);
+    g.smoothness = report::seed_stats(g.seeds, v["test_smoothness"]);
+    g.test_loss = report::seed_stats(g.seeds, v["test_loss"]);
+    g.seconds = report::seed_stats(g.seeds, v["seconds"]);
+    g.tokens_per_second = report::seed_stats(g.seeds, v["tps"]);
+    const ChronosRun& first = *members[i].front();
+    g.params = first.result.at("params").get<int64_t>();
+    if (first.result.contains("example_pmfs")) g.example_pmfs = first.result.at("example_pmfs");
+    if (first.result.contains("example_forecast")) g.example_forecast = first.result.at("example_forecast");
+  }
+  // Sizes by width, then linear, the plain Fourier heads by N, the ablations.
+  auto rank = [](const ChronosGroup& g) {
+    return std::make_tuple(g.size.d_model, g.head.ablation(), g.head.frequencies, g.head.name());
+  };
+  std::sort(groups.begin(), groups.end(),
+            [&](const ChronosGroup& a, const ChronosGroup& b) { return rank(a) < rank(b); });
+  return groups;
+}
+
+const ChronosGroup* find_chronos_group(const std::vector<ChronosGroup>& groups, const std::string& head,
+                                       const std::string& size) {
+  for (const ChronosGroup& g : groups)
+    if (g.head.name() == head && g.size.name == size) return &g;
+  return nullptr;
+}
+
+std::string chronos_main_size_of(const std::vector<ChronosGroup>& groups) {
+  std::map<std::string, size_t> runs;
+  std::string best;
+  for (const ChronosGroup& g : groups)
+    if ((runs[g.size.name] += g.seeds.size()) > (best.empty() ? 0 : runs[best])) best = g.size.name;
+  return best;
+}
+
+int64_t chronos_main_frequencies(const std::vector<ChronosGroup>& groups, const std::string& size) {
+  int64_t n = 0;
+  for (const ChronosGroup& g : groups)
+    if (g.size.name == size && g.head.fourier() && !g.head.ablation()) n = std::max(n, g.head.frequencies);
+  return n;
+}
+
+std::optional<ChronosPaperRow> paper_chronos_row(const std::string& head) {
+  // Table 8 (and Table 3 for linear and Fourier-550): MASE and WQL relative to seasonal naive,
+  // geometric mean over 20 zero-shot data sets; smoothness mean ± std over the pmfs.
+  static const std::map<std::string, ChronosPaperRow> rows = {
+      {"linear", {0.883, 0.750, {0.1689, 0.1087, "Table 3"}}},
+      {"fourier-64", {0.875, 0.798, {0.0032, 0.0012, "Table 8"}}},
+      {"fourier-128", {0.872, 0.767, {0.0068, 0.0035, "Table 8"}}},
+      {"fourier-256", {0.859, 0.755, {0.0139, 0.0087, "Table 8"}}},
+      {"fourier-550", {0.852, 0.749, {0.0283, 0.0224, "Table 3"}}},
+      {"fourier-550-noreg", {0.861, 0.753, {0.0286, 0.0219, "Table 8"}}},
+      {"fourier-550-uniform", {0.873, 0.747, {0.0395, 0.0252, "Table 8"}}},
+  };
+  auto it = rows.find(head);
+  if (it == rows.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<report::ClaimResult> chronos_claims(const std::vector<ChronosGroup>& groups) {
+  std::vector<report::ClaimResult> claims;
+  const std::string size = chronos_main_size_of(groups);
+  const int64_t main_n = chronos_main_frequencies(groups, size);
+  const ChronosGroup* linear = find_chronos_group(groups, "linear", size);
+  const ChronosGroup* main = main_n > 0 ? find_chronos_group(groups, fmt::format("fourier-{}", main_n), size) : nullptr;
+  if (linear)
+    for (const ChronosGroup& g : groups) {
+      if (g.size.name != size || !g.head.fourier()) continue;
+      const double factor = linear->smoothness.mean / g.smoothness.mean;
+      claims.push_back(
+          report::check_claim(fmt::format("{} pmfs smoother than linear ({:.1f}x; Table 8)", g.head.name(), factor),
+                              g.smoothness, linear->smoothness, report::less()));
+      if (!g.head.ablation())
+        claims.push_back(report::check_claim(fmt::format("{} MASE < linear (Table 8)", g.head.name()), g.mase,
+                                             linear->mase, report::less()));
+    }
+  if (linear && main)
+    claims.push_back(report::check_claim(fmt::format("{} WQL < linear (Table 3)", main->head.name()), main->wql,
+                                         linear->wql, report::less()));
+  if (const ChronosGroup* f64 = find_chronos_group(groups, "fourier-64", size); f64 && main && f64 != main) {
+    claims.push_back(report::check_claim(fmt::format("fourier-64 smoother than {} (Table 8)", main->head.name()),
+                                         f64->smoothness, main->smoothness, report::less()));
+    claims.push_back(report::check_claim(fmt::format("{} MASE < fourier-64 (Table 8)", main->head.name()), main->mase,
+                                         f64->mase, report::less()));
+  }
+  if (main) {
+    for (const char* suffix : {"-uniform", "-noreg"})
+      if (const ChronosGroup* ab = find_chronos_group(groups, main->head.name() + suffix, size))
+        claims.push_back(
+            report::check_claim(fmt::format("{} MASE < {} ({} helps; Table 8)", main->head.name(), ab->head.name(),
+                                            std::string(suffix) == "-uniform" ? "mixed binning" : "regularisation"),
+                                main->mase, ab->mase, report::less()));
+  }
+  for (const ChronosGroup* g : {linear, main})
+    if (g)
+      claims.push_back(report::check_claim(fmt::format("{} beats seasonal naive (relative MASE < 1)", g->head.name()),
+                                           g->mase, constant_like(g->mase, 1.0), report::less()));
+  if (main_n > 0)
+    for (const ChronosGroup& g : groups) {
+      if (g.size.name == size || !g.head.fourier() || g.head.frequencies != main_n || g.head.ablation()) continue;
+      if (const ChronosGroup* lin = find_chronos_group(groups, "linear", g.size.name))
+        claims.push_back(report::check_claim(
+            fmt::format("{} MASE < linear at {} ({} params; Figure 19)", g.head.name(), g.size.name, g.params), g.mase,
+            lin->mase, report::less()));
+    }
+  return claims;
+}
+
+Json chronos_summary_json(const std::vector<ChronosGroup>& groups, const StudyInfo& info) {
+  std::vector<const report::MetricStats*> secs;
+  for (const ChronosGroup& g : groups) secs.push_back(&g.seconds);
+  Json out = summary_header("chronos", info, secs);
+  out["main_size"] = chronos_main_size_of(groups);
+  Json rows = Json::array();
+  for (const ChronosGroup& g : groups) {
+    Json h = {{"head", g.head.name()},
+              {"size", g.size.name},
+              {"frequencies", g.head.frequencies},
+              {"seeds", g.seeds},
+              {"params", g.params},
+              {"relative_mase", report::stats_json(g.mase)},
+              {"relative_wql", report::stats_json(g.wql)},
+              {"relative_mase_period", report::stats_json(g.mase_period)},
+              {"relative_wql_period", report::stats_json(g.wql_period)},
+              {"smoothness", report::stats_json(g.smoothness)},
+              {"test_loss", report::stats_json(g.test_loss)},
+              {"tokens_per_second", report::stats_json(g.tokens_per_second)},
+              {"task_config", g.task_config}};
+    if (auto p = paper_chronos_row(g.head.name()))
+      h["paper"] = {{"mase", p->mase}, {"wql", p->wql}, {"smoothness", report::paper_json(p->smoothness)}};
+    rows.push_back(h);
+  }
+  out["groups"] = rows;
+  out["claims"] = report::claims_json(chronos_claims(groups));
+  return out;
+}
+
+std::string chronos_summary_markdown(const std::vector<ChronosGroup>& groups, const StudyInfo& info) {
+  const std::string size = chronos_main_size_of(groups);
+  std::string md = fmt::format("# Chronos study ({} mode)\n\n", info.quick ? "quick" : "full");
+  md +=
+      "The Fourier head paper's section 6 at this machine's scale: a T5 forecaster trained on generated series "
+      "(KernelSynth + TSMixup) and scored on held-out KernelSynth series' last `horizon` points; the paper trains "
+      "the 20M t5-efficient-mini on Chronos' public data and scores 20 unseen public data sets, so only the "
+      "orderings of the heads compare. MASE and WQL are relative to seasonal naive (geometric mean over series of "
+      "model / naive; < 1 beats it), with season 1 and with each series' own kernel period (`period` columns); "
+      "smoothness is Definition 3.2 on the teacher-forced next-value pmfs (lower is smoother; the paper's ± is "
+      "over its pmfs, ours over seeds).\n\n";
+  md += fmt::format("## Table 3 / Table 8 (size {})\n\n", size);
+  md +=
+      "| head | seeds | relative MASE | paper | relative WQL | paper | smoothness | paper | MASE (period) | "
+      "WQL (period) | test loss | params |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const ChronosGroup& g : groups) {
+    if (g.size.name != size) continue;
+    const auto p = paper_chronos_row(g.head.name());
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", g.head.name(), g.seeds.size(),
+                      report::format_stats(g.mase, 3), p ? fmt::format("{:.3f}", p->mase) : "-",
+                      report::format_stats(g.wql, 3), p ? fmt::format("{:.3f}", p->wql) : "-",
+                      report::format_stats(g.smoothness, 4),
+                      report::format_paper(p ? std::optional(p->smoothness) : std::nullopt, 4),
+                      report::format_stats(g.mase_period, 3), report::format_stats(g.wql_period, 3),
+                      report::format_stats(g.test_loss, 3), g.params);
+  }
+  bool sweep = false;
+  for (const ChronosGroup& g : groups) sweep |= g.size.name != size;
+  if (sweep) {
+    md +=
+        "\n## Figure 19: relative MASE against model size\n\n| size | head | seeds | params | relative MASE | "
+        "relative WQL | smoothness |\n|---|---|---|---|---|---|---|\n";
+    const int64_t main_n = chronos_main_frequencies(groups, size);
+    for (const ChronosGroup& g : groups)
+      if (!g.head.fourier() || (g.head.frequencies == main_n && !g.head.ablation()))
+        md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", g.size.name, g.head.name(), g.seeds.size(),
+                          g.params, report::format_stats(g.mase, 3), report::format_stats(g.wql, 3),
+                          report::format_stats(g.smoothness, 4));
+    md +=
+        "\nThe paper's sizes are 1.25M to 20M parameters (Figure 19); ours count the 4096-token embedding and "
+        "head too.\n";
+  }
+  md += "\n## Claims\n\n" + report::claims_markdown(chronos_claims(groups));
+  md += "\n## Speed\n\n| head | size | training tokens/s (label tokens) | run seconds |\n|---|---|---|---|\n";
+  for (const ChronosGroup& g : groups)
+    md += fmt::format("| {} | {} | {} | {} |\n", g.head.name(), g.size.name,
+                      report::format_stats(g.tokens_per_second, 0), report::format_stats(g.seconds, 0));
+  md += fmt::format("\n{} jobs, {:.0f} s of wall time.\n", info.jobs, info.wall_seconds);
+  return md;
+}
+
+StudyReport write_chronos_study(const std::string& dir, const std::vector<ChronosRun>& runs, const StudyInfo& info) {
+  const std::vector<ChronosGroup> groups = aggregate_chronos_runs(runs);
+  return write_summary_files(
+      dir, chronos_summary_json(groups, info), chronos_summary_markdown(groups, info),
+      [&](const std::string& d) { return write_chronos_figures(d, groups); }, chronos_claims(groups));
+}
+
+}  // namespace hm::studies
