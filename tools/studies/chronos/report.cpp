@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <utility>
 
 #include "core/error.h"
+#include "tools/report/seed_groups.h"
 #include "tools/studies/chronos/figures.h"
 #include "tools/studies/summary_files.h"
 
@@ -41,41 +43,26 @@ std::vector<ChronosRun> chronos_runs_of(const std::vector<RunRecord>& records) {
 
 std::vector<ChronosGroup> aggregate_chronos_runs(const std::vector<ChronosRun>& runs) {
   std::vector<ChronosGroup> groups;
-  std::vector<std::vector<const ChronosRun*>> members;
-  for (const ChronosRun& r : runs) {
-    size_t i = 0;
-    while (i < groups.size() &&
-           (groups[i].head.name() != r.spec.head.name() || groups[i].size.name != r.spec.size.name))
-      ++i;
-    if (i == groups.size()) {
-      groups.push_back({.head = r.spec.head, .size = r.spec.size, .task_config = r.spec.task_config});
-      members.emplace_back();
-    }
-    for (uint64_t s : groups[i].seeds)
-      check(s != r.spec.seed, kReport, "'{}' has seed {} twice", chronos_run_label(r.spec), s);
-    groups[i].seeds.push_back(r.spec.seed);
-    members[i].push_back(&r);
-  }
-  for (size_t i = 0; i < groups.size(); ++i) {
-    ChronosGroup& g = groups[i];
-    std::map<std::string, std::vector<double>> v;
-    for (const ChronosRun* r : members[i]) {
-      const Json& f = r->result.at("final");
-      for (const char* k :
-           {"test_mase", "test_wql", "test_mase_period", "test_wql_period", "test_smoothness", "test_loss"})
-        v[k].push_back(number(f, k));
-      v["seconds"].push_back(r->seconds);
-      v["tps"].push_back(number(r->result, "tokens_per_second"));
-    }
-    g.mase = report::seed_stats(g.seeds, v["test_mase"]);
-    g.wql = report::seed_stats(g.seeds, v["test_wql"]);
-    g.mase_period = report::seed_stats(g.seeds, v["test_mase_period"]);
-    g.wql_period = report::seed_stats(g.seeds, v["test_wql_period"]);
-    g.smoothness = report::seed_stats(g.seeds, v["test_smoothness"]);
-    g.test_loss = report::seed_stats(g.seeds, v["test_loss"]);
-    g.seconds = report::seed_stats(g.seeds, v["seconds"]);
-    g.tokens_per_second = report::seed_stats(g.seeds, v["tps"]);
-    const ChronosRun& first = *members[i].front();
+  auto by_config = report::group_over_seeds(
+      runs, [](const ChronosRun& r) { return std::pair(r.spec.head.name(), r.spec.size.name); },
+      [](const ChronosRun& r) { return r.spec.seed; }, [](const ChronosRun& r) { return chronos_run_label(r.spec); },
+      kReport);
+  for (const auto& members : by_config) {
+    const ChronosRun& first = members.first();
+    ChronosGroup& g =
+        groups.emplace_back(ChronosGroup{.head = first.spec.head, .size = first.spec.size, .task_config = first.spec.task_config});
+    g.seeds = members.seeds;
+    auto final_number = [](const char* key) {
+      return [key](const ChronosRun& r) { return number(r.result.at("final"), key); };
+    };
+    g.mase = members.stats(final_number("test_mase"));
+    g.wql = members.stats(final_number("test_wql"));
+    g.mase_period = members.stats(final_number("test_mase_period"));
+    g.wql_period = members.stats(final_number("test_wql_period"));
+    g.smoothness = members.stats(final_number("test_smoothness"));
+    g.test_loss = members.stats(final_number("test_loss"));
+    g.seconds = members.stats([](const ChronosRun& r) { return r.seconds; });
+    g.tokens_per_second = members.stats([](const ChronosRun& r) { return number(r.result, "tokens_per_second"); });
     g.params = first.result.at("params").get<int64_t>();
     if (first.result.contains("example_pmfs")) g.example_pmfs = first.result.at("example_pmfs");
     if (first.result.contains("example_forecast")) g.example_forecast = first.result.at("example_forecast");
