@@ -354,7 +354,8 @@ TEST_CASE("fru_recurrence float32 over a long sequence stays close to float64 (v
 
 TEST_CASE("fru_recurrence: a NaN input propagates as through torch.relu, on the row loops and the GEMM path") {
   // d, R small: the per-row loops; d 35, R 60 with two decays: G*d*R > 4096, the GEMM path.
-  for (auto [d, R] : {std::pair<int64_t, int64_t>{3, 4}, {35, 60}}) {
+  for (const auto& [d_in, R_in] : {std::pair<int64_t, int64_t>{3, 4}, {35, 60}}) {
+    const int64_t d = d_in, R = R_in;  // plain copies: clang 14 cannot capture bindings in INFO's lambda
     const int64_t T = 4, B = 2, K = 2;
     Tensor px = zeros({T, B, d}, {.dtype = DType::Float64});
     px.data<double>()[(1 * B + 0) * d + 2] = std::numeric_limits<double>::quiet_NaN();  // step 1, row 0
