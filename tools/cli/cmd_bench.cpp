@@ -56,8 +56,8 @@ struct BenchOptions {
   std::string op, attrs = "{}", dtype = "float32", json_path, device = "cpu";
   std::vector<std::string> shapes, cases;
   int threads = 0, repeat = 20, warmup = 3;
-  bool backward = false, list_cases = false, fourier = false, recurrent = false, toy = false, gpt = false,
-       fft = false, dt = false, chronos = false, allreduce = false;
+  bool backward = false, list_cases = false, fourier = false, recurrent = false, toy = false, gpt = false, fft = false,
+       dt = false, chronos = false, allreduce = false;
 } opt;
 
 std::string ms_text(double ms) { return std::isnan(ms) ? fmt::format("{:>9}", "-") : fmt::format("{:9.4f}", ms); }
