@@ -111,7 +111,9 @@ void KVCache::append(const Tensor& k_new, const Tensor& v_new) {
   HM_CHECK(k_new.dim() == 4 && v_new.dim() == 4 && k_new.size(2) == v_new.size(2), "KVCache::append",
            "expected k (B, H, s, D) and v (B, H, s, Dv), got {} and {}", str(k_new.shape()), str(v_new.shape()));
   if (empty()) {  // the first step is kept as given (a static cache never grows past it)
-    k = k_new, v = v_new;
+    // A static cache is read at every later step: store it contiguous once, or each attention
+    // call would copy the split-heads view of the whole memory again (41% of a forecast).
+    k = is_static ? k_new.contiguous() : k_new, v = is_static ? v_new.contiguous() : v_new;
     return;
   }
   auto same_but_time = [](const Tensor& a, const Tensor& b) {

@@ -232,6 +232,8 @@ TEST_CASE("KV cache: incremental causal self-attention equals full recomputation
   Tensor a = mha.forward(narrow(x, 1, 0, 1), mem, mem, {}, &cross);
   Tensor b = mha.forward(narrow(x, 1, 1, 1), Tensor(), Tensor(), {}, &cross);
   CHECK(cross.length() == 4);
+  // Stored contiguous once: each later step reads it without copying the split-heads view.
+  CHECK((cross.k.is_contiguous() && cross.v.is_contiguous()));
   CHECK(allclose(cat({a, b}, 1), mha.forward(narrow(x, 1, 0, 2), mem, mem), 1e-5, 1e-6));
   cache.reset();
   CHECK(cache.empty());

@@ -28,6 +28,7 @@ expect() {
   fi
 }
 expect "unknown op 'nosuch'" -- bench --op nosuch
+expect "[bench]" "--chronos: unknown case 'nosuch'" "train, train_quick, forecast" -- bench --chronos --case nosuch
 expect "[config]" "$dir/folder" "is a directory" -- train mlp-spirals --config "$dir/folder" --print-config
 expect "[metrics_plot]" "$dir/folder" "is a directory" -- plot --metrics "$dir/folder"
 expect "$dir/run/checkpoint_last.safetensors" "is a directory" -- eval --checkpoint "$dir/run"

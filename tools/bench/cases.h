@@ -74,4 +74,25 @@ std::vector<std::string> dt_case_names();
 using DtReport = std::function<void(const std::string& label, double ms, double windows_per_s)>;
 void run_dt_cases(const std::vector<std::string>& only, const TimingOptions& opt, const DtReport& report);
 
+// Names of the Chronos cases: train, train_quick, forecast.
+std::vector<std::string> chronos_case_names();
+// The Chronos T5 (models/chronos.h, linear head, the chronos task's config; tools/bench/chronos_case.cpp):
+//   train        one training step (forward, cross-entropy, backward, AdamW) of the task's default
+//                model (d_model 64, 2 + 2 layers, 4 heads of 16, d_ff 256, 4096 tokens, untied
+//                head, dropout 0.1) on context 128 + horizon 16, batch 32
+//   train_quick  the same step at the quick study's size (d32: 1 + 1 layers, 2 heads, d_ff 128,
+//                context 32 + horizon 8, no dropout), batch 32
+//   forecast     models::forecast of 20 sample paths x 16 steps for 8 series (the default
+//                model, context 128; encoder once, decoder KV cache)
+// tools/bench/bench_chronos_torch.py times the same T5 in PyTorch.
+struct ChronosTiming {
+  std::string label;
+  double ms = 0;            // per step / per forecast
+  double tokens_per_s = 0;  // train: encoder + decoder positions, B (C + 1 + T); forecast: sampled tokens
+  int64_t parameters = 0;
+  double initial_loss = NAN;  // train: the loss before any update (~ln 4094 for uniform predictions)
+};
+using ChronosReport = std::function<void(const ChronosTiming&)>;
+void run_chronos_cases(const std::vector<std::string>& only, const TimingOptions& opt, const ChronosReport& report);
+
 }  // namespace hm::bench

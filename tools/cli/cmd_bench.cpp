@@ -24,6 +24,9 @@
 //                                                    tools/bench/bench_gpt_torch.py times PyTorch
 //   harmonic bench --dt --threads 1                  one Decision Transformer training step (--case linear|fourier):
 //                                                    ms/step, windows/s; tools/bench/bench_dt_torch.py times PyTorch
+//   harmonic bench --chronos --threads 1            the Chronos T5 (--case train|train_quick|forecast): training
+//                                                    step ms and tokens/s, 20-path forecast latency;
+//                                                    tools/bench/bench_chronos_torch.py times PyTorch
 //   mpirun -np 2 harmonic bench --allreduce          all-reduce time and bus bandwidth of the job's
 //                                                    process group for 1..64 MiB float32 buffers
 //                                                    (tools/bench/allreduce_case.h); rank 0 prints
@@ -53,8 +56,8 @@ struct BenchOptions {
   std::string op, attrs = "{}", dtype = "float32", json_path, device = "cpu";
   std::vector<std::string> shapes, cases;
   int threads = 0, repeat = 20, warmup = 3;
-  bool backward = false, list_cases = false, fourier = false, recurrent = false, toy = false, gpt = false,
-       fft = false, dt = false, allreduce = false;
+  bool backward = false, list_cases = false, fourier = false, recurrent = false, toy = false, gpt = false, fft = false,
+       dt = false, chronos = false, allreduce = false;
 } opt;
 
 std::string ms_text(double ms) { return std::isnan(ms) ? fmt::format("{:>9}", "-") : fmt::format("{:9.4f}", ms); }
@@ -76,6 +79,8 @@ void add(CLI::App& app) {
   cmd->add_flag("--gpt", opt.gpt,
                 "Time one GPT training step (softmax and Fourier attention) against its GEMM-bound floor");
   cmd->add_flag("--dt", opt.dt, "Time one Decision Transformer training step (linear and Fourier-8 action heads)");
+  cmd->add_flag("--chronos", opt.chronos,
+                "Time the Chronos T5: a training step (task default and quick sizes) and a 20-path forecast");
   cmd->add_option("--threads", opt.threads, "CPU threads (default: all)");
   cmd->add_option("--repeat", opt.repeat, "Timed runs per measurement (the median is reported)");
   cmd->add_option("--warmup", opt.warmup, "Untimed calls first");
@@ -90,10 +95,10 @@ int run() {
     check_output_file(opt.json_path, "bench --json");  // before timing
   if (opt.list_cases) {
     for (const OpCase& c : standard_cases()) fmt::print("{}  ({} {})\n", c.name, c.op, ops::shapes_text(c.shapes));
-    fmt::print("--fourier: {}\n--recurrent: {}\n--toy: {}\n--gpt: {}\n--fft: {}\n--dt: {}\n",
+    fmt::print("--fourier: {}\n--recurrent: {}\n--toy: {}\n--gpt: {}\n--fft: {}\n--dt: {}\n--chronos: {}\n",
                fmt::join(fourier_case_names(), ", "), fmt::join(recurrent_case_names(), ", "),
                fmt::join(toy_case_names(), ", "), fmt::join(gpt_case_names(), ", "), fmt::join(fft_case_names(), ", "),
-               fmt::join(dt_case_names(), ", "));
+               fmt::join(dt_case_names(), ", "), fmt::join(chronos_case_names(), ", "));
     return 0;
   }
   check(opt.dtype == "float32" || opt.dtype == "float64", "bench", "--dtype must be float32 or float64, got {}",
@@ -145,6 +150,19 @@ int run() {
     check(device.is_cpu() && dtype == DType::Float32, "bench", "--dt times float32 on the CPU only");
     run_dt_cases(opt.cases, timing, [](const std::string& label, double ms, double windows_per_s) {
       fmt::print("{:<40} threads={}  {:8.1f} ms/step  {:7.0f} windows/s\n", label, get_num_threads(), ms, windows_per_s);
+      std::fflush(stdout);
+    });
+    return 0;
+  }
+  if (opt.chronos) {
+    check(device.is_cpu() && dtype == DType::Float32, "bench", "--chronos times float32 on the CPU only");
+    run_chronos_cases(opt.cases, timing, [](const ChronosTiming& t) {
+      if (std::isnan(t.initial_loss))
+        fmt::print("{:<62} threads={}  {:8.1f} ms/forecast  {:7.0f} sampled tok/s  params {}\n", t.label,
+                   get_num_threads(), t.ms, t.tokens_per_s, t.parameters);
+      else
+        fmt::print("{:<62} threads={}  {:8.1f} ms/step  {:7.0f} tok/s  params {}  loss@init {:.3f}\n", t.label,
+                   get_num_threads(), t.ms, t.tokens_per_s, t.parameters, t.initial_loss);
       std::fflush(stdout);
     });
     return 0;
