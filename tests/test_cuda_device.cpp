@@ -87,7 +87,10 @@ TEST_CASE("[cuda] copy and dtype conversion match the CPU") {
       // A transposed (6, 4) view, a broadcast (3, 4, 6) view, and a strided column slice (4, 3).
       const std::vector<std::tuple<Shape, Strides, int64_t>> views = {
           {{6, 4}, {1, 6}, 0}, {{3, 4, 6}, {0, 6, 1}, 0}, {{4, 3}, {6, 2}, 1}};
-      for (const auto& [shape, strides, offset] : views) {
+      for (const auto& entry : views) {
+        const auto& shape = std::get<0>(entry);
+        const auto& strides = std::get<1>(entry);
+        const auto& offset = std::get<2>(entry);
         for (DType dst : kStorageTypes) {
           Tensor ref = on_cpu([&] { return view(cpu_src, shape, strides, offset).to(dst).contiguous(); });
           Tensor got = view(dev_src, shape, strides, offset).to(dst).contiguous().to(Device::cpu());
@@ -165,7 +168,9 @@ TEST_CASE("[cuda] binary kernel: every op and dtype with broadcasting") {
       {{3, 4}, {3, 4}}, {{2, 3, 4}, {4}}, {{5, 1}, {1, 6}}, {{7}, {1}}, {{}, {}}};
   for_each_device([&](const Target& t) {
     for (DType dt : {DType::Float32, DType::Float64, DType::Int64, DType::Bool}) {
-      for (const auto& [sa, sb] : shapes) {
+      for (const auto& entry : shapes) {
+        const auto& sa = std::get<0>(entry);
+        const auto& sb = std::get<1>(entry);
         Tensor a = values(sa, dt, 1), b = values(sb, dt, 2);
         if (dt != DType::Bool) b = add(b, full({}, 0.5, {.dtype = dt}));  // fewer exact ties and zeros
         Shape out_shape = broadcast_shapes(sa, sb, "test");

@@ -91,14 +91,14 @@ TEST_CASE("[cuda] unary ops forward and gradients match the CPU") {
     const Tensor x = values({7, 5}, dt), p = positive({7, 5}, dt);
     for (const auto& [name, f] : any_sign)
       check_against_cpu(std::string(name) + " " + std::string(dtype_name(dt)),
-                        [f](auto& in) { return f(transposed(in[0])); }, {x});
+                        [f = f](auto& in) { return f(transposed(in[0])); }, {x});
     for (const auto& [name, f] : positive_only)
-      check_against_cpu(std::string(name) + " " + std::string(dtype_name(dt)), [f](auto& in) { return f(in[0]); }, {p});
+      check_against_cpu(std::string(name) + " " + std::string(dtype_name(dt)), [f = f](auto& in) { return f(in[0]); }, {p});
     // Forward on inf, NaN, signed zeros and negatives (NaN positions must agree too).
     for (const auto& [name, f] : any_sign)
-      check_against_cpu(std::string(name) + " special", [f](auto& in) { return f(in[0]); }, {special_values(dt)});
+      check_against_cpu(std::string(name) + " special", [f = f](auto& in) { return f(in[0]); }, {special_values(dt)});
     for (const auto& [name, f] : positive_only)
-      check_against_cpu(std::string(name) + " special", [f](auto& in) { return f(in[0]); }, {special_values(dt)});
+      check_against_cpu(std::string(name) + " special", [f = f](auto& in) { return f(in[0]); }, {special_values(dt)});
   }
   // int64 neg/abs, and logical_not of every dtype (not differentiable: forward only).
   check_against_cpu(

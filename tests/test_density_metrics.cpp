@@ -174,7 +174,9 @@ TEST_CASE("density_metrics: smoothness grows monotonically with square-wave term
   // Nyquist (2k - 1 = 19..23 of 25) are sampled too coarsely to add visible jaggedness, a
   // property of the discretisation, not of the metric (at m = 200 the same happens past
   // harmonic ~75).
-  for (auto [m, max_terms] : {std::pair<int64_t, int64_t>{2048, 100}, {50, 9}}) {
+  for (auto entry : {std::pair<int64_t, int64_t>{2048, 100}, {50, 9}}) {
+    auto& m = std::get<0>(entry);
+    auto& max_terms = std::get<1>(entry);
     CAPTURE(m);
     std::vector<double> rows;
     for (int64_t k = 1; k <= max_terms; ++k)

@@ -190,13 +190,15 @@ TEST_CASE("unary: float32 kernels match float64 on large tensors (vector bodies,
     return leaf.grad();
   };
   using Fn = std::function<Tensor(const Tensor&)>;
-  for (const auto& [name, f] :
+  for (const auto& entry :
        std::vector<std::pair<const char*, Fn>>{{"gelu", [](const Tensor& t) { return gelu(t); }},
                                                {"gelu_tanh", [](const Tensor& t) { return gelu(t, GeluApprox::Tanh); }},
                                                {"silu", [](const Tensor& t) { return silu(t); }},
                                                {"softplus", [](const Tensor& t) { return softplus(t, 2.0, 5.0); }},
                                                {"tanh", [](const Tensor& t) { return tanh(t); }},
                                                {"sigmoid", [](const Tensor& t) { return sigmoid(t); }}}) {
+    const auto& [name_, f] = entry;
+    const char* name = name_;  // a variable, not a binding: CAPTURE is a lambda (clang 14)
     CAPTURE(name);
     CHECK(same(grad_of(x32, f), grad_of(xr, f), 2e-6, 2e-6));
   }
@@ -237,7 +239,9 @@ TEST_CASE("unary: gradcheck of every differentiable op, contiguous and transpose
       {"pow-1.3", [](const Tensor& t) { return pow(t, -1.3); }},
   };
   auto run = [](const std::vector<std::pair<const char*, Fn>>& ops, bool make_positive) {
-    for (const auto& [name, f] : ops) {
+    for (const auto& entry : ops) {
+      const auto& name = std::get<0>(entry);
+      const auto& f = std::get<1>(entry);
       CAPTURE(name);
       for (const Shape& shape : {Shape{3, 4}, Shape{5}, Shape{}}) {
         Tensor x = leaf64(shape, 11, 1.5);

@@ -177,10 +177,12 @@ TEST_CASE("fft: the plan cache is safe under concurrent first use") {
 TEST_CASE("stft: matches a direct framed DFT (reflect-padded centre, short window, no centre)") {
   Generator gen(17);
   Tensor x = randn({2, 90}, {.dtype = DType::Float64}, &gen);
-  for (auto [n_fft, hop, win, center] : {std::tuple<int64_t, int64_t, int64_t, bool>{16, 4, 16, true},
+  for (auto entry : {std::tuple<int64_t, int64_t, int64_t, bool>{16, 4, 16, true},
                                          {15, 7, 11, true},
                                          {20, 5, 20, false},
                                          {33, 10, 33, true}}) {
+    auto [n_fft_, hop, win, center] = entry;
+    const int64_t n_fft = n_fft_;  // a variable, not a binding: CAPTURE is a lambda (clang 14)
     CAPTURE(n_fft);
     Tensor w = hann_window(win, true, {.dtype = DType::Float64});
     Tensor got = stft(x, n_fft, hop, w, center);  // (2, bins, frames, 2)

@@ -79,7 +79,9 @@ TEST_CASE("fourier_head_log_pmf is a pmf: sums to 1 and non-negative") {
 }
 
 TEST_CASE("fourier_head_log_pmf gradcheck (float64, several shapes, non-contiguous)") {
-  for (auto [n, m] : {std::pair<int64_t, int64_t>{1, 3}, {3, 7}, {5, 16}}) {
+  for (auto entry : {std::pair<int64_t, int64_t>{1, 3}, {3, 7}, {5, 16}}) {
+    auto& n = std::get<0>(entry);
+    auto& m = std::get<1>(entry);
     Tensor c = leaf64({2, 3, 2 * (n + 1)}, static_cast<uint64_t>(n));
     CHECK(gradcheck([m](const std::vector<Tensor>& x) { return fourier_head_log_pmf(x[0], m); }, {c}));
   }

@@ -127,7 +127,10 @@ TEST_CASE("fru image: parameter counts of the paper's pixel-MNIST models (Table 
   Json c = default_config(find_task("fru-image"));
   const std::vector<std::tuple<std::string, int64_t, int64_t>> expected = {
       {"fru", 60, 158950}, {"fru", 40, 106930}, {"lstm", 60, 163610}, {"sru", 60, 274670}, {"rnn", 60, 42410}};
-  for (const auto& [model, freqs, count] : expected) {
+  for (const auto& entry : expected) {
+    const auto& model = std::get<0>(entry);
+    const auto& freqs = std::get<1>(entry);
+    const auto& count = std::get<2>(entry);
     c["model"] = model;
     c["fru_freqs"] = freqs;
     CHECK_MESSAGE(fru_image_parameter_count(c) == count, model, " ", freqs);
@@ -137,7 +140,9 @@ TEST_CASE("fru image: parameter counts of the paper's pixel-MNIST models (Table 
   c["fru_freqs"] = 60;
   const std::vector<std::pair<std::string, int64_t>> rows = {
       {"fru", 158950 + 270}, {"sru", 274670 + 5400}, {"lstm", 163610 + 21600}, {"rnn", 42410 + 5400}};
-  for (const auto& [model, count] : rows) {
+  for (const auto& entry : rows) {
+    const auto& model = std::get<0>(entry);
+    const auto& count = std::get<1>(entry);
     c["model"] = model;
     CHECK_MESSAGE(fru_image_parameter_count(c) == count, model);
   }
@@ -153,7 +158,10 @@ TEST_CASE("fru text: parameter counts of the paper's IMDB models (Table 3), with
   Json c = default_config(find_task("fru-text"));
   const std::vector<std::tuple<std::string, int64_t, int64_t>> expected = {
       {"rnn", 5, 33154}, {"lstm", 5, 131842}, {"sru", 5, 226246}, {"fru", 5, 11741}, {"fru", 1, 4217}};
-  for (const auto& [model, freqs, count] : expected) {
+  for (const auto& entry : expected) {
+    const auto& model = std::get<0>(entry);
+    const auto& freqs = std::get<1>(entry);
+    const auto& count = std::get<2>(entry);
     c["model"] = model;
     c["fru_freqs"] = freqs;
     CAPTURE(model);
@@ -256,7 +264,9 @@ TEST_CASE("fru image: every model trains a few steps with a falling loss, pixel,
   if (!have_fashion()) return;
   const std::vector<std::pair<std::string, std::string>> runs = {
       {"rnn", "pixel"}, {"lstm", "pixel"}, {"sru", "pixel"}, {"fru", "pixel"}, {"fru", "permuted"}, {"lstm", "row"}};
-  for (const auto& [model, data] : runs) {
+  for (const auto& entry : runs) {
+    const auto& model = std::get<0>(entry);
+    const auto& data = std::get<1>(entry);
     CAPTURE(model);
     CAPTURE(data);
     Run run = run_task("fru-image", tiny_image(model, data));
@@ -359,7 +369,9 @@ TEST_CASE("fru image and fru text: grads over time, the last step's loss is the 
   if (have_fashion())
     for (const char* model : {"rnn", "lstm", "sru", "fru"}) cases.emplace_back("fru-image", tiny_image(model));
   if (have_kjv()) cases.emplace_back("fru-text", tiny_text("fru"));
-  for (const auto& [name, c] : cases) {
+  for (const auto& entry : cases) {
+    const auto& name = std::get<0>(entry);
+    const auto& c = std::get<1>(entry);
     CAPTURE(name);
     CAPTURE(c.at("model").get<std::string>());
     auto task = build_task(find_task(name), c, Device::cpu());

@@ -101,7 +101,9 @@ TEST_CASE("fru task: parameter counts of the paper's synthetic models") {
   CHECK(rnn_count(200, 1) == 40601);
   const std::vector<std::pair<std::string, int64_t>> expected = {
       {"fru", 156891}, {"sru", 272861}, {"lstm", 161801}, {"rnn", 40601}};
-  for (const auto& [model, count] : expected) {
+  for (const auto& entry : expected) {
+    const auto& model = std::get<0>(entry);
+    const auto& count = std::get<1>(entry);
     c["model"] = model;
     CHECK_MESSAGE(fru_synthetic_parameter_count(c) == count, model);
   }
@@ -171,7 +173,9 @@ TEST_CASE("fru task: the recurrent probe measures the training loss per step, fo
   // State sizes of tiny_config: RNN H = 24, LSTM [h ; c] = 2 * 24, SRU 5 alphas * phi 12,
   // FRU 6 freqs * 4 dims.
   const std::vector<std::pair<std::string, int64_t>> models = {{"rnn", 24}, {"lstm", 48}, {"sru", 60}, {"fru", 24}};
-  for (const auto& [model, state] : models) {
+  for (const auto& entry : models) {
+    const auto& model = std::get<0>(entry);
+    const auto& state = std::get<1>(entry);
     CAPTURE(model);
     const Json c = tiny_config(model);
     auto task = build_task(find_task("fru-synthetic"), c, Device::cpu());

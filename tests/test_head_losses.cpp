@@ -50,7 +50,8 @@ struct Unbound {
 };
 
 // Coefficients (7, 2(N+1)), targets (7) in (-0.9, 0.9); means (2, 3, K) in (-1, 1), stds (K)
-// in (0.03, 0.23), targets (2, 3) in (-0.8, 0.8). Float64.
+// in (0.03, 0.23), targets (2, 3) in (-0.8, 0.8). Float64. Unpacked into variables, not
+// structured bindings: clang 14 cannot capture bindings in the lambdas below.
 struct FourierCase {
   Tensor coeffs, t;
 };
@@ -73,7 +74,8 @@ GmmCase gmm_case(int64_t k) {
 TEST_CASE("head losses: the fused CPU kernels equal the composed ops in value and gradient (float64)") {
   for (int64_t n : {0, 1, 5, 12}) {
     INFO("N = ", n);
-    auto [coeffs, t] = fourier_case(n);
+    const FourierCase fc = fourier_case(n);
+    Tensor coeffs = fc.coeffs, t = fc.t;
     for (bool code : {false, true})
       check_same(
           [&](const std::vector<Tensor>& x) { return fourier_regularizer(x[0], 1e-3, 50, code); },
@@ -84,7 +86,8 @@ TEST_CASE("head losses: the fused CPU kernels equal the composed ops in value an
   }
   for (int64_t k : {1, 2, 3}) {
     INFO("K = ", k);
-    auto [mu, sd, t] = gmm_case(k);  // leading dims (2, 3) are flattened
+    const GmmCase gc = gmm_case(k);
+    Tensor mu = gc.mu, sd = gc.sd, t = gc.t;  // leading dims (2, 3) are flattened
     check_same([&](const std::vector<Tensor>& x) { return gmm_log_pmf(x[0], x[1], 50); },
                [&](const std::vector<Tensor>& x) { return detail::gmm_log_pmf_composed(x[0], x[1], 50); }, {mu, sd});
     check_same([&](const std::vector<Tensor>& x) { return gmm_nll(x[0], x[1], t); },
@@ -96,18 +99,22 @@ TEST_CASE("head losses: the fused CPU kernels equal the composed ops in value an
 }
 
 TEST_CASE("head losses: gradcheck of the fused ops (float64)") {
-  auto [coeffs, t] = fourier_case(3);
+  const FourierCase fc = fourier_case(3);
+  Tensor coeffs = fc.coeffs, t = fc.t;
   CHECK(gradcheck([&](const std::vector<Tensor>& x) { return fourier_nll(x[0], t); }, {coeffs}));
   CHECK(gradcheck([&](const std::vector<Tensor>& x) { return fourier_regularizer(x[0], 0.1, 20, true); }, {coeffs}));
-  auto [mu, sd, tg] = gmm_case(2);
+  const GmmCase gc = gmm_case(2);
+  Tensor mu = gc.mu, sd = gc.sd, tg = gc.t;
   CHECK(gradcheck([&](const std::vector<Tensor>& x) { return gmm_log_pmf(x[0], x[1], 9); }, {mu, sd}));
   CHECK(gradcheck([&](const std::vector<Tensor>& x) { return gmm_nll(x[0], x[1], tg); }, {mu, sd}));
   CHECK(gradcheck([&](const std::vector<Tensor>& x) { return gmm_nll(x[0], x[1], tg); }, {mu, neg(sd)}));
 }
 
 TEST_CASE("head losses: float32 fused results match float64 closely") {
-  auto [coeffs, t] = fourier_case(5);
-  auto [mu, sd, tg] = gmm_case(3);
+  const FourierCase fc = fourier_case(5);
+  Tensor coeffs = fc.coeffs, t = fc.t;
+  const GmmCase gc = gmm_case(3);
+  Tensor mu = gc.mu, sd = gc.sd, tg = gc.t;
   auto f32 = [](const Tensor& x) { return x.to(DType::Float32); };
   auto close = [](const Tensor& a, const Tensor& b) { return allclose(a.to(DType::Float64), b, 1e-4, 1e-5); };
   CHECK(close(fourier_nll(f32(coeffs), f32(t)), fourier_nll(coeffs, t)));
@@ -117,8 +124,10 @@ TEST_CASE("head losses: float32 fused results match float64 closely") {
 }
 
 TEST_CASE("head losses: a device without the kernel uses the composed form, not an error") {
-  auto [coeffs, t] = fourier_case(4);
-  auto [mu, sd, tg] = gmm_case(2);
+  const FourierCase fc = fourier_case(4);
+  Tensor coeffs = fc.coeffs, t = fc.t;
+  const GmmCase gc = gmm_case(2);
+  Tensor mu = gc.mu, sd = gc.sd, tg = gc.t;
   // The fused op is one tape node; the composed form is many (their last is a mean or a log).
   auto grad_fn_name = [](const Tensor& out) { return out.grad_fn()->name; };
   Tensor c = coeffs.detach().clone().requires_grad_(true);

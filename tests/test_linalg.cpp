@@ -89,7 +89,9 @@ TEST_CASE("matmul: gradcheck over rank combinations and broadcast batches") {
       {{2, 2, 4}, {4, 3}}, {{4}, {2, 4, 3}},       {{2, 3, 4}, {4}},       {{2, 1, 2, 4}, {3, 4, 2}},
       {{2, 4}, {3, 4, 2}}, {{3, 2, 4}, {1, 4, 2}}, {{1, 3, 4}, {2, 1, 4, 2}}};
   uint64_t seed = 10;
-  for (const auto& [sa, sb] : cases) {
+  for (const auto& entry : cases) {
+    const auto& sa = std::get<0>(entry);
+    const auto& sb = std::get<1>(entry);
     CAPTURE(str(sa));
     CAPTURE(str(sb));
     CHECK(gradcheck(mm, {leaf64(sa, seed++), leaf64(sb, seed++)}));

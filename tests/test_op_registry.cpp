@@ -97,8 +97,9 @@ std::string rejection_problem(const OpSpec& spec, F&& f) {
 
 TEST_CASE("op registry: the table holds every public op of ops/*.h once, each with an example") {
   std::set<std::string> listed, names;
-  for (const auto& [header, ops] : kOpsByHeader)
+  for (const auto& [header_, ops] : kOpsByHeader)
     for (const std::string& op : ops) {
+      const auto& header = header_;  // a variable, not a binding: CAPTURE is a lambda (clang 14)
       CAPTURE(header);
       CAPTURE(op);
       CHECK(listed.insert(op).second);

@@ -58,7 +58,9 @@ TEST_CASE("op runner: every PyTorch reference case matches outputs and gradients
     OpRun run = run_op(spec, inputs, meta.at("attrs"));
     CHECK(run.unused.empty());
     CHECK(run.grads.size() + 1 == expected.size());
-    for (const auto& [ename, want] : expected) {
+    for (const auto& entry : expected) {
+      const auto& ename = std::get<0>(entry);
+      const auto& want = std::get<1>(entry);
       CAPTURE(ename);
       const Tensor* got = &run.output;
       if (ename != "output") {

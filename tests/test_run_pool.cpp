@@ -44,7 +44,7 @@ TEST_CASE("run pool: every run exactly once on 2 jobs, most expensive first, pro
            }});
   CHECK(finished == n);
   CHECK(calls.size() == n);
-  for (const auto& [i, k] : calls) CHECK_MESSAGE(k == 1, i);
+  for (const auto& call : calls) CHECK_MESSAGE(call.second == 1, call.first);
   CHECK(max_running.load() <= 2);
   // The first runs started are the cost-4 ones (4, 9, 14, 19 in index order).
   REQUIRE(started.size() == n);

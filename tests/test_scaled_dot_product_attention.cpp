@@ -27,7 +27,9 @@ nn::AttentionMask nn_mask(const FusedAttentionMask& m) {
 
 TEST_CASE("scaled_dot_product_attention matches nn::attention (causal, padding, Nq != Nk, dtypes)") {
   // Nk = 70 and Nq up to 130 cross the CPU kernel's 64-wide tiles.
-  for (auto [nq, nk] : {std::pair<int64_t, int64_t>{4, 5}, {5, 5}, {1, 70}, {130, 70}, {7, 3}}) {
+  for (auto entry : {std::pair<int64_t, int64_t>{4, 5}, {5, 5}, {1, 70}, {130, 70}, {7, 3}}) {
+    auto& nq = std::get<0>(entry);
+    auto& nk = std::get<1>(entry);
     Tensor q = leaf64({2, 2, nq, 3}, 1).detach(), k = leaf64({2, 2, nk, 3}, 2).detach();
     Tensor v = leaf64({2, 2, nk, 2}, 3).detach();
     std::vector<int64_t> pv(2 * nk, 0);

@@ -123,7 +123,9 @@ TEST_CASE("vit: DeiT init, zero biases and LayerNorm (1, 0), R kept at fourier_r
   c.dim = 64, c.heads = 4, c.fourier_r_init = 1.5;
   Generator gen(2);
   ViT model(c, &gen);
-  for (const auto& [name, t] : model.named_parameters()) {
+  for (const auto& entry : model.named_parameters()) {
+    const auto& name = std::get<0>(entry);
+    const auto& t = std::get<1>(entry);
     CAPTURE(name);
     std::vector<double> v = t.to(DType::Float64).to_vector();
     if (name.find(".score.") != std::string::npos) {
@@ -161,7 +163,9 @@ TEST_CASE("vit: the class token depends on every patch, and gradients reach ever
           Tensor patch = slice(slice(select(select(g, 0, b), 0, 0), 0, 7 * r, 7 * r + 7), 1, 7 * q, 7 * q + 7);
           CHECK(sum(patch).item<double>() > 0);
         }
-    for (const auto& [name, t] : model.named_parameters()) {
+    for (const auto& entry : model.named_parameters()) {
+      const auto& name = std::get<0>(entry);
+      const auto& t = std::get<1>(entry);
       CAPTURE(name);
       REQUIRE(t.grad().defined());
       CHECK(sum(abs(t.grad().to(DType::Float64))).item<double>() > 0);

@@ -145,10 +145,13 @@ HM_VEC_INLINE float erf(float x) {
 
 // The standard normal CDF Phi(x) = (1 + erf(x / sqrt 2)) / 2 with the 1/sqrt 2 and 1/2 folded
 // into the erf coefficients: the core of gelu, two multiplies cheaper than going through erf.
-// No output clamp (it costs gelu a third of its time): Phi may exceed 1 by an ulp.
+// Phi may exceed 1 by an ulp (no upper clamp: both clamps cost gelu a third of its time), but
+// never goes below 0: at the clamp the rational undershoots -1/2 by up to 2 ulp of 1/2, and a
+// Phi of -1.2e-7 made gelu(x) = x Phi positive (1e-6 at x = -8; clang 14 at every x below
+// -5.54, GCC 12 near it; issue 16's clang run).
 HM_VEC_INLINE float ndtr(float x) {
   x = std::min(std::max(x, -5.5437f), 5.5437f);  // 3.92 sqrt 2
-  return 0.5f + detail::erf_rational(x, detail::kNdtr);
+  return std::max(0.5f + detail::erf_rational(x, detail::kNdtr), 0.0f);
 }
 
 HM_VEC_INLINE float sigmoid(float x) { return 1.0f / (1.0f + vm::exp(-x)); }
