@@ -9,6 +9,7 @@
 #include "data/series_windows.h"
 #include "models/chronos.h"
 #include "ops/ops.h"
+#include "tools/studies/study_trainer.h"
 #include "tools/tasks/chronos_model.h"
 #include "tools/train/config.h"
 #include "tools/train/run_pool.h"
@@ -133,17 +134,14 @@ Json run_chronos(const ChronosRunSpec& run, const std::string& study_dir) {
     result["final"] = m;
   };
   train::Trainer trainer(*task, spec.name, config, "");
-  trainer.log = nullptr;
-  trainer.handle_sigint = false;  // the study owns Ctrl-C
-  trainer.measure_grad_norm = false;
+  quiet_study_trainer(trainer);
   double items = 0;
   int64_t last_step = 0;
   trainer.on_step = [&](const train::StepRecord& r) { items += static_cast<double>(r.items), last_step = r.step; };
   trainer.on_eval = record_eval;
 
   const auto t0 = std::chrono::steady_clock::now();
-  const train::FitResult fit = trainer.fit();
-  if (fit.interrupted) throw train::RunInterrupted{};
+  fit_or_interrupt(trainer);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (result["final"].is_null()) record_eval(last_step, trainer.evaluate());
   result["steps"] = last_step;

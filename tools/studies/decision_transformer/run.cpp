@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "tools/studies/study_trainer.h"
 #include "tools/train/config.h"
 #include "tools/train/run_pool.h"
 #include "tools/train/trainer.h"
@@ -41,9 +42,7 @@ Json run_decision_transformer(const DtRunSpec& run) {
   };
 
   train::Trainer trainer(*task, spec.name, config, "");
-  trainer.log = nullptr;
-  trainer.handle_sigint = false;  // the study owns Ctrl-C
-  trainer.measure_grad_norm = false;
+  quiet_study_trainer(trainer);
   double windows = 0;
   int64_t last_step = 0;
   trainer.on_step = [&](const train::StepRecord& r) { windows += static_cast<double>(r.items), last_step = r.step; };
@@ -51,8 +50,7 @@ Json run_decision_transformer(const DtRunSpec& run) {
 
   record_eval(0, trainer.evaluate());  // the untrained model
   const auto t0 = std::chrono::steady_clock::now();
-  const train::FitResult fit = trainer.fit();
-  if (fit.interrupted) throw train::RunInterrupted{};
+  fit_or_interrupt(trainer);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   result["steps"] = last_step;
   result["train_seconds"] = seconds;

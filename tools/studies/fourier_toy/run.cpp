@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "ops/ops.h"
+#include "tools/studies/study_trainer.h"
 #include "tools/train/run_pool.h"
 #include "tools/train/trainer.h"
 
@@ -52,9 +53,7 @@ ToyRunResult run_toy_density(const ToyRunConfig& config, const std::function<voi
   double loss_sum = 0;  // of the current epoch, weighted by batch size (the last batch is partial)
 
   train::Trainer trainer(task, "fourier-toy", task_config, "");
-  trainer.log = nullptr;
-  trainer.handle_sigint = false;  // the study owns Ctrl-C
-  trainer.measure_grad_norm = models::is_mle(config.head);  // only clipping needs the norm
+  quiet_study_trainer(trainer, models::is_mle(config.head));  // only clipping needs the norm
   trainer.on_step = [&](const train::StepRecord& r) {
     const int64_t b = (r.step - 1) % batches, epoch = (r.step - 1) / batches;  // 0-based
     loss_sum += r.loss * static_cast<double>(std::min(bs, n - b * bs));
@@ -67,8 +66,7 @@ ToyRunResult run_toy_density(const ToyRunConfig& config, const std::function<voi
       result.test_losses.emplace_back(epoch + 1, task.test_loss());
   };
   if (config.epochs > 0) {
-    train::FitResult fit = trainer.fit();
-    if (fit.interrupted) throw train::RunInterrupted{};
+    fit_or_interrupt(trainer);
   } else {
     trainer.evaluate();  // the untrained model's metrics
   }

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "tools/studies/study_trainer.h"
 #include "tools/tasks/kjv_lm.h"
 #include "tools/tasks/language_model.h"
 #include "tools/train/config.h"
@@ -56,9 +57,7 @@ Json run_fourierformer(const FfRunSpec& run, const std::string& study_dir) {
   };
 
   train::Trainer trainer(*task, spec.name, config, "");
-  trainer.log = nullptr;
-  trainer.handle_sigint = false;  // the study owns Ctrl-C
-  trainer.measure_grad_norm = false;
+  quiet_study_trainer(trainer);
   double loss_sum = 0, items = 0;
   int64_t loss_count = 0, last_step = 0;
   trainer.on_step = [&](const train::StepRecord& r) {
@@ -73,8 +72,7 @@ Json run_fourierformer(const FfRunSpec& run, const std::string& study_dir) {
   record_eval(0, trainer.evaluate());  // the untrained model
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    const train::FitResult fit = trainer.fit();
-    if (fit.interrupted) throw train::RunInterrupted{};
+    fit_or_interrupt(trainer);
   } catch (const train::NonFiniteLoss& e) {
     // The paper's odd powers "do not converge": record where, keep the curve up to there.
     result["diverged"] = {{"step", e.step}, {"loss", fmt::format("{}", e.loss)}};

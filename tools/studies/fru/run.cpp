@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "tools/studies/study_trainer.h"
 #include "tools/train/config.h"
 #include "tools/train/grad_over_time.h"
 #include "tools/train/run_pool.h"
@@ -54,9 +55,7 @@ Json run_fru(const FruRunSpec& run) {
   };
 
   train::Trainer trainer(*task, spec.name, config, "");
-  trainer.log = nullptr;
-  trainer.handle_sigint = false;  // the study owns Ctrl-C
-  trainer.measure_grad_norm = false;
+  quiet_study_trainer(trainer);
   double loss_sum = 0;
   int64_t loss_count = 0;
   trainer.on_step = [&](const train::StepRecord& r) {
@@ -70,8 +69,7 @@ Json run_fru(const FruRunSpec& run) {
 
   record_eval(0, trainer.evaluate());  // the untrained model
   measure_grads(0);
-  const train::FitResult fit = trainer.fit();
-  if (fit.interrupted) throw train::RunInterrupted{};
+  const train::FitResult fit = fit_or_interrupt(trainer);
   result["steps"] = fit.step;
   result["epochs"] = fit.step / per_epoch;
   return result;

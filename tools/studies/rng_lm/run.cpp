@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/atomic_file.h"
+#include "tools/studies/study_trainer.h"
 #include "tools/tasks/kjv_lm.h"
 #include "tools/tasks/language_model.h"
 #include "tools/tasks/rng_lm.h"
@@ -70,13 +71,10 @@ std::string ensure_rng_base_model(const std::string& study_dir, const Json& pret
   // interrupted study resumes its pretraining rather than starting it over.
   const std::string run_dir = (fs::path(study_dir) / "pretrain").string();
   train::Trainer trainer(task, train::kKjvLmTask, pretrain, run_dir);
-  trainer.log = nullptr;
-  trainer.handle_sigint = false;
-  trainer.measure_grad_norm = false;
+  quiet_study_trainer(trainer);
   const fs::path checkpoint = fs::path(run_dir) / "checkpoint_last.safetensors";
   if (fs::exists(checkpoint)) trainer.resume(checkpoint.string());
-  const train::FitResult fit = trainer.fit();
-  if (fit.interrupted) throw train::RunInterrupted{};
+  const train::FitResult fit = fit_or_interrupt(trainer);
   const Json metrics = trainer.evaluate();
   train::save_language_model(dir, task.gpt(), task.tokenizer(), pretrain);
   Json info = {{"config", pretrain},
@@ -111,13 +109,10 @@ Json run_rng_lm(const Json& config, const std::string& study_dir) {
     ft["trainer"]["epochs"] = config.at("epochs");
     task = std::make_unique<train::RngLmTask>(ft, Device::cpu());
     train::Trainer trainer(*task, train::kRngLmTask, ft, "");
-    trainer.log = nullptr;
-    trainer.handle_sigint = false;
-    trainer.measure_grad_norm = false;
+    quiet_study_trainer(trainer);
     const auto t0 = std::chrono::steady_clock::now();
     const train::Json before = task->evaluate();
-    const train::FitResult fit = trainer.fit();
-    if (fit.interrupted) throw train::RunInterrupted{};
+    const train::FitResult fit = fit_or_interrupt(trainer);
     const train::Json after = task->evaluate();
     result["train"] = {{"epochs", config.at("epochs")},
                        {"steps", fit.step},
