@@ -14,7 +14,7 @@ uint64_t Generator::reserve(uint64_t n) {
 }
 
 Generator& default_generator() {
-  static Generator g(0);
+  thread_local Generator g(0);
   return g;
 }
 

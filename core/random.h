@@ -21,9 +21,12 @@ class Generator {
   uint64_t offset_ = 0;
 };
 
-// The process-wide generator used when none is passed.
+// The generator used when none is passed: one per thread, so runs trained side by side on a
+// study's run pool (each seeding it through manual_seed in its own thread) neither race on it
+// nor interleave their draws, and a run's numbers do not depend on what runs beside it. A new
+// thread's starts at seed 0; draws inside parallel kernels are reserved by the calling thread.
 Generator& default_generator();
-void manual_seed(uint64_t seed);
+void manual_seed(uint64_t seed);  // seeds the calling thread's default generator
 
 // Fill contiguous `out` (float32/float64) with draw (seed, offset). Per device.
 inline Kernel<void(const Tensor& out, uint64_t seed, uint64_t offset, double low, double high)> uniform_kernel{

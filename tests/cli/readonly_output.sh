@@ -16,6 +16,10 @@ if [[ $(id -u) -eq 0 ]]; then
   command -v setpriv >/dev/null || { echo "skipped: running as root without setpriv"; exit 0; }
   as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
   chown 65534:65534 "$dir"
+  # nobody must reach the binary and the scratch folder (a checkout under a mode-700 folder such
+  # as mktemp -d's hides them): else say so, rather than wait for a run that cannot start.
+  "${as_user[@]}" test -x "$harmonic" -a -w "$dir" ||
+    { echo "skipped: user nobody cannot run $harmonic or write $dir (a parent folder is not searchable)"; exit 0; }
 fi
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
 run=$dir/run
@@ -25,7 +29,10 @@ fail() { echo "$*" >&2; exit 1; }
 "${as_user[@]}" "$harmonic" train mlp-spirals --out "$run" --set trainer.checkpoint_every=1 \
   --set trainer.epochs=100000 >"$dir/live.log" 2>&1 &
 pid=$!
-until [[ -f $last ]]; do sleep 0.05; done
+until [[ -f $last ]]; do
+  kill -0 "$pid" 2>/dev/null || fail "the run ended before its first checkpoint: $(tail -3 "$dir/live.log")"
+  sleep 0.05
+done
 sleep 0.3
 chmod 555 "$run"
 set +e
