@@ -20,7 +20,7 @@ using hm::test::throws_with;
 
 namespace {
 
-RunRecord record(const BpmRunSpec& r, double f1, double smooth, double accuracy) {
+RunRecord record(const HeadRunSpec& r, double f1, double smooth, double accuracy) {
   std::vector<double> pmf(32, 0.0);
   pmf[10] = 0.5, pmf[11] = 0.3, pmf[12] = 0.2;
   Json final_metrics = {{"loss", 2.0},
@@ -39,13 +39,13 @@ RunRecord record(const BpmRunSpec& r, double f1, double smooth, double accuracy)
                  {"clips_per_second", 400.0},
                  {"curve", Json::array({{{"step", 800}, {"macro_f1", f1}}})},
                  {"final", final_metrics}};
-  return {bpm_run_label(r), bpm_run_json(r), result, 61.0};
+  return {bpm_run_label(r), head_run_json(r), result, 61.0};
 }
 
 }  // namespace
 
 TEST_CASE("audio-bpm study: quick and full grids") {
-  const std::vector<BpmRunSpec> quick = bpm_study_grid({.quick = true});
+  const std::vector<HeadRunSpec> quick = bpm_study_grid({.quick = true});
   REQUIRE(quick.size() == 9);  // linear, fourier-1, fourier-2 on seeds 1-3, seed-major
   CHECK(bpm_run_label(quick[0]) == "linear seed=1");
   CHECK(bpm_run_label(quick[1]) == "fourier-1 seed=1");
@@ -56,32 +56,32 @@ TEST_CASE("audio-bpm study: quick and full grids") {
   CHECK(quick[0].task_config.at("head") == "linear");
   CHECK(quick[4].task_config.at("seed") == 2);
   CHECK_FALSE(quick[0].task_config.contains("train_clips"));  // the task's defaults
-  const std::vector<BpmRunSpec> full = bpm_study_grid({});
+  const std::vector<HeadRunSpec> full = bpm_study_grid({});
   CHECK(full.size() == 15);
   CHECK(full[0].task_config.at("trainer").at("steps") == 6000);
   CHECK(full[0].task_config.at("train_clips") == 32000);
   CHECK(bpm_run_cost(full[0]) > bpm_run_cost(quick[0]));
   // Options: other frequencies, seeds, task keys merged into every run.
-  const std::vector<BpmRunSpec> custom =
+  const std::vector<HeadRunSpec> custom =
       bpm_study_grid({.quick = true, .frequencies = {4, 4}, .seeds = {7}, .task = {{"dim", 32}}});
   REQUIRE(custom.size() == 2);
   CHECK(bpm_run_label(custom[1]) == "fourier-4 seed=7");
   CHECK(custom[1].task_config.at("dim") == 32);
-  for (const BpmRunSpec& r : full) {
-    const BpmRunSpec back = bpm_run_from_json(bpm_run_json(r));
+  for (const HeadRunSpec& r : full) {
+    const HeadRunSpec back = head_run_from_json(head_run_json(r), kBpmStudy);
     CHECK(bpm_run_label(back) == bpm_run_label(r));
     CHECK(back.task_config == r.task_config);
   }
-  CHECK(BpmHead::parse("fourier-2").frequencies == 2);
-  CHECK(throws_with([] { BpmHead::parse("fourier-"); }, {"fourier-"}));
-  CHECK(throws_with([] { BpmHead::parse("gmm"); }, {"gmm"}));
+  CHECK(HeadChoice::parse("fourier-2", kBpmStudy).frequencies == 2);
+  CHECK(throws_with([] { HeadChoice::parse("fourier-", kBpmStudy); }, {"fourier-"}));
+  CHECK(throws_with([] { HeadChoice::parse("gmm", kBpmStudy); }, {"gmm"}));
   CHECK(throws_with([] { bpm_study_grid({.frequencies = {0}}); }, {"study audio-bpm", "0"}));
-  CHECK(throws_with([] { bpm_run_from_json(Json{{"head", "linear"}}); }, {"malformed run config"}));
+  CHECK(throws_with([] { head_run_from_json(Json{{"head", "linear"}}, kBpmStudy); }, {"study audio-bpm", "malformed run config"}));
 }
 
 TEST_CASE("audio-bpm study: report on made-up runs, claims seed by seed") {
   std::vector<RunRecord> records;
-  for (const BpmRunSpec& r : bpm_study_grid({.quick = true})) {
+  for (const HeadRunSpec& r : bpm_study_grid({.quick = true})) {
     const double seed = static_cast<double>(r.seed);
     if (!r.head.fourier())
       records.push_back(record(r, 0.10 + 0.01 * seed, 0.08, 0.2));  // 0.11 0.12 0.13

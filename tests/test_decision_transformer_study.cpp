@@ -40,7 +40,7 @@ train::DtRolloutOptions short_games(int64_t episodes, uint64_t seed) {
   return o;
 }
 
-RunRecord record(const DtRunSpec& r, double best, double final_n, double smooth) {
+RunRecord record(const HeadRunSpec& r, double best, double final_n, double smooth) {
   Json final_metrics = {{"normalized_return_mean", final_n},
                         {"return_mean", 10 * final_n},
                         {"val_smoothness", smooth},
@@ -59,7 +59,7 @@ RunRecord record(const DtRunSpec& r, double best, double final_n, double smooth)
                  {"curve", {{{"step", 0}, {"normalized_return_mean", 0.0}}, {{"step", 10}, {"normalized_return_mean", best}}}},
                  {"best", {{"step", 10}, {"normalized_return_mean", best}}},
                  {"final", final_metrics}};
-  return {dt_run_label(r), dt_run_json(r), result, 3.0};
+  return {dt_run_label(r), head_run_json(r), result, 3.0};
 }
 
 }  // namespace
@@ -111,31 +111,31 @@ TEST_CASE("arcade-dt: a tiny task trains, validates and evaluates") {
 }
 
 TEST_CASE("decision-transformer study: quick and full grids") {
-  const std::vector<DtRunSpec> quick = dt_study_grid({.quick = true});
+  const std::vector<HeadRunSpec> quick = dt_study_grid({.quick = true});
   REQUIRE(quick.size() == 3);  // linear, fourier-8, fourier-2 on seed 1
   CHECK(dt_run_label(quick[0]) == "linear seed=1");
   CHECK(dt_run_label(quick[1]) == "fourier-8 seed=1");
   CHECK(dt_run_label(quick[2]) == "fourier-2 seed=1");
   CHECK(quick[1].task_config.at("fourier_frequencies") == 8);
   CHECK(quick[0].task_config.at("n_layer") == 2);
-  const std::vector<DtRunSpec> full = dt_study_grid({});
+  const std::vector<HeadRunSpec> full = dt_study_grid({});
   CHECK(full.size() == 4 * 2 + 5 * 2);
   CHECK(full[0].task_config.at("trainer").at("steps") == 3000);
-  for (const DtRunSpec& r : full) {
-    const DtRunSpec back = dt_run_from_json(dt_run_json(r));
+  for (const HeadRunSpec& r : full) {
+    const HeadRunSpec back = head_run_from_json(head_run_json(r), kDtStudy);
     CHECK(dt_run_label(back) == dt_run_label(r));
     CHECK(back.task_config == r.task_config);
   }
-  CHECK(DtHead::parse("fourier-12").frequencies == 12);
-  CHECK(throws_with([] { DtHead::parse("fourier-x"); }, {"fourier-x"}));
-  CHECK(throws_with([] { DtHead::parse("fourier-0"); }, {"fourier-0"}));
-  CHECK(throws_with([] { dt_run_from_json(Json{{"head", "linear"}}); }, {"malformed run config"}));
+  CHECK(HeadChoice::parse("fourier-12", kDtStudy).frequencies == 12);
+  CHECK(throws_with([] { HeadChoice::parse("fourier-x", kDtStudy); }, {"fourier-x"}));
+  CHECK(throws_with([] { HeadChoice::parse("fourier-0", kDtStudy); }, {"fourier-0"}));
+  CHECK(throws_with([] { head_run_from_json(Json{{"head", "linear"}}, kDtStudy); }, {"study decision-transformer", "malformed run config"}));
 }
 
 TEST_CASE("decision-transformer study: report on known runs") {
   DtStudyPlan plan{.frequencies = {2, 16}, .seeds = {1, 2}, .sweep_seeds = {1}};
   std::vector<RunRecord> records;
-  for (const DtRunSpec& r : dt_study_grid(plan)) {
+  for (const HeadRunSpec& r : dt_study_grid(plan)) {
     const double seed = static_cast<double>(r.seed);
     if (!r.head.fourier()) records.push_back(record(r, 2.0 + seed, 1.0, 0.05));
     else if (r.head.frequencies == 8) records.push_back(record(r, 4.0 + seed, 2.0, 0.02));

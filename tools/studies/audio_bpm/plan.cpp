@@ -8,27 +8,7 @@
 
 namespace hm::studies {
 namespace {
-constexpr const char* kPlan = "study audio-bpm";
-}
-
-std::string BpmHead::name() const { return fourier() ? fmt::format("fourier-{}", frequencies) : "linear"; }
-
-Json BpmHead::task_keys() const {
-  if (!fourier()) return {{"head", "linear"}};
-  return {{"head", "fourier"}, {"fourier_frequencies", frequencies}};
-}
-
-BpmHead BpmHead::parse(const std::string& name) {
-  if (name == "linear") return {};
-  if (name.rfind("fourier-", 0) == 0) {
-    try {
-      size_t used = 0;
-      const int64_t n = std::stoll(name.substr(8), &used);
-      if (used == name.size() - 8 && n >= 1) return {n};
-    } catch (const std::exception&) {
-    }
-  }
-  throw_error(kPlan, fmt::format("head '{}' is neither 'linear' nor 'fourier-N' with N >= 1", name));
+constexpr const char* kPlan = kBpmStudy;
 }
 
 Json bpm_scale(bool quick) {
@@ -39,19 +19,19 @@ Json bpm_scale(bool quick) {
           {"lr", 1e-3},           {"trainer", {{"steps", 6000}, {"warmup_steps", 300}, {"eval_every", 1000}}}};
 }
 
-std::vector<BpmRunSpec> bpm_study_grid(const BpmStudyPlan& plan) {
+std::vector<HeadRunSpec> bpm_study_grid(const BpmStudyPlan& plan) {
   std::vector<int64_t> frequencies = plan.frequencies.empty() ? std::vector<int64_t>{1, 2} : plan.frequencies;
   for (int64_t n : frequencies) check(n >= 1, kPlan, "frequencies must be >= 1, got {}", n);
   std::vector<uint64_t> seeds = plan.seeds;
   if (seeds.empty()) seeds = plan.quick ? std::vector<uint64_t>{1, 2, 3} : std::vector<uint64_t>{1, 2, 3, 4, 5};
-  std::vector<BpmHead> heads{BpmHead{}};
+  std::vector<HeadChoice> heads{HeadChoice{}};
   for (int64_t n : frequencies)
-    if (std::none_of(heads.begin(), heads.end(), [&](const BpmHead& h) { return h.frequencies == n; }))
+    if (std::none_of(heads.begin(), heads.end(), [&](const HeadChoice& h) { return h.frequencies == n; }))
       heads.push_back({n});
-  std::vector<BpmRunSpec> grid;
+  std::vector<HeadRunSpec> grid;
   for (uint64_t seed : seeds)
-    for (const BpmHead& head : heads) {
-      BpmRunSpec run{.head = head, .seed = seed, .device = plan.device};
+    for (const HeadChoice& head : heads) {
+      HeadRunSpec run{.head = head, .seed = seed, .device = plan.device};
       run.task_config = bpm_scale(plan.quick);
       run.task_config.merge_patch(plan.task);
       run.task_config.merge_patch(head.task_keys());
@@ -61,32 +41,15 @@ std::vector<BpmRunSpec> bpm_study_grid(const BpmStudyPlan& plan) {
   return grid;
 }
 
-std::string bpm_run_label(const BpmRunSpec& run) { return fmt::format("{} seed={}", run.head.name(), run.seed); }
+std::string bpm_run_label(const HeadRunSpec& run) { return fmt::format("{} seed={}", run.head.name(), run.seed); }
 
-double bpm_run_cost(const BpmRunSpec& run) {
+double bpm_run_cost(const HeadRunSpec& run) {
   const Json& c = run.task_config;
   auto get = [&](const char* k, double fallback) { return c.contains(k) ? c.at(k).get<double>() : fallback; };
   const Json& t = c.contains("trainer") ? c.at("trainer") : Json::object();
   const double steps = t.contains("steps") ? t.at("steps").get<double>() : 800.0;
   const double dim = get("dim", 64);
   return std::max(1.0, steps) * get("batch_size", 32) * dim * dim * get("depth", 2) * 1e-8;
-}
-
-Json bpm_run_json(const BpmRunSpec& run) {
-  return {{"head", run.head.name()}, {"seed", run.seed}, {"device", run.device}, {"task_config", run.task_config}};
-}
-
-BpmRunSpec bpm_run_from_json(const Json& j) {
-  try {
-    BpmRunSpec r;
-    r.head = BpmHead::parse(j.at("head").get<std::string>());
-    r.seed = j.at("seed").get<uint64_t>();
-    r.device = j.at("device").get<std::string>();
-    r.task_config = j.at("task_config");
-    return r;
-  } catch (const Json::exception& e) {
-    throw_error(kPlan, fmt::format("malformed run config {}: {}", j.dump(), e.what()));
-  }
 }
 
 }  // namespace hm::studies

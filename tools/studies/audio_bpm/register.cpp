@@ -42,11 +42,11 @@ StudySpec audio_bpm_study() {
   s.options = {{"frequencies", Json::array()}, {"device", "cpu"}, {"task", Json::object()}};
   s.grid = [](const StudyContext& c) {
     std::vector<StudyRun> runs;
-    for (const BpmRunSpec& r : bpm_study_grid(plan_of(c)))
-      runs.push_back({bpm_run_label(r), bpm_run_json(r), bpm_run_cost(r)});
+    for (const HeadRunSpec& r : bpm_study_grid(plan_of(c)))
+      runs.push_back({bpm_run_label(r), head_run_json(r), bpm_run_cost(r)});
     return runs;
   };
-  s.run = [](const StudyRun& run) { return run_audio_bpm(bpm_run_from_json(run.config)); };
+  s.run = [](const StudyRun& run) { return run_audio_bpm(head_run_from_json(run.config, kBpmStudy)); };
   s.describe = [](const RunRecord& r) {
     const Json& f = r.result.at("final");
     auto num = [&](const char* k) { return f.is_object() && f.contains(k) ? f.at(k).get<double>() : NAN; };

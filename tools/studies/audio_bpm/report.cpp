@@ -33,7 +33,7 @@ const BpmGroup* linear_group(const std::vector<BpmGroup>& groups) {
 std::vector<BpmRun> bpm_runs_of(const std::vector<RunRecord>& records) {
   std::vector<BpmRun> runs;
   for (const RunRecord& r : records) {
-    BpmRun run{bpm_run_from_json(r.config), r.result, r.seconds};
+    BpmRun run{head_run_from_json(r.config, kBpmStudy), r.result, r.seconds};
     for (const char* key : {"params", "curve", "final"})
       check(run.result.contains(key), kReport, "run '{}' has no '{}' in its result", r.label, key);
     check(run.result.at("final").is_object(), kReport, "run '{}' has no final evaluation", r.label);

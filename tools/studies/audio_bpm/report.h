@@ -14,7 +14,7 @@
 namespace hm::studies {
 
 struct BpmRun {
-  BpmRunSpec spec;
+  HeadRunSpec spec;
   Json result;
   double seconds = 0;
 };
@@ -23,7 +23,7 @@ std::vector<BpmRun> bpm_runs_of(const std::vector<RunRecord>& records);
 
 // One head over its seeds (final evaluation of each run).
 struct BpmGroup {
-  BpmHead head;
+  HeadChoice head;
   std::vector<uint64_t> seeds;
   Json task_config;  // the first seed's
   int64_t params = 0;

@@ -9,7 +9,7 @@
 
 namespace hm::studies {
 
-Json run_audio_bpm(const BpmRunSpec& run) {
+Json run_audio_bpm(const HeadRunSpec& run) {
   const train::TaskSpec& spec = train::find_task("audio-bpm");
   Json config = train::default_config(spec);
   train::merge_config(config, run.task_config, "study audio-bpm");

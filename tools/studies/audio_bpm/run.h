@@ -11,6 +11,6 @@ namespace hm::studies {
 //  "curve": [{"step", "loss", "accuracy", "macro_f1", "smoothness"}, ...],
 //  "final": the last evaluation's metrics (example_pmfs, example_labels, example_bpm too)}
 // Throws train::RunInterrupted when Ctrl-C stopped it.
-Json run_audio_bpm(const BpmRunSpec& run);
+Json run_audio_bpm(const HeadRunSpec& run);
 
 }  // namespace hm::studies

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "tools/studies/run_config.h"
 
 namespace hm::studies {
 namespace {
@@ -189,7 +190,7 @@ Json chronos_run_json(const ChronosRunSpec& run) {
 }
 
 ChronosRunSpec chronos_run_from_json(const Json& j) {
-  try {
+  return read_run_config(j, kPlan, [&] {
     ChronosRunSpec r;
     r.head = ChronosHeadSpec::parse(j.at("head").get<std::string>());
     r.size = ChronosSize::parse(j.at("size").get<std::string>());
@@ -197,9 +198,7 @@ ChronosRunSpec chronos_run_from_json(const Json& j) {
     r.device = j.at("device").get<std::string>();
     r.task_config = j.at("task_config");
     return r;
-  } catch (const Json::exception& e) {
-    throw_error(kPlan, fmt::format("malformed run config {}: {}", j.dump(), e.what()));
-  }
+  });
 }
 
 }  // namespace hm::studies

@@ -9,7 +9,7 @@
 namespace hm::studies {
 namespace {
 
-constexpr const char* kPlan = "study decision-transformer";
+constexpr const char* kPlan = kDtStudy;
 
 template <class T>
 std::vector<T> or_default(const std::vector<T>& given, std::vector<T> quick, std::vector<T> full, bool is_quick) {
@@ -18,26 +18,6 @@ std::vector<T> or_default(const std::vector<T>& given, std::vector<T> quick, std
 }
 
 }  // namespace
-
-std::string DtHead::name() const { return fourier() ? fmt::format("fourier-{}", frequencies) : "linear"; }
-
-Json DtHead::task_keys() const {
-  if (!fourier()) return {{"head", "linear"}};
-  return {{"head", "fourier"}, {"fourier_frequencies", frequencies}};
-}
-
-DtHead DtHead::parse(const std::string& name) {
-  if (name == "linear") return {};
-  if (name.starts_with("fourier-")) {
-    try {
-      size_t used = 0;
-      const int64_t n = std::stoll(name.substr(8), &used);
-      if (used == name.size() - 8 && n >= 1) return {n};
-    } catch (const std::exception&) {
-    }
-  }
-  throw_error(kPlan, fmt::format("head '{}' is neither 'linear' nor 'fourier-N' with N >= 1", name));
-}
 
 Json dt_scale(const DtStudyPlan& plan) {
   if (plan.paper_scale)  // Appendix D.1: 500k transitions, 5 epochs, minGPT DT's batch 128, the paper's model
@@ -52,7 +32,7 @@ Json dt_scale(const DtStudyPlan& plan) {
           {"trainer", {{"steps", 3000}, {"warmup_steps", 200}, {"eval_every", 1000}}}};
 }
 
-std::vector<DtRunSpec> dt_study_grid(const DtStudyPlan& plan) {
+std::vector<HeadRunSpec> dt_study_grid(const DtStudyPlan& plan) {
   check(plan.main_frequencies >= 1, kPlan, "main_frequencies must be >= 1, got {}", plan.main_frequencies);
   const std::vector<int64_t> sweep =
       or_default<int64_t>(plan.frequencies, {2}, {2, 4, 12, 16, 32}, plan.quick);
@@ -61,11 +41,11 @@ std::vector<DtRunSpec> dt_study_grid(const DtStudyPlan& plan) {
   const std::vector<uint64_t> sweep_seeds =
       or_default<uint64_t>(plan.sweep_seeds, plan.seeds.empty() ? std::vector<uint64_t>{1} : plan.seeds, {1, 2},
                            plan.quick);
-  std::vector<DtRunSpec> grid;
-  auto add = [&](DtHead head, uint64_t seed) {
-    for (const DtRunSpec& r : grid)
+  std::vector<HeadRunSpec> grid;
+  auto add = [&](HeadChoice head, uint64_t seed) {
+    for (const HeadRunSpec& r : grid)
       if (r.head.frequencies == head.frequencies && r.seed == seed) return;
-    DtRunSpec run{.head = head, .seed = seed, .device = plan.device};
+    HeadRunSpec run{.head = head, .seed = seed, .device = plan.device};
     run.task_config = dt_scale(plan);
     run.task_config.merge_patch(plan.task);
     run.task_config.merge_patch(head.task_keys());
@@ -73,39 +53,22 @@ std::vector<DtRunSpec> dt_study_grid(const DtStudyPlan& plan) {
     grid.push_back(std::move(run));
   };
   for (uint64_t seed : seeds) {
-    add(DtHead{}, seed);
-    add(DtHead{plan.main_frequencies}, seed);
+    add(HeadChoice{}, seed);
+    add(HeadChoice{plan.main_frequencies}, seed);
   }
   for (int64_t n : sweep)
-    for (uint64_t seed : sweep_seeds) add(DtHead{n}, seed);
+    for (uint64_t seed : sweep_seeds) add(HeadChoice{n}, seed);
   return grid;
 }
 
-std::string dt_run_label(const DtRunSpec& run) { return fmt::format("{} seed={}", run.head.name(), run.seed); }
+std::string dt_run_label(const HeadRunSpec& run) { return fmt::format("{} seed={}", run.head.name(), run.seed); }
 
-double dt_run_cost(const DtRunSpec& run) {
+double dt_run_cost(const HeadRunSpec& run) {
   const Json& c = run.task_config;
   auto get = [&](const char* k, double fallback) { return c.contains(k) ? c.at(k).get<double>() : fallback; };
   const Json& t = c.contains("trainer") ? c.at("trainer") : Json::object();
   const double steps = t.contains("steps") ? t.at("steps").get<double>() : 4000.0;
   return std::max(1.0, steps) * get("batch_size", 128) * get("context_length", 30) * get("n_layer", 6) * 1e-5;
-}
-
-Json dt_run_json(const DtRunSpec& run) {
-  return {{"head", run.head.name()}, {"seed", run.seed}, {"device", run.device}, {"task_config", run.task_config}};
-}
-
-DtRunSpec dt_run_from_json(const Json& j) {
-  try {
-    DtRunSpec r;
-    r.head = DtHead::parse(j.at("head").get<std::string>());
-    r.seed = j.at("seed").get<uint64_t>();
-    r.device = j.at("device").get<std::string>();
-    r.task_config = j.at("task_config");
-    return r;
-  } catch (const Json::exception& e) {
-    throw_error(kPlan, fmt::format("malformed run config {}: {}", j.dump(), e.what()));
-  }
 }
 
 }  // namespace hm::studies

@@ -8,18 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "tools/studies/head_run.h"
+
 namespace hm::studies {
 
-using Json = nlohmann::json;
+inline constexpr const char* kDtStudy = "study decision-transformer";  // names the study in errors
 
-// A head of the grid: linear, or Fourier with N frequencies (gamma 1e-6, the paper's).
-struct DtHead {
-  int64_t frequencies = 0;  // 0: the linear head
-  bool fourier() const { return frequencies > 0; }
-  std::string name() const;  // "linear", "fourier-8"
-  Json task_keys() const;    // {"head": "fourier", "fourier_frequencies": 8}
-  static DtHead parse(const std::string& name);  // inverse of name(); throws naming it
-};
+using Json = nlohmann::json;
 
 struct DtStudyPlan {
   bool quick = false;
@@ -32,22 +27,13 @@ struct DtStudyPlan {
   Json task = Json::object();           // arcade-dt keys merged into every run
 };
 
-struct DtRunSpec {
-  DtHead head;
-  uint64_t seed = 1;
-  std::string device = "cpu";
-  Json task_config;  // overrides of arcade-dt's defaults (scale, head, seed)
-};
-
 // The arcade-dt keys every run gets at the plan's scale.
 Json dt_scale(const DtStudyPlan& plan);
 // Linear and the main Fourier head on every seed, then the other frequencies on the sweep
 // seeds; seed-major within each part.
-std::vector<DtRunSpec> dt_study_grid(const DtStudyPlan& plan);
+std::vector<HeadRunSpec> dt_study_grid(const DtStudyPlan& plan);
 
-std::string dt_run_label(const DtRunSpec& run);  // "fourier-8 seed=2"
-double dt_run_cost(const DtRunSpec& run);        // steps x batch x context (relative)
-Json dt_run_json(const DtRunSpec& run);
-DtRunSpec dt_run_from_json(const Json& j);  // throws naming the missing or malformed key
+std::string dt_run_label(const HeadRunSpec& run);  // "fourier-8 seed=2"
+double dt_run_cost(const HeadRunSpec& run);        // steps x batch x context (relative)
 
 }  // namespace hm::studies

@@ -47,10 +47,10 @@ StudySpec decision_transformer_study() {
                {"paper_scale", false},         {"device", "cpu"},            {"task", Json::object()}};
   s.grid = [](const StudyContext& c) {
     std::vector<StudyRun> runs;
-    for (const DtRunSpec& r : dt_study_grid(plan_of(c))) runs.push_back({dt_run_label(r), dt_run_json(r), dt_run_cost(r)});
+    for (const HeadRunSpec& r : dt_study_grid(plan_of(c))) runs.push_back({dt_run_label(r), head_run_json(r), dt_run_cost(r)});
     return runs;
   };
-  s.run = [](const StudyRun& run) { return run_decision_transformer(dt_run_from_json(run.config)); };
+  s.run = [](const StudyRun& run) { return run_decision_transformer(head_run_from_json(run.config, kDtStudy)); };
   s.describe = [](const RunRecord& r) {
     const Json& best = r.result.at("best");
     const Json& f = r.result.at("final");

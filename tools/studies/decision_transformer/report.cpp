@@ -44,7 +44,7 @@ const DtGroup* best_fourier(const std::vector<DtGroup>& groups) {
 std::vector<DtRun> dt_runs_of(const std::vector<RunRecord>& records) {
   std::vector<DtRun> runs;
   for (const RunRecord& r : records) {
-    DtRun run{dt_run_from_json(r.config), r.result, r.seconds};
+    DtRun run{head_run_from_json(r.config, kDtStudy), r.result, r.seconds};
     for (const char* key : {"params", "curve", "final", "best", "random_return", "expert_return"})
       check(run.result.contains(key), kReport, "run '{}' has no '{}' in its result", r.label, key);
     check(run.result.at("final").is_object(), kReport, "run '{}' has no final evaluation", r.label);

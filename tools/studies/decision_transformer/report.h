@@ -15,7 +15,7 @@
 namespace hm::studies {
 
 struct DtRun {
-  DtRunSpec spec;
+  HeadRunSpec spec;
   Json result;
   double seconds = 0;
 };
@@ -26,7 +26,7 @@ std::vector<DtRun> dt_runs_of(const std::vector<RunRecord>& records);
 // episode, averaged over the run's episodes; `best` is the best evaluation of a run (the
 // paper's "rollouts at the best epoch"), `final` the last.
 struct DtGroup {
-  DtHead head;
+  HeadChoice head;
   std::vector<uint64_t> seeds;
   Json task_config;  // the first seed's
   int64_t params = 0;

@@ -9,7 +9,7 @@
 
 namespace hm::studies {
 
-Json run_decision_transformer(const DtRunSpec& run) {
+Json run_decision_transformer(const HeadRunSpec& run) {
   const train::TaskSpec& spec = train::find_task("arcade-dt");
   Json config = train::default_config(spec);
   train::merge_config(config, run.task_config, "study decision-transformer");

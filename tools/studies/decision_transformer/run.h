@@ -15,6 +15,6 @@ namespace hm::studies {
 //  "best": the curve point with the highest normalized_return_mean (after step 0),
 //  "final": the last evaluation's metrics (example_pmfs, example_actions, returns, action_histogram too)}
 // Throws train::RunInterrupted when Ctrl-C stopped it.
-Json run_decision_transformer(const DtRunSpec& run);
+Json run_decision_transformer(const HeadRunSpec& run);
 
 }  // namespace hm::studies

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "tools/studies/run_config.h"
 
 namespace hm::studies {
 namespace {
@@ -176,7 +177,7 @@ Json ff_run_json(const FfRunSpec& run) {
 }
 
 FfRunSpec ff_run_from_json(const Json& j) {
-  try {
+  return read_run_config(j, kPlan, [&] {
     FfRunSpec run;
     const std::string task = j.at("task").get<std::string>();
     check(task == "kjv-lm" || task == "fashion-vit", kPlan, "unknown task '{}'", task);
@@ -190,9 +191,7 @@ FfRunSpec ff_run_from_json(const Json& j) {
     run.task_config = j.at("task_config");
     run.save_model = j.at("save_model").get<bool>();
     return run;
-  } catch (const Json::exception& e) {
-    throw_error(kPlan, fmt::format("malformed run config {}: {}", j.dump(), e.what()));
-  }
+  });
 }
 
 }  // namespace hm::studies

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "tools/studies/run_config.h"
 
 namespace hm::studies {
 namespace {
@@ -263,7 +264,7 @@ Json fru_run_json(const FruRunSpec& run) {
 }
 
 FruRunSpec fru_run_from_json(const Json& j) {
-  try {
+  return read_run_config(j, kStudy, [&] {
     FruRunSpec r;
     r.part = parse_fru_part(j.at("part").get<std::string>());
     r.dataset = j.at("dataset").get<std::string>();
@@ -278,9 +279,7 @@ FruRunSpec fru_run_from_json(const Json& j) {
           r.dataset, fru_part_name(r.part));
     check(r.task_config.is_object(), kStudy, "task_config must be an object");
     return r;
-  } catch (const Json::exception& e) {
-    throw_error(kStudy, fmt::format("malformed run config {}: {}", j.dump(), e.what()));
-  }
+  });
 }
 
 }  // namespace hm::studies
