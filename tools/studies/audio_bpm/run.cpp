@@ -22,14 +22,8 @@ Json run_audio_bpm(const HeadRunSpec& run) {
   trainer_config["log_every"] = trainer_config["eval_every"];
 
   Json result = {{"params", task->model().num_parameters()}, {"curve", Json::array()}, {"final", nullptr}};
-  auto record_eval = [&](int64_t step, const Json& m) {
-    Json& curve = result["curve"];
-    if (!curve.empty() && curve.back().at("step").get<int64_t>() == step) return;  // the final eval twice
-    Json point = {{"step", step}};
-    for (const char* k : {"loss", "accuracy", "macro_f1", "within_one_accuracy", "smoothness"})
-      if (m.contains(k)) point[k] = m.at(k);
-    curve.push_back(point);
-    result["final"] = m;
+  auto record = [&](int64_t step, const Json& m) {
+    record_eval(result, step, m, {"loss", "accuracy", "macro_f1", "within_one_accuracy", "smoothness"});
   };
 
   train::Trainer trainer(*task, spec.name, config, "");
@@ -37,7 +31,7 @@ Json run_audio_bpm(const HeadRunSpec& run) {
   double clips = 0;
   int64_t last_step = 0;
   trainer.on_step = [&](const train::StepRecord& r) { clips += static_cast<double>(r.items), last_step = r.step; };
-  trainer.on_eval = record_eval;
+  trainer.on_eval = record;
 
   const auto t0 = std::chrono::steady_clock::now();
   fit_or_interrupt(trainer);

@@ -124,26 +124,20 @@ Json run_chronos(const ChronosRunSpec& run, const std::string& study_dir) {
   const int64_t horizon = config.at("horizon").get<int64_t>();
 
   Json result = {{"params", task->model().num_parameters()}, {"curve", Json::array()}, {"final", nullptr}};
-  auto record_eval = [&](int64_t step, const Json& m) {
-    Json& curve = result["curve"];
-    if (!curve.empty() && curve.back().at("step").get<int64_t>() == step) return;
-    Json point = {{"step", step}};
-    for (const char* k : {"test_loss", "test_mase", "test_wql", "test_smoothness", "test_mase_period"})
-      if (m.contains(k)) point[k] = m.at(k);
-    curve.push_back(point);
-    result["final"] = m;
+  auto record = [&](int64_t step, const Json& m) {
+    record_eval(result, step, m, {"test_loss", "test_mase", "test_wql", "test_smoothness", "test_mase_period"});
   };
   train::Trainer trainer(*task, spec.name, config, "");
   quiet_study_trainer(trainer);
   double items = 0;
   int64_t last_step = 0;
   trainer.on_step = [&](const train::StepRecord& r) { items += static_cast<double>(r.items), last_step = r.step; };
-  trainer.on_eval = record_eval;
+  trainer.on_eval = record;
 
   const auto t0 = std::chrono::steady_clock::now();
   fit_or_interrupt(trainer);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (result["final"].is_null()) record_eval(last_step, trainer.evaluate());
+  if (result["final"].is_null()) record(last_step, trainer.evaluate());
   result["steps"] = last_step;
   result["train_seconds"] = seconds;
   result["tokens_per_second"] = seconds > 0 ? items * static_cast<double>(horizon) / seconds : 0.0;

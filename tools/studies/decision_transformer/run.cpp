@@ -24,21 +24,17 @@ Json run_decision_transformer(const HeadRunSpec& run) {
 
   Json result = {{"params", task->model().num_parameters()}, {"curve", Json::array()}, {"final", nullptr},
                  {"best", nullptr}};
-  auto record_eval = [&](int64_t step, const Json& m) {
-    Json& curve = result["curve"];
-    if (!curve.empty() && curve.back().at("step").get<int64_t>() == step) return;  // the final eval twice
-    Json point = {{"step", step}};
-    for (const char* k : {"return_mean", "normalized_return_mean", "normalized_return_std", "val_smoothness", "val_loss",
-                          "val_accuracy"})
-      if (m.contains(k)) point[k] = m.at(k);
-    curve.push_back(point);
-    result["final"] = m;
+  auto record = [&](int64_t step, const Json& m) {
+    const Json* point = record_eval(result, step, m,
+                                    {"return_mean", "normalized_return_mean", "normalized_return_std", "val_smoothness",
+                                     "val_loss", "val_accuracy"});
+    if (!point) return;
     result["random_return"] = m.at("random_return");
     result["expert_return"] = m.at("expert_return");
     const Json& best = result["best"];
-    if (step > 0 && (best.is_null() || point.at("normalized_return_mean").get<double>() >
+    if (step > 0 && (best.is_null() || point->at("normalized_return_mean").get<double>() >
                                            best.at("normalized_return_mean").get<double>()))
-      result["best"] = point;
+      result["best"] = *point;
   };
 
   train::Trainer trainer(*task, spec.name, config, "");
@@ -46,9 +42,9 @@ Json run_decision_transformer(const HeadRunSpec& run) {
   double windows = 0;
   int64_t last_step = 0;
   trainer.on_step = [&](const train::StepRecord& r) { windows += static_cast<double>(r.items), last_step = r.step; };
-  trainer.on_eval = record_eval;
+  trainer.on_eval = record;
 
-  record_eval(0, trainer.evaluate());  // the untrained model
+  record(0, trainer.evaluate());  // the untrained model
   const auto t0 = std::chrono::steady_clock::now();
   fit_or_interrupt(trainer);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

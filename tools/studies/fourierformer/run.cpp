@@ -47,14 +47,7 @@ Json run_fourierformer(const FfRunSpec& run, const std::string& study_dir) {
                  {"train_loss", Json::array()},
                  {"final", nullptr},
                  {"diverged", nullptr}};
-  auto record_eval = [&](int64_t step, const Json& metrics) {
-    Json& curve = result["curve"];
-    if (!curve.empty() && curve.back().at("step").get<int64_t>() == step) return;  // the final eval twice
-    Json point = {{"step", step}};
-    for (const auto& [k, v] : metrics.items()) point[k] = v;
-    curve.push_back(point);
-    result["final"] = metrics;
-  };
+  auto record = [&](int64_t step, const Json& metrics) { record_eval(result, step, metrics); };
 
   train::Trainer trainer(*task, spec.name, config, "");
   quiet_study_trainer(trainer);
@@ -67,9 +60,9 @@ Json run_fourierformer(const FfRunSpec& run, const std::string& study_dir) {
     result["train_loss"].push_back({{"step", r.step}, {"loss", loss_sum / static_cast<double>(loss_count)}});
     loss_sum = 0, loss_count = 0;
   };
-  trainer.on_eval = record_eval;
+  trainer.on_eval = record;
 
-  record_eval(0, trainer.evaluate());  // the untrained model
+  record(0, trainer.evaluate());  // the untrained model
   const auto t0 = std::chrono::steady_clock::now();
   try {
     fit_or_interrupt(trainer);
