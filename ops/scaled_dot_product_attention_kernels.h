@@ -15,6 +15,10 @@ struct SdpaArgs {
   uint64_t seed = 0, offset = 0;
 };
 
+// The CPU forward takes a direct path (no BLAS tiles) for at most this many query rows: a
+// decoding step over a KV cache has one. Tests use it to reach both paths.
+constexpr int64_t kSdpaFewRows = 4;
+
 // q (B,H,Nq,D), k (B,H,Nk,D), v (B,H,Nk,Dv) contiguous, one float dtype; pad bool (B,Nk) or
 // undefined. Writes out (B,H,Nq,Dv) and lse (B,H,Nq), each row's logsumexp of the scaled,
 // masked logits (-inf: every key masked).

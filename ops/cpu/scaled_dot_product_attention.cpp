@@ -4,6 +4,10 @@
 //            (ops/cpu/gemm_rows.h), between them the online softmax (running row max m and
 //            sum l, O rescaled when m grows). Key blocks entirely above the causal diagonal
 //            are never visited. Saves lse = m + log l per row.
+//   few rows (Nq <= kSdpaFewRows, a decoding step against a KV cache): one task per (b, h), each
+//            row's scores, softmax and P v in plain vectorised loops over all its keys at once.
+//            A 1-row tile made two BLAS calls per key block, whose call overhead outweighed the
+//            products (a third of the Chronos forecast's time).
 //   backward (flash-attention 2): one task per (b, h), which owns its dq, dk, dv slices (no
 //            races). Per (query block, key block) tile: P = exp(S - lse) recomputed,
 //            dV += P_drop^T dO, dP = dO v^T, dS = P (dP keep - rowsum(dO o)) scale,
@@ -78,12 +82,76 @@ Slices<T> slices(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor
   return s;
 }
 
+// The few-rows forward: out and lse as the tiled path defines them (same masks, exp_of, fully
+// masked rows -> zeros and lse -inf, dropout factors at the same element indices), but with one
+// max over the row instead of the online rescaling, so it agrees up to rounding.
+template <class T>
+void sdpa_few_rows(const Slices<T>& g, int64_t B, T* po, T* plse) {
+  constexpr T kNegInf = -std::numeric_limits<T>::infinity();
+  const SdpaArgs& args = *g.args;
+  parallel_for(B * g.H, g.Nq * g.Nk * (g.D + g.Dv + 8), [&](int64_t t0, int64_t t1) {
+    std::vector<T> qs(g.D), s(g.Nk), z(g.drop ? g.Nk : 0);
+    for (int64_t bh = t0; bh < t1; ++bh) {
+      const T* kb = g.k + bh * g.Nk * g.D;   // (Nk, D)
+      const T* vb = g.v + bh * g.Nk * g.Dv;  // (Nk, Dv)
+      const bool* pad_row = g.pad ? g.pad + (bh / g.H) * g.Nk : nullptr;
+      for (int64_t i = 0; i < g.Nq; ++i) {
+        const int64_t row = bh * g.Nq + i;
+        const T* qi = g.q + row * g.D;  // (D)
+        T* o = po + row * g.Dv;         // (Dv)
+        for (int64_t e = 0; e < g.D; ++e) qs[e] = qi[e] * g.scale;
+        const int64_t jend = g.key_end(i + 1);  // keys past it are above the causal diagonal
+        for (int64_t j = 0; j < jend; ++j) {
+          if (pad_row && pad_row[j]) {
+            s[j] = kNegInf;
+            continue;
+          }
+          const T* kj = kb + j * g.D;
+          T dot = T(0);
+#pragma omp simd reduction(+ : dot)
+          for (int64_t e = 0; e < g.D; ++e) dot += qs[e] * kj[e];
+          s[j] = dot;
+        }
+        std::fill(o, o + g.Dv, T(0));
+        const T m = cpu::lane_extremum<true>(s.data(), jend, kNegInf);  // see the tiled path on why not omp max
+        if (m == kNegInf) {  // every key masked: zeros, as the tiled path
+          plse[row] = kNegInf;
+          continue;
+        }
+        T l = T(0);
+#pragma omp simd reduction(+ : l)
+        for (int64_t j = 0; j < jend; ++j) {
+          const T e = exp_of<T>(s[j] - m);  // exp(-inf) = 0
+          s[j] = e;
+          l += e;
+        }
+        if (g.drop) {
+          dropout_factors<T>(args.seed, args.offset, static_cast<uint64_t>(row * g.Nk), jend, g.pf, g.drop_scale,
+                             z.data());
+#pragma omp simd
+          for (int64_t j = 0; j < jend; ++j) s[j] *= z[j];
+        }
+        for (int64_t j = 0; j < jend; ++j) {  // o += p_j v_j
+          const T p = s[j];
+          const T* vj = vb + j * g.Dv;
+#pragma omp simd
+          for (int64_t e = 0; e < g.Dv; ++e) o[e] += p * vj[e];
+        }
+        const T inv = T(1) / l;
+        for (int64_t e = 0; e < g.Dv; ++e) o[e] *= inv;
+        plse[row] = m + std::log(l);
+      }
+    }
+  });
+}
+
 void cpu_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const SdpaArgs& args,
               const Tensor& out, const Tensor& lse) {
   dispatch_float(q.dtype(), "scaled_dot_product_attention", [&]<class T>() {
     const Slices<T> g = slices<T>(q, k, v, pad, args);
     const int64_t B = q.size(0), blocks = (g.Nq + kRows - 1) / kRows;
     T *po = out.data<T>(), *plse = lse.data<T>();
+    if (g.Nq <= kSdpaFewRows) return sdpa_few_rows<T>(g, B, po, plse);
     constexpr T kNegInf = -std::numeric_limits<T>::infinity();
     parallel_for(B * g.H * blocks, kRows * g.Nk * (g.D + g.Dv + 8), [&](int64_t t0, int64_t t1) {
       std::vector<T> qs(kRows * g.D), S(kRows * kCols), m(kRows), l(kRows), z(kCols);
