@@ -169,7 +169,8 @@ void sdpa_direct_rows(const Slices<T>& g, int64_t B, T* po, T* plse) {
           }
           s[j] = lane_dot(qs.data(), kb + j * g.D, g.D);
         }
-        const T m = cpu::lane_extremum<true>(s.data(), jend, kNegInf);  // see the tiled path on why not omp max
+        // lane_extremum, not omp max: see the tiled path.
+        const T m = cpu::lane_extremum<true>(s.data(), jend, kNegInf);
         if (m == kNegInf) {  // every key masked: zeros, as the tiled path
           std::fill(o, o + g.Dv, T(0));
           plse[row] = kNegInf;
