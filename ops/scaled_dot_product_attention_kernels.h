@@ -15,6 +15,13 @@ struct SdpaArgs {
   uint64_t seed = 0, offset = 0;
 };
 
+// The CPU forward takes a direct path (plain loops, no BLAS tiles) for at most this many query
+// rows: a decoding step over a KV cache has one. Measured (README, Chronos bench) it is 1.8x the
+// tiled path at head dim 16 (3.3x with a padding mask) and even at 64-128 for one row, but half
+// as fast for 2 rows at head dim 64, where the tiles share each key between rows. Tests use it
+// to reach both paths.
+constexpr int64_t kSdpaDirectRows = 1;
+
 // q (B,H,Nq,D), k (B,H,Nk,D), v (B,H,Nk,Dv) contiguous, one float dtype; pad bool (B,Nk) or
 // undefined. Writes out (B,H,Nq,Dv) and lse (B,H,Nq), each row's logsumexp of the scaled,
 // masked logits (-inf: every key masked).

@@ -1,11 +1,13 @@
 // Fused scaled dot-product attention (ops/scaled_dot_product_attention.h) against the composed
 // nn::attention (the specification), its gradients, and the MultiheadAttention wiring
-// (DotProductScore::attend).
+// (DotProductScore::attend); the CPU forward's direct path for a decoding step's query row
+// against its tiled path.
 #include <cmath>
 
 #include "autograd/gradcheck.h"
 #include "nn/attention.h"
 #include "ops/scaled_dot_product_attention.h"
+#include "ops/scaled_dot_product_attention_kernels.h"  // kSdpaDirectRows
 #include "tests/helpers.h"
 
 using namespace hm;
@@ -21,6 +23,16 @@ Tensor bool_mask(const std::vector<int64_t>& values, const Shape& shape) {
 
 nn::AttentionMask nn_mask(const FusedAttentionMask& m) {
   return {.causal = m.causal, .key_padding_mask = m.key_padding_mask};
+}
+
+// q's rows computed by the CPU's tiled (BLAS) path: as the last rows of a call with more than
+// kSdpaDirectRows rows. Causal masks are bottom-right aligned, so those rows see the same keys.
+Tensor via_tiled_path(const Tensor& q, const Tensor& k, const Tensor& v, const FusedAttentionMask& m) {
+  const int64_t extra = kSdpaDirectRows + 1;
+  Generator gen(99);
+  Tensor lead = randn({q.size(0), q.size(1), extra, q.size(3)}, {.dtype = q.dtype()}, &gen);
+  Tensor out = scaled_dot_product_attention(cat({lead, q}, 2), k, v, m);
+  return narrow(out, 2, extra, q.size(2));
 }
 
 }  // namespace
@@ -94,6 +106,73 @@ TEST_CASE("scaled_dot_product_attention: fully masked rows give zeros and zero g
   for (const Tensor& t : {q.grad(), k.grad(), v.grad()})
     for (double x : t.to_vector()) CHECK(std::isfinite(x));
   CHECK(allclose(select(select(select(q.grad(), 0, 0), 0, 0), 0, 0), std::vector<double>{0, 0}, 0, 0));
+}
+
+TEST_CASE("scaled_dot_product_attention: the direct path (decoding rows) equals the tiled path and the composition") {
+  // Nq <= kSdpaDirectRows takes the CPU's direct path. S crosses the tiled path's 128-key blocks;
+  // D = 20 leaves a partial vector block (16 float / 8 double lanes).
+  std::vector<int64_t> row_counts{1};
+  if (kSdpaDirectRows > 1) row_counts.push_back(kSdpaDirectRows);
+  for (int64_t D : {16, 20, 64})
+    for (int64_t S : {1, 2, 127, 128, 129, 300})
+      for (int64_t nq : row_counts) {
+        Tensor q = leaf64({2, 3, nq, D}, 40).detach(), k = leaf64({2, 3, S, D}, 41).detach();
+        Tensor v = leaf64({2, 3, S, D}, 42).detach();
+        std::vector<int64_t> pv(2 * S, 0);
+        for (int64_t j = 0; j < S; ++j) {
+          pv[j] = j % 3 == 1;  // batch 0: every third key padded
+          pv[S + j] = 1;       // batch 1: every key padded
+        }
+        Tensor pad = bool_mask(pv, {2, S});
+        for (FusedAttentionMask m :
+             {FusedAttentionMask{}, FusedAttentionMask{.causal = true}, FusedAttentionMask{.key_padding_mask = pad},
+              FusedAttentionMask{.causal = true, .key_padding_mask = pad}}) {
+          CAPTURE(D);
+          CAPTURE(S);
+          CAPTURE(nq);
+          CAPTURE(m.causal);
+          CAPTURE(m.key_padding_mask.defined());
+          Tensor reference = detail::scaled_dot_product_attention_composed(q, k, v, m);  // float64
+          Tensor direct = scaled_dot_product_attention(q, k, v, m);
+          CHECK(allclose(direct, via_tiled_path(q, k, v, m), 1e-12, 1e-13));
+          CHECK(allclose(direct, reference, 1e-10, 1e-12));
+          Tensor q32 = q.to(DType::Float32), k32 = k.to(DType::Float32), v32 = v.to(DType::Float32);
+          Tensor direct32 = scaled_dot_product_attention(q32, k32, v32, m);
+          CHECK(direct32.dtype() == DType::Float32);
+          CHECK(allclose(direct32, via_tiled_path(q32, k32, v32, m), 1e-5, 1e-6));
+          CHECK(allclose(direct32.to(DType::Float64), reference, 1e-5, 1e-5));
+          // Rows that see no key (batch 1 padded; causal rows above the diagonal when S < nq) are
+          // exactly zero, as on the tiled path.
+          if (m.key_padding_mask.defined()) CHECK(allclose(select(direct32, 0, 1), zeros({3, nq, D}), 0, 0));
+          if (m.causal && S < nq)
+            CHECK(allclose(narrow(direct, 2, 0, nq - S), zeros({2, 3, nq - S, D}, {.dtype = DType::Float64}), 0, 0));
+        }
+      }
+}
+
+TEST_CASE("scaled_dot_product_attention: one query row, dropout draws nn::attention's mask") {
+  Tensor q = leaf64({2, 2, 1, 4}, 50).detach(), k = leaf64({2, 2, 130, 4}, 51).detach();
+  Tensor v = leaf64({2, 2, 130, 3}, 52).detach();
+  Generator g1(8), g2(8);
+  Tensor fused = scaled_dot_product_attention(q, k, v, {.causal = true}, 0.3, true, &g1);
+  CHECK(allclose(fused, nn::attention(q, k, v, {.causal = true}, 0.3, true, &g2), 1e-10, 1e-12));
+  CHECK(g1.reserve(0) == g2.reserve(0));
+}
+
+TEST_CASE("scaled_dot_product_attention gradcheck (float64) through the direct path (one query row)") {
+  // The backward stays on the tiled kernel, fed the direct path's out and lse.
+  Tensor pad = bool_mask({0, 1, 0, 0, 1, 1, 1, 1, 1, 1}, {2, 5});  // batch 1 fully padded: zero grads
+  for (int mode = 0; mode < 4; ++mode) {
+    CAPTURE(mode);
+    FusedAttentionMask m{.causal = mode == 1};
+    if (mode == 2) m.key_padding_mask = pad;
+    const double drop = mode == 3 ? 0.3 : 0.0;
+    auto f = [&](const std::vector<Tensor>& x) {
+      Generator g(6);
+      return scaled_dot_product_attention(x[0], x[1], x[2], m, drop, true, &g);
+    };
+    CHECK(gradcheck(f, {leaf64({2, 2, 1, 3}, 60), leaf64({2, 2, 5, 3}, 61), leaf64({2, 2, 5, 2}, 62)}));
+  }
 }
 
 TEST_CASE("MultiheadAttention uses the fused op: equal to the composed path, KV-cache decoding") {

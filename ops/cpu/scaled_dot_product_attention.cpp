@@ -4,6 +4,10 @@
 //            (ops/cpu/gemm_rows.h), between them the online softmax (running row max m and
 //            sum l, O rescaled when m grows). Key blocks entirely above the causal diagonal
 //            are never visited. Saves lse = m + log l per row.
+//   direct (Nq <= kSdpaDirectRows, a decoding step against a KV cache): one task per (b, h),
+//            each row's scores, softmax and P v in plain vectorised loops over all its keys at
+//            once. A 1-row tile made two BLAS calls per key block, whose call overhead
+//            outweighed the products (a third of the Chronos forecast's time).
 //   backward (flash-attention 2): one task per (b, h), which owns its dq, dk, dv slices (no
 //            races). Per (query block, key block) tile: P = exp(S - lse) recomputed,
 //            dV += P_drop^T dO, dP = dO v^T, dS = P (dP keep - rowsum(dO o)) scale,
@@ -78,12 +82,129 @@ Slices<T> slices(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor
   return s;
 }
 
+// Lanes of one 64-byte vector: the direct path's inner loops have this fixed length, so the
+// compiler keeps them in registers. (An `omp simd reduction` over a runtime D compiled, under
+// GCC 12, to a store and 16 serial scalar adds per key, slower than the BLAS calls it replaced.)
+template <class T>
+constexpr int64_t kLanes = 64 / sizeof(T);
+
+// part[0] = the sum of part[0, 2W): a tree of fixed-width halves, so each step is one vector add
+// (a loop over a runtime width went through memory, a third of this path's time).
+template <int64_t W, class T>
+inline void fold_lanes(T* part) {
+#pragma omp simd
+  for (int64_t l = 0; l < W; ++l) part[l] += part[l + W];
+  if constexpr (W > 1) fold_lanes<W / 2>(part);
+}
+
+// q . k over D (q, k (D)): lane-wise partial sums, then a tree over the lanes.
+template <class T>
+inline T lane_dot(const T* q, const T* k, int64_t D) {
+  constexpr int64_t L = kLanes<T>;
+  T part[L] = {};
+  int64_t e0 = 0;
+  for (; e0 + L <= D; e0 += L)
+#pragma omp simd
+    for (int64_t l = 0; l < L; ++l) part[l] += q[e0 + l] * k[e0 + l];
+  for (int64_t l = 0; e0 + l < D; ++l) part[l] += q[e0 + l] * k[e0 + l];
+  fold_lanes<L / 2>(part);
+  return part[0];
+}
+
+// o (NB lane blocks) = sum_j p_j v_j over j < n, v's rows ldv apart: the blocks stay in
+// registers while the keys stream past once.
+template <int64_t NB, class T>
+inline void weighted_sum_blocks(const T* p, const T* v, int64_t n, int64_t ldv, T* o) {
+  constexpr int64_t L = kLanes<T>;
+  T acc[NB][L] = {};
+  for (int64_t j = 0; j < n; ++j) {
+    const T pj = p[j];
+    const T* vj = v + j * ldv;
+    for (int64_t b = 0; b < NB; ++b)
+#pragma omp simd
+      for (int64_t l = 0; l < L; ++l) acc[b][l] += pj * vj[b * L + l];
+  }
+  for (int64_t b = 0; b < NB; ++b)
+    for (int64_t l = 0; l < L; ++l) o[b * L + l] = acc[b][l];
+}
+
+// o (Dv) = sum_j p_j v_j over j < n, v (n, Dv): up to four lane blocks of o per pass over the
+// keys, the last partial block in plain loops.
+template <class T>
+void weighted_sum_rows(const T* p, const T* v, int64_t n, int64_t Dv, T* o) {
+  constexpr int64_t L = kLanes<T>;
+  int64_t e0 = 0;
+  for (; e0 + 4 * L <= Dv; e0 += 4 * L) weighted_sum_blocks<4>(p, v + e0, n, Dv, o + e0);
+  if (e0 + 2 * L <= Dv) weighted_sum_blocks<2>(p, v + e0, n, Dv, o + e0), e0 += 2 * L;
+  if (e0 + L <= Dv) weighted_sum_blocks<1>(p, v + e0, n, Dv, o + e0), e0 += L;
+  if (e0 == Dv) return;
+  std::fill(o + e0, o + Dv, T(0));
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t e = e0; e < Dv; ++e) o[e] += p[j] * v[j * Dv + e];
+}
+
+// The direct forward: out and lse as the tiled path defines them (same masks, exp_of, fully
+// masked rows -> zeros and lse -inf, dropout factors at the same element indices), but with one
+// max over the row instead of the online rescaling, so it agrees up to rounding.
+template <class T>
+void sdpa_direct_rows(const Slices<T>& g, int64_t B, T* po, T* plse) {
+  constexpr T kNegInf = -std::numeric_limits<T>::infinity();
+  const SdpaArgs& args = *g.args;
+  parallel_for(B * g.H, g.Nq * g.Nk * (g.D + g.Dv + 8), [&](int64_t t0, int64_t t1) {
+    std::vector<T> qs(g.D), s(g.Nk), z(g.drop ? g.Nk : 0);
+    for (int64_t bh = t0; bh < t1; ++bh) {
+      const T* kb = g.k + bh * g.Nk * g.D;   // (Nk, D)
+      const T* vb = g.v + bh * g.Nk * g.Dv;  // (Nk, Dv)
+      const bool* pad_row = g.pad ? g.pad + (bh / g.H) * g.Nk : nullptr;
+      for (int64_t i = 0; i < g.Nq; ++i) {
+        const int64_t row = bh * g.Nq + i;
+        const T* qi = g.q + row * g.D;  // (D)
+        T* o = po + row * g.Dv;         // (Dv)
+        for (int64_t e = 0; e < g.D; ++e) qs[e] = qi[e] * g.scale;
+        const int64_t jend = g.key_end(i + 1);  // keys past it are above the causal diagonal
+        for (int64_t j = 0; j < jend; ++j) {
+          if (pad_row && pad_row[j]) {
+            s[j] = kNegInf;
+            continue;
+          }
+          s[j] = lane_dot(qs.data(), kb + j * g.D, g.D);
+        }
+        // lane_extremum, not omp max: see the tiled path.
+        const T m = cpu::lane_extremum<true>(s.data(), jend, kNegInf);
+        if (m == kNegInf) {  // every key masked: zeros, as the tiled path
+          std::fill(o, o + g.Dv, T(0));
+          plse[row] = kNegInf;
+          continue;
+        }
+        T l = T(0);
+#pragma omp simd reduction(+ : l)
+        for (int64_t j = 0; j < jend; ++j) {
+          const T e = exp_of<T>(s[j] - m);  // exp(-inf) = 0
+          s[j] = e;
+          l += e;
+        }
+        if (g.drop) {
+          dropout_factors<T>(args.seed, args.offset, static_cast<uint64_t>(row * g.Nk), jend, g.pf, g.drop_scale,
+                             z.data());
+#pragma omp simd
+          for (int64_t j = 0; j < jend; ++j) s[j] *= z[j];
+        }
+        weighted_sum_rows(s.data(), vb, jend, g.Dv, o);
+        const T inv = T(1) / l;
+        for (int64_t e = 0; e < g.Dv; ++e) o[e] *= inv;
+        plse[row] = m + std::log(l);
+      }
+    }
+  });
+}
+
 void cpu_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const SdpaArgs& args,
               const Tensor& out, const Tensor& lse) {
   dispatch_float(q.dtype(), "scaled_dot_product_attention", [&]<class T>() {
     const Slices<T> g = slices<T>(q, k, v, pad, args);
     const int64_t B = q.size(0), blocks = (g.Nq + kRows - 1) / kRows;
     T *po = out.data<T>(), *plse = lse.data<T>();
+    if (g.Nq <= kSdpaDirectRows) return sdpa_direct_rows<T>(g, B, po, plse);
     constexpr T kNegInf = -std::numeric_limits<T>::infinity();
     parallel_for(B * g.H * blocks, kRows * g.Nk * (g.D + g.Dv + 8), [&](int64_t t0, int64_t t1) {
       std::vector<T> qs(kRows * g.D), S(kRows * kCols), m(kRows), l(kRows), z(kCols);
