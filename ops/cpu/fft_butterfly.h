@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "ops/cpu/fft_lanes.h"
+
 namespace hm::cpu_fft {
 
 constexpr int kMaxButterfly = 13;  // = kMaxRadix (ops/cpu/fft_plan.h)
@@ -110,6 +112,42 @@ void run_stage(const V* xr, const V* xi, V* yr, V* yi, int p_rt, int64_t m, int6
     for (int64_t q = 0; q < s; ++q)
 #pragma omp simd
       for (int64_t j = 0; j < m; ++j) body(j, q, wr + j * (p - 1), wi + j * (p - 1));
+  }
+}
+
+// The first stage (s = 1) of one row, vectorised along j: kLanes<T> consecutive j per step run
+// their butterflies as Lanes<T>, and the p outputs of each j (contiguous in y: index p j + t)
+// are put in place by L x L register transposes, where the plain loop would gather twiddles
+// and scatter stores at stride p. Twiddles transposed to (p - 1, m), contiguous in j.
+template <class T, int P>
+void run_first_stage(const T* xr, const T* xi, T* yr, T* yi, int64_t m, const T* wtr, const T* wti) {
+  using V = Lanes<T>;
+  namespace d = lanes_detail;
+  constexpr int L = kLanes<T>;
+  static_assert(P % L == 0, "the output transposes need whole L x L blocks");
+  int64_t j = 0;
+  for (; j + L <= m; j += L) {
+    V ar[P], ai[P];
+    for (int k = 0; k < P; ++k) ar[k] = d::load(xr + j + k * m), ai[k] = d::load(xi + j + k * m);
+    butterfly<T, V, P>(ar, ai, P, nullptr, nullptr);
+    for (int t = 1; t < P; ++t) {
+      const V cr = d::load(wtr + (t - 1) * m + j), ci = d::load(wti + (t - 1) * m + j);
+      const V r = ar[t] * cr - ai[t] * ci;
+      ai[t] = ar[t] * ci + ai[t] * cr, ar[t] = r;
+    }
+    for (int g = 0; g < P; g += L) d::transpose<T>(ar + g), d::transpose<T>(ai + g);
+    for (int jj = 0; jj < L; ++jj)
+      for (int g = 0; g < P; g += L) d::store(yr + P * (j + jj) + g, ar[g + jj]), d::store(yi + P * (j + jj) + g, ai[g + jj]);
+  }
+  for (; j < m; ++j) {  // the last m % L (and m = 1 in place: all loads precede the stores)
+    T ar[P], ai[P];
+    for (int k = 0; k < P; ++k) ar[k] = xr[j + k * m], ai[k] = xi[j + k * m];
+    butterfly<T, T, P>(ar, ai, P, nullptr, nullptr);
+    yr[P * j] = ar[0], yi[P * j] = ai[0];
+    for (int t = 1; t < P; ++t) {
+      const T cr = wtr[(t - 1) * m + j], ci = wti[(t - 1) * m + j];
+      yr[P * j + t] = ar[t] * cr - ai[t] * ci, yi[P * j + t] = ar[t] * ci + ai[t] * cr;
+    }
   }
 }
 

@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <numbers>
+#include <type_traits>
 #include <utility>
 
 #include "core/error.h"
@@ -83,13 +84,19 @@ ComplexPlan<T>::ComplexPlan(int64_t n) : n_(n) {
   }
   int64_t n_cur = n, s = 1;
   for (int p : radices) {
-    Stage st{p, n_cur / p, s, {}, {}};
+    Stage st{p, n_cur / p, s, {}, {}, {}, {}};
     st.wr.resize(st.m * (p - 1)), st.wi.resize(st.m * (p - 1));
     for (int64_t j = 0; j < st.m; ++j)
       for (int t = 1; t < p; ++t) {
         const auto [c, si] = root(j * t, n_cur);
         st.wr[j * (p - 1) + t - 1] = static_cast<T>(c), st.wi[j * (p - 1) + t - 1] = static_cast<T>(si);
       }
+    if (s == 1 && (p == 8 || p == 4) && p % kLanes<T> == 0) {  // run_first_stage
+      st.wtr.resize(st.wr.size()), st.wti.resize(st.wi.size());
+      for (int64_t j = 0; j < st.m; ++j)
+        for (int t = 1; t < p; ++t)
+          st.wtr[(t - 1) * st.m + j] = st.wr[j * (p - 1) + t - 1], st.wti[(t - 1) * st.m + j] = st.wi[j * (p - 1) + t - 1];
+    }
     root_off_.push_back(static_cast<int64_t>(root_re_.size()));
     if (p == 7 || p > 8)
       for (int k = 0; k < p; ++k) {
@@ -112,6 +119,15 @@ void ComplexPlan<T>::stockham(V* re, V* im, V* work) const {
   for (size_t k = 0; k < count; ++k) {
     const Stage& st = stages_[k];
     if (k + 1 == count && count % 2) yr = xr, yi = xi;
+    if constexpr (std::is_same_v<V, T>)
+      if (!st.wtr.empty()) {
+        if (st.p == 8)
+          run_first_stage<T, 8>(xr, xi, yr, yi, st.m, st.wtr.data(), st.wti.data());
+        else if constexpr (kLanes<T> <= 4)
+          run_first_stage<T, 4>(xr, xi, yr, yi, st.m, st.wtr.data(), st.wti.data());
+        std::swap(xr, yr), std::swap(xi, yi);
+        continue;
+      }
     const T *wr = st.wr.data(), *wi = st.wi.data();
     const T *rr = root_re_.data() + root_off_[k], *ri = root_im_.data() + root_off_[k];
     switch (st.p) {

@@ -38,12 +38,16 @@ class ComplexPlan {
   void forward_lanes(Lanes<T>* re, Lanes<T>* im, Lanes<T>* work) const;
   void inverse_lanes(Lanes<T>* re, Lanes<T>* im, Lanes<T>* work) const;
   bool uses_bluestein() const { return static_cast<bool>(inner_); }
+  // Whether the one-row forward() vectorises every stage: a Stockham plan whose first stage
+  // (s = 1) runs blocked along j (run_first_stage), so every later stage has s >= kLanes<T>.
+  bool row_vectorised() const { return !inner_ && !stages_.empty() && !stages_[0].wtr.empty(); }
 
  private:
   struct Stage {
     int p;                  // radix
     int64_t m, s;           // sub-length n_cur / p and stride of this stage
     std::vector<T> wr, wi;  // (m, p - 1): w_{n_cur}^{j t}, t = 1..p-1
+    std::vector<T> wtr, wti;  // first stage with p % kLanes<T> == 0 only: the same, (p - 1, m)
   };
   // V = T (one row) or Lanes<T> (a block of rows).
   template <class V>
@@ -73,6 +77,7 @@ class RealPlan {
   // The same for kLanes<T> rows at once: x + l ld_x -> out + l ld_out; work holds
   // lanes_work_size() Lanes<T>.
   int64_t lanes_work_size() const { return lanes_work_; }
+  const ComplexPlan<T>& complex_plan() const { return *plan_; }
   void r2c_lanes(const T* x, int64_t ld_x, T* out, int64_t ld_out, T scale, Lanes<T>* work) const;
   // in (n/2 + 1, 2) -> x (n): x_j = scale sum_{k<n} X_k exp(2 pi i j k / n), X extended by
   // Hermitian symmetry; the imaginary parts of X_0 and (n even) X_{n/2} are ignored.

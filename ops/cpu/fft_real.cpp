@@ -162,9 +162,9 @@ namespace {
 // Runs the rows in blocks of kLanes<T> through block(r0, lanes_work) and the remaining rows one
 // by one through row(r, work), in parallel over blocks and rows; each thread owns its buffers.
 template <class T, class Block, class Row>
-void for_rows(int64_t rows, int64_t n, int64_t lanes_work, int64_t work, Block&& block, Row&& row) {
+void for_rows(int64_t rows, int64_t n, bool lanes, int64_t lanes_work, int64_t work, Block&& block, Row&& row) {
   constexpr int L = kLanes<T>;
-  const int64_t blocks = rows / L, units = blocks + rows % L;
+  const int64_t blocks = lanes ? rows / L : 0, units = blocks + (rows - blocks * L);
   const int64_t cost = n * std::max<int64_t>(1, static_cast<int64_t>(std::log2(static_cast<double>(n) + 1))) * 4;
   parallel_for(units, cost * (units > blocks ? 1 : L), [&](int64_t u0, int64_t u1) {
     std::vector<Lanes<T>> lw;
@@ -180,6 +180,16 @@ void for_rows(int64_t rows, int64_t n, int64_t lanes_work, int64_t work, Block&&
   });
 }
 
+// Blocks of rows in lanes, or rows one by one? Lanes vectorise any plan, but a block's data
+// and scratch (4 arrays of Lanes<T>) outgrow L1/L2 sooner; where the one-row path vectorises
+// too (power-of-2-like plans) it wins past 64 KiB (rfft of 256 rows, float32, 1 thread: n = 1024
+// lanes 1.5x faster, n = 2048 and 4096 rows 1.5-1.7x faster; Bluestein 4099 lanes 1.2x faster).
+template <class T>
+bool use_lanes(const ComplexPlan<T>& p) {
+  constexpr int64_t kBlockBytes = 64 << 10;
+  return !p.row_vectorised() || 4 * p.size() * static_cast<int64_t>(sizeof(Lanes<T>)) <= kBlockBytes;
+}
+
 }  // namespace
 
 template <class T>
@@ -187,7 +197,7 @@ void rfft_rows(const T* x, T* out, int64_t rows, int64_t n, T scale) {
   const auto p = real_plan<T>(n);
   const int64_t bins = n / 2 + 1;
   for_rows<T>(
-      rows, n, p->lanes_work_size(), p->work_size(),
+      rows, n, use_lanes(p->complex_plan()), p->lanes_work_size(), p->work_size(),
       [&](int64_t r, Lanes<T>* w) { p->r2c_lanes(x + r * n, n, out + r * bins * 2, bins * 2, scale, w); },
       [&](int64_t r, T* w) { p->r2c(x + r * n, out + r * bins * 2, scale, w); });
 }
@@ -197,7 +207,7 @@ void irfft_rows(const T* in, T* out, int64_t rows, int64_t n, T scale) {
   const auto p = real_plan<T>(n);
   const int64_t bins = n / 2 + 1;
   for_rows<T>(
-      rows, n, p->lanes_work_size(), p->work_size(),
+      rows, n, use_lanes(p->complex_plan()), p->lanes_work_size(), p->work_size(),
       [&](int64_t r, Lanes<T>* w) { p->c2r_lanes(in + r * bins * 2, bins * 2, out + r * n, n, scale, w); },
       [&](int64_t r, T* w) { p->c2r(in + r * bins * 2, out + r * n, scale, w); });
 }
@@ -228,7 +238,7 @@ void fft_rows(const T* in, T* out, int64_t rows, int64_t n, bool inverse, T scal
 #pragma omp simd
     for (int64_t j = 0; j < n; ++j) b[2 * j] = zr[j] * scale, b[2 * j + 1] = zi[j] * scale;
   };
-  for_rows<T>(rows, n, work, work, block, row);
+  for_rows<T>(rows, n, use_lanes(*p), work, work, block, row);
 }
 
 template class RealPlan<float>;
