@@ -128,10 +128,11 @@ void run_first_stage(const T* xr, const T* xi, T* yr, T* yi, int64_t m, const T*
   int64_t j = 0;
   for (; j + L <= m; j += L) {
     V ar[P], ai[P];
-    for (int k = 0; k < P; ++k) ar[k] = d::load(xr + j + k * m), ai[k] = d::load(xi + j + k * m);
+    for (int k = 0; k < P; ++k) d::load(ar[k], xr + j + k * m), d::load(ai[k], xi + j + k * m);
     butterfly<T, V, P>(ar, ai, P, nullptr, nullptr);
     for (int t = 1; t < P; ++t) {
-      const V cr = d::load(wtr + (t - 1) * m + j), ci = d::load(wti + (t - 1) * m + j);
+      V cr, ci;
+      d::load(cr, wtr + (t - 1) * m + j), d::load(ci, wti + (t - 1) * m + j);
       const V r = ar[t] * cr - ai[t] * ci;
       ai[t] = ar[t] * ci + ai[t] * cr, ar[t] = r;
     }

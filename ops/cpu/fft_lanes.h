@@ -3,7 +3,7 @@
 // stages as whole-vector operations regardless of each stage's m and s (the scalar path only
 // vectorises along whichever of j, q is long). Moving a block of rows in and out of that layout
 // is an L x L transpose per L elements, done in registers by shuffles.
-// GCC/Clang vector extensions: without AVX the 32-byte vectors are split in two by the compiler.
+// GCC (>= 12) / Clang vector extensions: without AVX the 32-byte vectors are split in two by the compiler.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -16,12 +16,10 @@ struct LaneTraits;
 template <>
 struct LaneTraits<float> {
   typedef float V __attribute__((vector_size(32)));
-  typedef int32_t Mask __attribute__((vector_size(32)));
 };
 template <>
 struct LaneTraits<double> {
   typedef double V __attribute__((vector_size(32)));
-  typedef int64_t Mask __attribute__((vector_size(32)));
 };
 template <class T>
 using Lanes = typename LaneTraits<T>::V;
@@ -30,24 +28,23 @@ constexpr int kLanes = static_cast<int>(32 / sizeof(T));
 
 namespace lanes_detail {
 
-// Shuffle indices (0..L-1 from a, L..2L-1 from b) for one transpose round swapping bit B of
+// __builtin_shufflevector indices (0..L-1 from a, L..2L-1 from b) for one transpose round swapping bit B of
 // the row with bit B of the lane: row l (bit B clear) and row l | B exchange half their lanes.
 constexpr int swap_low(int j, int b, int L) { return (j & b) ? (j ^ b) + L : j; }
 constexpr int swap_high(int j, int b, int L) { return (j & b) ? j + L : (j ^ b); }
-constexpr int even_of(int j, int) { return 2 * j; }  // de-interleave (a, b) = (re, im, re, im, ...)
-constexpr int odd_of(int j, int) { return 2 * j + 1; }
+constexpr int even_of(int j) { return 2 * j; }  // de-interleave (a, b) = (re, im, re, im, ...)
+constexpr int odd_of(int j) { return 2 * j + 1; }
 constexpr int zip_low(int j, int L) { return (j & 1) ? j / 2 + L : j / 2; }  // interleave a, b
 constexpr int zip_high(int j, int L) { return (j & 1) ? (j + L) / 2 + L : (j + L) / 2; }
 
 template <class T, int B, int... J>
 inline void transpose_round(Lanes<T>* v, std::integer_sequence<int, J...>) {
-  using Mask = typename LaneTraits<T>::Mask;
   constexpr int L = kLanes<T>;
-  constexpr Mask lo = {swap_low(J, B, L)...}, hi = {swap_high(J, B, L)...};
   for (int l = 0; l < L; ++l)
     if (!(l & B)) {
       const Lanes<T> a = v[l], c = v[l | B];
-      v[l] = __builtin_shuffle(a, c, lo), v[l | B] = __builtin_shuffle(a, c, hi);
+      v[l] = __builtin_shufflevector(a, c, swap_low(J, B, L)...);
+      v[l | B] = __builtin_shufflevector(a, c, swap_high(J, B, L)...);
     }
 }
 
@@ -58,26 +55,24 @@ inline void transpose(Lanes<T>* v) {
 }
 
 template <class T, int... J>
-inline void split(Lanes<T> a, Lanes<T> b, Lanes<T>& re, Lanes<T>& im, std::integer_sequence<int, J...>) {
-  constexpr typename LaneTraits<T>::Mask e = {even_of(J, 0)...}, o = {odd_of(J, 0)...};
-  re = __builtin_shuffle(a, b, e), im = __builtin_shuffle(a, b, o);
+inline void split(const Lanes<T>& a, const Lanes<T>& b, Lanes<T>& re, Lanes<T>& im, std::integer_sequence<int, J...>) {
+  re = __builtin_shufflevector(a, b, even_of(J)...), im = __builtin_shufflevector(a, b, odd_of(J)...);
 }
 
 template <class T, int... J>
-inline void zip(Lanes<T> re, Lanes<T> im, Lanes<T>& a, Lanes<T>& b, std::integer_sequence<int, J...>) {
+inline void zip(const Lanes<T>& re, const Lanes<T>& im, Lanes<T>& a, Lanes<T>& b, std::integer_sequence<int, J...>) {
   constexpr int L = kLanes<T>;
-  constexpr typename LaneTraits<T>::Mask lo = {zip_low(J, L)...}, hi = {zip_high(J, L)...};
-  a = __builtin_shuffle(re, im, lo), b = __builtin_shuffle(re, im, hi);
+  a = __builtin_shufflevector(re, im, zip_low(J, L)...), b = __builtin_shufflevector(re, im, zip_high(J, L)...);
 }
 
+// Unaligned moves; by reference, since passing 32-byte vectors by value has an ABI that
+// depends on -mavx (-Wpsabi in builds without -march=native).
 template <class T>
-inline Lanes<T> load(const T* p) {
-  Lanes<T> v;
+inline void load(Lanes<T>& v, const T* p) {
   std::memcpy(&v, p, sizeof v);
-  return v;
 }
 template <class T>
-inline void store(T* p, Lanes<T> v) {
+inline void store(T* p, const Lanes<T>& v) {
   std::memcpy(p, &v, sizeof v);
 }
 
@@ -93,8 +88,9 @@ void gather_complex(const T* x, int64_t ld, int64_t count, Lanes<T>* zr, Lanes<T
   for (; j0 + L <= count; j0 += L) {
     Lanes<T> re[L], im[L];
     for (int l = 0; l < L; ++l) {
-      const T* p = x + l * ld + 2 * j0;
-      d::split<T>(d::load(p), d::load(p + L), re[l], im[l], std::make_integer_sequence<int, L>{});
+      Lanes<T> a, b;
+      d::load(a, x + l * ld + 2 * j0), d::load(b, x + l * ld + 2 * j0 + L);
+      d::split<T>(a, b, re[l], im[l], std::make_integer_sequence<int, L>{});
     }
     d::transpose<T>(re), d::transpose<T>(im);
     for (int j = 0; j < L; ++j) zr[j0 + j] = re[j], zi[j0 + j] = im[j];
@@ -132,7 +128,7 @@ void gather_real(const T* x, int64_t ld, int64_t count, Lanes<T>* z) {
   int64_t j0 = 0;
   for (; j0 + L <= count; j0 += L) {
     Lanes<T> v[L];
-    for (int l = 0; l < L; ++l) v[l] = d::load(x + l * ld + j0);
+    for (int l = 0; l < L; ++l) d::load(v[l], x + l * ld + j0);
     d::transpose<T>(v);
     for (int j = 0; j < L; ++j) z[j0 + j] = v[j];
   }

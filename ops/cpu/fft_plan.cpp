@@ -154,23 +154,21 @@ void ComplexPlan<T>::stockham(V* re, V* im, V* work) const {
 }
 
 // X_k = c_k sum_j (x_j c_j) conj(c_{k-j}) with c_j = exp(-i pi j^2 / n) (jk = (j^2 + k^2 -
-// (k-j)^2) / 2): a circular convolution of length m_ >= 2n - 1 by two inner transforms.
+// (k-j)^2) / 2): a circular convolution of length m_ >= 2n - 1 by two inner transforms. (No
+// omp simd on its loops: with V = Lanes<T> they are vector code already; -O3 vectorises V = T.)
 template <class T>
 template <class V>
 void ComplexPlan<T>::bluestein(V* re, V* im, V* work) const {
   V *ar = work, *ai = work + m_, *w2 = work + 2 * m_;
   const T *cr = chirp_re_.data(), *ci = chirp_im_.data(), *kr = kernel_re_.data(), *ki = kernel_im_.data();
-#pragma omp simd
   for (int64_t j = 0; j < n_; ++j) ar[j] = re[j] * cr[j] - im[j] * ci[j], ai[j] = re[j] * ci[j] + im[j] * cr[j];
   for (int64_t j = n_; j < m_; ++j) ar[j] = V{}, ai[j] = V{};
   inner_->template stockham<V>(ar, ai, w2);
-#pragma omp simd
   for (int64_t k = 0; k < m_; ++k) {  // times the kernel, conjugated for the inverse by conj(F(conj))
     const V r = ar[k] * kr[k] - ai[k] * ki[k], i = ar[k] * ki[k] + ai[k] * kr[k];
     ar[k] = r, ai[k] = -i;
   }
   inner_->template stockham<V>(ar, ai, w2);
-#pragma omp simd
   for (int64_t k = 0; k < n_; ++k) {  // conj(a_k) c_k
     const V r = ar[k], i = -ai[k];
     re[k] = r * cr[k] - i * ci[k], im[k] = r * ci[k] + i * cr[k];
