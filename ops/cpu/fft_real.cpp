@@ -166,7 +166,7 @@ void for_rows(int64_t rows, int64_t n, bool lanes, int64_t lanes_work, int64_t w
   constexpr int L = kLanes<T>;
   const int64_t blocks = lanes ? rows / L : 0, units = blocks + (rows - blocks * L);
   const int64_t cost = n * std::max<int64_t>(1, static_cast<int64_t>(std::log2(static_cast<double>(n) + 1))) * 4;
-  parallel_for(units, cost * (units > blocks ? 1 : L), [&](int64_t u0, int64_t u1) {
+  parallel_for(units, blocks ? cost * L : cost, [&](int64_t u0, int64_t u1) {
     std::vector<Lanes<T>> lw;
     std::vector<T> w;
     for (int64_t u = u0; u < u1; ++u)
@@ -182,8 +182,8 @@ void for_rows(int64_t rows, int64_t n, bool lanes, int64_t lanes_work, int64_t w
 
 // Blocks of rows in lanes, or rows one by one? Lanes vectorise any plan, but a block's data
 // and scratch (4 arrays of Lanes<T>) outgrow L1/L2 sooner; where the one-row path vectorises
-// too (power-of-2-like plans) it wins past 64 KiB (rfft of 256 rows, float32, 1 thread: n = 1024
-// lanes 1.5x faster, n = 2048 and 4096 rows 1.5-1.7x faster; Bluestein 4099 lanes 1.2x faster).
+// too (power-of-2-like plans) it wins past 64 KiB (rfft float32, 1 thread: (1000, 1024) lanes
+// 1.4x faster; (256, 2048) and (256, 4096) rows 1.5-1.7x faster; Bluestein (64, 4099) lanes 1.2x).
 template <class T>
 bool use_lanes(const ComplexPlan<T>& p) {
   constexpr int64_t kBlockBytes = 64 << 10;
