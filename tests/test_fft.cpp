@@ -146,6 +146,41 @@ TEST_CASE("fft: batched, non-contiguous inputs give the rows' transforms") {
   CHECK(allclose(sig.grad(), sig_c.grad(), 1e-13, 1e-13));
 }
 
+// 19 rows = 2 blocks of 8 float lanes (4 of 4 double lanes) + 3 rows on the one-row path
+// (ops/cpu/fft_lanes.h). Lengths: below and not a multiple of the lane count, odd and even
+// stage counts (8 = one stage, 128 = 8 8 2), generic radices 7 and 11, Bluestein (17, 97 and
+// the half-length 17 of 34), odd lengths (full complex plan), 1000 = 8 5 5 5, and 2048, whose
+// rows skip the lanes (use_lanes in ops/cpu/fft_real.cpp) for the blocked first stage.
+TEST_CASE("fft: blocks of rows in SIMD lanes match a direct DFT per row (rfft, fft, ifft, irfft)") {
+  Generator gen(17);
+  const int64_t rows = 19;
+  for (int64_t n : {1, 2, 3, 5, 6, 8, 12, 14, 16, 17, 22, 34, 40, 97, 128, 250, 1000, 2048}) {
+    CAPTURE(n);
+    Tensor x = randn({rows, n}, {.dtype = DType::Float64}, &gen);
+    Tensor z = randn({rows, n, 2}, {.dtype = DType::Float64}, &gen);
+    const std::vector<double> xv = x.to_vector(), zv = z.to_vector();
+    Tensor X = rfft(x), Z = fft(z), Zi = ifft(z), X32 = rfft(x.to(DType::Float32));
+    for (int64_t r = 0; r < rows; r += n > 1000 ? 6 : 1) {  // the direct DFT is O(n^2)
+      CAPTURE(r);
+      std::vector<cld> xr(n), xc(n);
+      for (int64_t j = 0; j < n; ++j) xr[j] = xv[r * n + j], xc[j] = cld(zv[2 * (r * n + j)], zv[2 * (r * n + j) + 1]);
+      const std::vector<cld> Xr = direct_dft(xr), Xc = direct_dft(xc);
+      std::vector<cld> Yc = direct_dft(xc, +1);
+      for (cld& v : Yc) v /= static_cast<long double>(n);
+      const std::vector<cld> Xr_half(Xr.begin(), Xr.begin() + n / 2 + 1);
+      CHECK(relative_error(select(X, 0, r).to_vector(), Xr_half) < 1e-12);
+      CHECK(relative_error(select(Z, 0, r).to_vector(), Xc) < 1e-12);
+      CHECK(relative_error(select(Zi, 0, r).to_vector(), Yc) < 1e-12);
+      CHECK(relative_error(select(X32, 0, r).to_vector(), Xr_half) < 2e-5);
+    }
+    // irfft of a whole spectrum (imaginary DC / Nyquist parts included) = each row alone.
+    Tensor spec = randn({rows, n / 2 + 1, 2}, {.dtype = DType::Float64}, &gen);
+    Tensor back = irfft(spec, n);
+    for (int64_t r = 0; r < rows; r += 6) CHECK(allclose(select(back, 0, r), irfft(select(spec, 0, r), n), 1e-13, 1e-13));
+    CHECK(allclose(irfft(X, n), x, 1e-12, 1e-12));
+  }
+}
+
 TEST_CASE("fft: irfft drops the imaginary parts of DC and Nyquist, truncates and zero-pads bins") {
   Generator gen(5);
   Tensor spec = randn({9, 2}, {.dtype = DType::Float64}, &gen);  // 9 bins -> n = 16

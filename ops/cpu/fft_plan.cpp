@@ -4,12 +4,8 @@
 // Bluestein's convolution runs on a 5-smooth length (2^a 3^b 5^c >= 2n - 1) rather than the
 // next power of two: the same radix-2/3/4/5 stages, up to half the work.
 //
-// Stockham, decimation in frequency: with n_cur = p m, input index j + k m (j < m, k < p) and
-// output index t + p u, X_{t + p u} = sum_j w_m^{j u} [w_{n_cur}^{j t} sum_k x_{j + k m} w_p^{k t}],
-// so one stage does m * s radix-p butterflies, multiplies by w_{n_cur}^{j t} and leaves p
-// sub-problems of length m interleaved at stride s p. Data ping-pong between the caller's
-// arrays and the work buffer; the inner loop runs over the s contiguous sub-problems (or
-// over j while s is small), so it vectorises on split real/imaginary arrays.
+// The Stockham stages (ops/cpu/fft_butterfly.h) ping-pong between the caller's arrays and the
+// work buffer. Every function here runs on V = T (one row) or V = Lanes<T> (kLanes<T> rows).
 #include "ops/cpu/fft_plan.h"
 
 #include <algorithm>
@@ -17,9 +13,11 @@
 #include <map>
 #include <mutex>
 #include <numbers>
+#include <type_traits>
 #include <utility>
 
 #include "core/error.h"
+#include "ops/cpu/fft_butterfly.h"
 
 namespace hm::cpu_fft {
 namespace {
@@ -56,99 +54,6 @@ std::pair<double, double> root(int64_t k, int64_t n) {
   return {std::cos(a), std::sin(a)};
 }
 
-// A radix-p DFT of (ar, ai)[0..p) in place, sign -1. P = 0: generic p with roots w_p^k in rr, ri.
-template <class T, int P>
-inline void butterfly(T* ar, T* ai, int p, const T* rr, const T* ri) {
-  if constexpr (P == 2) {
-    const T r0 = ar[0], i0 = ai[0];
-    ar[0] = r0 + ar[1], ai[0] = i0 + ai[1];
-    ar[1] = r0 - ar[1], ai[1] = i0 - ai[1];
-  } else if constexpr (P == 4) {
-    const T t0r = ar[0] + ar[2], t0i = ai[0] + ai[2], t1r = ar[0] - ar[2], t1i = ai[0] - ai[2];
-    const T t2r = ar[1] + ar[3], t2i = ai[1] + ai[3], t3r = ar[1] - ar[3], t3i = ai[1] - ai[3];
-    ar[0] = t0r + t2r, ai[0] = t0i + t2i;
-    ar[2] = t0r - t2r, ai[2] = t0i - t2i;
-    ar[1] = t1r + t3i, ai[1] = t1i - t3r;       // t1 - i t3
-    ar[3] = t1r - t3i, ai[3] = t1i + t3r;       // t1 + i t3
-  } else if constexpr (P == 8) {                // two radix-4 halves, the odd one twiddled by w_8^t
-    constexpr T h = T(0.70710678118654752440);  // 1 / sqrt(2)
-    T er[4] = {ar[0], ar[2], ar[4], ar[6]}, ei[4] = {ai[0], ai[2], ai[4], ai[6]};
-    T orr[4] = {ar[1], ar[3], ar[5], ar[7]}, oi[4] = {ai[1], ai[3], ai[5], ai[7]};
-    butterfly<T, 4>(er, ei, 4, rr, ri);
-    butterfly<T, 4>(orr, oi, 4, rr, ri);
-    T x = orr[1], y = oi[1];
-    orr[1] = h * (x + y), oi[1] = h * (y - x);  // (1 - i) / sqrt 2
-    x = orr[2], y = oi[2];
-    orr[2] = y, oi[2] = -x;  // -i
-    x = orr[3], y = oi[3];
-    orr[3] = h * (y - x), oi[3] = -h * (x + y);  // (-1 - i) / sqrt 2
-    for (int t = 0; t < 4; ++t) {
-      ar[t] = er[t] + orr[t], ai[t] = ei[t] + oi[t];
-      ar[t + 4] = er[t] - orr[t], ai[t + 4] = ei[t] - oi[t];
-    }
-  } else if constexpr (P == 3) {
-    constexpr T s = T(0.86602540378443864676);  // sin(2 pi / 3)
-    const T t1r = ar[1] + ar[2], t1i = ai[1] + ai[2], t2r = ar[1] - ar[2], t2i = ai[1] - ai[2];
-    const T mr = ar[0] - T(0.5) * t1r, mi = ai[0] - T(0.5) * t1i;
-    ar[0] += t1r, ai[0] += t1i;
-    ar[1] = mr + s * t2i, ai[1] = mi - s * t2r;
-    ar[2] = mr - s * t2i, ai[2] = mi + s * t2r;
-  } else if constexpr (P == 5) {
-    constexpr T c1 = T(0.30901699437494742410), c2 = T(-0.80901699437494742410);  // cos(2 pi k / 5)
-    constexpr T s1 = T(0.95105651629515357212), s2 = T(0.58778525229247312917);   // sin(2 pi k / 5)
-    const T t1r = ar[1] + ar[4], t1i = ai[1] + ai[4], t2r = ar[2] + ar[3], t2i = ai[2] + ai[3];
-    const T t3r = ar[1] - ar[4], t3i = ai[1] - ai[4], t4r = ar[2] - ar[3], t4i = ai[2] - ai[3];
-    const T b1r = ar[0] + c1 * t1r + c2 * t2r, b1i = ai[0] + c1 * t1i + c2 * t2i;
-    const T b2r = ar[0] + c2 * t1r + c1 * t2r, b2i = ai[0] + c2 * t1i + c1 * t2i;
-    const T u1r = s1 * t3r + s2 * t4r, u1i = s1 * t3i + s2 * t4i;  // b1 = base1 - i u1, b4 = base1 + i u1
-    const T u2r = s2 * t3r - s1 * t4r, u2i = s2 * t3i - s1 * t4i;  // b2 = base2 - i u2, b3 = base2 + i u2
-    ar[0] += t1r + t2r, ai[0] += t1i + t2i;
-    ar[1] = b1r + u1i, ai[1] = b1i - u1r;
-    ar[4] = b1r - u1i, ai[4] = b1i + u1r;
-    ar[2] = b2r + u2i, ai[2] = b2i - u2r;
-    ar[3] = b2r - u2i, ai[3] = b2i + u2r;
-  } else {
-    T br[kMaxRadix], bi[kMaxRadix];
-    for (int t = 0; t < p; ++t) {
-      T sr = 0, si = 0;
-      for (int k = 0, kt = 0; k < p; ++k, kt = (kt + t) % p) {
-        sr += ar[k] * rr[kt] - ai[k] * ri[kt];
-        si += ar[k] * ri[kt] + ai[k] * rr[kt];
-      }
-      br[t] = sr, bi[t] = si;
-    }
-    for (int t = 0; t < p; ++t) ar[t] = br[t], ai[t] = bi[t];
-  }
-}
-
-// One Stockham stage x -> y (both n_cur * s = n long): radix P (0 = generic p).
-template <class T, int P>
-void run_stage(const T* xr, const T* xi, T* yr, T* yi, int p_rt, int64_t m, int64_t s, const T* wr, const T* wi,
-               const T* rr, const T* ri) {
-  constexpr int kArr = P ? P : kMaxRadix;
-  const int p = P ? P : p_rt;
-  auto body = [&](int64_t j, int64_t q, const T* twr, const T* twi) {
-    T ar[kArr], ai[kArr];
-    for (int k = 0; k < p; ++k) ar[k] = xr[q + s * (j + k * m)], ai[k] = xi[q + s * (j + k * m)];
-    butterfly<T, P>(ar, ai, p, rr, ri);
-    const int64_t o = q + s * p * j;
-    yr[o] = ar[0], yi[o] = ai[0];
-    for (int t = 1; t < p; ++t)
-      yr[o + s * t] = ar[t] * twr[t - 1] - ai[t] * twi[t - 1], yi[o + s * t] = ar[t] * twi[t - 1] + ai[t] * twr[t - 1];
-  };
-  if (s >= 4) {
-    for (int64_t j = 0; j < m; ++j) {
-      const T *twr = wr + j * (p - 1), *twi = wi + j * (p - 1);
-#pragma omp simd
-      for (int64_t q = 0; q < s; ++q) body(j, q, twr, twi);
-    }
-  } else {
-    for (int64_t q = 0; q < s; ++q)
-#pragma omp simd
-      for (int64_t j = 0; j < m; ++j) body(j, q, wr + j * (p - 1), wi + j * (p - 1));
-  }
-}
-
 }  // namespace
 
 template <class T>
@@ -179,13 +84,19 @@ ComplexPlan<T>::ComplexPlan(int64_t n) : n_(n) {
   }
   int64_t n_cur = n, s = 1;
   for (int p : radices) {
-    Stage st{p, n_cur / p, s, {}, {}};
+    Stage st{p, n_cur / p, s, {}, {}, {}, {}};
     st.wr.resize(st.m * (p - 1)), st.wi.resize(st.m * (p - 1));
     for (int64_t j = 0; j < st.m; ++j)
       for (int t = 1; t < p; ++t) {
         const auto [c, si] = root(j * t, n_cur);
         st.wr[j * (p - 1) + t - 1] = static_cast<T>(c), st.wi[j * (p - 1) + t - 1] = static_cast<T>(si);
       }
+    if (s == 1 && (p == 8 || p == 4) && p % kLanes<T> == 0) {  // run_first_stage
+      st.wtr.resize(st.wr.size()), st.wti.resize(st.wi.size());
+      for (int64_t j = 0; j < st.m; ++j)
+        for (int t = 1; t < p; ++t)
+          st.wtr[(t - 1) * st.m + j] = st.wr[j * (p - 1) + t - 1], st.wti[(t - 1) * st.m + j] = st.wi[j * (p - 1) + t - 1];
+    }
     root_off_.push_back(static_cast<int64_t>(root_re_.size()));
     if (p == 7 || p > 8)
       for (int k = 0; k < p; ++k) {
@@ -199,56 +110,67 @@ ComplexPlan<T>::ComplexPlan(int64_t n) : n_(n) {
 }
 
 template <class T>
-void ComplexPlan<T>::stockham(T* re, T* im, T* work) const {
-  T *xr = re, *xi = im, *yr = work, *yi = work + n_;
-  for (size_t k = 0; k < stages_.size(); ++k) {
+template <class V>
+void ComplexPlan<T>::stockham(V* re, V* im, V* work) const {
+  // With an odd stage count the last stage (m = 1: each butterfly reads and writes the same p
+  // elements) runs in place, so the result lands in re, im without a copy back.
+  V *xr = re, *xi = im, *yr = work, *yi = work + n_;
+  const size_t count = stages_.size();
+  for (size_t k = 0; k < count; ++k) {
     const Stage& st = stages_[k];
+    if (k + 1 == count && count % 2) yr = xr, yi = xi;
+    if constexpr (std::is_same_v<V, T>)
+      if (!st.wtr.empty()) {
+        if (st.p == 8)
+          run_first_stage<T, 8>(xr, xi, yr, yi, st.m, st.wtr.data(), st.wti.data());
+        else if constexpr (kLanes<T> <= 4)
+          run_first_stage<T, 4>(xr, xi, yr, yi, st.m, st.wtr.data(), st.wti.data());
+        std::swap(xr, yr), std::swap(xi, yi);
+        continue;
+      }
     const T *wr = st.wr.data(), *wi = st.wi.data();
     const T *rr = root_re_.data() + root_off_[k], *ri = root_im_.data() + root_off_[k];
     switch (st.p) {
       case 2:
-        run_stage<T, 2>(xr, xi, yr, yi, 2, st.m, st.s, wr, wi, rr, ri);
+        run_stage<T, V, 2>(xr, xi, yr, yi, 2, st.m, st.s, wr, wi, rr, ri);
         break;
       case 3:
-        run_stage<T, 3>(xr, xi, yr, yi, 3, st.m, st.s, wr, wi, rr, ri);
+        run_stage<T, V, 3>(xr, xi, yr, yi, 3, st.m, st.s, wr, wi, rr, ri);
         break;
       case 4:
-        run_stage<T, 4>(xr, xi, yr, yi, 4, st.m, st.s, wr, wi, rr, ri);
+        run_stage<T, V, 4>(xr, xi, yr, yi, 4, st.m, st.s, wr, wi, rr, ri);
         break;
       case 5:
-        run_stage<T, 5>(xr, xi, yr, yi, 5, st.m, st.s, wr, wi, rr, ri);
+        run_stage<T, V, 5>(xr, xi, yr, yi, 5, st.m, st.s, wr, wi, rr, ri);
         break;
       case 8:
-        run_stage<T, 8>(xr, xi, yr, yi, 8, st.m, st.s, wr, wi, rr, ri);
+        run_stage<T, V, 8>(xr, xi, yr, yi, 8, st.m, st.s, wr, wi, rr, ri);
         break;
       default:
-        run_stage<T, 0>(xr, xi, yr, yi, st.p, st.m, st.s, wr, wi, rr, ri);
+        run_stage<T, V, 0>(xr, xi, yr, yi, st.p, st.m, st.s, wr, wi, rr, ri);
     }
     std::swap(xr, yr), std::swap(xi, yi);
   }
-  if (xr != re)
-    for (int64_t i = 0; i < n_; ++i) re[i] = xr[i], im[i] = xi[i];
 }
 
 // X_k = c_k sum_j (x_j c_j) conj(c_{k-j}) with c_j = exp(-i pi j^2 / n) (jk = (j^2 + k^2 -
-// (k-j)^2) / 2): a circular convolution of length m_ >= 2n - 1 by two inner transforms.
+// (k-j)^2) / 2): a circular convolution of length m_ >= 2n - 1 by two inner transforms. (No
+// omp simd on its loops: with V = Lanes<T> they are vector code already; -O3 vectorises V = T.)
 template <class T>
-void ComplexPlan<T>::bluestein(T* re, T* im, T* work) const {
-  T *ar = work, *ai = work + m_, *w2 = work + 2 * m_;
+template <class V>
+void ComplexPlan<T>::bluestein(V* re, V* im, V* work) const {
+  V *ar = work, *ai = work + m_, *w2 = work + 2 * m_;
   const T *cr = chirp_re_.data(), *ci = chirp_im_.data(), *kr = kernel_re_.data(), *ki = kernel_im_.data();
-#pragma omp simd
   for (int64_t j = 0; j < n_; ++j) ar[j] = re[j] * cr[j] - im[j] * ci[j], ai[j] = re[j] * ci[j] + im[j] * cr[j];
-  for (int64_t j = n_; j < m_; ++j) ar[j] = 0, ai[j] = 0;
-  inner_->forward(ar, ai, w2);
-#pragma omp simd
+  for (int64_t j = n_; j < m_; ++j) ar[j] = V{}, ai[j] = V{};
+  inner_->template stockham<V>(ar, ai, w2);
   for (int64_t k = 0; k < m_; ++k) {  // times the kernel, conjugated for the inverse by conj(F(conj))
-    const T r = ar[k] * kr[k] - ai[k] * ki[k], i = ar[k] * ki[k] + ai[k] * kr[k];
+    const V r = ar[k] * kr[k] - ai[k] * ki[k], i = ar[k] * ki[k] + ai[k] * kr[k];
     ar[k] = r, ai[k] = -i;
   }
-  inner_->forward(ar, ai, w2);
-#pragma omp simd
+  inner_->template stockham<V>(ar, ai, w2);
   for (int64_t k = 0; k < n_; ++k) {  // conj(a_k) c_k
-    const T r = ar[k], i = -ai[k];
+    const V r = ar[k], i = -ai[k];
     re[k] = r * cr[k] - i * ci[k], im[k] = r * ci[k] + i * cr[k];
   }
 }
@@ -267,6 +189,21 @@ void ComplexPlan<T>::inverse(T* re, T* im, T* work) const {
   for (int64_t i = 0; i < n_; ++i) im[i] = -im[i];
   forward(re, im, work);
 #pragma omp simd
+  for (int64_t i = 0; i < n_; ++i) im[i] = -im[i];
+}
+
+template <class T>
+void ComplexPlan<T>::forward_lanes(Lanes<T>* re, Lanes<T>* im, Lanes<T>* work) const {
+  if (inner_)
+    bluestein(re, im, work);
+  else
+    stockham(re, im, work);
+}
+
+template <class T>
+void ComplexPlan<T>::inverse_lanes(Lanes<T>* re, Lanes<T>* im, Lanes<T>* work) const {
+  for (int64_t i = 0; i < n_; ++i) im[i] = -im[i];
+  forward_lanes(re, im, work);
   for (int64_t i = 0; i < n_; ++i) im[i] = -im[i];
 }
 

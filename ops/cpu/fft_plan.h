@@ -16,6 +16,8 @@
 #include <memory>
 #include <vector>
 
+#include "ops/cpu/fft_lanes.h"
+
 namespace hm::cpu_fft {
 
 constexpr int kMaxRadix = 13;  // larger prime factors go through Bluestein
@@ -31,16 +33,27 @@ class ComplexPlan {
   void forward(T* re, T* im, T* work) const;
   // Unnormalised inverse (exp(+2 pi i j k / n)), in place.
   void inverse(T* re, T* im, T* work) const;
+  // kLanes<T> transforms at once, one per lane (ops/cpu/fft_lanes.h): re, im (n) and work
+  // (work_size()) in Lanes<T>, same algorithm and rounding as forward() / inverse() per lane.
+  void forward_lanes(Lanes<T>* re, Lanes<T>* im, Lanes<T>* work) const;
+  void inverse_lanes(Lanes<T>* re, Lanes<T>* im, Lanes<T>* work) const;
   bool uses_bluestein() const { return static_cast<bool>(inner_); }
+  // Whether the one-row forward() vectorises every stage: a Stockham plan whose first stage
+  // (s = 1) runs blocked along j (run_first_stage), so every later stage has s >= kLanes<T>.
+  bool row_vectorised() const { return !inner_ && !stages_.empty() && !stages_[0].wtr.empty(); }
 
  private:
   struct Stage {
     int p;                  // radix
     int64_t m, s;           // sub-length n_cur / p and stride of this stage
     std::vector<T> wr, wi;  // (m, p - 1): w_{n_cur}^{j t}, t = 1..p-1
+    std::vector<T> wtr, wti;  // first stage with p % kLanes<T> == 0 only: the same, (p - 1, m)
   };
-  void stockham(T* re, T* im, T* work) const;
-  void bluestein(T* re, T* im, T* work) const;
+  // V = T (one row) or Lanes<T> (a block of rows).
+  template <class V>
+  void stockham(V* re, V* im, V* work) const;
+  template <class V>
+  void bluestein(V* re, V* im, V* work) const;
 
   int64_t n_ = 0, work_ = 0;
   std::vector<Stage> stages_;
@@ -61,12 +74,18 @@ class RealPlan {
   int64_t work_size() const { return work_; }
   // x (n) -> out (n/2 + 1, 2) interleaved (re, im), times scale.
   void r2c(const T* x, T* out, T scale, T* work) const;
+  // The same for kLanes<T> rows at once: x + l ld_x -> out + l ld_out; work holds
+  // lanes_work_size() Lanes<T>.
+  int64_t lanes_work_size() const { return lanes_work_; }
+  const ComplexPlan<T>& complex_plan() const { return *plan_; }
+  void r2c_lanes(const T* x, int64_t ld_x, T* out, int64_t ld_out, T scale, Lanes<T>* work) const;
   // in (n/2 + 1, 2) -> x (n): x_j = scale sum_{k<n} X_k exp(2 pi i j k / n), X extended by
   // Hermitian symmetry; the imaginary parts of X_0 and (n even) X_{n/2} are ignored.
   void c2r(const T* in, T* x, T scale, T* work) const;
+  void c2r_lanes(const T* in, int64_t ld_in, T* x, int64_t ld_x, T scale, Lanes<T>* work) const;
 
  private:
-  int64_t n_ = 0, work_ = 0;
+  int64_t n_ = 0, work_ = 0, lanes_work_ = 0;
   std::shared_ptr<const ComplexPlan<T>> plan_;  // length n/2 (even n) or n (odd n)
   std::vector<T> wr_, wi_;                      // even n: w_n^k, k < n/2
 };
