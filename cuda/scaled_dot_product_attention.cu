@@ -148,6 +148,13 @@ struct BackwardKey {  // pass 2: one thread per (bh, j)
   }
 };
 
+// The rows/keys kernels below take no additive bias yet: nn::DotProductScore keeps biased
+// attention on the composed path on CUDA, so reaching here with one is a caller's error.
+void check_no_bias(const Tensor& bias, const char* fn) {
+  check(!bias.defined(), fn, "the CUDA kernel takes no additive_bias yet (got {}); use nn::attention",
+        bias.defined() ? bias.desc() : "");
+}
+
 template <class T>
 Geometry<T> geometry(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const SdpaArgs& args) {
   Geometry<T> g;
@@ -165,8 +172,9 @@ Geometry<T> geometry(const Tensor& q, const Tensor& k, const Tensor& v, const Te
 }
 
 template <Exec E>
-void forward_on(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const SdpaArgs& args,
-                const Tensor& out, const Tensor& lse) {
+void forward_on(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const Tensor& bias,
+                const SdpaArgs& args, const Tensor& out, const Tensor& lse) {
+  check_no_bias(bias, "scaled_dot_product_attention");
   const int device = kernel_device(E, "scaled_dot_product_attention", {&q, &k, &v, &out, &lse});
   dispatch_float(q.dtype(), "scaled_dot_product_attention", [&]<class T>() {
     const Geometry<T> g = geometry<T>(q, k, v, pad, args);
@@ -176,9 +184,11 @@ void forward_on(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor&
 }
 
 template <Exec E>
-void backward_on(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const Tensor& out,
-                 const Tensor& lse, const Tensor& grad, const SdpaArgs& args, const Tensor& dq, const Tensor& dk,
-                 const Tensor& dv) {
+void backward_on(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const Tensor& bias,
+                 const Tensor& out, const Tensor& lse, const Tensor& grad, const SdpaArgs& args, const Tensor& dq,
+                 const Tensor& dk, const Tensor& dv, const Tensor& dbias) {
+  check_no_bias(bias, "scaled_dot_product_attention_backward");
+  check_no_bias(dbias, "scaled_dot_product_attention_backward");
   const int device =
       kernel_device(E, "scaled_dot_product_attention_backward", {&q, &k, &v, &out, &lse, &grad, &dq, &dk, &dv});
   dispatch_float(q.dtype(), "scaled_dot_product_attention_backward", [&]<class T>() {

@@ -166,11 +166,15 @@ Tensor DotProductScore::forward(const Tensor& q, const Tensor& k) {
 
 Tensor DotProductScore::attend(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& mask,
                                double dropout_p, bool training, Generator* gen) {
-  const bool fusable = !mask.attn_mask.defined() && !mask.additive_bias.defined() && q.defined() &&
+  // The CUDA kernel takes no additive bias yet: a biased attention stays composed there.
+  const bool bias_ok = !mask.additive_bias.defined() || (q.defined() && q.device().is_cpu());
+  const bool fusable = !mask.attn_mask.defined() && bias_ok && q.defined() &&
                        (q.dtype() == DType::Float32 || q.dtype() == DType::Float64);
   if (!fusable) return AttentionScore::attend(q, k, v, mask, dropout_p, training, gen);
-  return scaled_dot_product_attention(q, k, v, {.causal = mask.causal, .key_padding_mask = mask.key_padding_mask},
-                                      dropout_p, training, gen, scale);
+  return scaled_dot_product_attention(
+      q, k, v,
+      {.causal = mask.causal, .key_padding_mask = mask.key_padding_mask, .additive_bias = mask.additive_bias},
+      dropout_p, training, gen, scale);
 }
 
 std::shared_ptr<AttentionScore> make_attention_score(AttentionKernel kernel, int64_t head_dim,

@@ -55,6 +55,8 @@ Tensor fourier_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v
     HM_CHECK((mask.key_padding_mask.dtype() == DType::Bool && mask.key_padding_mask.shape() == Shape{B, Nk}), kFn,
              "key_padding_mask must be bool (B, Nk) = ({}, {}), got {}", B, Nk, mask.key_padding_mask.desc());
   check(dropout_p >= 0.0 && dropout_p < 1.0, kFn, "dropout_p must be in [0, 1), got {}", dropout_p);
+  check(!mask.additive_bias.defined(), kFn, "takes no additive_bias (got {}): only scaled_dot_product_attention does",
+        mask.additive_bias.defined() ? mask.additive_bias.desc() : "");
 
   Tensor q, k, v, R, pad;
   {

@@ -40,8 +40,27 @@ void check_args(const Tensor& q, const Tensor& k, const Tensor& v, const FusedAt
              "key_padding_mask must be bool (B, Nk) = ({}, {}), got {}", B, Nk, mask.key_padding_mask.desc());
   check(dropout_p >= 0.0 && dropout_p < 1.0, kFn, "dropout_p must be in [0, 1), got {}", dropout_p);
   check(!scale || std::isfinite(*scale), kFn, "scale must be finite, got {}", scale.value_or(0.0));
+  if (const Tensor& b = mask.additive_bias; b.defined()) {
+    const Shape logits{B, H, q.size(2), Nk};
+    bool fits = b.dim() <= 4;
+    for (int64_t i = 0; fits && i < b.dim(); ++i) {
+      const int64_t s = b.size(b.dim() - 1 - i);
+      fits = s == 1 || s == logits[3 - i];
+    }
+    HM_CHECK(fits, kFn, "additive_bias {} does not broadcast to the logits (B, H, Nq, Nk) = {} (q {}, k {})",
+             str(b.shape()), str(logits), str(q.shape()), str(k.shape()));
+    HM_CHECK(b.dtype() == q.dtype() && b.device() == q.device(), kFn,
+             "additive_bias {} must have q's dtype and device, q {}", b.desc(), q.desc());
+  }
 }
 
+// The bias as the kernels take it: contiguous (Bb, Hb, Nq, Nk) with Bb in {1, B}, Hb in {1, H}
+// (a shared batch or head dim stays 1, so T5's (1, H, Nq, Nk) is not copied B times).
+Tensor kernel_bias(const Tensor& bias, int64_t Nq, int64_t Nk) {
+  Tensor b = bias;
+  while (b.dim() < 4) b = unsqueeze(b, 0);
+  return expand(b, {-1, -1, Nq, Nk}).contiguous();
+}
 double scale_or_default(std::optional<double> scale, int64_t D) {
   return scale.value_or(1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(D, 1))));
 }
@@ -57,32 +76,40 @@ Tensor scaled_dot_product_attention(const Tensor& q_in, const Tensor& k_in, cons
                                     std::optional<double> scale) {
   check_args(q_in, k_in, v_in, mask, dropout_p, scale);
   const int64_t B = q_in.size(0), H = q_in.size(1), Nq = q_in.size(2), Nk = k_in.size(2), Dv = v_in.size(3);
-  Tensor q, k, v, pad;
+  const Tensor& bias_in = mask.additive_bias;
+  Tensor q, k, v, pad, bias;
   {
     NoGradGuard no_grad;
     q = q_in.contiguous(), k = k_in.contiguous(), v = v_in.contiguous();
     if (mask.key_padding_mask.defined()) pad = mask.key_padding_mask.to(q.device()).contiguous();
+    if (bias_in.defined()) bias = kernel_bias(bias_in, Nq, Nk);  // (Bb, Hb, Nq, Nk)
   }
   SdpaArgs args{.scale = scale_or_default(scale, q.size(3)), .causal = mask.causal};
   reserve_attention_dropout(args, dropout_p, training, gen, B * H * Nq * Nk);
   Tensor out = Tensor::empty({B, H, Nq, Dv}, q.dtype(), q.device());  // (B, H, Nq, Dv)
   Tensor lse = Tensor::empty({B, H, Nq}, q.dtype(), q.device());      // (B, H, Nq)
-  sdpa_kernel(q.device(), q, k, v, pad, args, out, lse);
+  sdpa_kernel(q.device(), q, k, v, pad, bias, args, out, lse);
 
-  const bool rec = autograd::will_record({q_in, k_in, v_in});
-  return autograd::record(kFn, out, {q_in, k_in, v_in},
-                          [sq = rec ? Saved(q) : Saved(), sk = rec ? Saved(k) : Saved(), sv = rec ? Saved(v) : Saved(),
-                           so = rec ? Saved(out) : Saved(), sl = rec ? Saved(lse) : Saved(),
-                           sp = rec ? Saved(pad) : Saved(), args](const Tensor& g_in, const NeedsGrad&) {
-                            const Tensor &q = sq.get(), &k = sk.get(), &v = sv.get();
-                            Tensor g = g_in.contiguous();
-                            Tensor dq = Tensor::empty(q.shape(), q.dtype(), q.device());
-                            Tensor dk = Tensor::empty(k.shape(), k.dtype(), k.device());
-                            Tensor dv = Tensor::empty(v.shape(), v.dtype(), v.device());
-                            sdpa_backward_kernel(q.device(), q, k, v, sp.get(), so.get(), sl.get(), g, args, dq, dk,
-                                                 dv);
-                            return Grads{dq, dk, dv};
-                          });
+  std::vector<Tensor> inputs{q_in, k_in, v_in};
+  if (bias_in.defined()) inputs.push_back(bias_in);
+  const bool rec = autograd::will_record(inputs);
+  return autograd::record(
+      kFn, out, inputs,
+      [sq = rec ? Saved(q) : Saved(), sk = rec ? Saved(k) : Saved(), sv = rec ? Saved(v) : Saved(),
+       so = rec ? Saved(out) : Saved(), sl = rec ? Saved(lse) : Saved(), sp = rec ? Saved(pad) : Saved(),
+       sb = rec ? Saved(bias) : Saved(), bias_shape = bias_in.defined() ? bias_in.shape() : Shape{},
+       args](const Tensor& g_in, const NeedsGrad& needs) {
+        const Tensor &q = sq.get(), &k = sk.get(), &v = sv.get(), &bias = sb.get();
+        Tensor g = g_in.contiguous();
+        Tensor dq = Tensor::empty(q.shape(), q.dtype(), q.device());
+        Tensor dk = Tensor::empty(k.shape(), k.dtype(), k.device());
+        Tensor dv = Tensor::empty(v.shape(), v.dtype(), v.device());
+        Tensor dbias;  // (Bb, Hb, Nq, Nk), only when the bias wants it
+        if (bias.defined() && needs.size() > 3 && needs[3]) dbias = Tensor::empty(bias.shape(), q.dtype(), q.device());
+        sdpa_backward_kernel(q.device(), q, k, v, sp.get(), bias, so.get(), sl.get(), g, args, dq, dk, dv, dbias);
+        if (!bias.defined()) return Grads{dq, dk, dv};
+        return Grads{dq, dk, dv, dbias.defined() ? sum_to(dbias, bias_shape) : Tensor()};
+      });
 }
 
 namespace detail {
@@ -94,7 +121,8 @@ Tensor scaled_dot_product_attention_composed(const Tensor& q, const Tensor& k, c
   constexpr double kNegInf = -std::numeric_limits<double>::infinity();
   const int64_t B = q.size(0), Nq = q.size(2), Nk = k.size(2);
   Tensor x = mul(matmul(q, transpose(k, -2, -1)), scale_or_default(scale, q.size(3)));  // (B, H, Nq, Nk)
-  const bool masked = mask.causal || mask.key_padding_mask.defined();
+  if (mask.additive_bias.defined()) x = add(x, mask.additive_bias);  // may hold -inf
+  const bool masked = mask.causal || mask.key_padding_mask.defined() || mask.additive_bias.defined();
   if (mask.causal) {
     Tensor rows = add(reshape(arange(Nq), {Nq, 1}), static_cast<double>(Nk - Nq));       // (Nq, 1)
     x = masked_fill(x, gt(reshape(arange(Nk), {1, Nk}), rows).to(q.device()), kNegInf);  // (Nq, Nk) blocked

@@ -19,7 +19,12 @@ namespace hm {
 // are skipped, not computed. A row with every key masked gives zeros (and zero gradients),
 // never NaN. Dropout on the weights uses the Philox stream of `gen` with element index =
 // flattened (b, h, i, j), the same mask nn::attention draws from the same generator state.
-// Differentiable in q, k and v; float32 or float64.
+// mask.additive_bias (like torch's float attn_mask): q's dtype, broadcastable to (B, H, Nq, Nk),
+// added to the scaled logits before the pad/causal masks; -inf entries block (a row blocked
+// everywhere gives zeros as above). It is expanded to (Bb, Hb, Nq, Nk), Bb in {1, B} and Hb in
+// {1, H}, never to the full weights when it is shared across the batch or heads.
+// Differentiable in q, k, v and the bias; float32 or float64. The CUDA kernel takes no bias yet
+// (nn::DotProductScore keeps the composed path there).
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                     const FusedAttentionMask& mask = {}, double dropout_p = 0.0, bool training = false,
                                     Generator* gen = nullptr, std::optional<double> scale = std::nullopt);

@@ -23,17 +23,21 @@ struct SdpaArgs {
 constexpr int64_t kSdpaDirectRows = 1;
 
 // q (B,H,Nq,D), k (B,H,Nk,D), v (B,H,Nk,Dv) contiguous, one float dtype; pad bool (B,Nk) or
-// undefined. Writes out (B,H,Nq,Dv) and lse (B,H,Nq), each row's logsumexp of the scaled,
-// masked logits (-inf: every key masked).
-inline Kernel<void(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const SdpaArgs& args,
-                   const Tensor& out, const Tensor& lse)>
+// undefined; bias (Bb,Hb,Nq,Nk) contiguous in q's dtype with Bb in {1, B} and Hb in {1, H}
+// (a size-1 dim is shared by every b or h), added to the scaled logits, or undefined. Writes
+// out (B,H,Nq,Dv) and lse (B,H,Nq), each row's logsumexp of the scaled, biased, masked logits
+// (-inf: every key masked).
+inline Kernel<void(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const Tensor& bias,
+                   const SdpaArgs& args, const Tensor& out, const Tensor& lse)>
     sdpa_kernel{"scaled_dot_product_attention"};
 
 // From out and lse of the forward and the output gradient g (B,H,Nq,Dv), recomputing the
-// weights: fills dq, dk, dv (defined and contiguous; the kernel initialises them).
-inline Kernel<void(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const Tensor& out,
-                   const Tensor& lse, const Tensor& g, const SdpaArgs& args, const Tensor& dq, const Tensor& dk,
-                   const Tensor& dv)>
+// weights: fills dq, dk, dv (defined and contiguous; the kernel initialises them) and, when
+// defined, dbias (bias's shape): dS = dL/d(logits), summed over the b or h a size-1 bias dim
+// shares, in a fixed order (deterministic for any thread count).
+inline Kernel<void(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const Tensor& bias,
+                   const Tensor& out, const Tensor& lse, const Tensor& g, const SdpaArgs& args, const Tensor& dq,
+                   const Tensor& dk, const Tensor& dv, const Tensor& dbias)>
     sdpa_backward_kernel{"scaled_dot_product_attention_backward"};
 
 }  // namespace hm

@@ -12,6 +12,11 @@
 //            races). Per (query block, key block) tile: P = exp(S - lse) recomputed,
 //            dV += P_drop^T dO, dP = dO v^T, dS = P (dP keep - rowsum(dO o)) scale,
 //            dQ += dS k, dK += dS^T q; again skipping tiles above the diagonal.
+//            With a bias gradient whose bias is shared across b (or h), one task per bias
+//            slice instead, walking the (b, h) that share it in order: dbias += dS / scale
+//            without races or thread-count-dependent sums.
+// An additive bias (Bb, Hb, Nq, Nk) is added to each score tile right after q k^T (before the
+// masks), in the forward, the direct path and the backward's recomputation alike.
 // Dropout masks come from ops/cpu/dropout_mask.h, element index (b, h, i, j) flattened: the
 // same keep decisions as dropout_keep (ops/nn_functors.h).
 #include <algorithm>
@@ -47,11 +52,28 @@ struct Slices {
   int64_t H, Nq, Nk, D, Dv, shift;
   const T *q, *k, *v;
   const bool* pad;  // (B, Nk) or null
+  const T* bias;    // (Bb, Hb, Nq, Nk) or null
+  int64_t Bb, Hb;   // bias batch and head dims: 1 (shared) or B, H
   const SdpaArgs* args;
   T scale, drop_scale;
   float pf;
   bool drop;
 
+  // The (Nq, Nk) bias of slice bh = b H + h, or null.
+  const T* bias_of(int64_t bh) const {
+    if (!bias) return nullptr;
+    const int64_t b = Bb == 1 ? 0 : bh / H, h = Hb == 1 ? 0 : bh % H;
+    return bias + (b * Hb + h) * Nq * Nk;
+  }
+  // S (rows, nk) += the bias rows [i0, i0 + rows), columns [j0, j0 + nk) of slice bias (Nq, Nk).
+  void add_bias(T* S, const T* bias_bh, int64_t i0, int64_t rows, int64_t j0, int64_t nk) const {
+    for (int64_t r = 0; r < rows; ++r) {
+      T* s = S + r * nk;
+      const T* b = bias_bh + (i0 + r) * Nk + j0;
+#pragma omp simd
+      for (int64_t c = 0; c < nk; ++c) s[c] += b[c];
+    }
+  }
   // One past the last key any row of [i0, i1) may see (causal), else Nk.
   int64_t key_end(int64_t i1) const { return args->causal ? std::clamp<int64_t>(i1 - 1 + shift + 1, 0, Nk) : Nk; }
   // Sets S (rows, nk) to -inf where (i0 + r, j0 + c) is blocked; returns whether any was.
@@ -68,12 +90,15 @@ struct Slices {
 };
 
 template <class T>
-Slices<T> slices(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const SdpaArgs& args) {
+Slices<T> slices(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const Tensor& bias,
+                 const SdpaArgs& args) {
   Slices<T> s;
   s.H = q.size(1), s.Nq = q.size(2), s.Nk = k.size(2), s.D = q.size(3), s.Dv = v.size(3);
   s.shift = s.Nk - s.Nq;
   s.q = q.data<T>(), s.k = k.data<T>(), s.v = v.data<T>();
   s.pad = pad.defined() ? pad.data<bool>() : nullptr;
+  s.bias = bias.defined() ? bias.data<T>() : nullptr;
+  s.Bb = bias.defined() ? bias.size(0) : 1, s.Hb = bias.defined() ? bias.size(1) : 1;
   s.args = &args;
   s.scale = static_cast<T>(args.scale);
   s.drop = args.dropout_p > 0.0;
@@ -156,8 +181,10 @@ void sdpa_direct_rows(const Slices<T>& g, int64_t B, T* po, T* plse) {
       const T* kb = g.k + bh * g.Nk * g.D;   // (Nk, D)
       const T* vb = g.v + bh * g.Nk * g.Dv;  // (Nk, Dv)
       const bool* pad_row = g.pad ? g.pad + (bh / g.H) * g.Nk : nullptr;
+      const T* bias_bh = g.bias_of(bh);  // (Nq, Nk) or null
       for (int64_t i = 0; i < g.Nq; ++i) {
         const int64_t row = bh * g.Nq + i;
+        const T* bias_row = bias_bh ? bias_bh + i * g.Nk : nullptr;
         const T* qi = g.q + row * g.D;  // (D)
         T* o = po + row * g.Dv;         // (Dv)
         for (int64_t e = 0; e < g.D; ++e) qs[e] = qi[e] * g.scale;
@@ -168,6 +195,7 @@ void sdpa_direct_rows(const Slices<T>& g, int64_t B, T* po, T* plse) {
             continue;
           }
           s[j] = lane_dot(qs.data(), kb + j * g.D, g.D);
+          if (bias_row) s[j] += bias_row[j];
         }
         // lane_extremum, not omp max: see the tiled path.
         const T m = cpu::lane_extremum<true>(s.data(), jend, kNegInf);
@@ -198,10 +226,10 @@ void sdpa_direct_rows(const Slices<T>& g, int64_t B, T* po, T* plse) {
   });
 }
 
-void cpu_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const SdpaArgs& args,
-              const Tensor& out, const Tensor& lse) {
+void cpu_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const Tensor& bias,
+              const SdpaArgs& args, const Tensor& out, const Tensor& lse) {
   dispatch_float(q.dtype(), "scaled_dot_product_attention", [&]<class T>() {
-    const Slices<T> g = slices<T>(q, k, v, pad, args);
+    const Slices<T> g = slices<T>(q, k, v, pad, bias, args);
     const int64_t B = q.size(0), blocks = (g.Nq + kRows - 1) / kRows;
     T *po = out.data<T>(), *plse = lse.data<T>();
     if (g.Nq <= kSdpaDirectRows) return sdpa_direct_rows<T>(g, B, po, plse);
@@ -215,6 +243,7 @@ void cpu_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& p
         const T* vb = g.v + bh * g.Nk * g.Dv;  // (Nk, Dv)
         T* o = po + (bh * g.Nq + i0) * g.Dv;   // (rows, Dv), the running numerator
         const bool* pad_row = g.pad ? g.pad + b * g.Nk : nullptr;
+        const T* bias_bh = g.bias_of(bh);  // (Nq, Nk) or null
         const T* qb = g.q + (bh * g.Nq + i0) * g.D;
         for (int64_t e = 0; e < rows * g.D; ++e) qs[e] = qb[e] * g.scale;
         std::fill(o, o + rows * g.Dv, T(0));
@@ -224,6 +253,7 @@ void cpu_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& p
         for (int64_t j0 = 0; j0 < jend; j0 += kCols) {
           const int64_t nk = std::min(kCols, jend - j0);
           gemm_rows<T>(rows, nk, g.D, qs.data(), false, kb + j0 * g.D, true, S.data(), 0.0);  // (rows, nk)
+          if (bias_bh) g.add_bias(S.data(), bias_bh, i0, rows, j0, nk);
           if (pad_row || (args.causal && j0 + nk - 1 > i0 + g.shift)) g.mask_tile(S.data(), i0, rows, j0, nk, pad_row);
           for (int64_t r = 0; r < rows; ++r) {
             T* s = S.data() + r * nk;
@@ -275,76 +305,105 @@ void cpu_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& p
   });
 }
 
-void cpu_sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const Tensor& out,
-                       const Tensor& lse, const Tensor& grad, const SdpaArgs& args, const Tensor& dq, const Tensor& dk,
-                       const Tensor& dv) {
+void cpu_sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const Tensor& bias,
+                       const Tensor& out, const Tensor& lse, const Tensor& grad, const SdpaArgs& args, const Tensor& dq,
+                       const Tensor& dk, const Tensor& dv, const Tensor& dbias) {
   dispatch_float(q.dtype(), "scaled_dot_product_attention_backward", [&]<class T>() {
-    const Slices<T> g = slices<T>(q, k, v, pad, args);
+    const Slices<T> g = slices<T>(q, k, v, pad, bias, args);
     const int64_t B = q.size(0);
     const T *po = out.data<T>(), *plse = lse.data<T>(), *pg = grad.data<T>();
     T *pdq = dq.data<T>(), *pdk = dk.data<T>(), *pdv = dv.data<T>();
+    T* pdb = dbias.defined() ? dbias.data<T>() : nullptr;  // (Bb, Hb, Nq, Nk) or null
     constexpr T kNegInf = -std::numeric_limits<T>::infinity();
-    parallel_for(B * g.H, g.Nq * g.Nk * (2 * g.D + 2 * g.Dv + 8), [&](int64_t t0, int64_t t1) {
+    // Tasks: one per (b, h), or with a shared bias's gradient one per bias slice, each walking
+    // the (b, h) that share it (b outer, h inner: a fixed summation order).
+    const int64_t Bb = g.Bb, Hb = g.Hb;
+    const bool grouped = pdb && (Bb * Hb < B * g.H);
+    const int64_t tasks = grouped ? Bb * Hb : B * g.H, members = grouped ? (B / Bb) * (g.H / Hb) : 1;
+    parallel_for(tasks, members * g.Nq * g.Nk * (2 * g.D + 2 * g.Dv + 8), [&](int64_t t0, int64_t t1) {
       std::vector<T> qs(kRows * g.D), P(kRows * kCols), dP(kRows * kCols), Pd(g.drop ? kRows * kCols : 0);
       std::vector<T> z(kCols), delta(g.Nq);
-      for (int64_t bh = t0; bh < t1; ++bh) {
-        const T* qb = g.q + bh * g.Nq * g.D;   // (Nq, D)
-        const T* kb = g.k + bh * g.Nk * g.D;   // (Nk, D)
-        const T* vb = g.v + bh * g.Nk * g.Dv;  // (Nk, Dv)
-        const T* ob = po + bh * g.Nq * g.Dv;   // (Nq, Dv)
-        const T* gb = pg + bh * g.Nq * g.Dv;   // (Nq, Dv)
-        const T* lb = plse + bh * g.Nq;        // (Nq)
-        T* dqb = pdq + bh * g.Nq * g.D;
-        T* dkb = pdk + bh * g.Nk * g.D;
-        T* dvb = pdv + bh * g.Nk * g.Dv;
-        std::fill(dqb, dqb + g.Nq * g.D, T(0));
-        std::fill(dkb, dkb + g.Nk * g.D, T(0));
-        std::fill(dvb, dvb + g.Nk * g.Dv, T(0));
-        const bool* pad_row = g.pad ? g.pad + (bh / g.H) * g.Nk : nullptr;
-        for (int64_t i = 0; i < g.Nq; ++i) {  // delta_i = dO_i . O_i = sum_j P_ij dP_ij
-          T s = T(0);
-          for (int64_t e = 0; e < g.Dv; ++e) s += gb[i * g.Dv + e] * ob[i * g.Dv + e];
-          delta[i] = s;
+      for (int64_t task = t0; task < t1; ++task) {
+        T* dbb = nullptr;  // (Nq, Nk): this task's bias-gradient slice
+        if (pdb) {
+          const int64_t slice = grouped ? task : (Bb == 1 ? 0 : task / g.H) * Hb + (Hb == 1 ? 0 : task % g.H);
+          dbb = pdb + slice * g.Nq * g.Nk;
+          std::fill(dbb, dbb + g.Nq * g.Nk, T(0));
         }
-        for (int64_t i0 = 0; i0 < g.Nq; i0 += kRows) {
-          const int64_t i1 = std::min(g.Nq, i0 + kRows), rows = i1 - i0;
-          for (int64_t e = 0; e < rows * g.D; ++e) qs[e] = qb[i0 * g.D + e] * g.scale;
-          const int64_t jend = g.key_end(i1);
-          for (int64_t j0 = 0; j0 < jend; j0 += kCols) {
-            const int64_t nk = std::min(kCols, jend - j0);
-            gemm_rows<T>(rows, nk, g.D, qs.data(), false, kb + j0 * g.D, true, P.data(), 0.0);  // S (rows, nk)
-            if (pad_row || (args.causal && j0 + nk - 1 > i0 + g.shift))
-              g.mask_tile(P.data(), i0, rows, j0, nk, pad_row);
-            gemm_rows<T>(rows, nk, g.Dv, gb + i0 * g.Dv, false, vb + j0 * g.Dv, true, dP.data(), 0.0);  // dO v^T
-            for (int64_t r = 0; r < rows; ++r) {
-              T *p = P.data() + r * nk, *dp = dP.data() + r * nk;
-              const T lr = lb[i0 + r], dr = delta[i0 + r];
-              if (lr == kNegInf) {  // a fully masked row: no weights, no gradient
-                std::fill(p, p + nk, T(0));
-                std::fill(dp, dp + nk, T(0));
-                if (g.drop) std::fill(Pd.data() + r * nk, Pd.data() + (r + 1) * nk, T(0));
-                continue;
-              }
-#pragma omp simd
-              for (int64_t c = 0; c < nk; ++c) p[c] = exp_of<T>(p[c] - lr);
-              if (g.drop) {
-                dropout_factors<T>(args.seed, args.offset, static_cast<uint64_t>((bh * g.Nq + i0 + r) * g.Nk + j0), nk,
-                                   g.pf, g.drop_scale, z.data());
-                T* pd = Pd.data() + r * nk;
-#pragma omp simd
-                for (int64_t c = 0; c < nk; ++c) {
-                  pd[c] = p[c] * z[c];
-                  dp[c] = p[c] * (dp[c] * z[c] - dr) * g.scale;  // dS
+        for (int64_t member = 0; member < members; ++member) {
+          int64_t bh = task;
+          if (grouped) {  // task = tb Hb + th; member walks the shared dims, b outer
+            const int64_t tb = task / Hb, th = task % Hb, per_b = g.H / Hb;
+            const int64_t b = Bb == 1 ? member / per_b : tb, h = Hb == 1 ? member % per_b : th;
+            bh = b * g.H + h;
+          }
+          const T* qb = g.q + bh * g.Nq * g.D;   // (Nq, D)
+          const T* kb = g.k + bh * g.Nk * g.D;   // (Nk, D)
+          const T* vb = g.v + bh * g.Nk * g.Dv;  // (Nk, Dv)
+          const T* ob = po + bh * g.Nq * g.Dv;   // (Nq, Dv)
+          const T* gb = pg + bh * g.Nq * g.Dv;   // (Nq, Dv)
+          const T* lb = plse + bh * g.Nq;        // (Nq)
+          const T* bias_bh = g.bias_of(bh);      // (Nq, Nk) or null
+          T* dqb = pdq + bh * g.Nq * g.D;
+          T* dkb = pdk + bh * g.Nk * g.D;
+          T* dvb = pdv + bh * g.Nk * g.Dv;
+          std::fill(dqb, dqb + g.Nq * g.D, T(0));
+          std::fill(dkb, dkb + g.Nk * g.D, T(0));
+          std::fill(dvb, dvb + g.Nk * g.Dv, T(0));
+          const bool* pad_row = g.pad ? g.pad + (bh / g.H) * g.Nk : nullptr;
+          for (int64_t i = 0; i < g.Nq; ++i) {  // delta_i = dO_i . O_i = sum_j P_ij dP_ij
+            T s = T(0);
+            for (int64_t e = 0; e < g.Dv; ++e) s += gb[i * g.Dv + e] * ob[i * g.Dv + e];
+            delta[i] = s;
+          }
+          for (int64_t i0 = 0; i0 < g.Nq; i0 += kRows) {
+            const int64_t i1 = std::min(g.Nq, i0 + kRows), rows = i1 - i0;
+            for (int64_t e = 0; e < rows * g.D; ++e) qs[e] = qb[i0 * g.D + e] * g.scale;
+            const int64_t jend = g.key_end(i1);
+            for (int64_t j0 = 0; j0 < jend; j0 += kCols) {
+              const int64_t nk = std::min(kCols, jend - j0);
+              gemm_rows<T>(rows, nk, g.D, qs.data(), false, kb + j0 * g.D, true, P.data(), 0.0);  // S (rows, nk)
+              if (bias_bh) g.add_bias(P.data(), bias_bh, i0, rows, j0, nk);
+              if (pad_row || (args.causal && j0 + nk - 1 > i0 + g.shift))
+                g.mask_tile(P.data(), i0, rows, j0, nk, pad_row);
+              gemm_rows<T>(rows, nk, g.Dv, gb + i0 * g.Dv, false, vb + j0 * g.Dv, true, dP.data(), 0.0);  // dO v^T
+              for (int64_t r = 0; r < rows; ++r) {
+                T *p = P.data() + r * nk, *dp = dP.data() + r * nk;
+                const T lr = lb[i0 + r], dr = delta[i0 + r];
+                if (lr == kNegInf) {  // a fully masked row: no weights, no gradient
+                  std::fill(p, p + nk, T(0));
+                  std::fill(dp, dp + nk, T(0));
+                  if (g.drop) std::fill(Pd.data() + r * nk, Pd.data() + (r + 1) * nk, T(0));
+                  continue;
                 }
-              } else {
 #pragma omp simd
-                for (int64_t c = 0; c < nk; ++c) dp[c] = p[c] * (dp[c] - dr) * g.scale;  // dS
+                for (int64_t c = 0; c < nk; ++c) p[c] = exp_of<T>(p[c] - lr);
+                if (g.drop) {
+                  dropout_factors<T>(args.seed, args.offset, static_cast<uint64_t>((bh * g.Nq + i0 + r) * g.Nk + j0),
+                                     nk, g.pf, g.drop_scale, z.data());
+                  T* pd = Pd.data() + r * nk;
+#pragma omp simd
+                  for (int64_t c = 0; c < nk; ++c) {
+                    pd[c] = p[c] * z[c];
+                    dp[c] = p[c] * (dp[c] * z[c] - dr);  // dS / scale, the logits' gradient
+                  }
+                } else {
+#pragma omp simd
+                  for (int64_t c = 0; c < nk; ++c) dp[c] = p[c] * (dp[c] - dr);  // dS / scale
+                }
+                if (dbb) {
+                  T* db = dbb + (i0 + r) * g.Nk + j0;
+#pragma omp simd
+                  for (int64_t c = 0; c < nk; ++c) db[c] += dp[c];
+                }
+#pragma omp simd
+                for (int64_t c = 0; c < nk; ++c) dp[c] *= g.scale;  // dS
               }
+              const T* pw = g.drop ? Pd.data() : P.data();
+              gemm_rows<T>(nk, g.Dv, rows, pw, true, gb + i0 * g.Dv, false, dvb + j0 * g.Dv, 1.0);  // dV += P^T dO
+              gemm_rows<T>(rows, g.D, nk, dP.data(), false, kb + j0 * g.D, false, dqb + i0 * g.D, 1.0);  // dQ += dS k
+              gemm_rows<T>(nk, g.D, rows, dP.data(), true, qb + i0 * g.D, false, dkb + j0 * g.D, 1.0);  // dK += dS^T q
             }
-            const T* pw = g.drop ? Pd.data() : P.data();
-            gemm_rows<T>(nk, g.Dv, rows, pw, true, gb + i0 * g.Dv, false, dvb + j0 * g.Dv, 1.0);       // dV += P^T dO
-            gemm_rows<T>(rows, g.D, nk, dP.data(), false, kb + j0 * g.D, false, dqb + i0 * g.D, 1.0);  // dQ += dS k
-            gemm_rows<T>(nk, g.D, rows, dP.data(), true, qb + i0 * g.D, false, dkb + j0 * g.D, 1.0);   // dK += dS^T q
           }
         }
       }

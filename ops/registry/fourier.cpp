@@ -26,7 +26,7 @@ Tensor autocorrelation_op(V x, A a) {
 // one seed gives one mask (finite differences see the same mask on every call).
 Tensor fourier_attention_op(V x, A a) {
   Generator gen(static_cast<uint64_t>(a.i("seed")));
-  FourierAttentionMask mask{.causal = a.b("causal"), .key_padding_mask = x[4]};
+  FourierAttentionMask mask{.causal = a.b("causal"), .key_padding_mask = x[4], .additive_bias = Tensor()};
   return fourier_attention(x[0], x[1], x[2], x[3], a.i("p"), mask, a.f("dropout_p"), a.b("training"), &gen,
                            a.b("recompute"));
 }

@@ -73,7 +73,7 @@ int64_t num_classes(V, A a) { return a.is_null("num_classes") ? 2 : a.i("num_cla
 template <bool Composed>
 Tensor sdpa_op(V x, A a) {
   Generator gen(static_cast<uint64_t>(a.i("seed")));
-  FusedAttentionMask mask{.causal = a.b("causal"), .key_padding_mask = x[3]};
+  FusedAttentionMask mask{.causal = a.b("causal"), .key_padding_mask = x[3], .additive_bias = x[4]};
   std::optional<double> scale;
   if (!a.is_null("scale")) scale = a.f("scale");
   if constexpr (Composed)
@@ -163,16 +163,21 @@ void add_nn_ops(std::vector<OpSpec>& t) {
     [](V x, A) { return detail::gru_recurrence_composed(x[0], x[1], x[2], x[3]).output; })
       .ex("3x2x9,9x3,9,2x3")
       .fn("gru_recurrence");
-  // Fused softmax attention: q (B, H, Nq, D), k (B, H, Nk, D), v (B, H, Nk, Dv), pad (B, Nk);
-  // Nq < Nk exercises the bottom-right aligned causal mask of a decoding step.
+  // Fused softmax attention: q (B, H, Nq, D), k (B, H, Nk, D), v (B, H, Nk, Dv), pad (B, Nk),
+  // bias broadcastable to (B, H, Nq, Nk); Nq < Nk exercises the bottom-right aligned causal
+  // mask of a decoding step, the (1, H, Nq, Nk) bias T5's relative position bias.
   const char* sdpa = R"({"causal": false, "dropout_p": 0.0, "training": false, "seed": 0, "scale": null})";
-  N("scaled_dot_product_attention", "q k v !key_padding_mask?", sdpa, sdpa_op<false>)
+  N("scaled_dot_product_attention", "q k v !key_padding_mask? additive_bias?", sdpa, sdpa_op<false>)
       .ex("1x2x3x2,1x2x4x2,1x2x4x3,1x4", R"({"causal": true, "dropout_p": 0.25, "training": true})")
+      .ex("2x2x3x2,2x2x4x2,2x2x4x3,2x4,1x2x3x4", R"({"causal": true})")
       .bad("1x2x3x2,1x2x4x3,1x2x4x3")
+      .bad("1x2x3x2,1x2x4x2,1x2x4x3,1x4,1x2x4x3")
       .twin("scaled_dot_product_attention_composed");
-  N("scaled_dot_product_attention_composed", "q k v !key_padding_mask?", sdpa, sdpa_op<true>)
+  N("scaled_dot_product_attention_composed", "q k v !key_padding_mask? additive_bias?", sdpa, sdpa_op<true>)
       .ex("1x2x3x2,1x2x4x2,1x2x4x3,1x4", R"({"causal": true, "dropout_p": 0.25, "training": true})")
+      .ex("2x2x3x2,2x2x4x2,2x2x4x3,2x4,1x2x3x4", R"({"causal": true})")
       .bad("1x2x3x2,1x2x4x3,1x2x4x3")
+      .bad("1x2x3x2,1x2x4x2,1x2x4x3,1x4,1x2x4x3")
       .fn("scaled_dot_product_attention");
 }
 
