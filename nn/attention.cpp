@@ -168,7 +168,7 @@ Tensor DotProductScore::attend(const Tensor& q, const Tensor& k, const Tensor& v
                                double dropout_p, bool training, Generator* gen) {
   // The CUDA kernel takes no additive bias yet: a biased attention stays composed there.
   const bool bias_ok = !mask.additive_bias.defined() || (q.defined() && q.device().is_cpu());
-  const bool fusable = !mask.attn_mask.defined() && bias_ok && q.defined() &&
+  const bool fusable = fused && !mask.attn_mask.defined() && bias_ok && q.defined() &&
                        (q.dtype() == DType::Float32 || q.dtype() == DType::Float64);
   if (!fusable) return AttentionScore::attend(q, k, v, mask, dropout_p, training, gen);
   return scaled_dot_product_attention(

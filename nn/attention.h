@@ -100,11 +100,13 @@ class DotProductScore : public AttentionScore {
  public:
   explicit DotProductScore(double scale) : AttentionScore("DotProductScore"), scale(scale) {}
   Tensor forward(const Tensor& q, const Tensor& k) override;
-  // The fused ops/scaled_dot_product_attention.h when the mask is causal/padding only (and the
-  // dtype float32/float64); the composed path for attn_mask and additive_bias.
+  // The fused ops/scaled_dot_product_attention.h when `fused`, the dtype is float32/float64 and
+  // the mask has no attn_mask (and no additive_bias on CUDA, whose kernel takes none yet); the
+  // composed path otherwise.
   Tensor attend(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& mask, double dropout_p,
                 bool training, Generator* gen) override;
   double scale;
+  bool fused = true;  // false: always the composed path (the specification, for tests and benches)
 };
 
 // The one place that knows every kernel.
