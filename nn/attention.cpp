@@ -172,8 +172,7 @@ Tensor DotProductScore::attend(const Tensor& q, const Tensor& k, const Tensor& v
                        (q.dtype() == DType::Float32 || q.dtype() == DType::Float64);
   if (!fusable) return AttentionScore::attend(q, k, v, mask, dropout_p, training, gen);
   return scaled_dot_product_attention(
-      q, k, v,
-      {.causal = mask.causal, .key_padding_mask = mask.key_padding_mask, .additive_bias = mask.additive_bias},
+      q, k, v, {.causal = mask.causal, .key_padding_mask = mask.key_padding_mask, .additive_bias = mask.additive_bias},
       dropout_p, training, gen, scale);
 }
 

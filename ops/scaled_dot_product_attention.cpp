@@ -121,7 +121,7 @@ Tensor scaled_dot_product_attention_composed(const Tensor& q, const Tensor& k, c
   constexpr double kNegInf = -std::numeric_limits<double>::infinity();
   const int64_t B = q.size(0), Nq = q.size(2), Nk = k.size(2);
   Tensor x = mul(matmul(q, transpose(k, -2, -1)), scale_or_default(scale, q.size(3)));  // (B, H, Nq, Nk)
-  if (mask.additive_bias.defined()) x = add(x, mask.additive_bias);  // may hold -inf
+  if (mask.additive_bias.defined()) x = add(x, mask.additive_bias);                     // may hold -inf
   const bool masked = mask.causal || mask.key_padding_mask.defined() || mask.additive_bias.defined();
   if (mask.causal) {
     Tensor rows = add(reshape(arange(Nq), {Nq, 1}), static_cast<double>(Nk - Nq));       // (Nq, 1)

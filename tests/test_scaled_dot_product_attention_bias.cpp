@@ -70,8 +70,8 @@ FusedAttentionMask to32(FusedAttentionMask m) {
 
 // Sizes (Nq, Nk): one query row (the direct path) around the 128-key tile, and tiled rows
 // across the 64-row and 128-key tiles, Nq > Nk (causal rows that see nothing) and Nq < Nk.
-const std::vector<std::pair<int64_t, int64_t>> kSizes = {{1, 5},   {1, 127}, {1, 128}, {1, 129}, {3, 5},
-                                                         {66, 128}, {70, 129}, {130, 70}};
+const std::vector<std::pair<int64_t, int64_t>> kSizes = {{1, 5}, {1, 127},  {1, 128},  {1, 129},
+                                                         {3, 5}, {66, 128}, {70, 129}, {130, 70}};
 
 }  // namespace
 
@@ -154,8 +154,8 @@ TEST_CASE("scaled_dot_product_attention gradcheck (float64) of q, k, v and the b
           mb.additive_bias = x[3];
           return scaled_dot_product_attention(x[0], x[1], x[2], mb, drop, true, &g);
         };
-        CHECK(gradcheck(f, {leaf64({2, 2, nq, 2}, 20), leaf64({2, 2, 4, 2}, 21), leaf64({2, 2, 4, 3}, 22),
-                            leaf64(bshape, 23)}));
+        CHECK(gradcheck(
+            f, {leaf64({2, 2, nq, 2}, 20), leaf64({2, 2, 4, 2}, 21), leaf64({2, 2, 4, 3}, 22), leaf64(bshape, 23)}));
       }
   // Across the 64-row and 128-key tiles, causal with Nq < Nk, a bias shared by batch and heads.
   auto f = [](const std::vector<Tensor>& x) {
@@ -208,14 +208,24 @@ TEST_CASE("scaled_dot_product_attention: the bias gradient does not depend on th
 
 TEST_CASE("scaled_dot_product_attention rejects a bad bias, fourier_attention any") {
   Tensor q = randn({1, 2, 3, 4}), k = randn({1, 2, 5, 4}), v = randn({1, 2, 5, 2});
-  CHECK(throws_with([&] { scaled_dot_product_attention(q, k, v, {.additive_bias = randn({1, 2, 4, 5})}); },
-                    {"[scaled_dot_product_attention]", "additive_bias", "(1, 2, 4, 5)", "(1, 2, 3, 5)"}));
-  CHECK(throws_with([&] { scaled_dot_product_attention(q, k, v, {.additive_bias = randn({1, 1, 2, 3, 5})}); },
-                    {"[scaled_dot_product_attention]", "(1, 1, 2, 3, 5)"}));
   CHECK(throws_with(
-      [&] { scaled_dot_product_attention(q, k, v, {.additive_bias = randn({3, 5}, {.dtype = DType::Float64})}); },
+      [&] {
+        scaled_dot_product_attention(q, k, v, {.additive_bias = randn({1, 2, 4, 5})});
+      },
+      {"[scaled_dot_product_attention]", "additive_bias", "(1, 2, 4, 5)", "(1, 2, 3, 5)"}));
+  CHECK(throws_with(
+      [&] {
+        scaled_dot_product_attention(q, k, v, {.additive_bias = randn({1, 1, 2, 3, 5})});
+      },
+      {"[scaled_dot_product_attention]", "(1, 1, 2, 3, 5)"}));
+  CHECK(throws_with(
+      [&] {
+        scaled_dot_product_attention(q, k, v, {.additive_bias = randn({3, 5}, {.dtype = DType::Float64})});
+      },
       {"[scaled_dot_product_attention]", "additive_bias", "float64", "float32"}));
   CHECK(throws_with(
-      [&] { fourier_attention(q, k, v, ones({4}), 4, {.additive_bias = randn({3, 5})}); },
+      [&] {
+        fourier_attention(q, k, v, ones({4}), 4, {.additive_bias = randn({3, 5})});
+      },
       {"[fourier_attention]", "additive_bias"}));
 }

@@ -400,9 +400,9 @@ void cpu_sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const 
                 for (int64_t c = 0; c < nk; ++c) dp[c] *= g.scale;  // dS
               }
               const T* pw = g.drop ? Pd.data() : P.data();
-              gemm_rows<T>(nk, g.Dv, rows, pw, true, gb + i0 * g.Dv, false, dvb + j0 * g.Dv, 1.0);  // dV += P^T dO
+              gemm_rows<T>(nk, g.Dv, rows, pw, true, gb + i0 * g.Dv, false, dvb + j0 * g.Dv, 1.0);       // dV += P^T dO
               gemm_rows<T>(rows, g.D, nk, dP.data(), false, kb + j0 * g.D, false, dqb + i0 * g.D, 1.0);  // dQ += dS k
-              gemm_rows<T>(nk, g.D, rows, dP.data(), true, qb + i0 * g.D, false, dkb + j0 * g.D, 1.0);  // dK += dS^T q
+              gemm_rows<T>(nk, g.D, rows, dP.data(), true, qb + i0 * g.D, false, dkb + j0 * g.D, 1.0);   // dK += dS^T q
             }
           }
         }
