@@ -46,6 +46,19 @@ inline T exp_of(T x) {
     return std::exp(x);
 }
 
+// s[j] <- exp(s[j] - m) for j < n (exp(-inf) = 0); returns their sum.
+template <class T>
+inline T exp_shifted_sum(T* s, int64_t n, T m) {
+  T sum = T(0);
+#pragma omp simd reduction(+ : sum)
+  for (int64_t j = 0; j < n; ++j) {
+    const T e = exp_of<T>(s[j] - m);
+    s[j] = e;
+    sum += e;
+  }
+  return sum;
+}
+
 // The geometry of one (b, h) slice and the shared arguments.
 template <class T>
 struct Slices {
@@ -204,13 +217,7 @@ void sdpa_direct_rows(const Slices<T>& g, int64_t B, T* po, T* plse) {
           plse[row] = kNegInf;
           continue;
         }
-        T l = T(0);
-#pragma omp simd reduction(+ : l)
-        for (int64_t j = 0; j < jend; ++j) {
-          const T e = exp_of<T>(s[j] - m);  // exp(-inf) = 0
-          s[j] = e;
-          l += e;
-        }
+        const T l = exp_shifted_sum(s.data(), jend, m);
         if (g.drop) {
           dropout_factors<T>(args.seed, args.offset, static_cast<uint64_t>(row * g.Nk), jend, g.pf, g.drop_scale,
                              z.data());
@@ -265,13 +272,7 @@ void cpu_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& p
               std::fill(s, s + nk, T(0));
               continue;
             }
-            T sum = T(0);
-#pragma omp simd reduction(+ : sum)
-            for (int64_t c = 0; c < nk; ++c) {
-              const T e = exp_of<T>(s[c] - m_new);  // exp(-inf) = 0
-              s[c] = e;
-              sum += e;
-            }
+            const T sum = exp_shifted_sum(s, nk, m_new);
             if (m_new != m[r]) {  // rescale what was accumulated under the old max
               const T corr = exp_of<T>(m[r] - m_new);
               l[r] *= corr;
