@@ -9,22 +9,9 @@
 #include <cstring>
 #include <utility>
 
-namespace hm::cpu_fft {
+#include "ops/cpu/fft_lane_type.h"
 
-template <class T>
-struct LaneTraits;
-template <>
-struct LaneTraits<float> {
-  typedef float V __attribute__((vector_size(32)));
-};
-template <>
-struct LaneTraits<double> {
-  typedef double V __attribute__((vector_size(32)));
-};
-template <class T>
-using Lanes = typename LaneTraits<T>::V;
-template <class T>
-constexpr int kLanes = static_cast<int>(32 / sizeof(T));
+namespace hm::cpu_fft {
 
 namespace lanes_detail {
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/parallel.h"
+#include "ops/cpu/fft_lanes.h"
 #include "ops/cpu/fft_plan.h"
 
 namespace hm::cpu_fft {
