@@ -198,9 +198,25 @@ TEST_CASE("rng-lm study: the grid, groups over seeds, claims seed by seed") {
   CHECK(runs[3].config.at("epochs") == 48);
   CHECK(runs[0].config.at("pretrain").at("tokenizer") == "char");
   CHECK(runs[0].config.at("pretrain") == runs[7].config.at("pretrain"));  // one base model per study
+  CHECK_FALSE(runs[0].config.contains("device"));  // CPU configs as recorded before the option
   plan.long_epochs = 0;
   plan.seeds = {4, 5};
   CHECK(studies::rng_study_grid(plan).size() == 2 * 3);
+
+  // The GPU configuration: the full grid over a GPT-2-small-sized base model, on the device.
+  studies::RngStudyPlan gpu;
+  gpu.quick = true;  // paper_scale overrides the mode
+  gpu.paper_scale = true;
+  gpu.device = "cuda";
+  const auto gpu_runs = studies::rng_study_grid(gpu);
+  CHECK(gpu_runs.size() == 10 * 5);
+  const Json& pre = gpu_runs[0].config.at("pretrain");
+  CHECK(pre.at("n_layer") == 12);
+  CHECK(pre.at("n_embd") == 768);
+  CHECK(pre.at("trainer").at("steps") == 50000);
+  CHECK(gpu_runs[0].config.at("device") == "cuda");
+  CHECK(gpu_runs[1].config.at("samples") == 200);
+  CHECK(gpu_runs[4].config.at("epochs") == 128);
 
   // Made-up records: the Fourier head beats the token head on seed 1 only.
   auto record = [](const std::string& model, uint64_t seed, double tvd, double unique) {

@@ -156,6 +156,28 @@ TEST_CASE("study driver: results recorded under other settings are refused, not 
   fs::remove_all(dir);
 }
 
+TEST_CASE("study driver: a directory written before the study gained an option resumes with its default") {
+  g_stop_after = -1;
+  const StudySpec& spec = find_study("fake-study");
+  const fs::path dir = fresh_dir("older-options");
+  run_study(spec, {.quick = true, .out = dir.string()}, nullptr);
+  const std::string summary = read_text(dir / "summary.md");
+  // As written before the option "scale" existed.
+  Json settings = Json::parse(read_text(dir / "study.json"));
+  settings["options"].erase("scale");
+  write_file_atomic((dir / "study.json").string(), settings.dump(2));
+  CHECK_NOTHROW(run_study(spec, {.resume = dir.string()}, nullptr));
+  settings["options"] = Json::object();
+  write_file_atomic((dir / "study.json").string(), settings.dump(2));
+  CHECK_NOTHROW(run_study(spec, {.quick = true, .out = dir.string()}, nullptr));  // the same command again
+  CHECK(read_text(dir / "summary.md") == summary);
+  // A stored value other than the default is still another study.
+  settings["options"] = {{"scale", 3}};
+  write_file_atomic((dir / "study.json").string(), settings.dump(2));
+  CHECK(throws_with([&] { run_study(spec, {.quick = true, .out = dir.string()}, nullptr); }, {"other settings"}));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("study driver: Ctrl-C delivered twice at once (timeout -s INT signals the child and its group) is one stop") {
   train::clear_stop();
   {

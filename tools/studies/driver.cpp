@@ -69,6 +69,15 @@ struct Settings {
   }
 };
 
+// Options a study gained after `stored` was written take their defaults, so an older study
+// directory still resumes (and compares equal to the same command with no --set).
+Json with_new_option_defaults(const Json& defaults, Json stored) {
+  if (!stored.is_object()) return stored;
+  for (const auto& [key, value] : defaults.items())
+    if (!stored.contains(key)) stored[key] = value;
+  return stored;
+}
+
 std::string default_dir(const StudySpec& spec, bool quick) {
   return fmt::format("runs/{}{}", spec.name, quick ? "-quick" : "");
 }
@@ -199,6 +208,7 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
           kSettings);
     dir = args.resume;
     settings = Settings::read((fs::path(dir) / kSettings).string());
+    settings.context.options = with_new_option_defaults(spec.options, settings.context.options);
     check(settings.study == spec.name, "study", "'{}' holds study '{}', not '{}'", dir, settings.study, spec.name);
   } else {
     dir = args.out.empty() ? default_dir(spec, args.quick) : args.out;
@@ -211,6 +221,7 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
       // The same command again continues (or, when complete, only re-reports) the same study;
       // other settings must not mix with its results.
       Settings earlier = Settings::read(saved.string());
+      earlier.context.options = with_new_option_defaults(spec.options, earlier.context.options);
       const bool same = earlier.study == spec.name && earlier.context.quick == settings.context.quick &&
                         earlier.context.seeds == settings.context.seeds &&
                         earlier.context.options == settings.context.options;

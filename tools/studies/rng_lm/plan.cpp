@@ -25,15 +25,22 @@ Json rng_pretrain_config(const RngStudyPlan& plan) {
                  {"eval_every", 0},
                  {"log_every", 1000}}}};
   train::merge_config(c, mode, "study rng-lm");
+  if (plan.paper_scale) {
+    const Json gpu = {{"n_layer", 12},   {"n_head", 12},  {"n_embd", 768},   {"n_inner", 3072},
+                      {"dropout", 0.1},  {"batch_size", 64}, {"lr", 6e-4},
+                      {"trainer", {{"steps", 50000}, {"warmup_steps", 2000}, {"checkpoint_every", 1000}}}};
+    train::merge_config(c, gpu, "study rng-lm paper_scale");
+  }
   train::merge_config(c, plan.pretrain, "study rng-lm option pretrain");
   return c;
 }
 
 std::vector<StudyRun> rng_study_grid(const RngStudyPlan& plan) {
+  const bool quick = plan.quick && !plan.paper_scale;  // paper_scale takes the full mode's grid
   std::vector<uint64_t> seeds = plan.seeds;
-  if (seeds.empty()) seeds = plan.quick ? std::vector<uint64_t>{1, 2} : std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-  const int64_t samples = plan.samples > 0 ? plan.samples : (plan.quick ? 100 : 200);
-  const int64_t long_epochs = plan.long_epochs >= 0 ? plan.long_epochs : (plan.quick ? 48 : 128);
+  if (seeds.empty()) seeds = quick ? std::vector<uint64_t>{1, 2} : std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  const int64_t samples = plan.samples > 0 ? plan.samples : (quick ? 100 : 200);
+  const int64_t long_epochs = plan.long_epochs >= 0 ? plan.long_epochs : (quick ? 48 : 128);
   const Json pretrain = rng_pretrain_config(plan);
   Json finetune = train::default_config(train::find_task(train::kRngLmTask));
   train::merge_config(finetune, plan.finetune, "study rng-lm option finetune");
@@ -49,6 +56,9 @@ std::vector<StudyRun> rng_study_grid(const RngStudyPlan& plan) {
                      {"epochs", model == "base" ? 0 : is_long ? long_epochs : epochs},
                      {"pretrain", pretrain},
                      {"finetune", finetune}};
+      // Only off the CPU: the CPU configs stay as recorded before the option existed, so those
+      // studies still resume.
+      if (plan.device != "cpu") config["device"] = plan.device;
       const double cost = model == "base" ? 1.0 : (is_long ? 2.0 + long_epochs / 16.0 : 3.0);
       runs.push_back({fmt::format("seed{}/{}", seed, model), config, cost});
     }

@@ -20,6 +20,8 @@ RngStudyPlan plan_of(const StudyContext& c) {
   plan.long_epochs = o.at("long_epochs").get<int64_t>();
   plan.pretrain = o.at("pretrain");
   plan.finetune = o.at("finetune");
+  plan.paper_scale = o.at("paper_scale").get<bool>();
+  plan.device = o.at("device").get<std::string>();
   return plan;
 }
 
@@ -32,10 +34,16 @@ StudySpec rng_lm_study() {
   s.modes =
       "quick: a 2-layer d 64 char GPT pretrained 600 steps, seeds 1 2, 100 samples per distribution, the paper's "
       "16 epochs plus 48-epoch rows: 10 runs; full: 4 layers d 128, 4000 pretraining steps, seeds 1..10, 200 "
-      "samples, 16 and 128 epochs: 50 runs";
+      "samples, 16 and 128 epochs: 50 runs; --set paper_scale=true: the full grid over a 12-layer d 768 base model "
+      "pretrained 50k steps of batch 64 (a GPU's job: --set device=cuda)";
   // samples: per distribution (0: the mode's); long_epochs: the longer rows (-1: the mode's, 0:
   // none); pretrain / finetune: kjv-lm / rng-lm keys over the mode's.
-  s.options = {{"samples", 0}, {"long_epochs", -1}, {"pretrain", Json::object()}, {"finetune", Json::object()}};
+  s.options = {{"samples", 0},
+               {"long_epochs", -1},
+               {"pretrain", Json::object()},
+               {"finetune", Json::object()},
+               {"paper_scale", false},
+               {"device", "cpu"}};
   s.grid = [](const StudyContext& c) { return rng_study_grid(plan_of(c)); };
   s.run = [](const StudyRun& run) { return run_rng_lm(run.config, run.dir); };
   s.describe = [](const RunRecord& r) {

@@ -53,7 +53,7 @@ Json read_json(const std::string& path) {
 
 }  // namespace
 
-std::string ensure_rng_base_model(const std::string& study_dir, const Json& pretrain) {
+std::string ensure_rng_base_model(const std::string& study_dir, const Json& pretrain, Device device) {
   check(!study_dir.empty(), kStudy, "the base model needs a study directory");
   fs::create_directories(study_dir);
   const std::string dir = (fs::path(study_dir) / "base_model").string();
@@ -66,7 +66,7 @@ std::string ensure_rng_base_model(const std::string& study_dir, const Json& pret
     return dir;
   }
   const auto t0 = std::chrono::steady_clock::now();
-  train::KjvLmTask task(pretrain, Device::cpu());
+  train::KjvLmTask task(pretrain, device);
   // Checkpointed in DIR/pretrain (every trainer.checkpoint_every steps and on Ctrl-C), so an
   // interrupted study resumes its pretraining rather than starting it over.
   const std::string run_dir = (fs::path(study_dir) / "pretrain").string();
@@ -94,20 +94,22 @@ Json run_rng_lm(const Json& config, const std::string& study_dir) {
   const std::string model = config.at("model").get<std::string>();
   const auto seed = config.at("seed").get<uint64_t>();
   const int64_t samples = config.at("samples").get<int64_t>();
-  const std::string base_dir = ensure_rng_base_model(study_dir, config.at("pretrain"));
+  const Device device = Device::parse(config.value("device", "cpu"));
+  const std::string base_dir = ensure_rng_base_model(study_dir, config.at("pretrain"), device);
 
   Json result = {{"model", model}, {"seed", seed}, {"train", nullptr}};
   std::unique_ptr<train::RngLmTask> task;
   train::LanguageModel base;
   if (model == "base") {
     base = train::load_language_model(base_dir);
+    base.gpt->to(device);
   } else {
     Json ft = config.at("finetune");
     ft["seed"] = seed;
     ft["base_model"] = base_dir;
     ft["head"] = model.starts_with("fourier") ? "fourier" : "token";
     ft["trainer"]["epochs"] = config.at("epochs");
-    task = std::make_unique<train::RngLmTask>(ft, Device::cpu());
+    task = std::make_unique<train::RngLmTask>(ft, device);
     train::Trainer trainer(*task, train::kRngLmTask, ft, "");
     quiet_study_trainer(trainer);
     const auto t0 = std::chrono::steady_clock::now();

@@ -12,12 +12,14 @@
 #pragma once
 #include <string>
 
+#include "core/device.h"
 #include "tools/studies/study.h"
 
 namespace hm::studies {
 
-// Pretrains (or finds) the base model of a kjv-lm config under study_dir; returns its directory.
-std::string ensure_rng_base_model(const std::string& study_dir, const Json& pretrain);
+// Pretrains (or finds) the base model of a kjv-lm config under study_dir, pretraining on
+// `device`; returns its directory.
+std::string ensure_rng_base_model(const std::string& study_dir, const Json& pretrain, Device device = Device::cpu());
 // The run's result: {"model", "seed", "train": {...} or null, "distributions": [{"mu", "sigma",
 // "prompt", "tvd_paper", "tvd_l1", "unique", "invalid", "samples", "histogram", "truth"}],
 // "tvd_paper", "tvd_l1", "unique", "invalid" (means over the four)}.
