@@ -61,6 +61,15 @@ TEST_CASE("audio-bpm study: quick and full grids") {
   CHECK(full[0].task_config.at("trainer").at("steps") == 6000);
   CHECK(full[0].task_config.at("train_clips") == 32000);
   CHECK(bpm_run_cost(full[0]) > bpm_run_cost(quick[0]));
+  // The GPU configuration: AST's shape over the full mode's seeds, whatever the mode.
+  const std::vector<HeadRunSpec> gpu = bpm_study_grid({.quick = true, .device = "cuda", .paper_scale = true});
+  CHECK(gpu.size() == 15);
+  CHECK(gpu[0].device == "cuda");
+  CHECK(gpu[0].task_config.at("dim") == 768);
+  CHECK(gpu[0].task_config.at("depth") == 12);
+  CHECK(gpu[0].task_config.at("bands") == 128);
+  CHECK(gpu[0].task_config.at("trainer").at("steps") == 20000);
+  CHECK(bpm_run_cost(gpu[0]) > bpm_run_cost(full[0]));
   // Options: other frequencies, seeds, task keys merged into every run.
   const std::vector<HeadRunSpec> custom =
       bpm_study_grid({.quick = true, .frequencies = {4, 4}, .seeds = {7}, .task = {{"dim", 32}}});

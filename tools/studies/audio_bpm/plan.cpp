@@ -11,7 +11,13 @@ namespace {
 constexpr const char* kPlan = kBpmStudy;
 }
 
-Json bpm_scale(bool quick) {
+Json bpm_scale(bool quick, bool paper_scale) {
+  if (paper_scale)  // AST's ViT-base shape: 4 s at 16 kHz -> 400 frames of 128 bands, 100 tokens of 4 frames
+    return {{"train_clips", 16000}, {"test_clips", 2000}, {"sample_rate", 16000.0}, {"n_fft", 512},
+            {"hop", 160},           {"bands", 128},       {"patch_frames", 4},       {"dim", 768},
+            {"depth", 12},          {"heads", 12},        {"mlp_ratio", 4.0},        {"dropout", 0.1},
+            {"batch_size", 64},     {"lr", 3e-4},
+            {"trainer", {{"steps", 20000}, {"warmup_steps", 1000}, {"eval_every", 2000}}}};
   if (quick) return Json::object();  // the task's defaults are the quick scale
   return {{"train_clips", 32000}, {"test_clips", 4000},
           {"dim", 128},           {"depth", 4},
@@ -23,7 +29,8 @@ std::vector<HeadRunSpec> bpm_study_grid(const BpmStudyPlan& plan) {
   std::vector<int64_t> frequencies = plan.frequencies.empty() ? std::vector<int64_t>{1, 2} : plan.frequencies;
   for (int64_t n : frequencies) check(n >= 1, kPlan, "frequencies must be >= 1, got {}", n);
   std::vector<uint64_t> seeds = plan.seeds;
-  if (seeds.empty()) seeds = plan.quick ? std::vector<uint64_t>{1, 2, 3} : std::vector<uint64_t>{1, 2, 3, 4, 5};
+  const bool quick = plan.quick && !plan.paper_scale;  // paper_scale takes the full mode's seeds
+  if (seeds.empty()) seeds = quick ? std::vector<uint64_t>{1, 2, 3} : std::vector<uint64_t>{1, 2, 3, 4, 5};
   std::vector<HeadChoice> heads{HeadChoice{}};
   for (int64_t n : frequencies)
     if (std::none_of(heads.begin(), heads.end(), [&](const HeadChoice& h) { return h.frequencies == n; }))
@@ -32,7 +39,7 @@ std::vector<HeadRunSpec> bpm_study_grid(const BpmStudyPlan& plan) {
   for (uint64_t seed : seeds)
     for (const HeadChoice& head : heads) {
       HeadRunSpec run{.head = head, .seed = seed, .device = plan.device};
-      run.task_config = bpm_scale(plan.quick);
+      run.task_config = bpm_scale(quick, plan.paper_scale);
       run.task_config.merge_patch(plan.task);
       run.task_config.merge_patch(head.task_keys());
       run.task_config["seed"] = seed;

@@ -21,13 +21,17 @@ struct BpmStudyPlan {
   std::vector<int64_t> frequencies;  // the Fourier heads; empty: {1, 2}
   std::vector<uint64_t> seeds;       // empty: {1, 2, 3} quick, {1, 2, 3, 4, 5} full
   std::string device = "cpu";
+  // The GPU configuration: the Audio Spectrogram Transformer's shape (ViT-base: 12 layers, d 768,
+  // 12 heads) on 16 kHz clips with 128 bands and 10 ms hops, trained from scratch (no AudioSet
+  // weights here), the full mode's seeds. A job for --set device=cuda.
+  bool paper_scale = false;
   Json task = Json::object();  // audio-bpm keys merged into every run
 };
 
 // The audio-bpm keys of the mode. Quick: the task's defaults (8000 training clips, a 2-layer
 // d 64 model, 800 steps of batch 32); full: 32000 clips, 4 layers of d 128, 6000 steps of
 // batch 64, evaluated every 1000 steps.
-Json bpm_scale(bool quick);
+Json bpm_scale(bool quick, bool paper_scale = false);
 // Every head on every seed, seed-major (a seed's heads finish together).
 std::vector<HeadRunSpec> bpm_study_grid(const BpmStudyPlan& plan);
 

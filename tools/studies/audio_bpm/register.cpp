@@ -20,6 +20,7 @@ BpmStudyPlan plan_of(const StudyContext& c) {
   plan.seeds = c.seeds;
   const Json& o = c.options;
   plan.device = o.at("device").get<std::string>();
+  plan.paper_scale = o.at("paper_scale").get<bool>();
   plan.frequencies = o.at("frequencies").get<std::vector<int64_t>>();
   check(o.at("task").is_object(), kStudy, "option 'task' must be an object of audio-bpm keys, got {}",
         o.at("task").dump());
@@ -35,11 +36,12 @@ StudySpec audio_bpm_study() {
       "in 32 bins of 5) by a spectrogram transformer, linear vs Fourier heads with 1 and 2 frequencies";
   s.modes =
       "quick: seeds 1-3, 8000 clips, a 2-layer d 64 model for 800 steps of batch 32: 9 runs, about 5 min on 2 cores; "
-      "full: seeds 1-5, 32000 clips, 4 layers of d 128 for 6000 steps of batch 64: 15 runs (hours on 2 cores; "
-      "--set device=cuda on a GPU)";
+      "full: seeds 1-5, 32000 clips, 4 layers of d 128 for 6000 steps of batch 64: 15 runs (hours on 2 cores); "
+      "--set paper_scale=true: AST's shape (12 layers, d 768, 12 heads) on 16 kHz clips with 128 bands, 20000 steps "
+      "of batch 64 (with --set device=cuda on a GPU)";
   // frequencies: the Fourier heads ([]: 1 and 2); task: audio-bpm keys merged into every run
   // (--set 'task={"trainer":{"steps":100}}').
-  s.options = {{"frequencies", Json::array()}, {"device", "cpu"}, {"task", Json::object()}};
+  s.options = {{"frequencies", Json::array()}, {"device", "cpu"}, {"paper_scale", false}, {"task", Json::object()}};
   s.grid = [](const StudyContext& c) {
     std::vector<StudyRun> runs;
     for (const HeadRunSpec& r : bpm_study_grid(plan_of(c)))
