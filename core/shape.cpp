@@ -57,6 +57,14 @@ std::vector<int64_t> normalize_dims(const std::vector<int64_t>& dims, int64_t nd
   return out;
 }
 
+bool broadcasts_to(const Shape& shape, const Shape& target) {
+  if (shape.size() > target.size()) return false;
+  const size_t off = target.size() - shape.size();
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] != 1 && shape[i] != target[off + i]) return false;
+  return true;
+}
+
 Shape broadcast_shapes(const Shape& a, const Shape& b, std::string_view fn) {
   size_t n = std::max(a.size(), b.size());
   Shape out(n);

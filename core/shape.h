@@ -21,6 +21,8 @@ std::vector<int64_t> normalize_dims(const std::vector<int64_t>& dims, int64_t nd
 
 // NumPy broadcasting of two shapes; throws naming fn when they are incompatible.
 Shape broadcast_shapes(const Shape& a, const Shape& b, std::string_view fn);
+// True when `shape` broadcasts to `target` unchanged (no more dims; each 1 or equal).
+bool broadcasts_to(const Shape& shape, const Shape& target);
 // Strides that read a tensor of (shape, strides) as if it had shape `target` (0 on broadcast dims).
 Strides broadcast_strides(const Shape& shape, const Strides& strides, const Shape& target);
 

@@ -15,15 +15,6 @@ namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
-// True when `shape` broadcasts to `target` (same rank or fewer dims, each 1 or equal).
-bool broadcasts_to(const Shape& shape, const Shape& target) {
-  if (shape.size() > target.size()) return false;
-  size_t off = target.size() - shape.size();
-  for (size_t i = 0; i < shape.size(); ++i)
-    if (shape[i] != 1 && shape[i] != target[off + i]) return false;
-  return true;
-}
-
 // Blocked (i, j) where j > i + (Nk - Nq): bool (Nq, Nk).
 Tensor causal_blocked(int64_t nq, int64_t nk, Device device) {
   Tensor rows = add(reshape(arange(nq), {nq, 1}), static_cast<double>(nk - nq));  // (Nq, 1)

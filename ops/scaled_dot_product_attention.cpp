@@ -42,12 +42,7 @@ void check_args(const Tensor& q, const Tensor& k, const Tensor& v, const FusedAt
   check(!scale || std::isfinite(*scale), kFn, "scale must be finite, got {}", scale.value_or(0.0));
   if (const Tensor& b = mask.additive_bias; b.defined()) {
     const Shape logits{B, H, q.size(2), Nk};
-    bool fits = b.dim() <= 4;
-    for (int64_t i = 0; fits && i < b.dim(); ++i) {
-      const int64_t s = b.size(b.dim() - 1 - i);
-      fits = s == 1 || s == logits[3 - i];
-    }
-    HM_CHECK(fits, kFn, "additive_bias {} does not broadcast to the logits (B, H, Nq, Nk) = {} (q {}, k {})",
+    HM_CHECK(broadcasts_to(b.shape(), logits), kFn, "additive_bias {} does not broadcast to the logits (B, H, Nq, Nk) = {} (q {}, k {})",
              str(b.shape()), str(logits), str(q.shape()), str(k.shape()));
     HM_CHECK(b.dtype() == q.dtype() && b.device() == q.device(), kFn,
              "additive_bias {} must have q's dtype and device, q {}", b.desc(), q.desc());

@@ -325,12 +325,10 @@ void cpu_sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const 
       std::vector<T> qs(kRows * g.D), P(kRows * kCols), dP(kRows * kCols), Pd(g.drop ? kRows * kCols : 0);
       std::vector<T> z(kCols), delta(g.Nq);
       for (int64_t task = t0; task < t1; ++task) {
-        T* dbb = nullptr;  // (Nq, Nk): this task's bias-gradient slice
-        if (pdb) {
-          const int64_t slice = grouped ? task : (Bb == 1 ? 0 : task / g.H) * Hb + (Hb == 1 ? 0 : task % g.H);
-          dbb = pdb + slice * g.Nq * g.Nk;
-          std::fill(dbb, dbb + g.Nq * g.Nk, T(0));
-        }
+        // (Nq, Nk): this task's bias-gradient slice. The task is the slice: grouped, or else the
+        // bias has one slice per (b, h) (Bb Hb = B H with Bb in {1, B}, Hb in {1, H}).
+        T* dbb = pdb ? pdb + task * g.Nq * g.Nk : nullptr;
+        if (dbb) std::fill(dbb, dbb + g.Nq * g.Nk, T(0));
         for (int64_t member = 0; member < members; ++member) {
           int64_t bh = task;
           if (grouped) {  // task = tb Hb + th; member walks the shared dims, b outer
