@@ -8,8 +8,11 @@
 #include <fstream>
 
 #include "core/atomic_file.h"
+#include "optim/checkpoint.h"
 #include "helpers.h"
+#include "trainer_helpers.h"
 #include "tools/studies/driver.h"
+#include "tools/studies/study_trainer.h"
 #include "tools/train/run_pool.h"
 #include "tools/train/trainer.h"
 
@@ -64,6 +67,47 @@ StudySpec fake_study() {
 }
 
 const StudyRegistration registration{fake_study()};
+
+std::atomic<int64_t> g_stop_at_step{-1};  // request a stop when a run evaluates this step
+std::atomic<int64_t> g_first_eval{-1};    // the first step evaluated by the last run started
+
+// One small spirals run per seed, checkpointing in its work directory (StudyFit): its result
+// is the evaluation curve, so a resumed run must end with the uninterrupted run's curve.
+StudySpec checkpointed_study() {
+  StudySpec s;
+  s.name = "fake-checkpointed-study";
+  s.description = "a test study whose runs checkpoint";
+  s.modes = "quick = full: 2 runs";
+  s.grid = [](const StudyContext& c) {
+    std::vector<StudyRun> runs;
+    for (uint64_t seed : c.seeds.empty() ? std::vector<uint64_t>{1, 2} : c.seeds)
+      runs.push_back({fmt::format("seed={}", seed), {{"seed", seed}}});
+    return runs;
+  };
+  s.run = [](const StudyRun& r) {
+    const train::TaskSpec& spec = train::find_task("mlp-spirals");
+    Json config = hm::test::small_spirals(12);
+    config["seed"] = r.config.at("seed");
+    StudyFit::configure(config, r.work_dir);
+    auto task = train::build_task(spec, config, Device::cpu());
+    train::Trainer trainer(*task, spec.name, config, r.work_dir);
+    quiet_study_trainer(trainer);
+    Json result = {{"curve", Json::array()}};
+    g_first_eval = -1;
+    trainer.on_eval = [&](int64_t step, const Json& m) {
+      if (g_first_eval.load() < 0) g_first_eval = step;
+      record_eval(result, step, m, {"val_loss"});
+      if (step == g_stop_at_step.load()) train::request_stop();
+    };
+    StudyFit fit(trainer, result);
+    fit.fit("items_per_second");
+    return result;
+  };
+  s.report = [](const ReportInput&) { return StudyReport{}; };
+  return s;
+}
+
+const StudyRegistration checkpointed_registration{checkpointed_study()};
 
 fs::path fresh_dir(const std::string& name) {
   fs::path dir = fs::temp_directory_path() / fmt::format("hm_study_{}_{}", name, ::getpid());
@@ -221,5 +265,52 @@ TEST_CASE("study driver: --from with options or records the study cannot read na
   rewrite(dir / "results.jsonl", edited);
   CHECK(throws_with(from, {"[study]", "the results of study 'fake-study' in", (dir / "results.jsonl").string(),
                            "do not fit its report"}));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("study driver: a run stopped mid-training resumes from its work directory's checkpoint") {
+  g_stop_after = -1;
+  const StudySpec& spec = find_study("fake-checkpointed-study");
+  const fs::path reference = fresh_dir("ckpt_reference"), dir = fresh_dir("ckpt_resume");
+  g_stop_at_step = -1;
+  run_study(spec, {.jobs = 1, .seeds = {7}, .out = reference.string()}, nullptr);
+  const std::vector<RunRecord> want = read_results((reference / "results.jsonl").string());
+  REQUIRE(want.size() == 1);
+  CHECK(want[0].result.at("steps") == 12);
+  CHECK_FALSE(fs::exists(reference / "in_progress"));
+
+  g_stop_at_step = 5;  // Ctrl-C while the run is at step 5 of 12
+  StudyOutcome cut = run_study(spec, {.jobs = 1, .seeds = {7}, .out = dir.string()}, nullptr);
+  CHECK(cut.interrupted);
+  CHECK(cut.done == 0);
+  REQUIRE(fs::exists(dir / "in_progress"));
+  const fs::path work = fs::directory_iterator(dir / "in_progress")->path();
+  CHECK(optim::read_checkpoint_info((work / "checkpoint_last.safetensors").string()).step == 5);
+
+  g_stop_at_step = -1;
+  run_study(spec, {.jobs = 1, .seeds = {7}, .out = dir.string()}, nullptr);
+  CHECK(g_first_eval.load() == 10);  // continued after step 5 (evaluations every 5 steps), not from step 0
+  const std::vector<RunRecord> got = read_results((dir / "results.jsonl").string());
+  REQUIRE(got.size() == 1);
+  CHECK(got[0].result.at("curve") == want[0].result.at("curve"));
+  CHECK(got[0].result.at("steps") == 12);
+  CHECK_FALSE(fs::exists(dir / "in_progress"));  // removed once recorded
+
+  // A work directory made for another config is not resumed; --force discards them all.
+  g_stop_at_step = 5;
+  run_study(spec, {.jobs = 1, .seeds = {8}, .out = (dir / "b").string()}, nullptr);
+  const fs::path other = fs::directory_iterator(dir / "b" / "in_progress")->path();
+  std::string marker = read_text(other / "study_run.json");
+  marker.replace(marker.find('8'), 1, "9");
+  write_file_atomic((other / "study_run.json").string(), marker);
+  g_stop_at_step = -1;
+  run_study(spec, {.jobs = 1, .seeds = {8}, .out = (dir / "b").string()}, nullptr);
+  CHECK(g_first_eval.load() == 5);  // from step 0
+  g_stop_at_step = 5;
+  run_study(spec, {.jobs = 1, .seeds = {9}, .out = (dir / "c").string()}, nullptr);
+  g_stop_at_step = -1;
+  run_study(spec, {.jobs = 1, .seeds = {9}, .out = (dir / "c").string(), .force = true}, nullptr);
+  CHECK(g_first_eval.load() == 5);
+  fs::remove_all(reference);
   fs::remove_all(dir);
 }

@@ -130,3 +130,40 @@ TEST_CASE("trainer resume: malformed trainer metadata in a checkpoint is refused
   CHECK(checkpoint_task(optim::read_checkpoint_info(good)) == "mlp-spirals");
   resume_with_extra([](Json&) {});  // the unedited metadata resumes
 }
+
+TEST_CASE("trainer: checkpoint_seconds checkpoints during the run; the caller's state comes back from resume") {
+  ScratchDir dir;
+  const TaskSpec& spec = find_task("mlp-spirals");
+  Json c = small_spirals(6);
+  apply_override(c, "trainer.checkpoint_seconds=1e-9");  // due after every step
+  const std::string last = dir / "checkpoint_last.safetensors";
+  {
+    auto task = build_task(spec, c, Device::cpu());
+    Trainer t(*task, spec.name, c, dir.str());
+    t.log = nullptr;
+    std::vector<int64_t> on_disk;  // the checkpoint's step as each step begins its callback
+    t.on_step = [&](const StepRecord& r) {
+      if (r.step > 1) on_disk.push_back(optim::read_checkpoint_info(last).step);
+    };
+    int64_t calls = 0;
+    t.checkpoint_state = [&] { return Json{{"calls", ++calls}, {"step", t.step()}}; };
+    t.fit();
+    CHECK(on_disk == std::vector<int64_t>{1, 2, 3, 4, 5});
+    CHECK(calls == 6);
+  }
+  // Resume returns the state saved with the checkpoint; a checkpoint written without one gives null.
+  Json more = c;
+  apply_override(more, "trainer.steps=7");
+  apply_override(more, "trainer.checkpoint_seconds=0");
+  auto task = build_task(spec, more, Device::cpu());
+  Trainer t(*task, spec.name, more, dir.str());
+  t.log = nullptr;
+  CHECK(t.resume(last) == Json{{"calls", 6}, {"step", 6}});
+  t.fit();  // no checkpoint_state: the final checkpoint carries none
+  Trainer again(*task, spec.name, more, dir.str());
+  CHECK(again.resume(last).is_null());
+  CHECK(again.elapsed_seconds() > 0);
+
+  apply_override(c, "trainer.checkpoint_seconds=-1");
+  CHECK(throws_with([&] { Trainer bad(*task, spec.name, c, ""); }, {"trainer.checkpoint_seconds", "-1"}));
+}

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -26,6 +27,8 @@ namespace {
 
 constexpr const char* kResults = "results.jsonl";
 constexpr const char* kSettings = "study.json";
+constexpr const char* kInProgress = "in_progress";  // the runs' work directories (StudyRun::work_dir)
+constexpr const char* kWorkConfig = "study_run.json";  // the config a work directory was made for
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -169,6 +172,37 @@ StudyOutcome report_only(const StudySpec& spec, const StudyArgs& args, std::FILE
   return out;
 }
 
+// DIR/in_progress/<label as a file name>-<FNV-1a of the label>: distinct labels that read the
+// same as file names ("k=1", "k 1") still get distinct directories.
+fs::path work_dir_of(const std::string& dir, const std::string& label) {
+  std::string name;
+  uint32_t hash = 2166136261u;
+  for (char c : label) {
+    name += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? c : '_';
+    hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+  }
+  return fs::path(dir) / kInProgress / fmt::format("{}-{:08x}", name, hash);
+}
+
+// The run's work directory: what an earlier session's run of the same label left there when
+// it was made for the same config (the run resumes from it), else a new empty directory.
+std::string prepare_work_dir(const std::string& dir, const StudyRun& run) {
+  const fs::path work = work_dir_of(dir, run.label), marker = work / kWorkConfig;
+  bool same = false;
+  if (std::ifstream in(marker); in.good()) {
+    try {
+      same = Json::parse(in) == run.config;
+    } catch (const Json::exception&) {  // torn by a kill: not the same
+    }
+  }
+  if (!same) {
+    fs::remove_all(work);
+    create_output_directory(work.string(), "study");
+    write_file_atomic(marker.string(), run.config.dump(2) + "\n");
+  }
+  return work.string();
+}
+
 }  // namespace
 
 Json record_json(const RunRecord& r) {
@@ -233,6 +267,7 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
     } else if (fs::exists(results)) {
       fs::remove(results);
     }
+    if (args.force) fs::remove_all(fs::path(dir) / kInProgress);  // starting over: no run resumes
   }
   const std::vector<StudyRun> grid =
       make_grid(spec, settings.context, args.resume.empty() ? "--set" : (fs::path(dir) / kSettings).string());
@@ -278,6 +313,7 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
                       [&](size_t k) {
                         StudyRun run = grid[todo[k]];
                         run.dir = dir;
+                        run.work_dir = prepare_work_dir(dir, run);
                         const auto t0 = std::chrono::steady_clock::now();
                         Json result = spec.run(run);
                         HM_CHECK(result.is_object(), "study", "run '{}' returned {} instead of a JSON object",
@@ -292,6 +328,8 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
                            [&](size_t k, const train::PoolProgress& p) {
                              const RunRecord& r = fresh[k];
                              append_line_durable(results_path, record_json(r).dump());
+                             std::error_code ignored;  // recorded: its checkpoints are no longer needed
+                             fs::remove_all(work_dir_of(dir, r.label), ignored);
                              ++recorded;
                              if (!log) return;
                              const std::string line = fmt::format(
@@ -329,6 +367,8 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
   std::vector<RunRecord> all = in_grid_order(grid, read_results(results_path), results_path);
   check(all.size() == grid.size(), "study", "{} holds {} of the grid's {} runs after the pool finished", results_path,
         all.size(), grid.size());
+  std::error_code ignored;  // every run is recorded (a kill between a record and its removal leaves one)
+  fs::remove_all(fs::path(dir) / kInProgress, ignored);
   out.files = write_report(spec, dir, results_path, std::move(all), info_of(settings, spec.name), log);
   return out;
 }

@@ -1,10 +1,12 @@
 // Runs a registered study (tools/studies/study.h) durably: the grid on a pool of threads
 // (tools/train/run_pool.h), each finished run appended to DIR/results.jsonl as one fsync'ed
 // JSON line, the study's settings in DIR/study.json, and the report written when every run
-// is done. Ctrl-C lets the runs in flight stop at their next step and loses only them;
-// `--resume DIR` reads study.json and results.jsonl and runs only the missing labels, as does
-// the same command run again (other settings in a directory with results are refused unless
-// --force starts over).
+// is done. Ctrl-C lets the runs in flight stop at their next step; `--resume DIR` reads
+// study.json and results.jsonl and runs only the missing labels, as does the same command run
+// again (other settings in a directory with results are refused unless --force starts over).
+// Each run in flight has a work directory DIR/in_progress/<label> (StudyRun::work_dir): runs
+// that checkpoint there (StudyFit) continue from their last checkpoint after Ctrl-C or a kill
+// instead of from step 0; it is removed when the run is recorded, and --force removes them all.
 #pragma once
 #include <cstdio>
 #include <string>

@@ -43,6 +43,11 @@ struct StudyRun {
   // The study's directory, set by the driver when the run starts (not part of the config, so
   // a moved study still resumes): where a run may keep files of its own, e.g. a trained model.
   std::string dir;
+  // Set by the driver: a directory of this run's own (DIR/in_progress/<label>), empty or left
+  // by an earlier session's run of the same label and config, removed once the run's result is
+  // recorded. A run that checkpoints there (StudyFit, study_trainer.h) resumes after Ctrl-C, a
+  // crash or a kill instead of starting over; "" (tests, a report): no such directory.
+  std::string work_dir;
 };
 
 // One finished run as recorded in results.jsonl.

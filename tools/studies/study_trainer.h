@@ -1,14 +1,18 @@
 // What every study run does with its Trainer: run quietly under the study driver and turn an
 // interrupted fit into train::RunInterrupted, so the driver records nothing for that run and
-// runs it again on --resume.
+// runs it again on --resume; with a work directory, checkpoint mid-run so that it continues
+// from where it stopped (StudyFit).
 #pragma once
 #include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "tools/train/run_pool.h"
 #include "tools/train/trainer.h"
 
 namespace hm::studies {
+
+using Json = nlohmann::json;
 
 // No log lines (the driver prints one per run), no SIGINT handler (the driver owns Ctrl-C and
 // stops the runs in flight), gradient norms only when a run needs them (clipping, a metric).
@@ -42,5 +46,41 @@ inline const nlohmann::json* record_eval(nlohmann::json& result, int64_t step, c
   result["final"] = metrics;
   return &curve.back();
 }
+
+// Seconds of training between a study run's mid-run checkpoints: a study killed from outside
+// (kill -9, a machine's session ending) loses at most this much of each run in flight.
+inline constexpr double kStudyCheckpointSeconds = 300;
+
+// A study run's fit that survives the study being stopped. With a work directory (StudyRun::
+// work_dir, given to the Trainer as its out_dir) the trainer checkpoints there every
+// kStudyCheckpointSeconds and on Ctrl-C, with the run's result so far (its evaluation curve)
+// and item count; the run started again in the same directory resumes from that checkpoint and
+// ends with the result an unstopped run gives. Without one ("") it trains from step 0.
+//
+//   StudyFit::configure(config, run.work_dir);             // before the Trainer is built
+//   train::Trainer trainer(*task, name, config, run.work_dir);
+//   trainer.on_eval = ...;                                  // writes into result
+//   StudyFit fit(trainer, result);                          // resumes trainer and result
+//   if (!fit.resumed()) ...;                                // e.g. evaluate the untrained model
+//   fit.fit("clips_per_second");
+class StudyFit {
+ public:
+  // Sets config["trainer"]["checkpoint_seconds"] (0 without a work directory).
+  static void configure(Json& config, const std::string& work_dir);
+  // Sets the trainer's on_step (counts items) and checkpoint_state, then restores the trainer
+  // and result from the work directory's checkpoint when there is one.
+  StudyFit(train::Trainer& trainer, Json& result);
+  bool resumed() const { return resumed_; }
+  // Trains to the end (train::RunInterrupted when stopped) and sets result["steps"],
+  // result["train_seconds"] (across resumes) and result[rate_key] = units_per_item * items /
+  // train_seconds.
+  void fit(const char* rate_key, double units_per_item = 1);
+
+ private:
+  train::Trainer& trainer_;
+  Json& result_;
+  double items_ = 0;  // examples trained on, across resumes
+  bool resumed_ = false;
+};
 
 }  // namespace hm::studies

@@ -243,6 +243,7 @@ FitResult Trainer::fit() {
   std::optional<SigintScope> sigint;
   if (handle_sigint) sigint.emplace();
   int64_t last_checkpoint = -1;
+  double last_checkpoint_time = now_seconds();
   bool early_stop = false;
   model.train();
   // A rank that raises ends the whole job (naming itself) at once: unwinding would wait on
@@ -324,11 +325,15 @@ FitResult Trainer::fit() {
           if (on_eval) on_eval(step_, result.eval);
         }
         if (!record.empty()) write_metrics(record);
-        if (options_.checkpoint_every > 0 && step_ % options_.checkpoint_every == 0 && !out_dir_.empty()) {
+        const bool checkpoint_due =
+            (options_.checkpoint_every > 0 && step_ % options_.checkpoint_every == 0) ||
+            (options_.checkpoint_seconds > 0 && now_seconds() - last_checkpoint_time >= options_.checkpoint_seconds);
+        if (checkpoint_due && !out_dir_.empty()) {
           save_checkpoint(checkpoint_path());
           if (options_.keep_checkpoints)
             save_checkpoint(fmt::format("{}/checkpoint_step{}.safetensors", out_dir_, step_));
           last_checkpoint = step_;
+          last_checkpoint_time = now_seconds();
         }
         if (done || early_stop || stopping()) break;
       }

@@ -53,6 +53,9 @@ struct TrainerOptions {
   int64_t log_every = 10;                // progress and metrics line period (steps)
   int64_t eval_every = 0;                // 0: evaluate at the end only
   int64_t checkpoint_every = 0;          // 0: checkpoint at the end (and on Ctrl-C) only
+  // Also checkpoint when this many seconds of training passed since the last checkpoint (0: off):
+  // a long run killed from outside loses at most this much. Saving changes nothing in the run.
+  double checkpoint_seconds = 0;
   bool keep_checkpoints = false;         // also keep checkpoint_step<N>.safetensors
   double clip_grad_norm = 0.0;           // 0: no clipping (the norm is still measured)
   std::string lr_schedule = "constant";  // constant | cosine | linear (to end_lr_factor * lr) | staircase
@@ -144,8 +147,9 @@ class Trainer {
   // Restores a checkpoint of this task (model, optimizer, generators, position in the data,
   // logging and best-metric bookkeeping) and rewinds metrics.jsonl to its step. Call before
   // fit(). The config may differ from the checkpoint's only in resume_safe_keys(); a changed
-  // top-level "lr" rescales every parameter group's lr.
-  void resume(const std::string& checkpoint_path);
+  // top-level "lr" rescales every parameter group's lr. Returns the caller's state saved with
+  // the checkpoint (checkpoint_state), null when there is none.
+  Json resume(const std::string& checkpoint_path);
   // Trains until options.steps (or epochs) are done, early stopping triggers or a stop is
   // requested.
   FitResult fit();
@@ -156,6 +160,9 @@ class Trainer {
   void save_checkpoint(const std::string& path) const;
 
   int64_t step() const { return step_; }
+  // Seconds of training across resumes (the checkpoint's "elapsed" plus this session's fits).
+  double elapsed_seconds() const;
+  const std::string& out_dir() const { return out_dir_; }
   int64_t total_steps() const;
   int64_t steps_per_epoch() const;  // ceil(batches / accumulate)
   const TrainerOptions& options() const { return options_; }
@@ -164,6 +171,9 @@ class Trainer {
 
   std::function<void(const StepRecord&)> on_step;                  // after every optimizer step
   std::function<void(int64_t step, const Json& metrics)> on_eval;  // after every evaluation
+  // The caller's bookkeeping that must survive a resume with the trainer's (a study run's
+  // evaluation curve so far): called at every checkpoint, saved in it, returned by resume().
+  std::function<Json()> checkpoint_state;
   std::FILE* log = stdout;                                         // progress output (nullptr: silent)
   bool tty = false;                                                // progress in place; set from isatty(log)
   // fit() installs the Ctrl-C handler and clears the stop flag at its start and end. Off when

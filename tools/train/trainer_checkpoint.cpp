@@ -13,6 +13,10 @@ namespace hm::train {
 std::string Trainer::checkpoint_path() const { return out_dir_ + "/checkpoint_last.safetensors"; }
 std::string Trainer::best_checkpoint_path() const { return out_dir_ + "/checkpoint_best.safetensors"; }
 
+double Trainer::elapsed_seconds() const {
+  return elapsed_before_ + (session_start_ > 0 ? now_seconds() - session_start_ : 0.0);
+}
+
 void Trainer::save_checkpoint(const std::string& path) const {
   optim::CheckpointInfo info;
   info.step = step_;
@@ -20,7 +24,7 @@ void Trainer::save_checkpoint(const std::string& path) const {
   info.config = config_;
   info.extra = {{"task", task_name_},
                 {"batch_in_epoch", batch_},
-                {"elapsed", elapsed_before_ + (session_start_ > 0 ? now_seconds() - session_start_ : 0.0)},
+                {"elapsed", elapsed_seconds()},
                 {"loss_sum", loss_sum_},
                 {"grad_norm_sum", grad_norm_sum_},
                 {"log_count", log_count_},
@@ -29,10 +33,11 @@ void Trainer::save_checkpoint(const std::string& path) const {
                 {"best", best_},
                 {"best_step", best_step_},
                 {"evals_since_best", evals_since_best_}};
+  if (checkpoint_state) info.extra["caller_state"] = checkpoint_state();
   optim::save_checkpoint(path, {&task_.model(), &task_.optimizer(), task_.generators()}, info);
 }
 
-void Trainer::resume(const std::string& path) {
+Json Trainer::resume(const std::string& path) {
   const optim::CheckpointInfo head = optim::read_checkpoint_info(path);
   const Json& x = head.extra;
   const std::string task = checkpoint_task(head);
@@ -89,6 +94,7 @@ void Trainer::resume(const std::string& path) {
         "'{}': batch {} of epoch {} does not start a group of trainer.accumulate={} batches", path, batch_ + 1,
         epoch_ + 1, options_.accumulate);
   rewind_metrics();
+  return x.is_object() && x.contains("caller_state") ? x["caller_state"] : Json();
 }
 
 // Drops the metrics the interrupted run wrote after the checkpoint's step.

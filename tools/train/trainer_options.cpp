@@ -1,6 +1,7 @@
 // TrainerOptions (the "trainer" config section), the keys a resumed run may change, task
 // construction and the files that make up a run directory.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "core/random.h"
@@ -16,6 +17,7 @@ Json TrainerOptions::to_json() const {
           {"log_every", log_every},
           {"eval_every", eval_every},
           {"checkpoint_every", checkpoint_every},
+          {"checkpoint_seconds", checkpoint_seconds},
           {"keep_checkpoints", keep_checkpoints},
           {"clip_grad_norm", clip_grad_norm},
           {"lr_schedule", lr_schedule},
@@ -46,6 +48,7 @@ TrainerOptions TrainerOptions::from_json(const Json& j) {
     get("log_every", o.log_every, true);
     get("eval_every", o.eval_every, true);
     get("checkpoint_every", o.checkpoint_every, true);
+    get("checkpoint_seconds", o.checkpoint_seconds, false);
     get("keep_checkpoints", o.keep_checkpoints, true);
     get("clip_grad_norm", o.clip_grad_norm, true);
     get("lr_schedule", o.lr_schedule, true);
@@ -68,6 +71,8 @@ TrainerOptions TrainerOptions::from_json(const Json& j) {
   check(o.accumulate >= 1, "Trainer", "trainer.accumulate must be >= 1, got {}", o.accumulate);
   check(o.log_every >= 1, "Trainer", "trainer.log_every must be >= 1, got {}", o.log_every);
   check(o.eval_every >= 0 && o.checkpoint_every >= 0, "Trainer", "eval_every/checkpoint_every must be >= 0");
+  check(o.checkpoint_seconds >= 0 && std::isfinite(o.checkpoint_seconds), "Trainer",
+        "trainer.checkpoint_seconds must be a finite number >= 0, got {}", o.checkpoint_seconds);
   check(o.clip_grad_norm >= 0, "Trainer", "trainer.clip_grad_norm must be >= 0, got {}", o.clip_grad_norm);
   check(o.lr_schedule == "constant" || o.lr_schedule == "cosine" || o.lr_schedule == "linear" ||
             o.lr_schedule == "staircase",
@@ -98,6 +103,7 @@ const std::vector<std::string>& resume_safe_keys() {
                                                 "trainer.log_every",
                                                 "trainer.eval_every",
                                                 "trainer.checkpoint_every",
+                                                "trainer.checkpoint_seconds",
                                                 "trainer.keep_checkpoints",
                                                 "trainer.clip_grad_norm",
                                                 "trainer.lr_schedule",

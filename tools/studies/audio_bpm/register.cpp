@@ -48,7 +48,7 @@ StudySpec audio_bpm_study() {
       runs.push_back({bpm_run_label(r), head_run_json(r), bpm_run_cost(r)});
     return runs;
   };
-  s.run = [](const StudyRun& run) { return run_audio_bpm(head_run_from_json(run.config, kBpmStudy)); };
+  s.run = [](const StudyRun& run) { return run_audio_bpm(head_run_from_json(run.config, kBpmStudy), run.work_dir); };
   s.describe = [](const RunRecord& r) {
     const Json& f = r.result.at("final");
     auto num = [&](const char* k) { return f.is_object() && f.contains(k) ? f.at(k).get<double>() : NAN; };

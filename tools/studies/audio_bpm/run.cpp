@@ -1,7 +1,5 @@
 #include "tools/studies/audio_bpm/run.h"
 
-#include <chrono>
-
 #include "tools/studies/study_trainer.h"
 #include "tools/train/config.h"
 #include "tools/train/run_pool.h"
@@ -9,7 +7,7 @@
 
 namespace hm::studies {
 
-Json run_audio_bpm(const HeadRunSpec& run) {
+Json run_audio_bpm(const HeadRunSpec& run, const std::string& work_dir) {
   const train::TaskSpec& spec = train::find_task("audio-bpm");
   Json config = train::default_config(spec);
   train::merge_config(config, run.task_config, "study audio-bpm");
@@ -20,25 +18,18 @@ Json run_audio_bpm(const HeadRunSpec& run) {
   const int64_t steps = trainer_config.at("steps").get<int64_t>();
   if (trainer_config.at("eval_every").get<int64_t>() <= 0) trainer_config["eval_every"] = steps;  // at the end only
   trainer_config["log_every"] = trainer_config["eval_every"];
+  StudyFit::configure(config, work_dir);
 
   Json result = {{"params", task->model().num_parameters()}, {"curve", Json::array()}, {"final", nullptr}};
   auto record = [&](int64_t step, const Json& m) {
     record_eval(result, step, m, {"loss", "accuracy", "macro_f1", "within_one_accuracy", "smoothness"});
   };
 
-  train::Trainer trainer(*task, spec.name, config, "");
+  train::Trainer trainer(*task, spec.name, config, work_dir);
   quiet_study_trainer(trainer);
-  double clips = 0;
-  int64_t last_step = 0;
-  trainer.on_step = [&](const train::StepRecord& r) { clips += static_cast<double>(r.items), last_step = r.step; };
   trainer.on_eval = record;
-
-  const auto t0 = std::chrono::steady_clock::now();
-  fit_or_interrupt(trainer);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  result["steps"] = last_step;
-  result["train_seconds"] = seconds;
-  result["clips_per_second"] = seconds > 0 ? clips / seconds : 0.0;
+  StudyFit fit(trainer, result);
+  fit.fit("clips_per_second");
   return result;
 }
 

@@ -10,7 +10,8 @@ namespace hm::studies {
 // {"params": N, "steps": S, "train_seconds": t, "clips_per_second": c,
 //  "curve": [{"step", "loss", "accuracy", "macro_f1", "smoothness"}, ...],
 //  "final": the last evaluation's metrics (example_pmfs, example_labels, example_bpm too)}
-// Throws train::RunInterrupted when Ctrl-C stopped it.
-Json run_audio_bpm(const HeadRunSpec& run);
+// Throws train::RunInterrupted when Ctrl-C stopped it. With a work_dir (StudyRun::work_dir) the run
+// checkpoints there and resumes from it (StudyFit, study_trainer.h).
+Json run_audio_bpm(const HeadRunSpec& run, const std::string& work_dir = "");
 
 }  // namespace hm::studies

@@ -53,7 +53,7 @@ StudySpec chronos_study() {
       runs.push_back({chronos_run_label(r), chronos_run_json(r), chronos_run_cost(r)});
     return runs;
   };
-  s.run = [](const StudyRun& run) { return run_chronos(chronos_run_from_json(run.config), run.dir); };
+  s.run = [](const StudyRun& run) { return run_chronos(chronos_run_from_json(run.config), run.dir, run.work_dir); };
   s.describe = [](const RunRecord& r) {
     const Json& f = r.result.at("final");
     auto num = [](const Json& j, const char* k) {

@@ -1,7 +1,6 @@
 #include "tools/studies/chronos/run.h"
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 
 #include "autograd/grad_mode.h"
@@ -113,7 +112,7 @@ Json crop_pmf(const std::vector<double>& pmf, const std::vector<double>& centres
   return {{"value", value}, {"density", density}};
 }
 
-Json run_chronos(const ChronosRunSpec& run, const std::string& study_dir) {
+Json run_chronos(const ChronosRunSpec& run, const std::string& study_dir, const std::string& work_dir) {
   const train::TaskSpec& spec = train::find_task(train::kChronosTask);
   Json config = train::default_config(spec);
   train::merge_config(config, run.task_config, "study chronos");
@@ -122,25 +121,18 @@ Json run_chronos(const ChronosRunSpec& run, const std::string& study_dir) {
   trainer_config["accumulate"] = 1;
   trainer_config["checkpoint_every"] = 0;
   const int64_t horizon = config.at("horizon").get<int64_t>();
+  StudyFit::configure(config, work_dir);
 
   Json result = {{"params", task->model().num_parameters()}, {"curve", Json::array()}, {"final", nullptr}};
   auto record = [&](int64_t step, const Json& m) {
     record_eval(result, step, m, {"test_loss", "test_mase", "test_wql", "test_smoothness", "test_mase_period"});
   };
-  train::Trainer trainer(*task, spec.name, config, "");
+  train::Trainer trainer(*task, spec.name, config, work_dir);
   quiet_study_trainer(trainer);
-  double items = 0;
-  int64_t last_step = 0;
-  trainer.on_step = [&](const train::StepRecord& r) { items += static_cast<double>(r.items), last_step = r.step; };
   trainer.on_eval = record;
-
-  const auto t0 = std::chrono::steady_clock::now();
-  fit_or_interrupt(trainer);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (result["final"].is_null()) record(last_step, trainer.evaluate());
-  result["steps"] = last_step;
-  result["train_seconds"] = seconds;
-  result["tokens_per_second"] = seconds > 0 ? items * static_cast<double>(horizon) / seconds : 0.0;
+  StudyFit fit(trainer, result);
+  fit.fit("tokens_per_second", static_cast<double>(horizon));
+  if (result["final"].is_null()) record(trainer.step(), trainer.evaluate());
 
   auto& model = dynamic_cast<models::Chronos&>(task->model());
   record_examples(model, config, result);

@@ -16,8 +16,9 @@ namespace hm::studies {
 //  "example_pmfs": [{"value": [scaled bin centres], "density": [pmf / bin width], "truth": x}, ...],
 //  "example_forecast": {"history", "truth", "median", "q10", "q90", "season"},
 //  "model_dir": the saved model (relative to the study directory; "" without one)}
-// Throws train::RunInterrupted when Ctrl-C stopped it.
-Json run_chronos(const ChronosRunSpec& run, const std::string& study_dir);
+// Throws train::RunInterrupted when Ctrl-C stopped it. With a work_dir (StudyRun::work_dir) the run
+// checkpoints there and resumes from it (StudyFit, study_trainer.h).
+Json run_chronos(const ChronosRunSpec& run, const std::string& study_dir, const std::string& work_dir = "");
 
 // The part of a pmf over bins that holds its bulk: the bins from the 5% to the 95% quantile,
 // widened by that span on each side, at most 600 bins around the median bin, as

@@ -50,7 +50,8 @@ StudySpec decision_transformer_study() {
     for (const HeadRunSpec& r : dt_study_grid(plan_of(c))) runs.push_back({dt_run_label(r), head_run_json(r), dt_run_cost(r)});
     return runs;
   };
-  s.run = [](const StudyRun& run) { return run_decision_transformer(head_run_from_json(run.config, kDtStudy)); };
+  s.run = [](const StudyRun& run) { return run_decision_transformer(head_run_from_json(run.config, kDtStudy), run.work_dir);
+  };
   s.describe = [](const RunRecord& r) {
     const Json& best = r.result.at("best");
     const Json& f = r.result.at("final");

@@ -1,7 +1,5 @@
 #include "tools/studies/decision_transformer/run.h"
 
-#include <chrono>
-
 #include "tools/studies/study_trainer.h"
 #include "tools/train/config.h"
 #include "tools/train/run_pool.h"
@@ -9,7 +7,7 @@
 
 namespace hm::studies {
 
-Json run_decision_transformer(const HeadRunSpec& run) {
+Json run_decision_transformer(const HeadRunSpec& run, const std::string& work_dir) {
   const train::TaskSpec& spec = train::find_task("arcade-dt");
   Json config = train::default_config(spec);
   train::merge_config(config, run.task_config, "study decision-transformer");
@@ -21,6 +19,7 @@ Json run_decision_transformer(const HeadRunSpec& run) {
   if (eval_every <= 0) eval_every = task->train_loader().num_batches();  // once per epoch
   trainer_config["eval_every"] = eval_every;
   trainer_config["log_every"] = eval_every;
+  StudyFit::configure(config, work_dir);
 
   Json result = {{"params", task->model().num_parameters()}, {"curve", Json::array()}, {"final", nullptr},
                  {"best", nullptr}};
@@ -37,20 +36,12 @@ Json run_decision_transformer(const HeadRunSpec& run) {
       result["best"] = *point;
   };
 
-  train::Trainer trainer(*task, spec.name, config, "");
+  train::Trainer trainer(*task, spec.name, config, work_dir);
   quiet_study_trainer(trainer);
-  double windows = 0;
-  int64_t last_step = 0;
-  trainer.on_step = [&](const train::StepRecord& r) { windows += static_cast<double>(r.items), last_step = r.step; };
   trainer.on_eval = record;
-
-  record(0, trainer.evaluate());  // the untrained model
-  const auto t0 = std::chrono::steady_clock::now();
-  fit_or_interrupt(trainer);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  result["steps"] = last_step;
-  result["train_seconds"] = seconds;
-  result["windows_per_second"] = seconds > 0 ? windows / seconds : 0.0;
+  StudyFit fit(trainer, result);
+  if (!fit.resumed()) record(0, trainer.evaluate());  // the untrained model
+  fit.fit("windows_per_second");
   return result;
 }
 

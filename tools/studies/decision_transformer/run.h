@@ -14,7 +14,8 @@ namespace hm::studies {
 //             "val_loss", "val_accuracy"}, ...],
 //  "best": the curve point with the highest normalized_return_mean (after step 0),
 //  "final": the last evaluation's metrics (example_pmfs, example_actions, returns, action_histogram too)}
-// Throws train::RunInterrupted when Ctrl-C stopped it.
-Json run_decision_transformer(const HeadRunSpec& run);
+// Throws train::RunInterrupted when Ctrl-C stopped it. With a work_dir (StudyRun::work_dir) the run
+// checkpoints there and resumes from it (StudyFit, study_trainer.h).
+Json run_decision_transformer(const HeadRunSpec& run, const std::string& work_dir = "");
 
 }  // namespace hm::studies

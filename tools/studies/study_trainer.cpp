@@ -1,0 +1,34 @@
+#include "tools/studies/study_trainer.h"
+
+#include <filesystem>
+
+#include "core/error.h"
+
+namespace hm::studies {
+
+void StudyFit::configure(Json& config, const std::string& work_dir) {
+  config["trainer"]["checkpoint_seconds"] = work_dir.empty() ? 0.0 : kStudyCheckpointSeconds;
+}
+
+StudyFit::StudyFit(train::Trainer& trainer, Json& result) : trainer_(trainer), result_(result) {
+  trainer_.on_step = [this](const train::StepRecord& r) { items_ += static_cast<double>(r.items); };
+  trainer_.checkpoint_state = [this] { return Json{{"result", result_}, {"items", items_}}; };
+  if (trainer_.out_dir().empty() || !std::filesystem::exists(trainer_.checkpoint_path())) return;
+  const Json state = trainer_.resume(trainer_.checkpoint_path());
+  check(state.is_object() && state.contains("result") && state.contains("items") && state["items"].is_number(),
+        "study", "'{}' holds no study run's state (its \"caller_state\" is {}): delete the directory to start the run "
+        "over", trainer_.checkpoint_path(), state.dump());
+  result_ = state["result"];
+  items_ = state["items"].get<double>();
+  resumed_ = true;
+}
+
+void StudyFit::fit(const char* rate_key, double units_per_item) {
+  fit_or_interrupt(trainer_);
+  const double seconds = trainer_.elapsed_seconds();
+  result_["steps"] = trainer_.step();
+  result_["train_seconds"] = seconds;
+  result_[rate_key] = seconds > 0 ? units_per_item * items_ / seconds : 0.0;
+}
+
+}  // namespace hm::studies
