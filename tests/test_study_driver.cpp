@@ -8,13 +8,13 @@
 #include <fstream>
 
 #include "core/atomic_file.h"
-#include "optim/checkpoint.h"
 #include "helpers.h"
-#include "trainer_helpers.h"
+#include "optim/checkpoint.h"
 #include "tools/studies/driver.h"
 #include "tools/studies/study_trainer.h"
 #include "tools/train/run_pool.h"
 #include "tools/train/trainer.h"
+#include "trainer_helpers.h"
 
 using namespace hm;
 using namespace hm::studies;
@@ -139,8 +139,7 @@ TEST_CASE("study driver: a registered study runs, records every run durably and 
   // --force starts over; --set reaches the grid.
   out = run_study(spec, {.jobs = 1, .sets = {"scale=10"}, .out = dir.string(), .force = true}, nullptr);
   CHECK(read_text(dir / "summary.md").find("k=2 seed=2 22") != std::string::npos);
-  CHECK(throws_with([&] { run_study(spec, {.sets = {"scale=x"}, .out = (dir / "x").string()}, nullptr); },
-                    {"scale"}));
+  CHECK(throws_with([&] { run_study(spec, {.sets = {"scale=x"}, .out = (dir / "x").string()}, nullptr); }, {"scale"}));
   fs::remove_all(dir);
 }
 

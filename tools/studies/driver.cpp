@@ -27,7 +27,7 @@ namespace {
 
 constexpr const char* kResults = "results.jsonl";
 constexpr const char* kSettings = "study.json";
-constexpr const char* kInProgress = "in_progress";  // the runs' work directories (StudyRun::work_dir)
+constexpr const char* kInProgress = "in_progress";     // the runs' work directories (StudyRun::work_dir)
 constexpr const char* kWorkConfig = "study_run.json";  // the config a work directory was made for
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -100,8 +100,9 @@ auto naming_json_errors(const std::string& what, F&& f) {
 
 // The grid, with its labels checked unique; `source` names where the options came from.
 std::vector<StudyRun> make_grid(const StudySpec& spec, const StudyContext& context, const std::string& source) {
-  std::vector<StudyRun> grid = naming_json_errors(
-      fmt::format("the options of study '{}' ({}) do not fit it", spec.name, source), [&] { return spec.grid(context); });
+  std::vector<StudyRun> grid =
+      naming_json_errors(fmt::format("the options of study '{}' ({}) do not fit it", spec.name, source),
+                         [&] { return spec.grid(context); });
   std::set<std::string> labels;
   for (const StudyRun& r : grid)
     check(labels.insert(r.label).second, "study", "study '{}' has the run label '{}' twice", spec.name, r.label);
@@ -141,9 +142,9 @@ StudyInfo info_of(const Settings& settings, const std::string& name) {
 std::vector<std::string> write_report(const StudySpec& spec, const std::string& dir, const std::string& source,
                                       std::vector<RunRecord> records, const StudyInfo& info, std::FILE* log) {
   ReportInput input{dir, std::move(records), info};
-  StudyReport report = naming_json_errors(
-      fmt::format("the results of study '{}' in {} do not fit its report", spec.name, source),
-      [&] { return spec.report(input); });
+  StudyReport report =
+      naming_json_errors(fmt::format("the results of study '{}' in {} do not fit its report", spec.name, source),
+                         [&] { return spec.report(input); });
   if (log) {
     fmt::print(log, "\nWrote {} files to {} (summary.md, summary.json, figures).\n", report.files.size(), dir);
     for (const std::string& line : report.headline) fmt::print(log, "{}\n", line);

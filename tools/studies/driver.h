@@ -18,13 +18,13 @@ namespace hm::studies {
 
 struct StudyArgs {
   bool quick = false;
-  int jobs = 0;                    // 0: the hardware threads
-  std::vector<uint64_t> seeds;     // empty: the study's default for the mode
-  std::vector<std::string> sets;   // "key=value" on the study's options
-  std::string out;                 // default runs/<name> or runs/<name>-quick
-  std::string resume;              // finish the interrupted study in this directory
-  std::string from;                // rebuild the report from this directory (or its results.jsonl)
-  bool force = false;              // start over where an earlier study with other settings is
+  int jobs = 0;                   // 0: the hardware threads
+  std::vector<uint64_t> seeds;    // empty: the study's default for the mode
+  std::vector<std::string> sets;  // "key=value" on the study's options
+  std::string out;                // default runs/<name> or runs/<name>-quick
+  std::string resume;             // finish the interrupted study in this directory
+  std::string from;               // rebuild the report from this directory (or its results.jsonl)
+  bool force = false;             // start over where an earlier study with other settings is
 };
 
 struct StudyOutcome {

@@ -15,9 +15,10 @@ StudyFit::StudyFit(train::Trainer& trainer, Json& result) : trainer_(trainer), r
   trainer_.checkpoint_state = [this] { return Json{{"result", result_}, {"items", items_}}; };
   if (trainer_.out_dir().empty() || !std::filesystem::exists(trainer_.checkpoint_path())) return;
   const Json state = trainer_.resume(trainer_.checkpoint_path());
-  check(state.is_object() && state.contains("result") && state.contains("items") && state["items"].is_number(),
-        "study", "'{}' holds no study run's state (its \"caller_state\" is {}): delete the directory to start the run "
-        "over", trainer_.checkpoint_path(), state.dump());
+  check(state.is_object() && state.contains("result") && state.contains("items") && state["items"].is_number(), "study",
+        "'{}' holds no study run's state (its \"caller_state\" is {}): delete the directory to start the run "
+        "over",
+        trainer_.checkpoint_path(), state.dump());
   result_ = state["result"];
   items_ = state["items"].get<double>();
   resumed_ = true;

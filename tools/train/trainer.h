@@ -50,9 +50,9 @@ struct TrainerOptions {
   // the remaining r < k micro-batches, scaled by 1/r (a smaller effective batch). An epoch
   // has ceil(batches / k) steps; `steps` counts optimizer steps.
   int64_t accumulate = 1;
-  int64_t log_every = 10;                // progress and metrics line period (steps)
-  int64_t eval_every = 0;                // 0: evaluate at the end only
-  int64_t checkpoint_every = 0;          // 0: checkpoint at the end (and on Ctrl-C) only
+  int64_t log_every = 10;        // progress and metrics line period (steps)
+  int64_t eval_every = 0;        // 0: evaluate at the end only
+  int64_t checkpoint_every = 0;  // 0: checkpoint at the end (and on Ctrl-C) only
   // Also checkpoint when this many seconds of training passed since the last checkpoint (0: off):
   // a long run killed from outside loses at most this much. Saving changes nothing in the run.
   double checkpoint_seconds = 0;
@@ -174,8 +174,8 @@ class Trainer {
   // The caller's bookkeeping that must survive a resume with the trainer's (a study run's
   // evaluation curve so far): called at every checkpoint, saved in it, returned by resume().
   std::function<Json()> checkpoint_state;
-  std::FILE* log = stdout;                                         // progress output (nullptr: silent)
-  bool tty = false;                                                // progress in place; set from isatty(log)
+  std::FILE* log = stdout;  // progress output (nullptr: silent)
+  bool tty = false;         // progress in place; set from isatty(log)
   // fit() installs the Ctrl-C handler and clears the stop flag at its start and end. Off when
   // several trainers run on threads of one process (a study): the caller owns the handler and
   // the flag, and each fit() only watches stop_requested().

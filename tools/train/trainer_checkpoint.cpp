@@ -54,13 +54,14 @@ Json Trainer::resume(const std::string& path) {
     int64_t best_step, evals_since_best;
   } b;
   try {
-    b = {x.at("batch_in_epoch").get<int64_t>(), x.at("log_count").get<int64_t>(),  x.at("elapsed").get<double>(),
-         x.at("loss_sum").get<double>(),        x.at("grad_norm_sum").get<double>(), x.value("lr_scale", 1.0),
-         x.value("monitor", std::string()),     x.value("best", 0.0),               x.value("best_step", int64_t{0}),
-         x.value("evals_since_best", int64_t{0})};
+    b = {x.at("batch_in_epoch").get<int64_t>(), x.at("log_count").get<int64_t>(),
+         x.at("elapsed").get<double>(),         x.at("loss_sum").get<double>(),
+         x.at("grad_norm_sum").get<double>(),   x.value("lr_scale", 1.0),
+         x.value("monitor", std::string()),     x.value("best", 0.0),
+         x.value("best_step", int64_t{0}),      x.value("evals_since_best", int64_t{0})};
   } catch (const Json::exception& e) {
-    throw_error("Trainer::resume", fmt::format("'{}': the trainer's \"extra\" metadata {} is malformed: {}", path,
-                                               x.dump(), e.what()));
+    throw_error("Trainer::resume",
+                fmt::format("'{}': the trainer's \"extra\" metadata {} is malformed: {}", path, x.dump(), e.what()));
   }
   optim::load_checkpoint(path, {&task_.model(), &task_.optimizer(), task_.generators()});
   step_ = head.step;

@@ -43,21 +43,29 @@ StudySpec decision_transformer_study() {
       "--set paper_scale=true: 500k transitions x 5 epochs at batch 128 (with --set device=cuda on a GPU)";
   // frequencies: the sweep's Fourier heads besides main_frequencies ([]: the mode's); task:
   // arcade-dt keys merged into every run (--set 'task={"trainer":{"steps":100}}').
-  s.options = {{"frequencies", Json::array()}, {"sweep_seeds", Json::array()}, {"main_frequencies", 8},
-               {"paper_scale", false},         {"device", "cpu"},            {"task", Json::object()}};
+  s.options = {{"frequencies", Json::array()},
+               {"sweep_seeds", Json::array()},
+               {"main_frequencies", 8},
+               {"paper_scale", false},
+               {"device", "cpu"},
+               {"task", Json::object()}};
   s.grid = [](const StudyContext& c) {
     std::vector<StudyRun> runs;
-    for (const HeadRunSpec& r : dt_study_grid(plan_of(c))) runs.push_back({dt_run_label(r), head_run_json(r), dt_run_cost(r)});
+    for (const HeadRunSpec& r : dt_study_grid(plan_of(c)))
+      runs.push_back({dt_run_label(r), head_run_json(r), dt_run_cost(r)});
     return runs;
   };
-  s.run = [](const StudyRun& run) { return run_decision_transformer(head_run_from_json(run.config, kDtStudy), run.work_dir);
+  s.run = [](const StudyRun& run) {
+    return run_decision_transformer(head_run_from_json(run.config, kDtStudy), run.work_dir);
   };
   s.describe = [](const RunRecord& r) {
     const Json& best = r.result.at("best");
     const Json& f = r.result.at("final");
-    auto num = [](const Json& j, const char* k) { return j.is_object() && j.contains(k) ? j.at(k).get<double>() : NAN; };
-    return fmt::format(" normalised return best {:.1f} final {:.1f}, smoothness {:.4f}", num(best, "normalized_return_mean"),
-                       num(f, "normalized_return_mean"), num(f, "val_smoothness"));
+    auto num = [](const Json& j, const char* k) {
+      return j.is_object() && j.contains(k) ? j.at(k).get<double>() : NAN;
+    };
+    return fmt::format(" normalised return best {:.1f} final {:.1f}, smoothness {:.4f}",
+                       num(best, "normalized_return_mean"), num(f, "normalized_return_mean"), num(f, "val_smoothness"));
   };
   s.report = [](const ReportInput& in) {
     // The main N is a study option; the records' heads say which N ran on every seed.

@@ -21,8 +21,8 @@ Json run_decision_transformer(const HeadRunSpec& run, const std::string& work_di
   trainer_config["log_every"] = eval_every;
   StudyFit::configure(config, work_dir);
 
-  Json result = {{"params", task->model().num_parameters()}, {"curve", Json::array()}, {"final", nullptr},
-                 {"best", nullptr}};
+  Json result = {
+      {"params", task->model().num_parameters()}, {"curve", Json::array()}, {"final", nullptr}, {"best", nullptr}};
   auto record = [&](int64_t step, const Json& m) {
     const Json* point = record_eval(result, step, m,
                                     {"return_mean", "normalized_return_mean", "normalized_return_std", "val_smoothness",
