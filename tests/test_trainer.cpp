@@ -371,3 +371,26 @@ TEST_CASE("config: a directory or a missing file given as --config says so") {
   CHECK(hm::test::throws_with([&] { merge_config_file(c, "/nonexistent/harmonic.json"); },
                               {"[config]", "cannot open: no such file"}));
 }
+
+TEST_CASE("trainer: the eval line shows scalars and the size of long lists (their values stay in metrics.jsonl)") {
+  struct ListTask : hm::test::ScriptedTask {
+    ListTask() : ScriptedTask({1.0}) {}
+    Json evaluate() override {
+      return {{"accuracy", 0.5}, {"pmfs", std::vector<double>(300, 0.125)}, {"bins", std::vector<int>{1, 2}}};
+    }
+  } task;
+  hm::test::ScratchDir dir;
+  Trainer t(task, "list-task", hm::test::ScriptedTask::config({"trainer.steps=2"}), dir.str());
+  char* buffer = nullptr;
+  size_t size = 0;
+  t.log = open_memstream(&buffer, &size);
+  t.fit();
+  std::fclose(t.log);
+  const std::string out(buffer, size);
+  std::free(buffer);
+  CHECK(out.find("accuracy 0.5000") != std::string::npos);
+  CHECK(out.find("pmfs [300 values]") != std::string::npos);
+  CHECK(out.find("bins [1,2]") != std::string::npos);
+  CHECK(out.find("0.125") == std::string::npos);
+  CHECK(hm::test::read_jsonl(dir / "metrics.jsonl").back().at("pmfs").size() == 300);
+}

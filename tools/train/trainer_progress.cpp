@@ -52,9 +52,16 @@ void Trainer::progress(const StepRecord& r, double mean_loss) {
 
 void Trainer::print_eval(const Json& metrics) {
   if (!log) return;
+  // Scalars in full; a list or table (a task's example pmfs, hundreds of numbers) by its size: the
+  // values are in metrics.jsonl.
   std::string line;
-  for (const auto& [k, v] : metrics.items())
-    line += fmt::format("  {} {}", k, v.is_number_float() ? fmt::format("{:.4f}", v.get<double>()) : v.dump());
+  for (const auto& [k, v] : metrics.items()) {
+    std::string shown = v.is_number_float()                     ? fmt::format("{:.4f}", v.get<double>())
+                        : v.is_array() && v.dump().size() > 60  ? fmt::format("[{} values]", v.size())
+                        : v.is_object() && v.dump().size() > 60 ? fmt::format("{{{} keys}}", v.size())
+                                                                : v.dump();
+    line += fmt::format("  {} {}", k, shown);
+  }
   end_progress_line();
   fmt::print(log, "eval at step {}:{}{}\n", step_, line,
              best_step_ == step_ && !options_.monitor.empty() ? "  (best)" : "");
