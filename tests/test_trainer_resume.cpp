@@ -131,7 +131,7 @@ TEST_CASE("trainer resume: malformed trainer metadata in a checkpoint is refused
   resume_with_extra([](Json&) {});  // the unedited metadata resumes
 }
 
-TEST_CASE("trainer: checkpoint_seconds checkpoints during the run; the caller's state comes back from resume") {
+TEST_CASE("trainer: checkpoint_seconds checkpoints during the run, and the caller state comes back from resume") {
   ScratchDir dir;
   const TaskSpec& spec = find_task("mlp-spirals");
   Json c = small_spirals(6);
