@@ -77,9 +77,13 @@ TEST_CASE("chronos study: quick, full and paper-scale grids") {
   CHECK(quick[2].task_config.at("seed") == 2);
 
   const std::vector<ChronosRunSpec> full = chronos_study_grid({});
-  CHECK(full.size() == 7 * 3 + 2 * 2 * 3);  // Table 8's rows x 3 seeds, then d32 and d128 x {linear, fourier-550}
-  CHECK(chronos_run_label(full[21]) == "linear d32 seed=1");
-  CHECK(chronos_run_label(full[22]) == "fourier-550 d32 seed=1");
+  // Table 8's rows at 1024 tokens (N < 512) x 3 seeds, then d32 and d128 x {linear, fourier-256}
+  CHECK(full.size() == 6 * 3 + 2 * 2 * 3);
+  CHECK(chronos_run_label(full[4]) == "fourier-256-noreg d64 seed=1");
+  CHECK(chronos_run_label(full[5]) == "fourier-256-uniform d64 seed=1");
+  CHECK(chronos_run_label(full[18]) == "linear d32 seed=1");
+  CHECK(chronos_run_label(full[19]) == "fourier-256 d32 seed=1");
+  CHECK(full[0].task_config.at("n_tokens") == 1024);
   CHECK(full[0].task_config.at("d_model") == 64);
   CHECK(full.back().task_config.at("d_model") == 128);
   for (const ChronosRunSpec& r : full) {
@@ -92,6 +96,11 @@ TEST_CASE("chronos study: quick, full and paper-scale grids") {
   const std::vector<ChronosRunSpec> paper =
       chronos_study_grid({.paper_scale = true, .heads = {"linear", "fourier-550"}, .seeds = {1}, .device = "cuda"});
   REQUIRE(paper.size() == 2);
+  // Its default heads are Table 8's (N up to 550 of the paper's 4096 tokens).
+  const std::vector<ChronosRunSpec> paper_rows = chronos_study_grid({.paper_scale = true, .seeds = {1}});
+  REQUIRE(paper_rows.size() == 7);
+  CHECK(chronos_run_label(paper_rows[6]) == "fourier-550-uniform mini seed=1");
+  CHECK_FALSE(paper_rows[6].task_config.contains("n_tokens"));  // the task's 4096
   CHECK(paper[1].task_config.at("d_model") == 384);
   CHECK(paper[1].task_config.at("context_length") == 512);
   CHECK(paper[1].task_config.at("horizon") == 64);

@@ -35,14 +35,15 @@ StudySpec chronos_study() {
   s.name = "chronos";
   s.description =
       "Fourier head (Gillman et al. 2025, section 6, Appendix D.2, Tables 3 and 8, Figures 17 and 19): Chronos T5 "
-      "forecaster on generated KernelSynth + TSMixup series, linear vs Fourier heads over 4094 value bins";
+      "forecaster on generated KernelSynth + TSMixup series, linear vs Fourier heads over value bins (4094; 1022 in "
+      "the full mode)";
   s.modes =
       "quick: seeds 1-3, a 1 + 1 layer d 32 T5 over 32 points of context, horizon 8, 3000 steps, linear vs "
-      "Fourier-64: 6 runs, about 12 min on 2 cores; full: the d 64 2 + 2 layer T5 over 64 points, 12000 steps on 20k "
-      "series, Table 8's rows (linear, Fourier-64/128/256/550, Fourier-550 without regularisation and with uniform "
-      "bins) on seeds 1-3 and Figure 19's sizes d32 and d128 (linear, Fourier-550): 33 runs, hours; --set "
-      "paper_scale=true: t5-efficient-mini (20M), context 512, horizon 64, 200k steps of batch 256 (with --set "
-      "device=cuda on a GPU)";
+      "Fourier-64: 6 runs, about 12 min on 2 cores; full: the d 64 2 + 2 layer T5 over 64 points, 1024 tokens, 12000 steps on "
+      "40k series, Table 8's rows at the N that 1024 bins allow (linear, Fourier-64/128/256, Fourier-256 without "
+      "regularisation and with uniform bins) on seeds 1-3 and Figure 19's sizes d32 and d128 (linear, Fourier-256): "
+      "30 runs, hours; --set paper_scale=true: t5-efficient-mini (20M), context 512, horizon 64, 4096 tokens, "
+      "Fourier-64..550, 200k steps of batch 256 (with --set device=cuda on a GPU)";
   // heads: Table 8 row names ([]: the mode's); sizes: Figure 19's other sizes (d32, d64, d128,
   // mini; []: the mode's); task: chronos keys merged into every run (--set 'task={"trainer":{"steps":100}}').
   s.options = {{"heads", Json::array()}, {"sizes", Json::array()}, {"sweep_seeds", Json::array()},
