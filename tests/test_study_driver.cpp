@@ -285,6 +285,25 @@ TEST_CASE("study driver: a run stopped mid-training resumes from its work direct
   REQUIRE(fs::exists(dir / "in_progress"));
   const fs::path work = fs::directory_iterator(dir / "in_progress")->path();
   CHECK(optim::read_checkpoint_info((work / "checkpoint_last.safetensors").string()).step == 5);
+  {  // --status shows the run in flight and runs nothing
+    char* buffer = nullptr;
+    size_t size = 0;
+    std::FILE* log = open_memstream(&buffer, &size);
+    g_first_eval = -1;
+    const StudyOutcome status = run_study(spec, {.status = dir.string()}, log);
+    std::fclose(log);
+    const std::string text(buffer, size);
+    std::free(buffer);
+    CHECK(status.done == 0);
+    CHECK(status.total == 1);
+    CHECK(g_first_eval.load() == -1);
+    INFO(text);
+    CHECK(text.find("0 of 1 runs recorded") != std::string::npos);
+    CHECK(text.find("in progress  seed=7 | checkpoint at step 5") != std::string::npos);
+    CHECK(text.find("checkpoint at step 5 of 12") != std::string::npos);
+    CHECK(text.find("metrics to step 5") != std::string::npos);
+    CHECK(text.find("--resume") != std::string::npos);
+  }
 
   g_stop_at_step = -1;
   run_study(spec, {.jobs = 1, .seeds = {7}, .out = dir.string()}, nullptr);

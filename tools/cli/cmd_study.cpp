@@ -22,7 +22,7 @@ int run_study_command() {
   for (const auto& [name, cmd] : study_cmds)
     if (cmd->parsed()) {
       studies::StudyOutcome out = studies::run_study(studies::find_study(name), args);
-      return out.interrupted ? 130 : 0;
+      return out.interrupted && args.status.empty() ? 130 : 0;
     }
   throw_error("study", "name a study (harmonic study --list shows them)");
 }
@@ -30,7 +30,8 @@ int run_study_command() {
 Registration reg{
     {"study",
      [](CLI::App& app) {
-       auto* study = app.add_subcommand("study", "Reproduce a paper's study (a grid of training runs, then its report)");
+       auto* study =
+           app.add_subcommand("study", "Reproduce a paper's study (a grid of training runs, then its report)");
        study->add_flag("--list", list, "list the studies, their modes and options");
        for (const studies::StudySpec& s : studies::all_studies()) {
          auto* cmd = study->add_subcommand(s.name, s.description);
@@ -39,9 +40,13 @@ Registration reg{
          cmd->add_option("--jobs", args.jobs, "parallel runs (default: hardware threads)");
          cmd->add_option("--seeds", args.seeds, "seeds (default: the mode's)")->delimiter(',');
          cmd->add_option("--set", args.sets, fmt::format("study option key=value (options: {})", s.options.dump()));
-         cmd->add_option("--out", args.out, fmt::format("output directory (default runs/{0} or runs/{0}-quick)", s.name));
+         cmd->add_option("--out", args.out,
+                         fmt::format("output directory (default runs/{0} or runs/{0}-quick)", s.name));
          cmd->add_option("--resume", args.resume, "finish the interrupted study in this directory");
          cmd->add_option("--from", args.from, "rebuild the report from this study directory without training");
+         cmd->add_option("--status", args.status,
+                         "show the runs recorded, in flight (their checkpoint and step) and left in this study "
+                         "directory; runs nothing");
          cmd->add_flag("--force", args.force, "start over in an output directory that holds an earlier study");
          study_cmds.emplace_back(s.name, cmd);
        }

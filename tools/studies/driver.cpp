@@ -16,6 +16,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/file_read.h"
+#include "optim/checkpoint.h"
 #include "tools/report/format.h"
 #include "tools/train/config.h"
 #include "tools/train/run_pool.h"
@@ -204,6 +205,60 @@ std::string prepare_work_dir(const std::string& dir, const StudyRun& run) {
   return work.string();
 }
 
+// --status: what is recorded, what is in flight (its work directory's checkpoint and last
+// metrics line) and what is left, without running anything.
+StudyOutcome print_status(const StudySpec& spec, const std::string& dir, std::FILE* log) {
+  Settings settings = Settings::read((fs::path(dir) / kSettings).string());
+  check(settings.study == spec.name, "study", "'{}' holds study '{}', not '{}'", dir, settings.study, spec.name);
+  settings.context.options = with_new_option_defaults(spec.options, settings.context.options);
+  const std::vector<StudyRun> grid = make_grid(spec, settings.context, (fs::path(dir) / kSettings).string());
+  const std::string results = (fs::path(dir) / kResults).string();
+  const std::vector<RunRecord> done = in_grid_order(grid, read_results(results), results);
+  const StudyInfo info = info_of(settings, spec.name);
+  StudyOutcome out{.dir = dir, .done = done.size(), .total = grid.size(), .interrupted = done.size() < grid.size()};
+  if (!log) return out;
+  fmt::print(log, "{} study ({}) in {}: {} of {} runs recorded, {} of wall time over {} session(s)\n", spec.name,
+             settings.context.quick ? "quick" : "full", dir, done.size(), grid.size(),
+             report::format_duration(info.wall_seconds), settings.sessions.size());
+  std::set<std::string> recorded;
+  for (const RunRecord& r : done) {
+    recorded.insert(r.label);
+    fmt::print(log, "  done         {} |{} | {}\n", r.label, spec.describe ? spec.describe(r) : "",
+               report::format_duration(r.seconds));
+  }
+  size_t waiting = 0;
+  for (const StudyRun& run : grid) {
+    if (recorded.count(run.label)) continue;
+    const fs::path work = work_dir_of(dir, run.label), checkpoint = work / "checkpoint_last.safetensors";
+    if (!fs::exists(checkpoint)) {
+      ++waiting;
+      continue;
+    }
+    std::string where = fmt::format("checkpoint at step {}", optim::read_checkpoint_info(checkpoint.string()).step);
+    try {
+      std::ifstream config_file(work / "config.json");
+      if (const int64_t steps = Json::parse(config_file).at("trainer").value("steps", int64_t{0}); steps > 0)
+        where += fmt::format(" of {}", steps);
+    } catch (const Json::exception&) {  // written by the trainer; a torn one only loses the total
+    }
+    std::error_code ec;
+    const auto age = fs::file_time_type::clock::now() - fs::last_write_time(checkpoint, ec);
+    if (!ec) where += fmt::format(" ({} ago)", report::format_duration(std::chrono::duration<double>(age).count()));
+    std::string last;  // the last metrics line (logged every trainer.log_every steps)
+    std::ifstream metrics(work / "metrics.jsonl");
+    for (std::string line; std::getline(metrics, line);)
+      if (!line.empty()) last = line;
+    try {
+      where += fmt::format(", metrics to step {}", Json::parse(last).at("step").get<int64_t>());
+    } catch (const Json::exception&) {  // no line yet, or a torn one of a killed run
+    }
+    fmt::print(log, "  in progress  {} | {}\n", run.label, where);
+  }
+  if (waiting) fmt::print(log, "  to run       {} run(s)\n", waiting);
+  if (out.interrupted) fmt::print(log, "continue with: harmonic study {} --resume {}\n", spec.name, dir);
+  return out;
+}
+
 }  // namespace
 
 Json record_json(const RunRecord& r) {
@@ -231,6 +286,7 @@ std::vector<RunRecord> read_results(const std::string& path) {
 }
 
 StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* log) {
+  if (!args.status.empty()) return print_status(spec, args.status, log);
   if (!args.from.empty()) return report_only(spec, args, log);
   check(args.jobs >= 0, "study", "--jobs must be >= 1 (0: all hardware threads), got {}", args.jobs);
 
@@ -329,6 +385,9 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
                            [&](size_t k, const train::PoolProgress& p) {
                              const RunRecord& r = fresh[k];
                              append_line_durable(results_path, record_json(r).dump());
+                             // The session's wall time so far: a killed session keeps it too.
+                             settings.sessions.back()["wall_seconds"] = seconds_since(start);
+                             write_file_atomic((fs::path(dir) / kSettings).string(), settings.to_json().dump(2) + "\n");
                              std::error_code ignored;  // recorded: its checkpoints are no longer needed
                              fs::remove_all(work_dir_of(dir, r.label), ignored);
                              ++recorded;

@@ -24,6 +24,7 @@ struct StudyArgs {
   std::string out;                // default runs/<name> or runs/<name>-quick
   std::string resume;             // finish the interrupted study in this directory
   std::string from;               // rebuild the report from this directory (or its results.jsonl)
+  std::string status;             // print what is done, in flight and left in this directory; run nothing
   bool force = false;             // start over where an earlier study with other settings is
 };
 
