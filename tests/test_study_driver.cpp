@@ -68,7 +68,7 @@ StudySpec fake_study() {
 
 const StudyRegistration registration{fake_study()};
 
-std::atomic<int64_t> g_stop_at_step{-1};  // request a stop when a run evaluates this step
+std::atomic<int64_t> g_stop_at_step{-1};  // request a stop when a run finishes this step
 std::atomic<int64_t> g_first_eval{-1};    // the first step evaluated by the last run started
 
 // One small spirals run per seed, checkpointing in its work directory (StudyFit): its result
@@ -97,9 +97,19 @@ StudySpec checkpointed_study() {
     trainer.on_eval = [&](int64_t step, const Json& m) {
       if (g_first_eval.load() < 0) g_first_eval = step;
       record_eval(result, step, m, {"val_loss"});
-      if (step == g_stop_at_step.load()) train::request_stop();
     };
     StudyFit fit(trainer, result);
+    // The mean training loss between evaluations, its running sum kept in fit.state (as the FRU
+    // and FourierFormer runs do): a stop between evaluations must not lose it.
+    if (!fit.resumed()) fit.state = {{"loss_sum", 0.0}};
+    fit.on_step = [&](const train::StepRecord& r) {
+      fit.state["loss_sum"] = fit.state["loss_sum"].get<double>() + r.loss;
+      if (r.step % 5 == 0 || r.step == 12) {
+        result["train_loss"].push_back(fit.state["loss_sum"]);
+        fit.state["loss_sum"] = 0.0;
+      }
+      if (r.step == g_stop_at_step.load()) train::request_stop();
+    };
     fit.fit("items_per_second");
     return result;
   };
@@ -278,13 +288,13 @@ TEST_CASE("study driver: a run stopped mid-training resumes from its work direct
   CHECK(want[0].result.at("steps") == 12);
   CHECK_FALSE(fs::exists(reference / "in_progress"));
 
-  g_stop_at_step = 5;  // Ctrl-C while the run is at step 5 of 12
+  g_stop_at_step = 7;  // Ctrl-C while the run is at step 7 of 12, between evaluations
   StudyOutcome cut = run_study(spec, {.jobs = 1, .seeds = {7}, .out = dir.string()}, nullptr);
   CHECK(cut.interrupted);
   CHECK(cut.done == 0);
   REQUIRE(fs::exists(dir / "in_progress"));
   const fs::path work = fs::directory_iterator(dir / "in_progress")->path();
-  CHECK(optim::read_checkpoint_info((work / "checkpoint_last.safetensors").string()).step == 5);
+  CHECK(optim::read_checkpoint_info((work / "checkpoint_last.safetensors").string()).step == 7);
   {  // --status shows the run in flight and runs nothing
     char* buffer = nullptr;
     size_t size = 0;
@@ -299,18 +309,19 @@ TEST_CASE("study driver: a run stopped mid-training resumes from its work direct
     CHECK(g_first_eval.load() == -1);
     INFO(text);
     CHECK(text.find("0 of 1 runs recorded") != std::string::npos);
-    CHECK(text.find("in progress  seed=7 | checkpoint at step 5") != std::string::npos);
-    CHECK(text.find("checkpoint at step 5 of 12") != std::string::npos);
-    CHECK(text.find("metrics to step 5") != std::string::npos);
+    CHECK(text.find("in progress  seed=7 | checkpoint at step 7 of 12") != std::string::npos);
+    CHECK(text.find("metrics to step 6") != std::string::npos);  // logged every 3 steps
     CHECK(text.find("--resume") != std::string::npos);
   }
 
   g_stop_at_step = -1;
   run_study(spec, {.jobs = 1, .seeds = {7}, .out = dir.string()}, nullptr);
-  CHECK(g_first_eval.load() == 10);  // continued after step 5 (evaluations every 5 steps), not from step 0
+  CHECK(g_first_eval.load() == 10);  // continued after step 7 (evaluations every 5 steps), not from step 0
   const std::vector<RunRecord> got = read_results((dir / "results.jsonl").string());
   REQUIRE(got.size() == 1);
   CHECK(got[0].result.at("curve") == want[0].result.at("curve"));
+  REQUIRE(want[0].result.at("train_loss").size() == 3);
+  CHECK(got[0].result.at("train_loss") == want[0].result.at("train_loss"));
   CHECK(got[0].result.at("steps") == 12);
   CHECK_FALSE(fs::exists(dir / "in_progress"));  // removed once recorded
 

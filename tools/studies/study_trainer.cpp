@@ -11,25 +11,39 @@ void StudyFit::configure(Json& config, const std::string& work_dir) {
 }
 
 StudyFit::StudyFit(train::Trainer& trainer, Json& result) : trainer_(trainer), result_(result) {
-  trainer_.on_step = [this](const train::StepRecord& r) { items_ += static_cast<double>(r.items); };
-  trainer_.checkpoint_state = [this] { return Json{{"result", result_}, {"items", items_}}; };
+  trainer_.on_step = [this](const train::StepRecord& r) {
+    items_ += static_cast<double>(r.items);
+    if (on_step) on_step(r);
+  };
+  trainer_.checkpoint_state = [this] { return Json{{"result", result_}, {"state", state}, {"items", items_}}; };
   if (trainer_.out_dir().empty() || !std::filesystem::exists(trainer_.checkpoint_path())) return;
-  const Json state = trainer_.resume(trainer_.checkpoint_path());
-  check(state.is_object() && state.contains("result") && state.contains("items") && state["items"].is_number(), "study",
-        "'{}' holds no study run's state (its \"caller_state\" is {}): delete the directory to start the run "
-        "over",
-        trainer_.checkpoint_path(), state.dump());
-  result_ = state["result"];
-  items_ = state["items"].get<double>();
+  const Json saved = trainer_.resume(trainer_.checkpoint_path());
+  check(saved.is_object() && saved.contains("result") && saved.contains("state") && saved.contains("items") &&
+            saved["items"].is_number(),
+        "study",
+        "'{}' holds no study run's state (its \"caller_state\" is {}): delete the directory to start the run over",
+        trainer_.checkpoint_path(), saved.dump());
+  result_ = saved["result"];
+  state = saved["state"];
+  items_ = saved["items"].get<double>();
   resumed_ = true;
 }
 
 void StudyFit::fit(const char* rate_key, double units_per_item) {
-  fit_or_interrupt(trainer_);
+  try {
+    fit_or_interrupt(trainer_);
+  } catch (const train::NonFiniteLoss&) {
+    record_speed(rate_key, units_per_item);
+    throw;
+  }
+  record_speed(rate_key, units_per_item);
+}
+
+void StudyFit::record_speed(const char* rate_key, double units_per_item) {
   const double seconds = trainer_.elapsed_seconds();
   result_["steps"] = trainer_.step();
   result_["train_seconds"] = seconds;
-  result_[rate_key] = seconds > 0 ? units_per_item * items_ / seconds : 0.0;
+  if (rate_key) result_[rate_key] = seconds > 0 ? units_per_item * items_ / seconds : 0.0;
 }
 
 }  // namespace hm::studies

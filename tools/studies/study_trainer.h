@@ -3,6 +3,7 @@
 // runs it again on --resume; with a work directory, checkpoint mid-run so that it continues
 // from where it stopped (StudyFit).
 #pragma once
+#include <functional>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -53,30 +54,38 @@ inline constexpr double kStudyCheckpointSeconds = 300;
 
 // A study run's fit that survives the study being stopped. With a work directory (StudyRun::
 // work_dir, given to the Trainer as its out_dir) the trainer checkpoints there every
-// kStudyCheckpointSeconds and on Ctrl-C, with the run's result so far (its evaluation curve)
-// and item count; the run started again in the same directory resumes from that checkpoint and
-// ends with the result an unstopped run gives. Without one ("") it trains from step 0.
+// kStudyCheckpointSeconds and on Ctrl-C, with the run's result so far (its evaluation curve),
+// the caller's running state and the item count; the run started again in the same directory
+// resumes from that checkpoint and ends with the result an unstopped run gives. Without one
+// ("") it trains from step 0.
 //
 //   StudyFit::configure(config, run.work_dir);             // before the Trainer is built
 //   train::Trainer trainer(*task, name, config, run.work_dir);
 //   trainer.on_eval = ...;                                  // writes into result
-//   StudyFit fit(trainer, result);                          // resumes trainer and result
+//   StudyFit fit(trainer, result);                          // resumes trainer, result and state
+//   fit.on_step = ...;                                      // keeps running sums in fit.state
 //   if (!fit.resumed()) ...;                                // e.g. evaluate the untrained model
 //   fit.fit("clips_per_second");
 class StudyFit {
  public:
   // Sets config["trainer"]["checkpoint_seconds"] (0 without a work directory).
   static void configure(Json& config, const std::string& work_dir);
-  // Sets the trainer's on_step (counts items) and checkpoint_state, then restores the trainer
-  // and result from the work directory's checkpoint when there is one.
+  // Sets the trainer's on_step (counts items, then calls on_step) and checkpoint_state, then
+  // restores the trainer, result and state from the work directory's checkpoint when there is one.
   StudyFit(train::Trainer& trainer, Json& result);
   bool resumed() const { return resumed_; }
   // Trains to the end (train::RunInterrupted when stopped) and sets result["steps"],
-  // result["train_seconds"] (across resumes) and result[rate_key] = units_per_item * items /
-  // train_seconds.
-  void fit(const char* rate_key, double units_per_item = 1);
+  // result["train_seconds"] (across resumes) and, with a rate_key, result[rate_key] =
+  // units_per_item * items / train_seconds. A diverged run (train::NonFiniteLoss, rethrown)
+  // gets them too, up to its last finished step.
+  void fit(const char* rate_key = nullptr, double units_per_item = 1);
+
+  std::function<void(const train::StepRecord&)> on_step;  // after each step's item count
+  Json state = Json::object();  // the caller's running sums between evaluations (saved, restored)
 
  private:
+  void record_speed(const char* rate_key, double units_per_item);
+
   train::Trainer& trainer_;
   Json& result_;
   double items_ = 0;  // examples trained on, across resumes

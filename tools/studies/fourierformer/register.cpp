@@ -61,7 +61,7 @@ StudySpec fourierformer_study() {
       runs.push_back({ff_run_label(r), ff_run_json(r), ff_run_cost(r)});
     return runs;
   };
-  s.run = [](const StudyRun& run) { return run_fourierformer(ff_run_from_json(run.config), run.dir); };
+  s.run = [](const StudyRun& run) { return run_fourierformer(ff_run_from_json(run.config), run.dir, run.work_dir); };
   s.describe = [](const RunRecord& r) {
     const FfRunSpec spec = ff_run_from_json(r.config);
     std::string out;

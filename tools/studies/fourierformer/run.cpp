@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 
@@ -27,7 +26,7 @@ Json nulled(const Json& metrics) {
 
 }  // namespace
 
-Json run_fourierformer(const FfRunSpec& run, const std::string& study_dir) {
+Json run_fourierformer(const FfRunSpec& run, const std::string& study_dir, const std::string& work_dir) {
   const train::TaskSpec& spec = train::find_task(ff_task_name(run.task));
   Json config = train::default_config(spec);
   train::merge_config(config, run.task_config, "study fourierformer");
@@ -39,6 +38,7 @@ Json run_fourierformer(const FfRunSpec& run, const std::string& study_dir) {
   if (run.task == FfTask::Vit) trainer_config["eval_every"] = task->train_loader().num_batches();
   const int64_t eval_every = trainer_config.at("eval_every").get<int64_t>();
   trainer_config["log_every"] = eval_every;
+  StudyFit::configure(config, work_dir);
   // Tokens per example for the LM (each of the block's positions is a prediction), 1 image for the ViT.
   const double per_item = run.task == FfTask::Lm ? config.at("block_size").get<double>() : 1.0;
 
@@ -49,33 +49,31 @@ Json run_fourierformer(const FfRunSpec& run, const std::string& study_dir) {
                  {"diverged", nullptr}};
   auto record = [&](int64_t step, const Json& metrics) { record_eval(result, step, metrics); };
 
-  train::Trainer trainer(*task, spec.name, config, "");
+  train::Trainer trainer(*task, spec.name, config, work_dir);
   quiet_study_trainer(trainer);
-  double loss_sum = 0, items = 0;
-  int64_t loss_count = 0, last_step = 0;
-  trainer.on_step = [&](const train::StepRecord& r) {
-    loss_sum += r.loss, ++loss_count, items += static_cast<double>(r.items) * per_item;
-    last_step = r.step;
-    if (r.step % eval_every != 0) return;
-    result["train_loss"].push_back({{"step", r.step}, {"loss", loss_sum / static_cast<double>(loss_count)}});
-    loss_sum = 0, loss_count = 0;
-  };
   trainer.on_eval = record;
+  StudyFit fit(trainer, result);
+  // The mean training loss of each evaluation interval (the sums survive a resume in fit.state).
+  if (!fit.resumed()) fit.state = {{"loss_sum", 0.0}, {"loss_count", 0}};
+  fit.on_step = [&](const train::StepRecord& r) {
+    Json& sums = fit.state;
+    sums["loss_sum"] = sums["loss_sum"].get<double>() + r.loss;
+    sums["loss_count"] = sums["loss_count"].get<int64_t>() + 1;
+    if (r.step % eval_every != 0) return;
+    result["train_loss"].push_back(
+        {{"step", r.step}, {"loss", sums["loss_sum"].get<double>() / sums["loss_count"].get<double>()}});
+    sums = {{"loss_sum", 0.0}, {"loss_count", 0}};
+  };
 
-  record(0, trainer.evaluate());  // the untrained model
-  const auto t0 = std::chrono::steady_clock::now();
+  if (!fit.resumed()) record(0, trainer.evaluate());  // the untrained model
   try {
-    fit_or_interrupt(trainer);
+    fit.fit("items_per_second", per_item);
   } catch (const train::NonFiniteLoss& e) {
     // The paper's odd powers "do not converge": record where, keep the curve up to there.
     result["diverged"] = {{"step", e.step}, {"loss", fmt::format("{}", e.loss)}};
     result["final"] = nulled(result["curve"].back());
     result["final"].erase("step");
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  result["steps"] = last_step;
-  result["train_seconds"] = seconds;
-  result["items_per_second"] = seconds > 0 ? items / seconds : 0.0;
   // The main language models stay usable: `harmonic sample --checkpoint DIR/models/<name>`.
   if (run.save_model && run.task == FfTask::Lm && result.at("diverged").is_null() && !study_dir.empty()) {
     auto* lm = dynamic_cast<train::KjvLmTask*>(task.get());

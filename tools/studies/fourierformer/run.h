@@ -19,7 +19,8 @@ namespace hm::studies {
 //    "model_dir": "models/<name>", the saved model relative to the study directory (save_model
 //    runs that did not diverge)}
 // `study_dir` is where save_model runs write DIR/models/<ff_model_dir_name(run)>/.
-// Throws train::RunInterrupted when Ctrl-C stopped it.
-Json run_fourierformer(const FfRunSpec& run, const std::string& study_dir);
+// Throws train::RunInterrupted when Ctrl-C stopped it. With a work_dir (StudyRun::work_dir) the run
+// checkpoints there and resumes from it (StudyFit, study_trainer.h).
+Json run_fourierformer(const FfRunSpec& run, const std::string& study_dir, const std::string& work_dir = "");
 
 }  // namespace hm::studies

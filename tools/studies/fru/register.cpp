@@ -43,16 +43,16 @@ StudySpec fru_study() {
   // parts: a subset of ["synthetic", "image", "text"] ([]: all); datasets, models: subsets of
   // their data sets and model keys ([]: all); synthetic / image / text: task
   // keys merged into that part's runs (--set 'synthetic={"size":200,"trainer":{"epochs":1}}').
-  s.options = {{"parts", Json::array()}, {"datasets", Json::array()}, {"models", Json::array()},
-               {"paper_scale", false},   {"device", "cpu"},          {"released_settings", true},
-               {"synthetic", Json::object()}, {"image", Json::object()},     {"text", Json::object()}};
+  s.options = {{"parts", Json::array()},      {"datasets", Json::array()}, {"models", Json::array()},
+               {"paper_scale", false},        {"device", "cpu"},           {"released_settings", true},
+               {"synthetic", Json::object()}, {"image", Json::object()},   {"text", Json::object()}};
   s.grid = [](const StudyContext& c) {
     std::vector<StudyRun> runs;
     for (const FruRunSpec& r : fru_study_grid(plan_of(c)))
       runs.push_back({fru_run_label(r), fru_run_json(r), fru_run_cost(r)});
     return runs;
   };
-  s.run = [](const StudyRun& run) { return run_fru(fru_run_from_json(run.config)); };
+  s.run = [](const StudyRun& run) { return run_fru(fru_run_from_json(run.config), run.work_dir); };
   s.describe = [](const RunRecord& r) {
     const FruRunSpec spec = fru_run_from_json(r.config);
     const std::string metric = fru_metric(spec.part);

@@ -21,16 +21,17 @@ int64_t embedding_params(const nn::Module& model) {
 
 }  // namespace
 
-Json run_fru(const FruRunSpec& run) {
+Json run_fru(const FruRunSpec& run, const std::string& work_dir) {
   const train::TaskSpec& spec = train::find_task(fru_task_name(run.part));
   Json config = train::default_config(spec);
   train::merge_config(config, run.task_config, "study fru");
-  // Evaluate after every epoch (the curves of Figures 3, 4, 6, 7, 8); no files, no checkpoints.
+  // Evaluate after every epoch (the curves of Figures 3, 4, 6, 7, 8).
   std::unique_ptr<train::Task> task = train::build_task(spec, config, Device::parse(run.device));
   const int64_t per_epoch = task->train_loader().num_batches();
   config["trainer"]["accumulate"] = 1;
   config["trainer"]["eval_every"] = per_epoch;
   config["trainer"]["log_every"] = per_epoch;
+  StudyFit::configure(config, work_dir);
 
   const std::string metric = fru_metric(run.part);
   Json result = {{"params", task->model().num_parameters()},
@@ -54,24 +55,28 @@ Json run_fru(const FruRunSpec& run) {
     result["grad_flow"].push_back(std::move(g));
   };
 
-  train::Trainer trainer(*task, spec.name, config, "");
+  train::Trainer trainer(*task, spec.name, config, work_dir);
   quiet_study_trainer(trainer);
-  double loss_sum = 0;
-  int64_t loss_count = 0;
-  trainer.on_step = [&](const train::StepRecord& r) {
-    loss_sum += r.loss, ++loss_count;
+  trainer.on_eval = [&](int64_t step, const Json& metrics) { record_eval(step / per_epoch, metrics); };
+  StudyFit fit(trainer, result);
+  // Each epoch's mean training loss (the running sums survive a resume in fit.state).
+  if (!fit.resumed()) fit.state = {{"loss_sum", 0.0}, {"loss_count", 0}};
+  fit.on_step = [&](const train::StepRecord& r) {
+    Json& sums = fit.state;
+    sums["loss_sum"] = sums["loss_sum"].get<double>() + r.loss;
+    sums["loss_count"] = sums["loss_count"].get<int64_t>() + 1;
     if (r.step % per_epoch != 0) return;
-    result["train_loss"].push_back(loss_sum / static_cast<double>(loss_count));
-    loss_sum = 0, loss_count = 0;
+    result["train_loss"].push_back(sums["loss_sum"].get<double>() / sums["loss_count"].get<double>());
+    sums = {{"loss_sum", 0.0}, {"loss_count", 0}};
     measure_grads(r.step / per_epoch);
   };
-  trainer.on_eval = [&](int64_t step, const Json& metrics) { record_eval(step / per_epoch, metrics); };
 
-  record_eval(0, trainer.evaluate());  // the untrained model
-  measure_grads(0);
-  const train::FitResult fit = fit_or_interrupt(trainer);
-  result["steps"] = fit.step;
-  result["epochs"] = fit.step / per_epoch;
+  if (!fit.resumed()) {
+    record_eval(0, trainer.evaluate());  // the untrained model
+    measure_grads(0);
+  }
+  fit.fit();
+  result["epochs"] = trainer.step() / per_epoch;
   return result;
 }
 

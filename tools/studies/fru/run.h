@@ -16,7 +16,8 @@ namespace hm::studies {
 //    "train_loss": [mean over epoch 1, 2, ...],
 //    "final": the last evaluation's metrics,
 //    "grad_flow": [{"epoch": e, ...train::to_json(GradOverTime)}, ...] (Figure 5 runs only)}
-// Throws train::RunInterrupted when Ctrl-C stopped it.
-Json run_fru(const FruRunSpec& run);
+// Throws train::RunInterrupted when Ctrl-C stopped it. With a work_dir (StudyRun::work_dir) the run
+// checkpoints there and resumes from it (StudyFit, study_trainer.h).
+Json run_fru(const FruRunSpec& run, const std::string& work_dir = "");
 
 }  // namespace hm::studies

@@ -38,14 +38,10 @@ StudySpec rng_lm_study() {
       "pretrained 50k steps of batch 64 (a GPU's job: --set device=cuda)";
   // samples: per distribution (0: the mode's); long_epochs: the longer rows (-1: the mode's, 0:
   // none); pretrain / finetune: kjv-lm / rng-lm keys over the mode's.
-  s.options = {{"samples", 0},
-               {"long_epochs", -1},
-               {"pretrain", Json::object()},
-               {"finetune", Json::object()},
-               {"paper_scale", false},
-               {"device", "cpu"}};
+  s.options = {{"samples", 0},         {"long_epochs", -1}, {"pretrain", Json::object()}, {"finetune", Json::object()},
+               {"paper_scale", false}, {"device", "cpu"}};
   s.grid = [](const StudyContext& c) { return rng_study_grid(plan_of(c)); };
-  s.run = [](const StudyRun& run) { return run_rng_lm(run.config, run.dir); };
+  s.run = [](const StudyRun& run) { return run_rng_lm(run.config, run.dir, run.work_dir); };
   s.describe = [](const RunRecord& r) {
     return fmt::format(" tvd {:.3f} (L1 {:.3f}) unique {:.1f} invalid {:.1f}", r.result.at("tvd_paper").get<double>(),
                        r.result.at("tvd_l1").get<double>(), r.result.at("unique").get<double>(),

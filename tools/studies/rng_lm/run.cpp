@@ -9,8 +9,8 @@
 #include <fstream>
 #include <random>
 
-#include "core/error.h"
 #include "core/atomic_file.h"
+#include "core/error.h"
 #include "tools/studies/study_trainer.h"
 #include "tools/tasks/kjv_lm.h"
 #include "tools/tasks/language_model.h"
@@ -90,7 +90,7 @@ std::string ensure_rng_base_model(const std::string& study_dir, const Json& pret
   return dir;
 }
 
-Json run_rng_lm(const Json& config, const std::string& study_dir) {
+Json run_rng_lm(const Json& config, const std::string& study_dir, const std::string& work_dir) {
   const std::string model = config.at("model").get<std::string>();
   const auto seed = config.at("seed").get<uint64_t>();
   const int64_t samples = config.at("samples").get<int64_t>();
@@ -110,18 +110,16 @@ Json run_rng_lm(const Json& config, const std::string& study_dir) {
     ft["head"] = model.starts_with("fourier") ? "fourier" : "token";
     ft["trainer"]["epochs"] = config.at("epochs");
     task = std::make_unique<train::RngLmTask>(ft, device);
-    train::Trainer trainer(*task, train::kRngLmTask, ft, "");
+    StudyFit::configure(ft, work_dir);
+    train::Trainer trainer(*task, train::kRngLmTask, ft, work_dir);
     quiet_study_trainer(trainer);
-    const auto t0 = std::chrono::steady_clock::now();
-    const train::Json before = task->evaluate();
-    const train::FitResult fit = fit_or_interrupt(trainer);
-    const train::Json after = task->evaluate();
-    result["train"] = {{"epochs", config.at("epochs")},
-                       {"steps", fit.step},
-                       {"seconds", seconds_since(t0)},
-                       {"trainable_parameters", task->trainable_parameters()},
-                       {"loss_before", before.at("train_loss")},
-                       {"loss_after", after.at("train_loss")}};
+    Json fine_tuning = {{"epochs", config.at("epochs")}, {"trainable_parameters", task->trainable_parameters()}};
+    StudyFit fit(trainer, fine_tuning);
+    if (!fit.resumed()) fine_tuning["loss_before"] = task->evaluate().at("train_loss");
+    fit.fit();
+    fine_tuning["loss_after"] = task->evaluate().at("train_loss");
+    fine_tuning["seconds"] = fine_tuning.at("train_seconds");
+    result["train"] = fine_tuning;
   }
   models::GPT& gpt = task ? task->gpt() : *base.gpt;
   const data::Tokenizer& tok = task ? task->tokenizer() : *base.tokenizer;
@@ -141,8 +139,10 @@ Json run_rng_lm(const Json& config, const std::string& study_dir) {
     } else {
       // " X.XX," is at most 7 characters; 8 leave room for one more digit to be refused.
       for (const std::string& text : train::sample_continuations(gpt, tok, prompt, samples, 8, sample_seed)) {
-        if (auto v = train::parse_rng_sample(text)) valid.push_back(*v);
-        else ++bad;
+        if (auto v = train::parse_rng_sample(text))
+          valid.push_back(*v);
+        else
+          ++bad;
       }
     }
     const std::vector<double> truth = train::quantised_gaussian_histogram(dists[d].mu, dists[d].sigma);

@@ -22,7 +22,9 @@ namespace hm::studies {
 std::string ensure_rng_base_model(const std::string& study_dir, const Json& pretrain, Device device = Device::cpu());
 // The run's result: {"model", "seed", "train": {...} or null, "distributions": [{"mu", "sigma",
 // "prompt", "tvd_paper", "tvd_l1", "unique", "invalid", "samples", "histogram", "truth"}],
-// "tvd_paper", "tvd_l1", "unique", "invalid" (means over the four)}.
-Json run_rng_lm(const Json& config, const std::string& study_dir);
+// "tvd_paper", "tvd_l1", "unique", "invalid" (means over the four)}. With a work_dir
+// (StudyRun::work_dir) the fine-tuning checkpoints there and resumes from it (StudyFit,
+// study_trainer.h).
+Json run_rng_lm(const Json& config, const std::string& study_dir, const std::string& work_dir = "");
 
 }  // namespace hm::studies
