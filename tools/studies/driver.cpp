@@ -231,10 +231,18 @@ StudyOutcome print_status(const StudySpec& spec, const std::string& dir, std::FI
     if (recorded.count(run.label)) continue;
     const fs::path work = work_dir_of(dir, run.label), checkpoint = work / "checkpoint_last.safetensors";
     if (!fs::exists(checkpoint)) {
-      ++waiting;
+      if (fs::exists(work / kWorkConfig))
+        fmt::print(log, "  in progress  {} | started, no checkpoint yet\n", run.label);
+      else
+        ++waiting;
       continue;
     }
-    std::string where = fmt::format("checkpoint at step {}", optim::read_checkpoint_info(checkpoint.string()).step);
+    std::string where;
+    try {
+      where = fmt::format("checkpoint at step {}", optim::read_checkpoint_info(checkpoint.string()).step);
+    } catch (const Error& e) {  // being replaced right now, or damaged: the run will say which
+      where = fmt::format("checkpoint unreadable ({})", e.what());
+    }
     try {
       std::ifstream config_file(work / "config.json");
       if (const int64_t steps = Json::parse(config_file).at("trainer").value("steps", int64_t{0}); steps > 0)
