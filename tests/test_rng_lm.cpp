@@ -9,6 +9,7 @@
 #include "data/text.h"
 #include "models/gpt.h"
 #include "tests/helpers.h"
+#include "tools/studies/driver.h"
 #include "tools/studies/rng_lm/plan.h"
 #include "tools/studies/rng_lm/report.h"
 #include "tools/tasks/language_model.h"
@@ -69,7 +70,7 @@ TEST_CASE("rng-lm metrics: TVD (paper L-inf and L1), histograms, unique samples,
   CHECK(tvd_paper(p, p) == 0.0);
   q.assign(20, 0.0);
   q[0] = 1.0;
-  CHECK(tvd_l1(p, q) == doctest::Approx(1.0));      // disjoint supports
+  CHECK(tvd_l1(p, q) == doctest::Approx(1.0));  // disjoint supports
   CHECK(tvd_paper(p, q) == doctest::Approx(0.5));
   CHECK(throws_with([&] { tvd_l1(p, std::vector<double>(19, 0.0)); }, {"[tvd_l1]", "20 and 19"}));
 
@@ -112,8 +113,8 @@ std::string save_tiny_char_model(const std::string& dir) {
   auto tok = std::make_shared<data::CharTokenizer>(data::CharTokenizer::fit(
       "The following is a list of normally distributed random numbers in the interval [-1, 1] with mean and std: "
       "0123456789.,"));
-  models::GPTConfig c{.vocab_size = tok->vocab_size(), .block_size = 160, .n_layer = 1, .n_head = 2, .n_embd = 32,
-                      .dropout = 0.0};
+  models::GPTConfig c{
+      .vocab_size = tok->vocab_size(), .block_size = 160, .n_layer = 1, .n_head = 2, .n_embd = 32, .dropout = 0.0};
   Generator gen(3);
   models::GPT gpt(c, &gen);
   save_language_model(dir, gpt, *tok);
@@ -198,7 +199,7 @@ TEST_CASE("rng-lm study: the grid, groups over seeds, claims seed by seed") {
   CHECK(runs[3].config.at("epochs") == 48);
   CHECK(runs[0].config.at("pretrain").at("tokenizer") == "char");
   CHECK(runs[0].config.at("pretrain") == runs[7].config.at("pretrain"));  // one base model per study
-  CHECK_FALSE(runs[0].config.contains("device"));  // CPU configs as recorded before the option
+  CHECK_FALSE(runs[0].config.contains("device"));                         // CPU configs as recorded before the option
   plan.long_epochs = 0;
   plan.seeds = {4, 5};
   CHECK(studies::rng_study_grid(plan).size() == 2 * 3);
@@ -233,8 +234,8 @@ TEST_CASE("rng-lm study: the grid, groups over seeds, claims seed by seed") {
                                {"train", nullptr}},
                               1.0};
   };
-  const std::vector<studies::RunRecord> records = {record("base", 1, 0.4, 5),    record("base", 2, 0.4, 5),
-                                                   record("token", 1, 0.2, 10),  record("token", 2, 0.1, 10),
+  const std::vector<studies::RunRecord> records = {record("base", 1, 0.4, 5),     record("base", 2, 0.4, 5),
+                                                   record("token", 1, 0.2, 10),   record("token", 2, 0.1, 10),
                                                    record("fourier", 1, 0.1, 30), record("fourier", 2, 0.3, 30)};
   const auto groups = studies::rng_groups_of(records);
   REQUIRE(groups.size() == 3);
@@ -248,4 +249,23 @@ TEST_CASE("rng-lm study: the grid, groups over seeds, claims seed by seed") {
   CHECK(claims[0].seeds_holding == 1);
   CHECK(claims[1].holds);  // unique 30 > 10
   CHECK(claims[6].holds);  // token < base
+}
+
+// A new trainer option once entered every recorded run config (the whole trainer section is in
+// it) and the recorded study no longer resumed or reported ("was recorded with config ...").
+TEST_CASE("rng-lm study: the committed full run's records still match today's full grid") {
+  const std::vector<studies::RunRecord> records =
+      studies::read_results(HARMONIC_SOURCE_DIR "/tools/studies/rng_lm/full_run/results.jsonl");
+  REQUIRE(records.size() == 50);
+  const studies::StudySpec& spec = studies::find_study("rng-lm");
+  const std::vector<studies::StudyRun> grid = spec.grid({.quick = false, .seeds = {}, .options = spec.options});
+  size_t matched = 0;
+  for (const studies::RunRecord& r : records)
+    for (const studies::StudyRun& run : grid)
+      if (run.label == r.label) {
+        INFO(r.label);
+        CHECK(run.config == r.config);
+        ++matched;
+      }
+  CHECK(matched == records.size());
 }

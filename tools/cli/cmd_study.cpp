@@ -46,7 +46,9 @@ Registration reg{
          cmd->add_option("--from", args.from, "rebuild the report from this study directory without training");
          cmd->add_option("--status", args.status,
                          "show the runs recorded, in flight (their checkpoint and step) and left in this study "
-                         "directory; runs nothing");
+                         "directory (default: --out's, or runs/NAME[-quick] with --quick); runs nothing")
+             ->expected(0, 1)
+             ->default_str(studies::kStatusDefaultDir);
          cmd->add_flag("--force", args.force, "start over in an output directory that holds an earlier study");
          study_cmds.emplace_back(s.name, cmd);
        }

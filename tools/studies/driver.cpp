@@ -294,7 +294,12 @@ std::vector<RunRecord> read_results(const std::string& path) {
 }
 
 StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* log) {
-  if (!args.status.empty()) return print_status(spec, args.status, log);
+  if (!args.status.empty())
+    return print_status(spec,
+                        args.status != kStatusDefaultDir ? args.status
+                        : args.out.empty()               ? default_dir(spec, args.quick)
+                                                         : args.out,
+                        log);
   if (!args.from.empty()) return report_only(spec, args, log);
   check(args.jobs >= 0, "study", "--jobs must be >= 1 (0: all hardware threads), got {}", args.jobs);
 

@@ -16,6 +16,9 @@
 
 namespace hm::studies {
 
+// `--status` without a directory: the study's directory as --out and --quick name it.
+inline constexpr const char* kStatusDefaultDir = "(default)";
+
 struct StudyArgs {
   bool quick = false;
   int jobs = 0;                   // 0: the hardware threads
@@ -25,6 +28,7 @@ struct StudyArgs {
   std::string resume;             // finish the interrupted study in this directory
   std::string from;               // rebuild the report from this directory (or its results.jsonl)
   std::string status;             // print what is done, in flight and left in this directory; run nothing
+                                  // (kStatusDefaultDir: the one --out / --quick name)
   bool force = false;             // start over where an earlier study with other settings is
 };
 

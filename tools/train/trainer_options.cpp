@@ -11,27 +11,31 @@
 namespace hm::train {
 
 Json TrainerOptions::to_json() const {
-  return {{"steps", steps},
-          {"epochs", epochs},
-          {"accumulate", accumulate},
-          {"log_every", log_every},
-          {"eval_every", eval_every},
-          {"checkpoint_every", checkpoint_every},
-          {"checkpoint_seconds", checkpoint_seconds},
-          {"keep_checkpoints", keep_checkpoints},
-          {"clip_grad_norm", clip_grad_norm},
-          {"lr_schedule", lr_schedule},
-          {"warmup_steps", warmup_steps},
-          {"end_lr_factor", end_lr_factor},
-          {"lr_decay", lr_decay},
-          {"lr_decay_every", lr_decay_every},
-          {"monitor", monitor},
-          {"monitor_mode", monitor_mode},
-          {"early_stopping_patience", early_stopping_patience},
-          {"precision", precision},
-          {"ddp_bucket_mb", ddp_bucket_mb},
-          {"ddp_overlap", ddp_overlap},
-          {"dist_timeout", dist_timeout}};
+  Json j = {{"steps", steps},
+            {"epochs", epochs},
+            {"accumulate", accumulate},
+            {"log_every", log_every},
+            {"eval_every", eval_every},
+            {"checkpoint_every", checkpoint_every},
+            {"keep_checkpoints", keep_checkpoints},
+            {"clip_grad_norm", clip_grad_norm},
+            {"lr_schedule", lr_schedule},
+            {"warmup_steps", warmup_steps},
+            {"end_lr_factor", end_lr_factor},
+            {"lr_decay", lr_decay},
+            {"lr_decay_every", lr_decay_every},
+            {"monitor", monitor},
+            {"monitor_mode", monitor_mode},
+            {"early_stopping_patience", early_stopping_patience},
+            {"precision", precision},
+            {"ddp_bucket_mb", ddp_bucket_mb},
+            {"ddp_overlap", ddp_overlap},
+            {"dist_timeout", dist_timeout}};
+  // Keys added after study results were recorded with whole trainer sections in their run
+  // configs (rng-lm, fourier-toy): written only when set, so those configs stay equal and the
+  // recorded studies still resume and report.
+  if (checkpoint_seconds != 0) j["checkpoint_seconds"] = checkpoint_seconds;
+  return j;
 }
 
 TrainerOptions TrainerOptions::from_json(const Json& j) {
