@@ -317,6 +317,8 @@ TEST_CASE("study driver: a run stopped mid-training resumes from its work direct
   g_stop_at_step = -1;
   run_study(spec, {.jobs = 1, .seeds = {7}, .out = dir.string()}, nullptr);
   CHECK(g_first_eval.load() == 10);  // continued after step 7 (evaluations every 5 steps), not from step 0
+  // Nothing was recorded before, yet the first session is kept (its wall time counts).
+  CHECK(Json::parse(read_text(dir / "study.json")).at("sessions").size() == 2);
   const std::vector<RunRecord> got = read_results((dir / "results.jsonl").string());
   REQUIRE(got.size() == 1);
   CHECK(got[0].result.at("curve") == want[0].result.at("curve"));

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -321,22 +322,32 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
     settings.context.seeds = args.seeds;
     settings.context.options = train::resolve_config(spec.options, "", args.sets);
     const fs::path results = fs::path(dir) / kResults, saved = fs::path(dir) / kSettings;
-    if (fs::exists(results) && !read_results(results.string()).empty() && !args.force) {
-      // The same command again continues (or, when complete, only re-reports) the same study;
-      // other settings must not mix with its results.
-      Settings earlier = Settings::read(saved.string());
-      earlier.context.options = with_new_option_defaults(spec.options, earlier.context.options);
-      const bool same = earlier.study == spec.name && earlier.context.quick == settings.context.quick &&
-                        earlier.context.seeds == settings.context.seeds &&
-                        earlier.context.options == settings.context.options;
-      check(same, "study",
-            "'{}' holds results of an earlier study with other settings ({}): finish it with --resume {}, or pass "
-            "--force to start over",
-            dir, earlier.to_json().dump(), dir);
-      settings.sessions = earlier.sessions;
-    } else if (fs::exists(results)) {
-      fs::remove(results);
+    const bool has_results = fs::exists(results) && !read_results(results.string()).empty();
+    // The same command again continues (or, when complete, only re-reports) the same study, its
+    // earlier sessions' wall time included; other settings must not mix with its results, and
+    // start over where none are recorded yet.
+    std::optional<Settings> earlier;
+    if (!args.force && (fs::exists(saved) || has_results)) {
+      try {
+        earlier = Settings::read(saved.string());
+      } catch (const Error&) {
+        if (has_results) throw;  // results without readable settings: refuse, naming the file
+      }
     }
+    bool same = false;
+    if (earlier) {
+      earlier->context.options = with_new_option_defaults(spec.options, earlier->context.options);
+      same = earlier->study == spec.name && earlier->context.quick == settings.context.quick &&
+             earlier->context.seeds == settings.context.seeds && earlier->context.options == settings.context.options;
+    }
+    check(same || !has_results || args.force, "study",
+          "'{}' holds results of an earlier study with other settings ({}): finish it with --resume {}, or pass "
+          "--force to start over",
+          dir, earlier ? earlier->to_json().dump() : "?", dir);
+    if (same)
+      settings.sessions = earlier->sessions;
+    else if (fs::exists(results))
+      fs::remove(results);
     if (args.force) fs::remove_all(fs::path(dir) / kInProgress);  // starting over: no run resumes
   }
   const std::vector<StudyRun> grid =

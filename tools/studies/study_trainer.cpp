@@ -18,13 +18,13 @@ StudyFit::StudyFit(train::Trainer& trainer, Json& result) : trainer_(trainer), r
   trainer_.checkpoint_state = [this] { return Json{{"result", result_}, {"state", state}, {"items", items_}}; };
   if (trainer_.out_dir().empty() || !std::filesystem::exists(trainer_.checkpoint_path())) return;
   const Json saved = trainer_.resume(trainer_.checkpoint_path());
-  check(saved.is_object() && saved.contains("result") && saved.contains("state") && saved.contains("items") &&
-            saved["items"].is_number(),
+  check(saved.is_object() && saved.contains("result") && saved.contains("items") && saved["items"].is_number() &&
+            saved.value("state", Json::object()).is_object(),
         "study",
         "'{}' holds no study run's state (its \"caller_state\" is {}): delete the directory to start the run over",
         trainer_.checkpoint_path(), saved.dump());
   result_ = saved["result"];
-  state = saved["state"];
+  state = saved.value("state", Json::object());  // absent: written before runs kept a state
   items_ = saved["items"].get<double>();
   resumed_ = true;
 }
