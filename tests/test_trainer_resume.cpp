@@ -167,3 +167,22 @@ TEST_CASE("trainer: checkpoint_seconds checkpoints during the run, and the calle
   apply_override(c, "trainer.checkpoint_seconds=-1");
   CHECK(throws_with([&] { Trainer bad(*task, spec.name, c, ""); }, {"trainer.checkpoint_seconds", "-1"}));
 }
+
+TEST_CASE("trainer: a late trainer key is left out of default configs but --set and config files set it") {
+  Json c = small_spirals(2);
+  CHECK_FALSE(c.at("trainer").contains("checkpoint_seconds"));  // recorded study configs stay as they were
+  apply_override(c, "trainer.checkpoint_seconds=60");
+  CHECK(c.at("trainer").at("checkpoint_seconds") == 60.0);
+  Json d = small_spirals(2);
+  merge_config(d, Json{{"trainer", {{"checkpoint_seconds", 30}}}}, "test.json");
+  CHECK(d.at("trainer").at("checkpoint_seconds") == 30.0);
+  CHECK(TrainerOptions::from_json(d.at("trainer")).checkpoint_seconds == 30.0);
+  CHECK(throws_with([&] { apply_override(d, "trainer.checkpoint_second=1"); },
+                    {"unknown key 'trainer.checkpoint_second'"}));
+  CHECK(throws_with(
+      [&] {
+        merge_config(d, Json{{"checkpoint_seconds", 1}}, "x.json");
+      },
+      {"unknown key 'checkpoint_seconds'"}));
+  CHECK(throws_with([&] { apply_override(d, "trainer.checkpoint_seconds=soon"); }, {"checkpoint_seconds", "a number"}));
+}

@@ -6,6 +6,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/file_read.h"
+#include "tools/train/trainer.h"
 
 namespace hm::train {
 namespace {
@@ -44,6 +45,16 @@ Json* find_slot(Json& root, const std::string& key) {
     if (dot == std::string::npos) return cur;
     begin = dot + 1;
   }
+}
+
+// A trainer key that default configs leave out (TrainerOptions::late_keys()), added to the
+// trainer section with its default so that --set and config files can set it; null otherwise.
+Json* late_trainer_key(Json& root, const std::string& key) {
+  if (!key.starts_with("trainer.") || !root.contains("trainer") || !root["trainer"].is_object()) return nullptr;
+  const std::string name = key.substr(8);
+  const Json& late = TrainerOptions::late_keys();
+  if (!late.contains(name)) return nullptr;
+  return &(root["trainer"][name] = late.at(name));
 }
 
 // Checks that `value` may replace `like` (same JSON type; integers may fill floats).
@@ -129,6 +140,7 @@ void apply_override(Json& config, const std::string& assignment) {
   check(eq != std::string::npos && eq > 0, "config", "--set expects key=value, got '{}'", assignment);
   std::string key = assignment.substr(0, eq), text = assignment.substr(eq + 1);
   Json* slot = find_slot(config, key);
+  if (!slot) slot = late_trainer_key(config, key);
   if (!slot) unknown_key(config, key, "--set");
   if (slot->is_object() && !slot->empty()) {
     std::vector<std::string> inner;
@@ -151,7 +163,8 @@ void merge_section(Json& root, Json& slot, const Json& update, const std::string
           "{}: key '{}' holds a dot; in a config file nest it as objects ({{\"trainer\": {{\"epochs\": 1}}}}), dotted "
           "names are for --set",
           source, key);
-    if (!slot.is_object() || !slot.contains(k)) unknown_key(root, key, source);
+    if (!slot.is_object() || !slot.contains(k))
+      if (path != "trainer" || !late_trainer_key(root, key)) unknown_key(root, key, source);
     Json& target = slot[k];
     if (target.is_object() && !target.empty()) {  // a section: merge into it
       if (!value.is_object())

@@ -76,6 +76,10 @@ struct TrainerOptions {
 
   Json to_json() const;
   static TrainerOptions from_json(const Json& j);  // j: the "trainer" section
+  // Keys added after study results were recorded with whole trainer sections in their run
+  // configs, with their defaults: to_json() writes them only when set (so those configs stay
+  // equal and the recorded studies resume and report), --set and config files may still set them.
+  static const Json& late_keys();
 };
 
 // Config keys a resumed run may change (see resume_safe_keys() in trainer_options.cpp).

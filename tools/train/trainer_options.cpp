@@ -31,11 +31,14 @@ Json TrainerOptions::to_json() const {
             {"ddp_bucket_mb", ddp_bucket_mb},
             {"ddp_overlap", ddp_overlap},
             {"dist_timeout", dist_timeout}};
-  // Keys added after study results were recorded with whole trainer sections in their run
-  // configs (rng-lm, fourier-toy): written only when set, so those configs stay equal and the
-  // recorded studies still resume and report.
-  if (checkpoint_seconds != 0) j["checkpoint_seconds"] = checkpoint_seconds;
+  if (checkpoint_seconds != late_keys().at("checkpoint_seconds").get<double>())
+    j["checkpoint_seconds"] = checkpoint_seconds;
   return j;
+}
+
+const Json& TrainerOptions::late_keys() {
+  static const Json keys = {{"checkpoint_seconds", TrainerOptions{}.checkpoint_seconds}};  // rng-lm, fourier-toy
+  return keys;
 }
 
 TrainerOptions TrainerOptions::from_json(const Json& j) {
