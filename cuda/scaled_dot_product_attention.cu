@@ -1,11 +1,18 @@
 // CUDA fused scaled dot-product attention (the formulas of ops/cpu/scaled_dot_product_attention.cpp):
+//   logits:  s_ij = scale q_i . k_j + bias[(b or 0, h or 0, i, j)] when there is an additive
+//            bias (Bb, Hb, Nq, Nk), before the pad/causal masks; a key whose biased logit is
+//            -inf counts as masked (a row of them behaves as a fully masked row).
 //   forward: one thread per query row (b, h, i), one pass over the visible keys with an
 //            online softmax (running max m and sum l in double, the output rescaled when m
 //            grows); writes out and lse = m + log l (-inf: every key masked).
 //   backward: pass 1, one thread per query row: delta_i = dO_i . O_i (into scratch) and
 //            dq_i = sum_j dS_ij k_j; pass 2, one thread per key (b, h, j): dv_j = sum_i
 //            P_ij keep scale dO_i and dk_j = sum_i dS_ij q_i, summed over the query rows in
-//            order (no atomics), P recomputed from lse. dS = P (dP keep - delta) scale.
+//            order (no atomics), P recomputed from lse (bias included). dS = P (dP keep -
+//            delta) scale. Pass 3, only for a bias gradient: one thread per bias element
+//            (bb, hb, i, j), dbias = dS / scale recomputed for each (b, h) the element covers
+//            (every b when Bb = 1, every h when Hb = 1; b outer, h inner) and summed in that
+//            fixed order (no atomics).
 // A simple reference-grade kernel (no shared-memory tiling); deterministic, and equal on the
 // host twin.
 #include <limits>
@@ -20,10 +27,14 @@
 namespace hm::cuda {
 namespace {
 
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
 template <class T>
 struct Geometry {  // sizes and inputs shared by every pass
   const T *q, *k, *v;
   const bool* pad;  // (B, Nk) or null
+  const T* bias;    // (Bb, Hb, Nq, Nk) or null
+  int64_t Bb, Hb;   // the bias's batch and head dims: 1 (shared by every b or h) or B, H
   int64_t H, Nq, Nk, D, Dv;
   double scale;
   bool causal, drop;
@@ -41,13 +52,18 @@ struct Geometry {  // sizes and inputs shared by every pass
     const int64_t e = row % Nq + (Nk - Nq) + 1;
     return e < 0 ? 0 : (e > Nk ? Nk : e);
   }
-  // scale q_row . k_(bh, j)
+  // scale q_row . k_(bh, j) + bias (may be -inf: the bias blocks key j)
   HM_HD double logit(int64_t row, int64_t j) const {
     const int64_t bh = row / Nq;
     const T *qi = q + row * D, *kj = k + (bh * Nk + j) * D;
     double acc = 0.0;
     for (int64_t d = 0; d < D; ++d) acc += static_cast<double>(qi[d]) * static_cast<double>(kj[d]);
-    return acc * scale;
+    acc *= scale;
+    if (bias) {
+      const int64_t b = Bb == 1 ? 0 : bh / H, h = Hb == 1 ? 0 : bh % H;
+      acc += static_cast<double>(bias[((b * Hb + h) * Nq + row % Nq) * Nk + j]);
+    }
+    return acc;
   }
   HM_HD T keep_scale(int64_t row, int64_t j) const {
     if (!drop) return T(1);
@@ -67,6 +83,7 @@ struct ForwardRow {
     for (int64_t j = 0; j < jend; ++j) {
       if (g.blocked(row, j)) continue;
       const double s = g.logit(row, j);
+      if (s == kNegInf) continue;  // blocked by the bias (exp(s - m) would be NaN while m = -inf)
       if (s > m) {
         const double corr = CudaMath::exp(m - s);  // 0 on the first visible key
         l *= corr;
@@ -107,7 +124,9 @@ struct BackwardRow {  // pass 1
     if (l == -std::numeric_limits<T>::infinity()) return;
     for (int64_t j = 0; j < jend; ++j) {
       if (g.blocked(row, j)) continue;
-      const T p = static_cast<T>(CudaMath::exp(g.logit(row, j) - static_cast<double>(l)));
+      const double s = g.logit(row, j);
+      if (s == kNegInf) continue;  // blocked by the bias: P = 0
+      const T p = static_cast<T>(CudaMath::exp(s - static_cast<double>(l)));
       const T* vj = g.v + (bh * g.Nk + j) * Dv;
       T dp = T(0);
       for (int64_t e = 0; e < Dv; ++e) dp += gi[e] * vj[e];
@@ -133,7 +152,9 @@ struct BackwardKey {  // pass 2: one thread per (bh, j)
       const int64_t row = bh * Nq + i;
       const T l = lse[row];
       if (l == -std::numeric_limits<T>::infinity() || g.blocked(row, j)) continue;
-      const T p = static_cast<T>(CudaMath::exp(g.logit(row, j) - static_cast<double>(l)));
+      const double s = g.logit(row, j);
+      if (s == kNegInf) continue;  // blocked by the bias: P = 0
+      const T p = static_cast<T>(CudaMath::exp(s - static_cast<double>(l)));
       const T ks = g.keep_scale(row, j);
       const T* gi = grad + row * Dv;
       T dp = T(0);
@@ -148,19 +169,59 @@ struct BackwardKey {  // pass 2: one thread per (bh, j)
   }
 };
 
-// The rows/keys kernels below take no additive bias yet: nn::DotProductScore keeps biased
-// attention on the composed path on CUDA, so reaching here with one is a caller's error.
-void check_no_bias(const Tensor& bias, const char* fn) {
-  check(!bias.defined(), fn, "the CUDA kernel takes no additive_bias yet (got {}); use nn::attention",
-        bias.defined() ? bias.desc() : "");
+template <class T>
+struct BackwardBias {  // pass 3: one thread per bias element e = ((bb Hb + hb) Nq + i) Nk + j
+  Geometry<T> g;
+  int64_t B;
+  const T *lse, *grad, *delta;
+  T* dbias;  // (Bb, Hb, Nq, Nk)
+  HM_HD void operator()(int64_t e) const {
+    const int64_t Nq = g.Nq, Nk = g.Nk, H = g.H, Dv = g.Dv;
+    const int64_t j = e % Nk, i = e / Nk % Nq, bb = e / (Nq * Nk) / g.Hb, hb = e / (Nq * Nk) % g.Hb;
+    // The (b, h) this element covers: every b (h) of a shared batch (head) dim, else its own.
+    const int64_t b0 = g.Bb == 1 ? 0 : bb, b1 = g.Bb == 1 ? B : bb + 1;
+    const int64_t h0 = g.Hb == 1 ? 0 : hb, h1 = g.Hb == 1 ? H : hb + 1;
+    T acc = T(0);
+    for (int64_t b = b0; b < b1; ++b)
+      for (int64_t h = h0; h < h1; ++h) {
+        const int64_t bh = b * H + h, row = bh * Nq + i;
+        const T l = lse[row];
+        if (l == -std::numeric_limits<T>::infinity() || g.blocked(row, j)) continue;
+        const double s = g.logit(row, j);
+        if (s == kNegInf) continue;  // blocked by the bias: P = 0
+        const T p = static_cast<T>(CudaMath::exp(s - static_cast<double>(l)));
+        const T *gi = grad + row * Dv, *vj = g.v + (bh * Nk + j) * Dv;
+        T dp = T(0);
+        for (int64_t c = 0; c < Dv; ++c) dp += gi[c] * vj[c];
+        acc += p * (dp * g.keep_scale(row, j) - delta[row]);  // dS / scale, the logit's gradient
+      }
+    dbias[e] = acc;
+  }
+};
+
+// The slot contract the index math relies on: bias (Bb, Hb, Nq, Nk) contiguous in q's dtype and
+// device, Bb in {1, B}, Hb in {1, H}.
+template <Exec E>
+void check_bias(const Tensor& bias, const Tensor& q, const Tensor& k, const char* fn) {
+  if (!bias.defined()) return;
+  kernel_device(E, fn, {&q, &bias});
+  const int64_t B = q.size(0), H = q.size(1);
+  HM_CHECK(bias.dim() == 4 && bias.is_contiguous() && bias.dtype() == q.dtype() &&
+               (bias.size(0) == 1 || bias.size(0) == B) && (bias.size(1) == 1 || bias.size(1) == H) &&
+               bias.size(2) == q.size(2) && bias.size(3) == k.size(2),
+           fn, "bias {} must be contiguous (1 or {}, 1 or {}, {}, {}) in q's dtype, q {}", bias.desc(), B, H, q.size(2),
+           k.size(2), q.desc());
 }
 
 template <class T>
-Geometry<T> geometry(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const SdpaArgs& args) {
+Geometry<T> geometry(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const Tensor& bias,
+                     const SdpaArgs& args) {
   Geometry<T> g;
   g.q = static_cast<const T*>(q.raw_data()), g.k = static_cast<const T*>(k.raw_data());
   g.v = static_cast<const T*>(v.raw_data());
   g.pad = pad.defined() ? static_cast<const bool*>(pad.raw_data()) : nullptr;
+  g.bias = bias.defined() ? static_cast<const T*>(bias.raw_data()) : nullptr;
+  g.Bb = bias.defined() ? bias.size(0) : 1, g.Hb = bias.defined() ? bias.size(1) : 1;
   g.H = q.size(1), g.Nq = q.size(2), g.D = q.size(3), g.Nk = k.size(2), g.Dv = v.size(3);
   g.scale = args.scale;
   g.causal = args.causal;
@@ -174,10 +235,10 @@ Geometry<T> geometry(const Tensor& q, const Tensor& k, const Tensor& v, const Te
 template <Exec E>
 void forward_on(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const Tensor& bias,
                 const SdpaArgs& args, const Tensor& out, const Tensor& lse) {
-  check_no_bias(bias, "scaled_dot_product_attention");
   const int device = kernel_device(E, "scaled_dot_product_attention", {&q, &k, &v, &out, &lse});
+  check_bias<E>(bias, q, k, "scaled_dot_product_attention");
   dispatch_float(q.dtype(), "scaled_dot_product_attention", [&]<class T>() {
-    const Geometry<T> g = geometry<T>(q, k, v, pad, args);
+    const Geometry<T> g = geometry<T>(q, k, v, pad, bias, args);
     for_each_index(E, device, q.size(0) * g.H * g.Nq,
                    ForwardRow<T>{g, static_cast<T*>(out.raw_data()), static_cast<T*>(lse.raw_data())});
   });
@@ -187,12 +248,16 @@ template <Exec E>
 void backward_on(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const Tensor& bias,
                  const Tensor& out, const Tensor& lse, const Tensor& grad, const SdpaArgs& args, const Tensor& dq,
                  const Tensor& dk, const Tensor& dv, const Tensor& dbias) {
-  check_no_bias(bias, "scaled_dot_product_attention_backward");
-  check_no_bias(dbias, "scaled_dot_product_attention_backward");
-  const int device =
-      kernel_device(E, "scaled_dot_product_attention_backward", {&q, &k, &v, &out, &lse, &grad, &dq, &dk, &dv});
-  dispatch_float(q.dtype(), "scaled_dot_product_attention_backward", [&]<class T>() {
-    const Geometry<T> g = geometry<T>(q, k, v, pad, args);
+  constexpr const char* kFn = "scaled_dot_product_attention_backward";
+  const int device = kernel_device(E, kFn, {&q, &k, &v, &out, &lse, &grad, &dq, &dk, &dv});
+  check_bias<E>(bias, q, k, kFn);
+  if (dbias.defined()) {
+    HM_CHECK(bias.defined() && dbias.shape() == bias.shape(), kFn, "dbias {} needs a bias of its shape, got {}",
+             dbias.desc(), bias.defined() ? bias.desc() : "none");
+    check_bias<E>(dbias, q, k, kFn);
+  }
+  dispatch_float(q.dtype(), kFn, [&]<class T>() {
+    const Geometry<T> g = geometry<T>(q, k, v, pad, bias, args);
     const int64_t rows = q.size(0) * g.H * g.Nq, keys = q.size(0) * g.H * g.Nk;
     Tensor delta = Tensor::empty(Shape{rows}, q.dtype(), q.device());
     T* pd = static_cast<T*>(delta.raw_data());
@@ -201,6 +266,9 @@ void backward_on(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor
     for_each_index(E, device, rows, BackwardRow<T>{g, po, pl, pg, pd, static_cast<T*>(dq.raw_data())});
     for_each_index(E, device, keys,
                    BackwardKey<T>{g, pl, pg, pd, static_cast<T*>(dk.raw_data()), static_cast<T*>(dv.raw_data())});
+    if (dbias.defined())
+      for_each_index(E, device, dbias.numel(),
+                     BackwardBias<T>{g, q.size(0), pl, pg, pd, static_cast<T*>(dbias.raw_data())});
   });
 }
 

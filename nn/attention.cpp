@@ -157,10 +157,8 @@ Tensor DotProductScore::forward(const Tensor& q, const Tensor& k) {
 
 Tensor DotProductScore::attend(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& mask,
                                double dropout_p, bool training, Generator* gen) {
-  // The CUDA kernel takes no additive bias yet: a biased attention stays composed there.
-  const bool bias_ok = !mask.additive_bias.defined() || (q.defined() && q.device().is_cpu());
-  const bool fusable = fused && !mask.attn_mask.defined() && bias_ok && q.defined() &&
-                       (q.dtype() == DType::Float32 || q.dtype() == DType::Float64);
+  const bool fusable =
+      fused && !mask.attn_mask.defined() && q.defined() && (q.dtype() == DType::Float32 || q.dtype() == DType::Float64);
   if (!fusable) return AttentionScore::attend(q, k, v, mask, dropout_p, training, gen);
   return scaled_dot_product_attention(
       q, k, v, {.causal = mask.causal, .key_padding_mask = mask.key_padding_mask, .additive_bias = mask.additive_bias},

@@ -100,8 +100,8 @@ class DotProductScore : public AttentionScore {
  public:
   explicit DotProductScore(double scale) : AttentionScore("DotProductScore"), scale(scale) {}
   Tensor forward(const Tensor& q, const Tensor& k) override;
-  // The fused ops/scaled_dot_product_attention.h when `fused`, the dtype is float32/float64 and
-  // the mask has no attn_mask (and no additive_bias on CUDA, whose kernel takes none yet); the
+  // The fused ops/scaled_dot_product_attention.h (an additive_bias included, on the CPU and
+  // CUDA alike) when `fused`, the dtype is float32/float64 and the mask has no attn_mask; the
   // composed path otherwise.
   Tensor attend(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& mask, double dropout_p,
                 bool training, Generator* gen) override;

@@ -23,8 +23,7 @@ namespace hm {
 // added to the scaled logits before the pad/causal masks; -inf entries block (a row blocked
 // everywhere gives zeros as above). It is expanded to (Bb, Hb, Nq, Nk), Bb in {1, B} and Hb in
 // {1, H}, never to the full weights when it is shared across the batch or heads.
-// Differentiable in q, k, v and the bias; float32 or float64. The CUDA kernel takes no bias yet
-// (nn::DotProductScore keeps the composed path there).
+// Differentiable in q, k, v and the bias; float32 or float64; the CPU and CUDA kernels alike.
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                     const FusedAttentionMask& mask = {}, double dropout_p = 0.0, bool training = false,
                                     Generator* gen = nullptr, std::optional<double> scale = std::nullopt);
