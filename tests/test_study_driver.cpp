@@ -100,14 +100,9 @@ StudySpec checkpointed_study() {
     };
     StudyFit fit(trainer, result);
     // The mean training loss between evaluations, its running sum kept in fit.state (as the FRU
-    // and FourierFormer runs do): a stop between evaluations must not lose it.
-    if (!fit.resumed()) fit.state = {{"loss_sum", 0.0}};
+    // and FourierFormer runs keep it): a stop between evaluations must not lose it.
     fit.on_step = [&](const train::StepRecord& r) {
-      fit.state["loss_sum"] = fit.state["loss_sum"].get<double>() + r.loss;
-      if (r.step % 5 == 0 || r.step == 12) {
-        result["train_loss"].push_back(fit.state["loss_sum"]);
-        fit.state["loss_sum"] = 0.0;
-      }
+      if (const auto mean = interval_mean_loss(fit.state, r, 5)) result["train_loss"].push_back(*mean);
       if (r.step == g_stop_at_step.load()) train::request_stop();
     };
     fit.fit("items_per_second");
@@ -322,7 +317,7 @@ TEST_CASE("study driver: a run stopped mid-training resumes from its work direct
   const std::vector<RunRecord> got = read_results((dir / "results.jsonl").string());
   REQUIRE(got.size() == 1);
   CHECK(got[0].result.at("curve") == want[0].result.at("curve"));
-  REQUIRE(want[0].result.at("train_loss").size() == 3);
+  REQUIRE(want[0].result.at("train_loss").size() == 2);  // steps 1-5 and 6-10
   CHECK(got[0].result.at("train_loss") == want[0].result.at("train_loss"));
   CHECK(got[0].result.at("steps") == 12);
   CHECK_FALSE(fs::exists(dir / "in_progress"));  // removed once recorded

@@ -46,4 +46,15 @@ void StudyFit::record_speed(const char* rate_key, double units_per_item) {
   if (rate_key) result_[rate_key] = seconds > 0 ? units_per_item * items_ / seconds : 0.0;
 }
 
+std::optional<double> interval_mean_loss(Json& state, const train::StepRecord& r, int64_t every) {
+  const double sum = state.value("loss_sum", 0.0) + r.loss;
+  const int64_t count = state.value("loss_count", int64_t{0}) + 1;
+  if (r.step % every != 0) {
+    state["loss_sum"] = sum, state["loss_count"] = count;
+    return std::nullopt;
+  }
+  state["loss_sum"] = 0.0, state["loss_count"] = 0;
+  return sum / static_cast<double>(count);
+}
+
 }  // namespace hm::studies

@@ -6,6 +6,7 @@
 #include <functional>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "tools/train/run_pool.h"
@@ -91,5 +92,10 @@ class StudyFit {
   double items_ = 0;  // examples trained on, across resumes
   bool resumed_ = false;
 };
+
+// The mean training loss over each interval of `every` steps, its running sum kept in `state`
+// (StudyFit::state, so a resume mid-interval loses nothing): adds the step's loss and, at a
+// step that ends an interval, returns the interval's mean and starts the next one.
+std::optional<double> interval_mean_loss(Json& state, const train::StepRecord& r, int64_t every);
 
 }  // namespace hm::studies

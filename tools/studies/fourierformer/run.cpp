@@ -53,16 +53,9 @@ Json run_fourierformer(const FfRunSpec& run, const std::string& study_dir, const
   quiet_study_trainer(trainer);
   trainer.on_eval = record;
   StudyFit fit(trainer, result);
-  // The mean training loss of each evaluation interval (the sums survive a resume in fit.state).
-  if (!fit.resumed()) fit.state = {{"loss_sum", 0.0}, {"loss_count", 0}};
   fit.on_step = [&](const train::StepRecord& r) {
-    Json& sums = fit.state;
-    sums["loss_sum"] = sums["loss_sum"].get<double>() + r.loss;
-    sums["loss_count"] = sums["loss_count"].get<int64_t>() + 1;
-    if (r.step % eval_every != 0) return;
-    result["train_loss"].push_back(
-        {{"step", r.step}, {"loss", sums["loss_sum"].get<double>() / sums["loss_count"].get<double>()}});
-    sums = {{"loss_sum", 0.0}, {"loss_count", 0}};
+    if (const auto mean = interval_mean_loss(fit.state, r, eval_every))
+      result["train_loss"].push_back({{"step", r.step}, {"loss", *mean}});
   };
 
   if (!fit.resumed()) record(0, trainer.evaluate());  // the untrained model

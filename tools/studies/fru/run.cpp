@@ -59,16 +59,11 @@ Json run_fru(const FruRunSpec& run, const std::string& work_dir) {
   quiet_study_trainer(trainer);
   trainer.on_eval = [&](int64_t step, const Json& metrics) { record_eval(step / per_epoch, metrics); };
   StudyFit fit(trainer, result);
-  // Each epoch's mean training loss (the running sums survive a resume in fit.state).
-  if (!fit.resumed()) fit.state = {{"loss_sum", 0.0}, {"loss_count", 0}};
   fit.on_step = [&](const train::StepRecord& r) {
-    Json& sums = fit.state;
-    sums["loss_sum"] = sums["loss_sum"].get<double>() + r.loss;
-    sums["loss_count"] = sums["loss_count"].get<int64_t>() + 1;
-    if (r.step % per_epoch != 0) return;
-    result["train_loss"].push_back(sums["loss_sum"].get<double>() / sums["loss_count"].get<double>());
-    sums = {{"loss_sum", 0.0}, {"loss_count", 0}};
-    measure_grads(r.step / per_epoch);
+    if (const auto mean = interval_mean_loss(fit.state, r, per_epoch)) {  // the epoch's mean loss
+      result["train_loss"].push_back(*mean);
+      measure_grads(r.step / per_epoch);
+    }
   };
 
   if (!fit.resumed()) {
