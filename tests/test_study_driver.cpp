@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "core/atomic_file.h"
+#include "core/file_lock.h"
 #include "helpers.h"
 #include "optim/checkpoint.h"
 #include "tools/studies/driver.h"
@@ -338,5 +339,24 @@ TEST_CASE("study driver: a run stopped mid-training resumes from its work direct
   run_study(spec, {.jobs = 1, .seeds = {9}, .out = (dir / "c").string(), .force = true}, nullptr);
   CHECK(g_first_eval.load() == 5);
   fs::remove_all(reference);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("study driver: a second study process in the same directory is refused, not run twice") {
+  g_stop_after = -1;
+  const StudySpec& spec = find_study("fake-study");
+  const fs::path dir = fresh_dir("locked");
+  run_study(spec, {.quick = true, .out = dir.string()}, nullptr);
+  {
+    FileLock running((dir / "study.lock").string(), "test");  // as the first process holds it
+    g_runs = 0;
+    CHECK(throws_with([&] { run_study(spec, {.quick = true, .out = dir.string()}, nullptr); },
+                      {"[study]", "study.lock", "locked by another process"}));
+    CHECK(throws_with([&] { run_study(spec, {.resume = dir.string()}, nullptr); }, {"locked by another process"}));
+    CHECK(g_runs.load() == 0);
+    CHECK_NOTHROW(run_study(spec, {.status = dir.string()}, nullptr));  // looking needs no lock
+    CHECK_NOTHROW(run_study(spec, {.from = dir.string()}, nullptr));
+  }
+  CHECK_NOTHROW(run_study(spec, {.quick = true, .out = dir.string()}, nullptr));  // released with its holder
   fs::remove_all(dir);
 }

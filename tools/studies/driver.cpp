@@ -16,6 +16,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/file_lock.h"
 #include "core/file_read.h"
 #include "optim/checkpoint.h"
 #include "tools/report/format.h"
@@ -31,6 +32,7 @@ constexpr const char* kResults = "results.jsonl";
 constexpr const char* kSettings = "study.json";
 constexpr const char* kInProgress = "in_progress";     // the runs' work directories (StudyRun::work_dir)
 constexpr const char* kWorkConfig = "study_run.json";  // the config a work directory was made for
+constexpr const char* kLock = "study.lock";            // held by the study process running in DIR
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -304,6 +306,13 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
   if (!args.from.empty()) return report_only(spec, args, log);
   check(args.jobs >= 0, "study", "--jobs must be >= 1 (0: all hardware threads), got {}", args.jobs);
 
+  // One study process per directory: a second one would run the same runs into the same work
+  // directories and record them twice. Taken before anything in the directory is read or changed.
+  std::optional<FileLock> lock;
+  auto lock_dir = [&](const std::string& dir) {
+    lock.emplace((fs::path(dir) / kLock).string(), "study", FileLock::kFailIfHeld);
+  };
+
   // The settings: a new study's from the arguments, a resumed one's from its study.json.
   Settings settings;
   std::string dir;
@@ -312,6 +321,8 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
           "--resume takes its settings from {}/{}: do not pass --quick, --seeds, --set or --out with it", args.resume,
           kSettings);
     dir = args.resume;
+    check(fs::is_directory(dir), "study", "cannot read '{}/{}' (is this the directory of a study?)", dir, kSettings);
+    lock_dir(dir);
     settings = Settings::read((fs::path(dir) / kSettings).string());
     settings.context.options = with_new_option_defaults(spec.options, settings.context.options);
     check(settings.study == spec.name, "study", "'{}' holds study '{}', not '{}'", dir, settings.study, spec.name);
@@ -321,6 +332,8 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
     settings.context.quick = args.quick;
     settings.context.seeds = args.seeds;
     settings.context.options = train::resolve_config(spec.options, "", args.sets);
+    create_output_directory(dir, "study");
+    lock_dir(dir);
     const fs::path results = fs::path(dir) / kResults, saved = fs::path(dir) / kSettings;
     const bool has_results = fs::exists(results) && !read_results(results.string()).empty();
     // The same command again continues (or, when complete, only re-reports) the same study, its

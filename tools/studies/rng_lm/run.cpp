@@ -1,9 +1,5 @@
 #include "tools/studies/rng_lm/run.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +7,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/file_lock.h"
 #include "tools/studies/study_trainer.h"
 #include "tools/tasks/kjv_lm.h"
 #include "tools/tasks/language_model.h"
@@ -27,20 +24,6 @@ constexpr const char* kStudy = "study rng-lm";
 namespace fs = std::filesystem;
 
 // An exclusive flock held for the object's life (released on close, also if the process dies).
-class FileLock {
- public:
-  explicit FileLock(const std::string& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT, 0644)) {
-    check(fd_ >= 0, kStudy, "cannot open the lock file '{}'", path);
-    check(::flock(fd_, LOCK_EX) == 0, kStudy, "cannot lock '{}'", path);
-  }
-  ~FileLock() { ::close(fd_); }
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-
- private:
-  int fd_;
-};
-
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -58,7 +41,7 @@ std::string ensure_rng_base_model(const std::string& study_dir, const Json& pret
   fs::create_directories(study_dir);
   const std::string dir = (fs::path(study_dir) / "base_model").string();
   const std::string info_path = (fs::path(study_dir) / "base_model.json").string();
-  FileLock lock((fs::path(study_dir) / "base_model.lock").string());
+  FileLock lock((fs::path(study_dir) / "base_model.lock").string(), kStudy);  // one pretraining per study
   if (train::is_saved_language_model(dir) && fs::exists(info_path)) {
     const Json info = read_json(info_path);
     check(info.at("config") == pretrain, kStudy,
