@@ -74,6 +74,8 @@ class StudyFit {
   // Sets the trainer's on_step (counts items, then calls on_step) and checkpoint_state, then
   // restores the trainer, result and state from the work directory's checkpoint when there is one.
   StudyFit(train::Trainer& trainer, Json& result);
+  StudyFit(const StudyFit&) = delete;  // the trainer's callbacks point at this object
+  StudyFit& operator=(const StudyFit&) = delete;
   bool resumed() const { return resumed_; }
   // Trains to the end (train::RunInterrupted when stopped) and sets result["steps"],
   // result["train_seconds"] (across resumes) and, with a rate_key, result[rate_key] =

@@ -21,7 +21,8 @@
 //                                  across resumes), items_per_s; and the eval metrics on the
 //                                  lines of evaluated steps ("val_*" from Task::validate, the
 //                                  others as Task::evaluate names them)
-//   checkpoint_last.safetensors    written every checkpoint_every steps, at the end and on
+//   checkpoint_last.safetensors    written every checkpoint_every steps (and checkpoint_seconds
+//                                  seconds), at the end and on
 //                                  Ctrl-C (optim/checkpoint.h); keep_checkpoints also keeps
 //                                  checkpoint_step<N>.safetensors
 //   checkpoint_best.safetensors    with trainer.monitor set: the state at the evaluation with
