@@ -162,6 +162,21 @@ TEST_CASE("study driver: an interrupted study resumes to the same report, a torn
   CHECK(cut.done == 2);
   CHECK_FALSE(fs::exists(dir / "summary.md"));
   CHECK_FALSE(train::stop_requested());  // the driver leaves the flag clear for the next study
+  {  // --status: two recorded, one cut, three to run, what is left estimated from the recorded runs
+    char* buffer = nullptr;
+    size_t size = 0;
+    std::FILE* log = open_memstream(&buffer, &size);
+    run_study(spec, {.status = dir.string()}, log);
+    std::fclose(log);
+    const std::string text(buffer, size);
+    std::free(buffer);
+    INFO(text);
+    CHECK(text.find("2 of 6 runs recorded") != std::string::npos);
+    CHECK(text.find("in progress  k=1 seed=3 | started, no checkpoint yet") != std::string::npos);  // the cut one
+    CHECK(text.find("to run       3 run(s)") != std::string::npos);
+    CHECK(text.find("of training,") != std::string::npos);
+    CHECK(text.find("on 1 jobs") != std::string::npos);
+  }
   CHECK(throws_with([&] { run_study(spec, {.quick = true, .resume = dir.string()}, nullptr); },
                     {"--resume takes its settings", "study.json"}));
 

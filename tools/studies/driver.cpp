@@ -223,15 +223,24 @@ StudyOutcome print_status(const StudySpec& spec, const std::string& dir, std::FI
   fmt::print(log, "{} study ({}) in {}: {} of {} runs recorded, {} of wall time over {} session(s)\n", spec.name,
              settings.context.quick ? "quick" : "full", dir, done.size(), grid.size(),
              report::format_duration(info.wall_seconds), settings.sessions.size());
+  // Training seconds per unit of the grid's cost model, from the recorded runs (their seconds
+  // across resumes when the result has them), for the estimate of what is left.
+  std::map<std::string, double> cost_of;
+  for (const StudyRun& run : grid) cost_of[run.label] = run.cost;
+  double done_seconds = 0, done_cost = 0, left_cost = 0;
   std::set<std::string> recorded;
   for (const RunRecord& r : done) {
     recorded.insert(r.label);
+    const Json& trained = r.result.is_object() ? r.result.value("train_seconds", Json(r.seconds)) : Json(r.seconds);
+    done_seconds += trained.is_number() ? trained.get<double>() : r.seconds;
+    done_cost += cost_of[r.label];
     fmt::print(log, "  done         {} |{} | {}\n", r.label, spec.describe ? spec.describe(r) : "",
                report::format_duration(r.seconds));
   }
   size_t waiting = 0;
   for (const StudyRun& run : grid) {
     if (recorded.count(run.label)) continue;
+    left_cost += run.cost;  // an in-flight run's progress is subtracted below
     const fs::path work = work_dir_of(dir, run.label), checkpoint = work / "checkpoint_last.safetensors";
     if (!fs::exists(checkpoint)) {
       if (fs::exists(work / kWorkConfig))
@@ -241,15 +250,19 @@ StudyOutcome print_status(const StudySpec& spec, const std::string& dir, std::FI
       continue;
     }
     std::string where;
+    int64_t step = 0;
     try {
-      where = fmt::format("checkpoint at step {}", optim::read_checkpoint_info(checkpoint.string()).step);
+      step = optim::read_checkpoint_info(checkpoint.string()).step;
+      where = fmt::format("checkpoint at step {}", step);
     } catch (const Error& e) {  // being replaced right now, or damaged: the run will say which
       where = fmt::format("checkpoint unreadable ({})", e.what());
     }
     try {
       std::ifstream config_file(work / "config.json");
-      if (const int64_t steps = Json::parse(config_file).at("trainer").value("steps", int64_t{0}); steps > 0)
+      if (const int64_t steps = Json::parse(config_file).at("trainer").value("steps", int64_t{0}); steps > 0) {
         where += fmt::format(" of {}", steps);
+        left_cost -= run.cost * static_cast<double>(std::min(step, steps)) / static_cast<double>(steps);
+      }
     } catch (const Json::exception&) {  // written by the trainer; a torn one only loses the total
     }
     std::error_code ec;
@@ -266,6 +279,12 @@ StudyOutcome print_status(const StudySpec& spec, const std::string& dir, std::FI
     fmt::print(log, "  in progress  {} | {}\n", run.label, where);
   }
   if (waiting) fmt::print(log, "  to run       {} run(s)\n", waiting);
+  if (out.interrupted && done_cost > 0) {
+    const int jobs = settings.sessions.empty() ? 1 : std::max(1, settings.sessions.back().value("jobs", 1));
+    const double left = left_cost * done_seconds / done_cost;
+    fmt::print(log, "  left         about {} of training, {} on {} jobs (from the recorded runs' seconds)\n",
+               report::format_duration(left), report::format_duration(left / jobs), jobs);
+  }
   if (out.interrupted) fmt::print(log, "continue with: harmonic study {} --resume {}\n", spec.name, dir);
   return out;
 }
