@@ -225,7 +225,7 @@ TEST_CASE("chronos study: report on known runs") {
         std::string::npos);
   CHECK(md.find("| fourier-550-uniform | 2 | 1.000 ± 0.000 | 0.873 |") != std::string::npos);
   CHECK(md.find("## Figure 19") != std::string::npos);
-  CHECK(md.find("(size d64, 4096 tokens)") != std::string::npos);  // the task's default bins
+  CHECK(md.find("(size d64, 1024 tokens)") != std::string::npos);  // the full mode's bins
   CHECK(md.find("ablation rows") == std::string::npos);            // Table 8's own N: no note
   for (const char* f : {"fig17_pmfs_series1.svg", "forecast_fan_linear.png", "forecast_fan_fourier-550.svg",
                         "table8_smoothness_vs_frequencies.svg", "fig19_mase_vs_params.png"})
