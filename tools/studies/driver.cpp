@@ -232,10 +232,11 @@ StudyOutcome print_status(const StudySpec& spec, const std::string& dir, std::FI
   for (const RunRecord& r : done) {
     recorded.insert(r.label);
     const Json& trained = r.result.is_object() ? r.result.value("train_seconds", Json(r.seconds)) : Json(r.seconds);
-    done_seconds += trained.is_number() ? trained.get<double>() : r.seconds;
+    const double seconds = trained.is_number() ? trained.get<double>() : r.seconds;
+    done_seconds += seconds;
     done_cost += cost_of[r.label];
     fmt::print(log, "  done         {} |{} | {}\n", r.label, spec.describe ? spec.describe(r) : "",
-               report::format_duration(r.seconds));
+               report::format_duration(seconds));
   }
   size_t waiting = 0;
   for (const StudyRun& run : grid) {
