@@ -118,6 +118,26 @@ inline std::string read_text(const std::filesystem::path& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// What f(log) writes to the std::FILE* it is given (an in-memory stream), e.g. a run_study log.
+template <class F>
+std::string capture_log(F&& f) {
+  char* buffer = nullptr;
+  size_t size = 0;
+  std::FILE* log = ::open_memstream(&buffer, &size);
+  REQUIRE(log != nullptr);
+  struct Close {
+    std::FILE* log;
+    char*& buffer;
+    ~Close() {
+      std::fclose(log);
+      std::free(buffer);
+    }
+  } close{log, buffer};
+  f(log);
+  std::fflush(log);
+  return std::string(buffer, size);
+}
+
 // What f() writes to stderr (fd 2, so fmt::print(stderr) and std::cerr alike), captured
 // through a temporary file; stderr is restored even when f throws.
 template <class F>

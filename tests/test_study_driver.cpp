@@ -19,6 +19,7 @@
 
 using namespace hm;
 using namespace hm::studies;
+using hm::test::capture_log;
 using hm::test::read_text;
 using hm::test::throws_with;
 namespace fs = std::filesystem;
@@ -163,13 +164,7 @@ TEST_CASE("study driver: an interrupted study resumes to the same report, a torn
   CHECK_FALSE(fs::exists(dir / "summary.md"));
   CHECK_FALSE(train::stop_requested());  // the driver leaves the flag clear for the next study
   {  // --status: two recorded, one cut, three to run, what is left estimated from the recorded runs
-    char* buffer = nullptr;
-    size_t size = 0;
-    std::FILE* log = open_memstream(&buffer, &size);
-    run_study(spec, {.status = dir.string()}, log);
-    std::fclose(log);
-    const std::string text(buffer, size);
-    std::free(buffer);
+    const std::string text = capture_log([&](std::FILE* log) { run_study(spec, {.status = dir.string()}, log); });
     INFO(text);
     CHECK(text.find("2 of 6 runs recorded") != std::string::npos);
     CHECK(text.find("in progress  k=1 seed=3 | started, no checkpoint yet") != std::string::npos);  // the cut one
@@ -307,14 +302,10 @@ TEST_CASE("study driver: a run stopped mid-training resumes from its work direct
   const fs::path work = fs::directory_iterator(dir / "in_progress")->path();
   CHECK(optim::read_checkpoint_info((work / "checkpoint_last.safetensors").string()).step == 7);
   {  // --status shows the run in flight and runs nothing
-    char* buffer = nullptr;
-    size_t size = 0;
-    std::FILE* log = open_memstream(&buffer, &size);
     g_first_eval = -1;
-    const StudyOutcome status = run_study(spec, {.status = dir.string()}, log);
-    std::fclose(log);
-    const std::string text(buffer, size);
-    std::free(buffer);
+    StudyOutcome status;
+    const std::string text =
+        capture_log([&](std::FILE* log) { status = run_study(spec, {.status = dir.string()}, log); });
     CHECK(status.done == 0);
     CHECK(status.total == 1);
     CHECK(g_first_eval.load() == -1);

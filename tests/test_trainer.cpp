@@ -381,13 +381,10 @@ TEST_CASE("trainer: the eval line shows scalars and the size of long lists (thei
   } task;
   hm::test::ScratchDir dir;
   Trainer t(task, "list-task", hm::test::ScriptedTask::config({"trainer.steps=2"}), dir.str());
-  char* buffer = nullptr;
-  size_t size = 0;
-  t.log = open_memstream(&buffer, &size);
-  t.fit();
-  std::fclose(t.log);
-  const std::string out(buffer, size);
-  std::free(buffer);
+  const std::string out = hm::test::capture_log([&](std::FILE* log) {
+    t.log = log;
+    t.fit();
+  });
   CHECK(out.find("accuracy 0.5000") != std::string::npos);
   CHECK(out.find("pmfs [300 values]") != std::string::npos);
   CHECK(out.find("bins [1,2]") != std::string::npos);

@@ -208,12 +208,19 @@ std::string prepare_work_dir(const std::string& dir, const StudyRun& run) {
   return work.string();
 }
 
-// --status: what is recorded, what is in flight (its work directory's checkpoint and last
-// metrics line) and what is left, without running anything.
-StudyOutcome print_status(const StudySpec& spec, const std::string& dir, std::FILE* log) {
+// DIR/study.json of `spec`'s study (another study's directory is refused), the options the
+// study gained since it was written taking their defaults: what --resume and --status run on.
+Settings read_study_settings(const StudySpec& spec, const std::string& dir) {
   Settings settings = Settings::read((fs::path(dir) / kSettings).string());
   check(settings.study == spec.name, "study", "'{}' holds study '{}', not '{}'", dir, settings.study, spec.name);
   settings.context.options = with_new_option_defaults(spec.options, settings.context.options);
+  return settings;
+}
+
+// --status: what is recorded, what is in flight (its work directory's checkpoint and last
+// metrics line) and what is left, without running anything.
+StudyOutcome print_status(const StudySpec& spec, const std::string& dir, std::FILE* log) {
+  const Settings settings = read_study_settings(spec, dir);
   const std::vector<StudyRun> grid = make_grid(spec, settings.context, (fs::path(dir) / kSettings).string());
   const std::string results = (fs::path(dir) / kResults).string();
   const std::vector<RunRecord> done = in_grid_order(grid, read_results(results), results);
@@ -343,9 +350,7 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
     dir = args.resume;
     check(fs::is_directory(dir), "study", "cannot read '{}/{}' (is this the directory of a study?)", dir, kSettings);
     lock_dir(dir);
-    settings = Settings::read((fs::path(dir) / kSettings).string());
-    settings.context.options = with_new_option_defaults(spec.options, settings.context.options);
-    check(settings.study == spec.name, "study", "'{}' holds study '{}', not '{}'", dir, settings.study, spec.name);
+    settings = read_study_settings(spec, dir);
   } else {
     dir = args.out.empty() ? default_dir(spec, args.quick) : args.out;
     settings.study = spec.name;

@@ -50,8 +50,9 @@ Json* find_slot(Json& root, const std::string& key) {
 // A trainer key that default configs leave out (TrainerOptions::late_keys()), added to the
 // trainer section with its default so that --set and config files can set it; null otherwise.
 Json* late_trainer_key(Json& root, const std::string& key) {
-  if (!key.starts_with("trainer.") || !root.contains("trainer") || !root["trainer"].is_object()) return nullptr;
-  const std::string name = key.substr(8);
+  constexpr std::string_view kSection = "trainer.";
+  if (!key.starts_with(kSection) || !root.contains("trainer") || !root["trainer"].is_object()) return nullptr;
+  const std::string name = key.substr(kSection.size());
   const Json& late = TrainerOptions::late_keys();
   if (!late.contains(name)) return nullptr;
   return &(root["trainer"][name] = late.at(name));
