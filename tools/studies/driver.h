@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tools/studies/study.h"
+#include "tools/studies/study_dir.h"  // read_results, the directory's files
 
 namespace hm::studies {
 
@@ -41,10 +42,5 @@ struct StudyOutcome {
 
 // Runs (or resumes, or only reports) the study; progress lines go to log (nullptr: silent).
 StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* log = stdout);
-
-// The records of a results.jsonl in file order. A line that does not parse (a torn write of
-// a killed process) is skipped; a label recorded twice keeps its first record.
-std::vector<RunRecord> read_results(const std::string& path);
-Json record_json(const RunRecord& record);
 
 }  // namespace hm::studies
