@@ -199,6 +199,27 @@ TEST_CASE("study driver: an interrupted study resumes to the same report, a torn
   fs::remove_all(dir);
 }
 
+// The estimate of what is left: seconds per unit of cost from the recorded runs, over the jobs,
+// but never below the longest run left (fewer runs than jobs leave jobs idle).
+TEST_CASE("study driver: --status estimates the training left, bounded by the longest run") {
+  const StudySpec& spec = find_study("fake-study");
+  const fs::path dir = fresh_dir("status_estimate");
+  fs::create_directories(dir);
+  write_file_atomic((dir / "study.json").string(),
+                    R"({"study": "fake-study", "quick": true, "seeds": [3, 4], "options": {"scale": 2},
+                        "sessions": [{"jobs": 4, "wall_seconds": 100}]})");
+  // k=1 seed=3 (cost 1) took 100 s; left: costs 0, 2, 0, 1, 2 = 500 s, the longest 200 s.
+  write_file_atomic((dir / "results.jsonl").string(),
+                    R"({"label": "k=1 seed=3", "config": {"k": 1, "seed": 3, "scale": 2}, "result": {"value": 5},)"
+                    R"( "seconds": 100})"
+                    "\n");
+  const std::string text = capture_log([&](std::FILE* log) { run_study(spec, {.status = dir.string()}, log); });
+  INFO(text);
+  CHECK(text.find("1 of 6 runs recorded") != std::string::npos);
+  CHECK(text.find("about 8m20s of training, 3m20s on 4 jobs") != std::string::npos);  // not 500 / 4 = 2m05s
+  fs::remove_all(dir);
+}
+
 TEST_CASE("study driver: results recorded under other settings are refused, not mixed in") {
   g_stop_after = -1;
   const StudySpec& spec = find_study("fake-study");

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "core/error.h"
 #include "optim/checkpoint.h"
@@ -33,7 +34,8 @@ StudyOutcome print_study_status(const StudySpec& spec, const std::string& dir, s
   // across resumes when the result has them), for the estimate of what is left.
   std::map<std::string, double> cost_of;
   for (const StudyRun& run : grid) cost_of[run.label] = run.cost;
-  double done_seconds = 0, done_cost = 0, left_cost = 0;
+  double done_seconds = 0, done_cost = 0;
+  std::vector<double> left_costs;  // per run not recorded: its cost less an in-flight run's progress
   std::set<std::string> recorded;
   for (const RunRecord& r : done) {
     recorded.insert(r.label);
@@ -47,7 +49,7 @@ StudyOutcome print_study_status(const StudySpec& spec, const std::string& dir, s
   size_t waiting = 0;
   for (const StudyRun& run : grid) {
     if (recorded.count(run.label)) continue;
-    left_cost += run.cost;  // an in-flight run's progress is subtracted below
+    double& left_cost = left_costs.emplace_back(run.cost);
     const fs::path work = work_dir_of(dir, run.label), checkpoint = work / "checkpoint_last.safetensors";
     if (!fs::exists(checkpoint)) {
       if (fs::exists(work / kWorkConfigFile))
@@ -88,9 +90,12 @@ StudyOutcome print_study_status(const StudySpec& spec, const std::string& dir, s
   if (waiting) fmt::print(log, "  to run       {} run(s)\n", waiting);
   if (out.interrupted && done_cost > 0) {
     const int jobs = settings.sessions.empty() ? 1 : std::max(1, settings.sessions.back().value("jobs", 1));
-    const double left = left_cost * done_seconds / done_cost;
+    const double per_cost = done_seconds / done_cost;
+    double left = 0, longest = 0;
+    for (double c : left_costs) left += c * per_cost, longest = std::max(longest, c * per_cost);
+    // Fewer runs left than jobs: the longest one bounds the wall time.
     fmt::print(log, "  left         about {} of training, {} on {} jobs (from the recorded runs' seconds)\n",
-               report::format_duration(left), report::format_duration(left / jobs), jobs);
+               report::format_duration(left), report::format_duration(std::max(left / jobs, longest)), jobs);
   }
   if (out.interrupted) fmt::print(log, "continue with: harmonic study {} --resume {}\n", spec.name, dir);
   return out;
