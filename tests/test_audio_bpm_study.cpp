@@ -174,3 +174,17 @@ TEST_CASE("audio-bpm study: a tiny study trains every head and reports through t
   CHECK(records[0].result.at("steps") == 6);
   CHECK(records[2].result.at("final").at("example_pmfs").size() == 4);
 }
+
+// The measured full run (README's table) is committed with its settings: its records must
+// still fit today's full grid, and its report must come out as committed.
+TEST_CASE("audio-bpm study: the committed full run reports again to its committed summary") {
+  const std::string committed = HARMONIC_SOURCE_DIR "/tools/studies/audio_bpm/full_run";
+  ScratchDir dir;
+  StudyArgs args;
+  args.from = committed;
+  args.out = dir.str();
+  const StudyOutcome out = run_study(find_study("audio-bpm"), args, nullptr);
+  CHECK(out.done == 15);
+  CHECK(out.total == 15);
+  CHECK(read_text(dir.str() + "/summary.md") == read_text(committed + "/summary.md"));
+}
