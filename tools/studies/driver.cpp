@@ -51,7 +51,7 @@ StudyOutcome report_only(const StudySpec& spec, const StudyArgs& args, std::FILE
   const fs::path dir = fs::is_directory(from) ? from : from.parent_path();
   const fs::path results = fs::is_directory(from) ? from / kResultsFile : from;
   const StudySettings settings = read_study_settings(spec, dir.string());
-  const std::vector<StudyRun> grid = make_grid(spec, settings.context, (dir / kSettingsFile).string());
+  const std::vector<StudyRun> grid = make_grid(spec, settings.context, study_settings_file(dir.string()));
   std::vector<RunRecord> records = in_grid_order(grid, read_results(results.string()), results.string());
   StudyOutcome out;
   out.dir = args.out.empty() ? dir.string() : args.out;
@@ -121,15 +121,15 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
     settings.context.options = train::resolve_config(spec.options, "", args.sets);
     create_output_directory(dir, "study");
     lock_dir(dir);
-    const fs::path results = fs::path(dir) / kResultsFile, saved = fs::path(dir) / kSettingsFile;
-    const bool has_results = fs::exists(results) && !read_results(results.string()).empty();
+    const std::string results = study_results_file(dir), saved = study_settings_file(dir);
+    const bool has_results = fs::exists(results) && !read_results(results).empty();
     // The same command again continues (or, when complete, only re-reports) the same study, its
     // earlier sessions' wall time included; other settings must not mix with its results, and
     // start over where none are recorded yet.
     std::optional<StudySettings> earlier;
     if (!args.force && (fs::exists(saved) || has_results)) {
       try {
-        earlier = StudySettings::read(saved.string());
+        earlier = StudySettings::read(saved);
       } catch (const Error&) {
         if (has_results) throw;  // results without readable settings: refuse, naming the file
       }
@@ -151,10 +151,10 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
     if (args.force) fs::remove_all(fs::path(dir) / kInProgressDir);  // starting over: no run resumes
   }
   const std::vector<StudyRun> grid =
-      make_grid(spec, settings.context, args.resume.empty() ? "--set" : (fs::path(dir) / kSettingsFile).string());
+      make_grid(spec, settings.context, args.resume.empty() ? "--set" : study_settings_file(dir));
   create_output_directory(dir, "study");
   remove_orphaned_temporaries(dir);  // study.json / summary temporaries of a killed earlier session
-  const std::string results_path = (fs::path(dir) / kResultsFile).string();
+  const std::string results_path = study_results_file(dir), settings_path = study_settings_file(dir);
 
   // Keep the parseable records only, so a torn last line cannot swallow the next append.
   std::vector<RunRecord> done = in_grid_order(grid, read_results(results_path), results_path);
@@ -172,7 +172,7 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
   const int hw = static_cast<int>(std::thread::hardware_concurrency());
   const int jobs = args.jobs > 0 ? args.jobs : std::max(hw, 1);
   settings.sessions.push_back({{"jobs", jobs}, {"wall_seconds", 0.0}});
-  write_file_atomic((fs::path(dir) / kSettingsFile).string(), settings.to_json().dump(2) + "\n");
+  settings.write(settings_path);
   if (log) {
     fmt::print(log, "{} study ({}): {} runs on {} jobs -> {}{}\n", spec.name, settings.context.quick ? "quick" : "full",
                grid.size(), jobs, dir,
@@ -189,51 +189,51 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
   std::mutex fresh_mutex;
   train::SigintScope sigint;  // Ctrl-C: runs in flight stop at their next step, none start
   train::clear_stop();
-  const size_t finished = train::run_pool(
-      todo.size(),
-      [&](size_t k) {
-        StudyRun run = grid[todo[k]];
-        run.dir = dir;
-        run.work_dir = prepare_work_dir(dir, run);
-        const auto t0 = std::chrono::steady_clock::now();
-        Json result = spec.run(run);
-        HM_CHECK(result.is_object(), "study", "run '{}' returned {} instead of a JSON object", run.label,
-                 result.dump());
-        std::lock_guard<std::mutex> lock(fresh_mutex);
-        fresh[k] = RunRecord{run.label, run.config, std::move(result), seconds_since(t0)};
-      },
-      jobs,
-      {.cost = [&](size_t k) { return grid[todo[k]].cost; },
-       .label = [&](size_t k) { return grid[todo[k]].label; },
-       .on_done =
-           [&](size_t k, const train::PoolProgress& p) {
-             const RunRecord& r = fresh[k];
-             append_line_durable(results_path, record_json(r).dump());
-             // The session's wall time so far: a killed session keeps it too.
-             settings.sessions.back()["wall_seconds"] = seconds_since(start);
-             write_file_atomic((fs::path(dir) / kSettingsFile).string(), settings.to_json().dump(2) + "\n");
-             std::error_code ignored;  // recorded: its checkpoints are no longer needed
-             fs::remove_all(work_dir_of(dir, r.label), ignored);
-             ++recorded;
-             if (!log) return;
-             const std::string line =
-                 fmt::format("[{:>{}}/{}] {} | {} | {} | elapsed {}, ETA {}", recorded, width, grid.size(), r.label,
-                             spec.describe ? spec.describe(r) : "", report::format_duration(r.seconds),
-                             report::format_duration(p.elapsed), report::format_duration(p.eta));
-             if (tty) {
-               fmt::print(log, "\r\033[K{}\n", line);
-               if (recorded < grid.size())
-                 fmt::print(log, "  {} of {} runs done, elapsed {}, ETA {}", recorded, grid.size(),
-                            report::format_duration(p.elapsed), report::format_duration(p.eta));
-             } else {
-               fmt::print(log, "{}\n", line);
-             }
-             std::fflush(log);
-           },
-       .stop_starting = [] { return train::stop_requested(); }});
+  const size_t finished =
+      train::run_pool(todo.size(),
+                      [&](size_t k) {
+                        StudyRun run = grid[todo[k]];
+                        run.dir = dir;
+                        run.work_dir = prepare_work_dir(dir, run);
+                        const auto t0 = std::chrono::steady_clock::now();
+                        Json result = spec.run(run);
+                        HM_CHECK(result.is_object(), "study", "run '{}' returned {} instead of a JSON object",
+                                 run.label, result.dump());
+                        std::lock_guard<std::mutex> lock(fresh_mutex);
+                        fresh[k] = RunRecord{run.label, run.config, std::move(result), seconds_since(t0)};
+                      },
+                      jobs,
+                      {.cost = [&](size_t k) { return grid[todo[k]].cost; },
+                       .label = [&](size_t k) { return grid[todo[k]].label; },
+                       .on_done =
+                           [&](size_t k, const train::PoolProgress& p) {
+                             const RunRecord& r = fresh[k];
+                             append_line_durable(results_path, record_json(r).dump());
+                             // The session's wall time so far: a killed session keeps it too.
+                             settings.sessions.back()["wall_seconds"] = seconds_since(start);
+                             settings.write(settings_path);
+                             std::error_code ignored;  // recorded: its checkpoints are no longer needed
+                             fs::remove_all(work_dir_of(dir, r.label), ignored);
+                             ++recorded;
+                             if (!log) return;
+                             const std::string line = fmt::format(
+                                 "[{:>{}}/{}] {} | {} | {} | elapsed {}, ETA {}", recorded, width, grid.size(), r.label,
+                                 spec.describe ? spec.describe(r) : "", report::format_duration(r.seconds),
+                                 report::format_duration(p.elapsed), report::format_duration(p.eta));
+                             if (tty) {
+                               fmt::print(log, "\r\033[K{}\n", line);
+                               if (recorded < grid.size())
+                                 fmt::print(log, "  {} of {} runs done, elapsed {}, ETA {}", recorded, grid.size(),
+                                            report::format_duration(p.elapsed), report::format_duration(p.eta));
+                             } else {
+                               fmt::print(log, "{}\n", line);
+                             }
+                             std::fflush(log);
+                           },
+                       .stop_starting = [] { return train::stop_requested(); }});
 
   settings.sessions.back()["wall_seconds"] = seconds_since(start);
-  write_file_atomic((fs::path(dir) / kSettingsFile).string(), settings.to_json().dump(2) + "\n");
+  settings.write(settings_path);
   StudyOutcome out;
   out.dir = dir;
   out.total = grid.size();

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "core/atomic_file.h"
 #include "core/file_read.h"
 
 namespace hm::studies {
@@ -45,6 +46,11 @@ StudySettings StudySettings::read(const std::string& path) {
   }
 }
 
+void StudySettings::write(const std::string& path) const { write_file_atomic(path, to_json().dump(2) + "\n"); }
+
+std::string study_settings_file(const std::string& dir) { return (fs::path(dir) / kSettingsFile).string(); }
+std::string study_results_file(const std::string& dir) { return (fs::path(dir) / kResultsFile).string(); }
+
 Json with_new_option_defaults(const Json& defaults, Json stored) {
   if (!stored.is_object()) return stored;
   for (const auto& [key, value] : defaults.items())
@@ -53,7 +59,7 @@ Json with_new_option_defaults(const Json& defaults, Json stored) {
 }
 
 StudySettings read_study_settings(const StudySpec& spec, const std::string& dir) {
-  StudySettings settings = StudySettings::read((fs::path(dir) / kSettingsFile).string());
+  StudySettings settings = StudySettings::read(study_settings_file(dir));
   check(settings.study == spec.name, "study", "'{}' holds study '{}', not '{}'", dir, settings.study, spec.name);
   settings.context.options = with_new_option_defaults(spec.options, settings.context.options);
   return settings;

@@ -26,7 +26,11 @@ struct StudySettings {
 
   Json to_json() const;
   static StudySettings read(const std::string& path);  // throws naming the file
+  void write(const std::string& path) const;           // atomically
 };
+
+std::string study_settings_file(const std::string& dir);  // DIR/study.json
+std::string study_results_file(const std::string& dir);   // DIR/results.jsonl
 
 // Options a study gained after `stored` was written take their defaults, so an older study
 // directory still resumes (and compares equal to the same command with no --set).

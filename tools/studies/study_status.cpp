@@ -21,8 +21,8 @@ namespace fs = std::filesystem;
 
 StudyOutcome print_study_status(const StudySpec& spec, const std::string& dir, std::FILE* log) {
   const StudySettings settings = read_study_settings(spec, dir);
-  const std::vector<StudyRun> grid = make_grid(spec, settings.context, (fs::path(dir) / kSettingsFile).string());
-  const std::string results = (fs::path(dir) / kResultsFile).string();
+  const std::vector<StudyRun> grid = make_grid(spec, settings.context, study_settings_file(dir));
+  const std::string results = study_results_file(dir);
   const std::vector<RunRecord> done = in_grid_order(grid, read_results(results), results);
   const StudyInfo info = info_of(settings, spec.name);
   StudyOutcome out{.dir = dir, .done = done.size(), .total = grid.size(), .interrupted = done.size() < grid.size()};
