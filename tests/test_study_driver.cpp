@@ -150,6 +150,37 @@ TEST_CASE("study driver: a registered study runs, records every run durably and 
   fs::remove_all(dir);
 }
 
+TEST_CASE("study driver: --only trains the matching runs now and the rest later, then the report") {
+  g_stop_after = -1;
+  const StudySpec& spec = find_study("fake-study");
+  const fs::path reference = fresh_dir("only_reference"), dir = fresh_dir("only");
+  run_study(spec, {.jobs = 2, .out = reference.string()}, nullptr);
+
+  g_runs = 0;
+  StudyOutcome part = run_study(spec, {.jobs = 2, .out = dir.string(), .only = "seed=2$"}, nullptr);
+  CHECK(g_runs.load() == 3);
+  CHECK_FALSE(part.interrupted);  // its selection is done: not a Ctrl-C
+  CHECK(part.done == 3);
+  CHECK_FALSE(fs::exists(dir / "summary.md"));  // the grid is not
+  for (const RunRecord& r : read_results((dir / "results.jsonl").string()))
+    CHECK(r.label.find("seed=2") != std::string::npos);
+  CHECK(throws_with([&] { run_study(spec, {.resume = dir.string(), .only = "k=("}, nullptr); },
+                    {"--only 'k=('", "not a regular expression"}));
+  CHECK(throws_with([&] { run_study(spec, {.resume = dir.string(), .only = "seed=9"}, nullptr); },
+                    {"--only 'seed=9' matches none of the grid's 6 run labels", "'k=0 seed=1'"}));
+  g_runs = 0;  // --only with --resume; recorded runs that match are not run again
+  part = run_study(spec, {.jobs = 1, .resume = dir.string(), .only = "k=0"}, nullptr);
+  CHECK(g_runs.load() == 1);
+  CHECK(part.done == 4);
+  g_runs = 0;  // the same study without --only finishes the grid and reports it
+  part = run_study(spec, {.jobs = 2, .resume = dir.string()}, nullptr);
+  CHECK(g_runs.load() == 2);
+  CHECK(part.done == 6);
+  CHECK(read_text(dir / "summary.md") == read_text(reference / "summary.md"));
+  fs::remove_all(reference);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("study driver: an interrupted study resumes to the same report, a torn line is re-run") {
   const StudySpec& spec = find_study("fake-study");
   const fs::path reference = fresh_dir("reference"), dir = fresh_dir("resume");

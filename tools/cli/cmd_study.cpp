@@ -49,6 +49,9 @@ Registration reg{
                          "directory (default: --out's, or runs/NAME[-quick] with --quick); runs nothing")
              ->expected(0, 1)
              ->default_str(studies::kStatusDefaultDir);
+         cmd->add_option("--only", args.only,
+                         "train only the runs whose label matches this regular expression (e.g. ' d64 ', "
+                         "'seed=1$'); the rest stay to run, the report waits for the whole grid");
          cmd->add_flag("--force", args.force, "start over in an output directory that holds an earlier study");
          study_cmds.emplace_back(s.name, cmd);
        }

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <mutex>
 #include <optional>
+#include <regex>
 #include <set>
 #include <thread>
 
@@ -80,6 +81,30 @@ std::string prepare_work_dir(const std::string& dir, const StudyRun& run) {
     write_file_atomic(marker.string(), run.config.dump(2) + "\n");
   }
   return work.string();
+}
+
+// --only: the runs of todo whose label the pattern matches; a pattern that is not a regular
+// expression or matches no label of the grid is refused, naming some labels.
+std::vector<size_t> only_matching(const std::vector<StudyRun>& grid, const std::vector<size_t>& todo,
+                                  const std::string& pattern) {
+  std::regex re;
+  try {
+    re = std::regex(pattern, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    throw_error("study", fmt::format("--only '{}' is not a regular expression ({})", pattern, e.what()));
+  }
+  bool any = false;
+  for (const StudyRun& r : grid) any = any || std::regex_search(r.label, re);
+  if (!any) {
+    std::string labels;
+    for (size_t i = 0; i < grid.size() && i < 4; ++i) labels += fmt::format("{}'{}'", i ? ", " : "", grid[i].label);
+    throw_error("study", fmt::format("--only '{}' matches none of the grid's {} run labels ({}{})", pattern,
+                                     grid.size(), labels, grid.size() > 4 ? ", ..." : ""));
+  }
+  std::vector<size_t> kept;
+  for (size_t i : todo)
+    if (std::regex_search(grid[i].label, re)) kept.push_back(i);
+  return kept;
 }
 
 }  // namespace
@@ -168,6 +193,8 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
   std::vector<size_t> todo;
   for (size_t i = 0; i < grid.size(); ++i)
     if (!done_labels.count(grid[i].label)) todo.push_back(i);
+  const size_t missing = todo.size();
+  if (!args.only.empty()) todo = only_matching(grid, todo, args.only);
 
   const int hw = static_cast<int>(std::thread::hardware_concurrency());
   const int jobs = args.jobs > 0 ? args.jobs : std::max(hw, 1);
@@ -176,7 +203,9 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
   if (log) {
     fmt::print(log, "{} study ({}): {} runs on {} jobs -> {}{}\n", spec.name, settings.context.quick ? "quick" : "full",
                grid.size(), jobs, dir,
-               done.empty() ? "" : fmt::format(" (resuming: {} done, {} to run)", done.size(), todo.size()));
+               done.empty() ? "" : fmt::format(" (resuming: {} done, {} to run)", done.size(), missing));
+    if (!args.only.empty())
+      fmt::print(log, "--only '{}': {} of the {} runs left match and train now\n", args.only, todo.size(), missing);
     std::fflush(log);
   }
 
@@ -238,8 +267,15 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
   out.dir = dir;
   out.total = grid.size();
   out.done = done.size() + finished;
-  out.interrupted = out.done < out.total;
+  out.interrupted = finished < todo.size();
   train::clear_stop();
+  if (!out.interrupted && out.done < out.total) {  // --only: its runs are done, the grid is not
+    if (log)
+      fmt::print(log,
+                 "{} of {} runs are recorded in {} (--only '{}' is done); the rest: harmonic study {} --resume {}\n",
+                 out.done, out.total, results_path, args.only, spec.name, dir);
+    return out;
+  }
   if (out.interrupted) {
     if (log) {
       if (tty) fmt::print(log, "\n");

@@ -31,12 +31,16 @@ struct StudyArgs {
   std::string status;             // print what is done, in flight and left in this directory; run nothing
                                   // (kStatusDefaultDir: the one --out / --quick name)
   bool force = false;             // start over where an earlier study with other settings is
+  // Train only the runs whose label this regular expression matches (ECMAScript, searched, e.g.
+  // " d64 " or "seed=1$"); the rest stay to run. A session-limited machine trains a study's
+  // main rows first; the report is written when the whole grid is recorded.
+  std::string only;
 };
 
 struct StudyOutcome {
   std::string dir;
   size_t done = 0, total = 0;  // runs recorded / in the grid
-  bool interrupted = false;    // stopped by Ctrl-C before the grid was done (no report)
+  bool interrupted = false;    // stopped by Ctrl-C before the runs it was to train were done (no report)
   std::vector<std::string> files;
 };
 
