@@ -11,6 +11,7 @@
 #include "tools/studies/chronos/plan.h"
 #include "tools/studies/chronos/report.h"
 #include "tools/studies/chronos/run.h"
+#include "tools/studies/driver.h"
 #include "tools/tasks/chronos_model.h"
 #include "tools/train/config.h"
 #include "tools/train/task.h"
@@ -234,4 +235,21 @@ TEST_CASE("chronos study: report on known runs") {
   const Json summary = Json::parse(read_text(dir.str() + "/summary.json"));
   CHECK(summary.at("main_size") == "d64");
   CHECK(summary.at("groups").size() == 7);
+}
+
+// The measured full run is committed with its settings as its records land (README's tables; a
+// later session continues it from a copy of study.json and results.jsonl): its records must
+// still fit today's full grid, and its report must come out as committed.
+TEST_CASE("chronos study: the committed full run reports again to its committed summary") {
+  const std::string committed = HARMONIC_SOURCE_DIR "/tools/studies/chronos/full_run";
+  const size_t recorded = read_results(committed + "/results.jsonl").size();
+  REQUIRE(recorded >= 1);
+  ScratchDir dir;
+  StudyArgs args;
+  args.from = committed;
+  args.out = dir.str();
+  const StudyOutcome out = run_study(find_study("chronos"), args, nullptr);
+  CHECK(out.done == recorded);
+  CHECK(out.total == 30);
+  CHECK(read_text(dir.str() + "/summary.md") == read_text(committed + "/summary.md"));
 }

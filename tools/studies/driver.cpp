@@ -31,9 +31,13 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// `source` names the results file the records came from.
+// `source` names the results file the records came from; fewer records than grid_runs make a
+// partial report (summary_files.h says so in its files).
 std::vector<std::string> write_report(const StudySpec& spec, const std::string& dir, const std::string& source,
-                                      std::vector<RunRecord> records, const StudyInfo& info, std::FILE* log) {
+                                      std::vector<RunRecord> records, StudyInfo info, size_t grid_runs,
+                                      std::FILE* log) {
+  info.grid_runs = grid_runs;
+  info.recorded_runs = records.size();
   ReportInput input{dir, std::move(records), info};
   StudyReport report =
       naming_json_errors(fmt::format("the results of study '{}' in {} do not fit its report", spec.name, source),
@@ -60,7 +64,8 @@ StudyOutcome report_only(const StudySpec& spec, const StudyArgs& args, std::FILE
   out.total = grid.size();
   if (log && out.done < out.total)
     fmt::print(log, "note: {} of {} runs are recorded; the report covers those\n", out.done, out.total);
-  out.files = write_report(spec, out.dir, results.string(), std::move(records), info_of(settings, spec.name), log);
+  out.files =
+      write_report(spec, out.dir, results.string(), std::move(records), info_of(settings, spec.name), grid.size(), log);
   return out;
 }
 
@@ -289,7 +294,7 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
         all.size(), grid.size());
   std::error_code ignored;  // every run is recorded (a kill between a record and its removal leaves one)
   fs::remove_all(fs::path(dir) / kInProgressDir, ignored);
-  out.files = write_report(spec, dir, results_path, std::move(all), info_of(settings, spec.name), log);
+  out.files = write_report(spec, dir, results_path, std::move(all), info_of(settings, spec.name), grid.size(), log);
   return out;
 }
 

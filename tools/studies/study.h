@@ -63,7 +63,9 @@ struct StudyInfo {
   std::string name;
   bool quick = false;
   int jobs = 1;
-  double wall_seconds = 0;  // summed over the sessions that ran it (resumes)
+  double wall_seconds = 0;   // summed over the sessions that ran it (resumes)
+  size_t grid_runs = 0;      // the runs of the study's grid (0: not known)
+  size_t recorded_runs = 0;  // the runs of the report; fewer than grid_runs: a partial report
 };
 
 struct ReportInput {
