@@ -383,6 +383,14 @@ TEST_CASE("study driver: a run stopped mid-training resumes from its work direct
   REQUIRE(want[0].result.at("train_loss").size() == 2);  // steps 1-5 and 6-10
   CHECK(got[0].result.at("train_loss") == want[0].result.at("train_loss"));
   CHECK(got[0].result.at("steps") == 12);
+  // The recorded wall time covers the training before the resume too.
+  REQUIRE(got[0].result.contains("resumed"));
+  CHECK(got[0].result.at("resumed").at("step") == 7);
+  const double before = got[0].result.at("resumed").at("train_seconds").get<double>();
+  CHECK(before > 0);
+  CHECK(got[0].result.at("train_seconds").get<double>() > before);
+  CHECK(got[0].seconds > before);
+  CHECK_FALSE(want[0].result.contains("resumed"));
   CHECK_FALSE(fs::exists(dir / "in_progress"));  // removed once recorded
 
   // A work directory made for another config is not resumed; --force discards them all.

@@ -31,6 +31,15 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// A run's wall time: this session's part plus the training an earlier session did before the
+// checkpoint this one resumed from (StudyFit's result["resumed"]). Time an earlier session spent
+// after its last checkpoint was lost with it and is not counted.
+double run_seconds(const Json& result, std::chrono::steady_clock::time_point start) {
+  const Json* resumed = result.contains("resumed") ? &result["resumed"] : nullptr;
+  const double before = resumed && resumed->is_object() ? resumed->value("train_seconds", 0.0) : 0.0;
+  return seconds_since(start) + before;
+}
+
 // `source` names the results file the records came from; fewer records than grid_runs make a
 // partial report (summary_files.h says so in its files).
 std::vector<std::string> write_report(const StudySpec& spec, const std::string& dir, const std::string& source,
@@ -234,7 +243,8 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
                         HM_CHECK(result.is_object(), "study", "run '{}' returned {} instead of a JSON object",
                                  run.label, result.dump());
                         std::lock_guard<std::mutex> lock(fresh_mutex);
-                        fresh[k] = RunRecord{run.label, run.config, std::move(result), seconds_since(t0)};
+                        const double seconds = run_seconds(result, t0);
+                        fresh[k] = RunRecord{run.label, run.config, std::move(result), seconds};
                       },
                       jobs,
                       {.cost = [&](size_t k) { return grid[todo[k]].cost; },

@@ -55,7 +55,7 @@ struct RunRecord {
   std::string label;
   Json config;
   Json result;
-  double seconds = 0;  // the run's wall time
+  double seconds = 0;  // the run's wall time, across resumes (run_seconds in driver.cpp)
 };
 
 // How the study ran (for the report's timing lines).

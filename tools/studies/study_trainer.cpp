@@ -27,6 +27,9 @@ StudyFit::StudyFit(train::Trainer& trainer, Json& result) : trainer_(trainer), r
   state = saved.value("state", Json::object());  // absent: written before runs kept a state
   items_ = saved["items"].get<double>();
   resumed_ = true;
+  // Where this session took over: the driver adds these seconds to the session's wall time, so a
+  // resumed run's recorded time covers its whole training, not the part after the resume.
+  result_["resumed"] = {{"step", trainer_.step()}, {"train_seconds", trainer_.elapsed_seconds()}};
 }
 
 void StudyFit::fit(const char* rate_key, double units_per_item) {

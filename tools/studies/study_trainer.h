@@ -72,7 +72,8 @@ class StudyFit {
   // Sets config["trainer"]["checkpoint_seconds"] (0 without a work directory).
   static void configure(Json& config, const std::string& work_dir);
   // Sets the trainer's on_step (counts items, then calls on_step) and checkpoint_state, then
-  // restores the trainer, result and state from the work directory's checkpoint when there is one.
+  // restores the trainer, result and state from the work directory's checkpoint when there is one,
+  // then sets result["resumed"] = {"step", "train_seconds"}: the training done before this session.
   StudyFit(train::Trainer& trainer, Json& result);
   StudyFit(const StudyFit&) = delete;  // the trainer's callbacks point at this object
   StudyFit& operator=(const StudyFit&) = delete;
