@@ -182,6 +182,32 @@ TEST_CASE("plot: non-finite values break a line, a log axis maps log10 and skips
   for (const char* s : {"0.001", "0.01", "0.1", "1"}) CHECK(std::find(texts.begin(), texts.end(), s) != texts.end());
 }
 
+TEST_CASE("plot: a log x axis maps log10, labels decades and skips x <= 0") {
+  LinePlot p;
+  p.log_x = true;
+  p.series.push_back({"size", {0, 0.1, 1, 10, 100}, {4, 3, 2, 1, 0}});
+  const Frame f = frame_of(p);
+  CHECK(f.x_min == doctest::Approx(-1 - 0.12));  // log10 range of the positive x [-1, 2], padded by 4%
+  CHECK(f.x_max == doctest::Approx(2 + 0.12));
+  CHECK(f.px(1) - f.px(0.1) == doctest::Approx(f.px(10) - f.px(1)));  // equal steps per decade
+  CHECK_FALSE(f.drawable(0, 4));
+  CHECK_FALSE(f.drawable(-1, 4));
+  CHECK(f.drawable(0.1, -3));  // y may be anything on a linear y axis
+  std::vector<Element> els = parse_xml(to_svg(p));
+  auto lines = named(els, "polyline");
+  REQUIRE(lines.size() == 1);
+  const auto pts = points_of(*lines[0]);
+  REQUIRE(pts.size() == 4);  // x = 0 is left out
+  CHECK(pts[0].first == doctest::Approx(f.px(0.1)).epsilon(1e-4));
+  CHECK(pts[2].first == doctest::Approx(f.px(10)).epsilon(1e-4));
+  std::vector<std::string> texts;
+  for (const Element* t : named(els, "text")) texts.push_back(t->text);
+  for (const char* s : {"0.1", "1", "10", "100"})
+    CHECK_MESSAGE(std::find(texts.begin(), texts.end(), s) != texts.end(), s);
+  const std::vector<unsigned char> rgb = to_pixels(p);  // the PNG path draws from the same frame
+  CHECK(rgb.size() == static_cast<size_t>(p.width * p.height * 3));
+}
+
 TEST_CASE("plot: a bar plot with edges, a density overlay and a reference line") {
   BarPlot b;
   b.title = "pmf";

@@ -12,7 +12,7 @@ struct PlotArgs {
   std::vector<std::string> metrics;
   std::string x = "step", out = "plot.svg", title;
   std::vector<std::string> ys;
-  bool log_y = false;
+  bool log_x = false, log_y = false;
   int width = 720, height = 450;
 } args;
 
@@ -20,6 +20,7 @@ int run_plot() {
   report::LinePlot p =
       report::metrics_plot(args.metrics, args.x, args.ys.empty() ? std::vector<std::string>{"loss"} : args.ys);
   p.title = args.title;
+  p.log_x = args.log_x;
   p.log_y = args.log_y;
   p.width = args.width;
   p.height = args.height;
@@ -43,6 +44,7 @@ Registration reg{
        cmd->add_option("--x", args.x, "x axis key")->capture_default_str();
        cmd->add_option("--out", args.out, "output .svg or .png")->capture_default_str();
        cmd->add_option("--title", args.title, "plot title");
+       cmd->add_flag("--log-x", args.log_x, "logarithmic x axis (points at x <= 0 are left out)");
        cmd->add_flag("--log-y", args.log_y, "logarithmic y axis");
        cmd->add_option("--width", args.width, "image width (pixels)")->capture_default_str();
        cmd->add_option("--height", args.height, "image height (pixels)")->capture_default_str();

@@ -59,9 +59,6 @@ void check_series(const Series& s, const char* fn) {
         s.y_low.size(), s.y_high.size());
 }
 
-// A point is drawable when both coordinates are finite (and y > 0 on a log axis).
-bool drawable(double x, double y, bool log_y) { return std::isfinite(x) && std::isfinite(y) && (!log_y || y > 0); }
-
 std::string format_tick(double v, double step) {
   if (std::fabs(v) < step * 1e-9) return "0";
   if (std::fabs(v) >= 1e6 || step < 1e-4) return fmt::format("{:.3g}", v);
@@ -171,6 +168,15 @@ void draw_axes(Canvas& c, const Frame& f, const std::string& title, const std::s
 }
 
 std::pair<std::vector<double>, std::vector<std::string>> numeric_xticks(const Frame& f) {
+  if (f.log_x) {  // ticks in data units (px takes them), labelled as on a log y axis
+    std::vector<double> ticks;
+    std::vector<std::string> labels;
+    for (double t : log_ticks(f.x_min, f.x_max)) {
+      ticks.push_back(std::pow(10.0, t));
+      labels.push_back(fmt::format("{:g}", ticks.back()));
+    }
+    return {ticks, labels};
+  }
   std::vector<double> ticks = nice_ticks(f.x_min, f.x_max);
   const double step = ticks.size() >= 2 ? ticks[1] - ticks[0] : 1.0;
   std::vector<std::string> labels;
@@ -182,7 +188,7 @@ std::pair<std::vector<double>, std::vector<std::string>> numeric_xticks(const Fr
 std::vector<Points> runs(const Series& s, const Frame& f) {
   std::vector<Points> out(1);
   for (size_t i = 0; i < s.x.size(); ++i) {
-    if (!drawable(s.x[i], s.y[i], f.log_y)) {
+    if (!f.drawable(s.x[i], s.y[i])) {
       if (!out.back().empty()) out.emplace_back();
       continue;
     }
@@ -206,7 +212,7 @@ std::vector<Points> band_runs(const Series& s, const Frame& f) {
     upper.clear(), lower.clear();
   };
   for (size_t i = 0; i < s.y_low.size(); ++i) {
-    if (!drawable(s.x[i], s.y_low[i], f.log_y) || !drawable(s.x[i], s.y_high[i], f.log_y)) {
+    if (!f.drawable(s.x[i], s.y_low[i]) || !f.drawable(s.x[i], s.y_high[i])) {
       flush();
       continue;
     }
@@ -232,11 +238,18 @@ void save_png(const std::vector<unsigned char>& rgb, int width, int height, cons
 
 // -- layout -------------------------------------------------------------------------------------
 
-double Frame::px(double x) const { return left + (x - x_min) / (x_max - x_min) * (right - left); }
+double Frame::px(double x) const {
+  const double v = log_x ? std::log10(x) : x;
+  return left + (v - x_min) / (x_max - x_min) * (right - left);
+}
 
 double Frame::py(double y) const {
   const double v = log_y ? std::log10(y) : y;
   return bottom - (v - y_min) / (y_max - y_min) * (bottom - top);
+}
+
+bool Frame::drawable(double x, double y) const {
+  return std::isfinite(x) && std::isfinite(y) && (!log_x || x > 0) && (!log_y || y > 0);
 }
 
 std::vector<double> nice_ticks(double lo, double hi, int target) {
@@ -252,24 +265,28 @@ std::vector<double> nice_ticks(double lo, double hi, int target) {
 
 Frame frame_of(const LinePlot& plot) {
   Frame f = area(plot.width, plot.height);
-  f.log_y = plot.log_y;
+  f.log_x = plot.log_x, f.log_y = plot.log_y;
   double x_lo = kInf, x_hi = -kInf, y_lo = kInf, y_hi = -kInf;
   for (const Series& s : plot.series) {
     check_series(s, "plot");
     for (size_t i = 0; i < s.x.size(); ++i) {
-      if (!drawable(s.x[i], s.y[i], plot.log_y)) continue;
+      if (!f.drawable(s.x[i], s.y[i])) continue;
+      const double x = plot.log_x ? std::log10(s.x[i]) : s.x[i];
       const double y = plot.log_y ? std::log10(s.y[i]) : s.y[i];
-      x_lo = std::min(x_lo, s.x[i]), x_hi = std::max(x_hi, s.x[i]);
+      x_lo = std::min(x_lo, x), x_hi = std::max(x_hi, x);
       y_lo = std::min(y_lo, y), y_hi = std::max(y_hi, y);
     }
     for (size_t i = 0; i < s.y_low.size(); ++i)
       for (double b : {s.y_low[i], s.y_high[i]})
-        if (drawable(s.x[i], b, plot.log_y)) {
+        if (f.drawable(s.x[i], b)) {
           const double y = plot.log_y ? std::log10(b) : b;
           y_lo = std::min(y_lo, y), y_hi = std::max(y_hi, y);
         }
   }
-  finish_range(x_lo, x_hi);
+  if (finish_range(x_lo, x_hi) && plot.log_x) {  // a log x axis holds a few sizes: whole end markers
+    const double pad = 0.04 * (x_hi - x_lo);
+    x_lo -= pad, x_hi += pad;
+  }
   if (finish_range(y_lo, y_hi)) {
     const double pad = 0.05 * (y_hi - y_lo);
     y_lo -= pad, y_hi += pad;
@@ -294,7 +311,7 @@ Frame frame_of(const BarPlot& plot) {
   for (double v : plot.values)
     if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
   for (size_t i = 0; i < plot.overlay.y.size(); ++i)
-    if (drawable(plot.overlay.x[i], plot.overlay.y[i], false))
+    if (f.drawable(plot.overlay.x[i], plot.overlay.y[i]))
       lo = std::min(lo, plot.overlay.y[i]), hi = std::max(hi, plot.overlay.y[i]);
   if (plot.reference) lo = std::min(lo, *plot.reference), hi = std::max(hi, *plot.reference);
   finish_range(lo, hi);
@@ -328,7 +345,7 @@ void draw(const LinePlot& plot, Canvas& c) {
     const Series& s = plot.series[i];
     if (!s.line)  // error bars with 4 px caps
       for (size_t k = 0; k < s.y_low.size(); ++k) {
-        if (!drawable(s.x[k], s.y_low[k], f.log_y) || !drawable(s.x[k], s.y_high[k], f.log_y)) continue;
+        if (!f.drawable(s.x[k], s.y_low[k]) || !f.drawable(s.x[k], s.y_high[k])) continue;
         const double x = f.px(s.x[k]), lo = f.py(s.y_low[k]), hi = f.py(s.y_high[k]);
         c.line(x, lo, x, hi, color_of(i), 1.5);
         c.line(x - 4, lo, x + 4, lo, color_of(i), 1.5);

@@ -1,6 +1,6 @@
 // Plots for training curves and distributions, written as SVG (always) or PNG (through
 // Debian's libstb, with a small built-in vector font), without any plotting library:
-//   line plots  several series, axes with "nice" ticks and labels, legend, optional log y
+//   line plots  several series, axes with "nice" ticks and labels, legend, optional log x / y
 //   bar plots   a categorical distribution (or histogram with bin edges), optionally with
 //               an overlay curve (e.g. the true density under a Fourier head's pmf) and a
 //               horizontal reference line
@@ -15,7 +15,7 @@ namespace hm::report {
 
 struct Series {
   std::string label;
-  std::vector<double> x, y;  // equal lengths; a non-finite point (or y <= 0 on a log axis) breaks the line
+  std::vector<double> x, y;  // equal lengths; a non-finite point (or one <= 0 on a log axis) breaks the line
   bool markers = false;      // also a 6 px square at each point (line plots; shows one-point series)
   // Optional band (e.g. mean ± std over seeds): y_low[i] .. y_high[i] at x[i], both empty or
   // both of x's length. Line plots draw it as a translucent area of the series colour behind
@@ -30,6 +30,7 @@ struct Series {
 struct LinePlot {
   std::string title, x_label, y_label;
   std::vector<Series> series;
+  bool log_x = false;  // e.g. model size or a frequency sweep: equal steps per decade
   bool log_y = false;
   int width = 720, height = 450;
 };
@@ -51,9 +52,11 @@ struct BarPlot {
 struct Frame {
   double x_min = 0, x_max = 1, y_min = 0, y_max = 1;
   double left = 0, top = 0, right = 1, bottom = 1;
-  bool log_y = false;
-  double px(double x) const;  // data x -> pixel column
+  bool log_x = false, log_y = false;
+  double px(double x) const;  // data x (not log10'd) -> pixel column
   double py(double y) const;  // data y (not log10'd) -> pixel row
+  // Both coordinates finite, and positive on a log axis.
+  bool drawable(double x, double y) const;
 };
 Frame frame_of(const LinePlot& plot);
 Frame frame_of(const BarPlot& plot);

@@ -105,7 +105,8 @@ report::LinePlot chronos_size_plot(const std::vector<ChronosGroup>& groups) {
   const int64_t main_n = chronos_main_frequencies(groups, size);
   report::LinePlot plot;
   plot.title = "Figure 19: relative MASE vs model size";
-  plot.x_label = "parameters (millions)";
+  plot.x_label = "parameters (millions, log scale)";
+  plot.log_x = true;  // the sizes grow about 4x per step
   plot.y_label = "relative MASE";
   report::Series linear{.label = "linear head", .markers = true},
       fourier{.label = fmt::format("Fourier-{} head", main_n), .markers = true};
