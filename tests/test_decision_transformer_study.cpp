@@ -2,7 +2,8 @@
 // `harmonic study decision-transformer` (tools/studies/decision_transformer/): rollouts played
 // side by side equal the same games played one at a time and are reproducible, a tiny task
 // trains and evaluates end to end, the grids of each mode, run configs through JSON, and the
-// report's aggregates, claims and files on runs with known numbers.
+// report's aggregates, claims and files on runs with known numbers, and the committed full run's
+// report made again from its records.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "tools/studies/decision_transformer/figures.h"
 #include "tools/studies/decision_transformer/plan.h"
 #include "tools/studies/decision_transformer/report.h"
+#include "tools/studies/driver.h"
 #include "tools/tasks/arcade_dt.h"
 #include "tools/tasks/dt_rollout.h"
 #include "tools/train/config.h"
@@ -50,15 +52,16 @@ RunRecord record(const HeadRunSpec& r, double best, double final_n, double smoot
                         {"expert_return", 5000.0},
                         {"example_pmfs", {std::vector<double>(18, 1.0 / 18)}},
                         {"example_actions", {3}}};
-  Json result = {{"params", 1234},
-                 {"steps", 10},
-                 {"train_seconds", 2.0},
-                 {"windows_per_second", 100.0},
-                 {"random_return", 30.0},
-                 {"expert_return", 5000.0},
-                 {"curve", {{{"step", 0}, {"normalized_return_mean", 0.0}}, {{"step", 10}, {"normalized_return_mean", best}}}},
-                 {"best", {{"step", 10}, {"normalized_return_mean", best}}},
-                 {"final", final_metrics}};
+  Json result = {
+      {"params", 1234},
+      {"steps", 10},
+      {"train_seconds", 2.0},
+      {"windows_per_second", 100.0},
+      {"random_return", 30.0},
+      {"expert_return", 5000.0},
+      {"curve", {{{"step", 0}, {"normalized_return_mean", 0.0}}, {{"step", 10}, {"normalized_return_mean", best}}}},
+      {"best", {{"step", 10}, {"normalized_return_mean", best}}},
+      {"final", final_metrics}};
   return {dt_run_label(r), head_run_json(r), result, 3.0};
 }
 
@@ -129,7 +132,11 @@ TEST_CASE("decision-transformer study: quick and full grids") {
   CHECK(HeadChoice::parse("fourier-12", kDtStudy).frequencies == 12);
   CHECK(throws_with([] { HeadChoice::parse("fourier-x", kDtStudy); }, {"fourier-x"}));
   CHECK(throws_with([] { HeadChoice::parse("fourier-0", kDtStudy); }, {"fourier-0"}));
-  CHECK(throws_with([] { head_run_from_json(Json{{"head", "linear"}}, kDtStudy); }, {"study decision-transformer", "malformed run config"}));
+  CHECK(throws_with(
+      [] {
+        head_run_from_json(Json{{"head", "linear"}}, kDtStudy);
+      },
+      {"study decision-transformer", "malformed run config"}));
 }
 
 TEST_CASE("decision-transformer study: report on known runs") {
@@ -137,10 +144,14 @@ TEST_CASE("decision-transformer study: report on known runs") {
   std::vector<RunRecord> records;
   for (const HeadRunSpec& r : dt_study_grid(plan)) {
     const double seed = static_cast<double>(r.seed);
-    if (!r.head.fourier()) records.push_back(record(r, 2.0 + seed, 1.0, 0.05));
-    else if (r.head.frequencies == 8) records.push_back(record(r, 4.0 + seed, 2.0, 0.02));
-    else if (r.head.frequencies == 2) records.push_back(record(r, 1.0, 0.5, 0.01));
-    else records.push_back(record(r, 7.0, 3.0, 0.04));
+    if (!r.head.fourier())
+      records.push_back(record(r, 2.0 + seed, 1.0, 0.05));
+    else if (r.head.frequencies == 8)
+      records.push_back(record(r, 4.0 + seed, 2.0, 0.02));
+    else if (r.head.frequencies == 2)
+      records.push_back(record(r, 1.0, 0.5, 0.01));
+    else
+      records.push_back(record(r, 7.0, 3.0, 0.04));
   }
   const std::vector<DtGroup> groups = aggregate_dt_runs(dt_runs_of(records));
   REQUIRE(groups.size() == 4);  // sorted by N: linear, 2, 8, 16
@@ -165,4 +176,21 @@ TEST_CASE("decision-transformer study: report on known runs") {
   CHECK(std::filesystem::exists(dir.str() + "/fig4_return_vs_frequencies.svg"));
   CHECK(std::filesystem::exists(dir.str() + "/fig13_pmfs_window1.png"));
   CHECK_FALSE(rep.headline.empty());
+}
+
+// The measured full run is committed with its settings as its records land (README's table; a
+// later session continues it from a copy of study.json and results.jsonl): its records must
+// still fit today's full grid, and its report must come out as committed.
+TEST_CASE("decision-transformer study: the committed full run reports again to its committed summary") {
+  const std::string committed = HARMONIC_SOURCE_DIR "/tools/studies/decision_transformer/full_run";
+  const size_t recorded = read_results(committed + "/results.jsonl").size();
+  REQUIRE(recorded >= 1);
+  ScratchDir dir;
+  StudyArgs args;
+  args.from = committed;
+  args.out = dir.str();
+  const StudyOutcome out = run_study(find_study("decision-transformer"), args, nullptr);
+  CHECK(out.done == recorded);
+  CHECK(out.total == 18);
+  CHECK(read_text(dir.str() + "/summary.md") == read_text(committed + "/summary.md"));
 }
