@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "tests/helpers.h"
+#include "tests/study_helpers.h"
 #include "tools/studies/audio_bpm/figures.h"
 #include "tools/studies/audio_bpm/plan.h"
 #include "tools/studies/audio_bpm/report.h"
@@ -14,6 +15,7 @@
 
 using namespace hm;
 using namespace hm::studies;
+using hm::test::check_committed_full_run;
 using hm::test::read_text;
 using hm::test::ScratchDir;
 using hm::test::throws_with;
@@ -175,16 +177,8 @@ TEST_CASE("audio-bpm study: a tiny study trains every head and reports through t
   CHECK(records[2].result.at("final").at("example_pmfs").size() == 4);
 }
 
-// The measured full run (README's table) is committed with its settings: its records must
-// still fit today's full grid, and its report must come out as committed.
+// The measured full run behind README's tables (tests/study_helpers.h).
 TEST_CASE("audio-bpm study: the committed full run reports again to its committed summary") {
-  const std::string committed = HARMONIC_SOURCE_DIR "/tools/studies/audio_bpm/full_run";
-  ScratchDir dir;
-  StudyArgs args;
-  args.from = committed;
-  args.out = dir.str();
-  const StudyOutcome out = run_study(find_study("audio-bpm"), args, nullptr);
-  CHECK(out.done == 15);
-  CHECK(out.total == 15);
-  CHECK(read_text(dir.str() + "/summary.md") == read_text(committed + "/summary.md"));
+  const studies::StudyOutcome out = check_committed_full_run("audio-bpm", "audio_bpm", 15);
+  CHECK(out.done == 15);  // complete
 }

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "tests/helpers.h"
+#include "tests/study_helpers.h"
 #include "tools/studies/chronos/figures.h"
 #include "tools/studies/chronos/plan.h"
 #include "tools/studies/chronos/report.h"
@@ -18,6 +19,7 @@
 
 using namespace hm;
 using namespace hm::studies;
+using hm::test::check_committed_full_run;
 using hm::test::read_text;
 using hm::test::ScratchDir;
 using hm::test::throws_with;
@@ -237,19 +239,7 @@ TEST_CASE("chronos study: report on known runs") {
   CHECK(summary.at("groups").size() == 7);
 }
 
-// The measured full run is committed with its settings as its records land (README's tables; a
-// later session continues it from a copy of study.json and results.jsonl): its records must
-// still fit today's full grid, and its report must come out as committed.
+// The measured full run behind README's tables (tests/study_helpers.h).
 TEST_CASE("chronos study: the committed full run reports again to its committed summary") {
-  const std::string committed = HARMONIC_SOURCE_DIR "/tools/studies/chronos/full_run";
-  const size_t recorded = read_results(committed + "/results.jsonl").size();
-  REQUIRE(recorded >= 1);
-  ScratchDir dir;
-  StudyArgs args;
-  args.from = committed;
-  args.out = dir.str();
-  const StudyOutcome out = run_study(find_study("chronos"), args, nullptr);
-  CHECK(out.done == recorded);
-  CHECK(out.total == 30);
-  CHECK(read_text(dir.str() + "/summary.md") == read_text(committed + "/summary.md"));
+  check_committed_full_run("chronos", "chronos", 30);
 }

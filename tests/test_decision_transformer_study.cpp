@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "tests/helpers.h"
+#include "tests/study_helpers.h"
 #include "tools/studies/decision_transformer/figures.h"
 #include "tools/studies/decision_transformer/plan.h"
 #include "tools/studies/decision_transformer/report.h"
@@ -21,6 +22,7 @@
 
 using namespace hm;
 using namespace hm::studies;
+using hm::test::check_committed_full_run;
 using hm::test::read_text;
 using hm::test::ScratchDir;
 using hm::test::throws_with;
@@ -178,19 +180,7 @@ TEST_CASE("decision-transformer study: report on known runs") {
   CHECK_FALSE(rep.headline.empty());
 }
 
-// The measured full run is committed with its settings as its records land (README's table; a
-// later session continues it from a copy of study.json and results.jsonl): its records must
-// still fit today's full grid, and its report must come out as committed.
+// The measured full run behind README's tables (tests/study_helpers.h).
 TEST_CASE("decision-transformer study: the committed full run reports again to its committed summary") {
-  const std::string committed = HARMONIC_SOURCE_DIR "/tools/studies/decision_transformer/full_run";
-  const size_t recorded = read_results(committed + "/results.jsonl").size();
-  REQUIRE(recorded >= 1);
-  ScratchDir dir;
-  StudyArgs args;
-  args.from = committed;
-  args.out = dir.str();
-  const StudyOutcome out = run_study(find_study("decision-transformer"), args, nullptr);
-  CHECK(out.done == recorded);
-  CHECK(out.total == 18);
-  CHECK(read_text(dir.str() + "/summary.md") == read_text(committed + "/summary.md"));
+  check_committed_full_run("decision-transformer", "decision_transformer", 18);
 }

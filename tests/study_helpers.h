@@ -1,0 +1,32 @@
+// A paper study's committed full run (tools/studies/<study>/full_run: study.json, results.jsonl
+// and the report), checked the same way for every study that commits one.
+#pragma once
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "tests/helpers.h"
+#include "tools/studies/driver.h"
+
+namespace hm::test {
+
+// Reports the committed run again with --from into a scratch directory: every record is read,
+// today's full grid still has `grid_runs` runs, and summary.md comes out byte for byte as
+// committed (a later session continues the run from a copy of study.json and results.jsonl).
+inline studies::StudyOutcome check_committed_full_run(const std::string& study, const std::string& study_folder,
+                                                      size_t grid_runs) {
+  const std::string committed = std::string(HARMONIC_SOURCE_DIR) + "/tools/studies/" + study_folder + "/full_run";
+  const size_t recorded = studies::read_results(committed + "/results.jsonl").size();
+  REQUIRE(recorded >= 1);
+  ScratchDir dir;
+  studies::StudyArgs args;
+  args.from = committed;
+  args.out = dir.str();
+  const studies::StudyOutcome out = studies::run_study(studies::find_study(study), args, nullptr);
+  CHECK(out.done == recorded);
+  CHECK(out.total == grid_runs);
+  CHECK(read_text(dir.str() + "/summary.md") == read_text(committed + "/summary.md"));
+  return out;
+}
+
+}  // namespace hm::test
