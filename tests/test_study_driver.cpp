@@ -3,9 +3,11 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "core/atomic_file.h"
 #include "core/file_lock.h"
@@ -72,18 +74,21 @@ const StudyRegistration registration{fake_study()};
 
 std::atomic<int64_t> g_stop_at_step{-1};  // request a stop when a run finishes this step
 std::atomic<int64_t> g_first_eval{-1};    // the first step evaluated by the last run started
+std::atomic<int> g_step_sleep_ms{0};      // slows each training step (a first session worth counting)
 
 // One small spirals run per seed, checkpointing in its work directory (StudyFit): its result
-// is the evaluation curve, so a resumed run must end with the uninterrupted run's curve.
+// is the evaluation curve, so a resumed run must end with the uninterrupted run's curve. With
+// the option nested=true the run returns {"train": curve} (as rng-lm nests its fine-tuning).
 StudySpec checkpointed_study() {
   StudySpec s;
   s.name = "fake-checkpointed-study";
   s.description = "a test study whose runs checkpoint";
   s.modes = "quick = full: 2 runs";
+  s.options = {{"nested", false}};
   s.grid = [](const StudyContext& c) {
     std::vector<StudyRun> runs;
     for (uint64_t seed : c.seeds.empty() ? std::vector<uint64_t>{1, 2} : c.seeds)
-      runs.push_back({fmt::format("seed={}", seed), {{"seed", seed}}});
+      runs.push_back({fmt::format("seed={}", seed), {{"seed", seed}, {"nested", c.options.at("nested")}}});
     return runs;
   };
   s.run = [](const StudyRun& r) {
@@ -106,9 +111,10 @@ StudySpec checkpointed_study() {
     fit.on_step = [&](const train::StepRecord& r) {
       if (const auto mean = interval_mean_loss(fit.state, r, 5)) result["train_loss"].push_back(*mean);
       if (r.step == g_stop_at_step.load()) train::request_stop();
+      std::this_thread::sleep_for(std::chrono::milliseconds(g_step_sleep_ms.load()));
     };
     fit.fit("items_per_second");
-    return result;
+    return r.config.at("nested").get<bool>() ? Json{{"train", result}} : result;
   };
   s.report = [](const ReportInput&) { return StudyReport{}; };
   return s;
@@ -409,6 +415,31 @@ TEST_CASE("study driver: a run stopped mid-training resumes from its work direct
   run_study(spec, {.jobs = 1, .seeds = {9}, .out = (dir / "c").string(), .force = true}, nullptr);
   CHECK(g_first_eval.load() == 5);
   fs::remove_all(reference);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("study driver: a resumed run's recorded time covers its earlier training when its result nests the fit") {
+  g_stop_after = -1;
+  const StudySpec& spec = find_study("fake-checkpointed-study");
+  const fs::path dir = fresh_dir("ckpt_nested");
+  const StudyArgs args{.jobs = 1, .seeds = {7}, .sets = {"nested=true"}, .out = dir.string()};
+  g_stop_at_step = 7;
+  g_step_sleep_ms = 40;  // the first session trains 7 steps for at least 0.28 s
+  CHECK(run_study(spec, args, nullptr).interrupted);
+  const double before = train::Trainer::checkpoint_training_seconds(
+      work_checkpoint_of(fs::directory_iterator(dir / "in_progress")->path()).string());
+  CHECK(before >= 0.28);
+  g_stop_at_step = -1;
+  g_step_sleep_ms = 0;  // the second session's 5 steps take far less than the first's 7
+  run_study(spec, args, nullptr);
+  const std::vector<RunRecord> got = read_results((dir / "results.jsonl").string());
+  REQUIRE(got.size() == 1);
+  const Json& fit = got[0].result.at("train");
+  CHECK(fit.at("resumed").at("train_seconds").get<double>() == before);
+  // The record covers both sessions' training: without the earlier session's seconds it would
+  // hold only the second session's part, far less than the run's training across resumes.
+  CHECK(got[0].seconds >= fit.at("train_seconds").get<double>());
+  CHECK(got[0].seconds >= before);
   fs::remove_all(dir);
 }
 

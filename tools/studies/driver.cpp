@@ -31,15 +31,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// A run's wall time: this session's part plus the training an earlier session did before the
-// checkpoint this one resumed from (StudyFit's result["resumed"]). Time an earlier session spent
-// after its last checkpoint was lost with it and is not counted.
-double run_seconds(const Json& result, std::chrono::steady_clock::time_point start) {
-  const Json* resumed = result.contains("resumed") ? &result["resumed"] : nullptr;
-  const double before = resumed && resumed->is_object() ? resumed->value("train_seconds", 0.0) : 0.0;
-  return seconds_since(start) + before;
-}
-
 // `source` names the results file the records came from; fewer records than grid_runs make a
 // partial report (summary_files.h says so in its files).
 std::vector<std::string> write_report(const StudySpec& spec, const std::string& dir, const std::string& source,
@@ -238,12 +229,16 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
                         StudyRun run = grid[todo[k]];
                         run.dir = dir;
                         run.work_dir = prepare_work_dir(dir, run);
+                        // The run's wall time: this session's part plus the training an earlier
+                        // session did before the checkpoint the run resumes from (time spent after
+                        // that checkpoint was lost with that session and is not counted).
+                        const double before = work_dir_training_seconds(run.work_dir);
                         const auto t0 = std::chrono::steady_clock::now();
                         Json result = spec.run(run);
                         HM_CHECK(result.is_object(), "study", "run '{}' returned {} instead of a JSON object",
                                  run.label, result.dump());
                         std::lock_guard<std::mutex> lock(fresh_mutex);
-                        const double seconds = run_seconds(result, t0);
+                        const double seconds = seconds_since(t0) + before;
                         fresh[k] = RunRecord{run.label, run.config, std::move(result), seconds};
                       },
                       jobs,

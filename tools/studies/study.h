@@ -55,7 +55,7 @@ struct RunRecord {
   std::string label;
   Json config;
   Json result;
-  double seconds = 0;  // the run's wall time, across resumes (run_seconds in driver.cpp)
+  double seconds = 0;  // the run's wall time, across resumes (work_dir_training_seconds, study_dir.h)
 };
 
 // How the study ran (for the report's timing lines).

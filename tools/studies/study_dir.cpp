@@ -10,6 +10,7 @@
 
 #include "core/atomic_file.h"
 #include "core/file_read.h"
+#include "tools/train/trainer.h"
 
 namespace hm::studies {
 namespace fs = std::filesystem;
@@ -138,6 +139,18 @@ fs::path work_dir_of(const std::string& dir, const std::string& label) {
     hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
   }
   return fs::path(dir) / kInProgressDir / fmt::format("{}-{:08x}", name, hash);
+}
+
+fs::path work_checkpoint_of(const fs::path& work_dir) { return train::Trainer::last_checkpoint_in(work_dir.string()); }
+
+double work_dir_training_seconds(const fs::path& work_dir) {
+  const fs::path checkpoint = work_checkpoint_of(work_dir);
+  if (!fs::exists(checkpoint)) return 0;
+  try {
+    return train::Trainer::checkpoint_training_seconds(checkpoint.string());
+  } catch (const std::exception&) {
+    return 0;
+  }
 }
 
 }  // namespace hm::studies

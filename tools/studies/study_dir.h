@@ -56,6 +56,13 @@ Json record_json(const RunRecord& record);
 // DIR/in_progress/<label as a file name>-<FNV-1a of the label>: distinct labels that read the
 // same as file names ("k=1", "k 1") still get distinct directories.
 std::filesystem::path work_dir_of(const std::string& dir, const std::string& label);
+// The mid-run checkpoint a run keeps in its work directory (StudyFit's Trainer writes it there).
+std::filesystem::path work_checkpoint_of(const std::filesystem::path& work_dir);
+// The seconds of training behind that checkpoint, which the run resumes from: the driver adds
+// them to the session's wall time, so a resumed run's recorded time covers its whole training
+// whatever its result looks like. 0 without a checkpoint (or an unreadable one, which the run
+// itself refuses).
+double work_dir_training_seconds(const std::filesystem::path& work_dir);
 
 // A study's grid and report read JSON that this session did not write: the options of a
 // study.json, the records of a results.jsonl (from an older version, or edited by hand). A

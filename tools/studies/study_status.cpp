@@ -50,7 +50,7 @@ StudyOutcome print_study_status(const StudySpec& spec, const std::string& dir, s
   for (const StudyRun& run : grid) {
     if (recorded.count(run.label)) continue;
     double& left_cost = left_costs.emplace_back(run.cost);
-    const fs::path work = work_dir_of(dir, run.label), checkpoint = work / "checkpoint_last.safetensors";
+    const fs::path work = work_dir_of(dir, run.label), checkpoint = work_checkpoint_of(work);
     if (!fs::exists(checkpoint)) {
       if (fs::exists(work / kWorkConfigFile))
         fmt::print(log, "  in progress  {} | started, no checkpoint yet\n", run.label);

@@ -27,8 +27,8 @@ StudyFit::StudyFit(train::Trainer& trainer, Json& result) : trainer_(trainer), r
   state = saved.value("state", Json::object());  // absent: written before runs kept a state
   items_ = saved["items"].get<double>();
   resumed_ = true;
-  // Where this session took over: the driver adds these seconds to the session's wall time, so a
-  // resumed run's recorded time covers its whole training, not the part after the resume.
+  // Where this session took over, recorded with the run (the driver reads the same seconds from
+  // the checkpoint for the run's wall time: work_dir_training_seconds).
   result_["resumed"] = {{"step", trainer_.step()}, {"train_seconds", trainer_.elapsed_seconds()}};
 }
 

@@ -89,8 +89,8 @@ void RunArgs::setup() const {
 }
 
 std::string checkpoint_file(const std::string& out_dir, const std::string& which) {
-  if (which.empty() || which == "last") return out_dir + "/checkpoint_last.safetensors";
-  if (which == "best") return out_dir + "/checkpoint_best.safetensors";
+  if (which.empty() || which == "last") return Trainer::last_checkpoint_in(out_dir);
+  if (which == "best") return Trainer::best_checkpoint_in(out_dir);
   return which;
 }
 

@@ -171,8 +171,15 @@ class Trainer {
   int64_t total_steps() const;
   int64_t steps_per_epoch() const;  // ceil(batches / accumulate)
   const TrainerOptions& options() const { return options_; }
-  std::string checkpoint_path() const;       // out_dir/checkpoint_last.safetensors
-  std::string best_checkpoint_path() const;  // out_dir/checkpoint_best.safetensors
+  std::string checkpoint_path() const;       // last_checkpoint_in(out_dir)
+  std::string best_checkpoint_path() const;  // best_checkpoint_in(out_dir)
+  // Where a Trainer with this out_dir keeps its checkpoints, for readers without a Trainer
+  // (`harmonic train --resume`, the study driver and `--status`).
+  static std::string last_checkpoint_in(const std::string& out_dir);  // out_dir/checkpoint_last.safetensors
+  static std::string best_checkpoint_in(const std::string& out_dir);  // out_dir/checkpoint_best.safetensors
+  // The seconds of training (across resumes) a Trainer's checkpoint records: what a run resumed
+  // from it has already spent. Throws naming the file when it holds no trainer's "elapsed".
+  static double checkpoint_training_seconds(const std::string& checkpoint_path);
 
   std::function<void(const StepRecord&)> on_step;                  // after every optimizer step
   std::function<void(int64_t step, const Json& metrics)> on_eval;  // after every evaluation

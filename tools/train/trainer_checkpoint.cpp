@@ -10,8 +10,18 @@
 
 namespace hm::train {
 
-std::string Trainer::checkpoint_path() const { return out_dir_ + "/checkpoint_last.safetensors"; }
-std::string Trainer::best_checkpoint_path() const { return out_dir_ + "/checkpoint_best.safetensors"; }
+std::string Trainer::last_checkpoint_in(const std::string& out_dir) { return out_dir + "/checkpoint_last.safetensors"; }
+std::string Trainer::best_checkpoint_in(const std::string& out_dir) { return out_dir + "/checkpoint_best.safetensors"; }
+std::string Trainer::checkpoint_path() const { return last_checkpoint_in(out_dir_); }
+std::string Trainer::best_checkpoint_path() const { return best_checkpoint_in(out_dir_); }
+
+double Trainer::checkpoint_training_seconds(const std::string& checkpoint_path) {
+  const Json extra = optim::read_checkpoint_info(checkpoint_path).extra;
+  check(extra.is_object() && extra.contains("elapsed") && extra["elapsed"].is_number(),
+        "Trainer::checkpoint_training_seconds", "'{}' records no trainer's \"elapsed\" seconds (its metadata: {})",
+        checkpoint_path, extra.dump());
+  return extra["elapsed"].get<double>();
+}
 
 double Trainer::elapsed_seconds() const {
   return elapsed_before_ + (session_start_ > 0 ? now_seconds() - session_start_ : 0.0);

@@ -55,8 +55,7 @@ std::string ensure_rng_base_model(const std::string& study_dir, const Json& pret
   const std::string run_dir = (fs::path(study_dir) / "pretrain").string();
   train::Trainer trainer(task, train::kKjvLmTask, pretrain, run_dir);
   quiet_study_trainer(trainer);
-  const fs::path checkpoint = fs::path(run_dir) / "checkpoint_last.safetensors";
-  if (fs::exists(checkpoint)) trainer.resume(checkpoint.string());
+  if (fs::exists(trainer.checkpoint_path())) trainer.resume(trainer.checkpoint_path());
   const train::FitResult fit = fit_or_interrupt(trainer);
   const Json metrics = trainer.evaluate();
   train::save_language_model(dir, task.gpt(), task.tokenizer(), pretrain);
