@@ -21,7 +21,8 @@ const BuildInfo& build_info();
 // "harmonic 0.1.0 (commit abc1234)"
 std::string version_string();
 // The BLAS runtime: OpenBLAS's build config and thread count when the library is OpenBLAS
-// ("OpenBLAS 0.3.21 ... | threads 2"), otherwise "unknown (not OpenBLAS)".
+// ("OpenBLAS 0.3.21 ... SkylakeX ... | threads 2", and blas_kernel_choice() when Harmonic chose
+// the kernels: core/blas_runtime.h), otherwise "unknown (not OpenBLAS)".
 std::string blas_runtime();
 
 }  // namespace hm
