@@ -10,7 +10,7 @@
 # Needs PyTorch in $PYTHON (default /usr/bin/python3). Run it on an idle machine: the
 # numbers of a busy one (parallel builds) say little, most of all with several threads.
 set -euo pipefail
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 python="${PYTHON:-/usr/bin/python3}"
 bin="${HARMONIC_BIN:-}"
 if [[ -z "$bin" ]]; then
@@ -22,6 +22,7 @@ if [[ -z "$bin" || ! -x "$bin" ]]; then
   echo "compare_bench.sh: no harmonic executable found; build it or set HARMONIC_BIN" >&2
   exit 1
 fi
+source "$repo/tools/bench/peer_blas_env.sh"
 threads=("$@")
 [[ ${#threads[@]} -eq 0 ]] && threads=(1 2)
 echo "harmonic: $bin"

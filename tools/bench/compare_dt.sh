@@ -11,6 +11,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 python="${PYTHON:-/usr/bin/python3}"
 bin="${HARMONIC_BIN:-$repo/build/harmonic}"
 [[ -x "$bin" ]] || { echo "compare_dt.sh: no harmonic executable at $bin; set HARMONIC_BIN" >&2; exit 1; }
+source "$repo/tools/bench/peer_blas_env.sh"
 threads=("$@")
 [[ ${#threads[@]} -eq 0 ]] && threads=(1 2)
 for round in $(seq "${ROUNDS:-2}"); do

@@ -14,6 +14,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 python="${PYTHON:-/usr/bin/python3}"
 bin="${HARMONIC_BIN:-$repo/build/harmonic}"
 [[ -x "$bin" ]] || { echo "compare_gpt.sh: no harmonic executable at $bin; set HARMONIC_BIN" >&2; exit 1; }
+source "$repo/tools/bench/peer_blas_env.sh"
 threads=("$@")
 [[ ${#threads[@]} -eq 0 ]] && threads=(1 2)
 torch_cases=(--case softmax)
