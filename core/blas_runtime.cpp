@@ -42,6 +42,8 @@ const std::string kChoice = choose_blas_kernels();
 
 const std::string& blas_kernel_choice() { return kChoice; }
 
+std::string blas_core_in_use() { return openblas_get_corename ? openblas_get_corename() : ""; }
+
 std::string blas_core_for(bool avx512, bool avx2_fma, bool avx) {
   if (avx512) return "SkylakeX";
   if (avx2_fma) return "Haswell";

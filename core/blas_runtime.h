@@ -12,6 +12,8 @@ namespace hm {
 // What Harmonic changed in OpenBLAS's own kernel choice: "" when nothing, else e.g. "SkylakeX
 // kernels chosen by Harmonic (OpenBLAS did not recognise this CPU and took Prescott)".
 const std::string& blas_kernel_choice();
+// The OpenBLAS core whose kernels run now ("SkylakeX"); "" when the BLAS is not OpenBLAS.
+std::string blas_core_in_use();
 
 // The OpenBLAS core whose kernels a CPU with these instruction sets runs best among those a
 // DYNAMIC_ARCH build carries: "SkylakeX" (AVX-512 F/CD/DQ/BW/VL), "Haswell" (AVX2 + FMA),
