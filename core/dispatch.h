@@ -3,7 +3,14 @@
 // during its static initialisation (which only stores a pointer: it never touches the
 // driver). A device with no kernel gets a clear error instead of a crash, so adding a
 // backend means adding kernels, never editing the ops.
+//
+// A call on a CUDA device runs inside a kernel scope: only there may host code take typed
+// pointers into device memory (Tensor::data<T>(), to hand them to a launch); anywhere else
+// such an access throws, as the read would fault on a real GPU. On the emulated device
+// (HARMONIC_EMULATE_CUDA=1 without a GPU, cuda/emulation.h) the call runs the kernel's host
+// twin, or the CPU kernel for library-backed slots (GEMM, FFT), over host memory.
 #pragma once
+#include <atomic>
 #include <string_view>
 #include <utility>
 
@@ -11,6 +18,44 @@
 #include "core/error.h"
 
 namespace hm {
+
+// True when cuda:0 is the emulated device (decided once, at the first CUDA call).
+bool cuda_emulated();
+
+// Host code inside a CUDA kernel call (see above); nests.
+class KernelScope {
+ public:
+  KernelScope() { ++depth(); }
+  ~KernelScope() { --depth(); }
+  KernelScope(const KernelScope&) = delete;
+  KernelScope& operator=(const KernelScope&) = delete;
+  static bool active() { return depth() > 0; }
+
+ private:
+  static int& depth() {
+    static thread_local int d = 0;
+    return d;
+  }
+};
+
+// The op-level profiler's hook (core/profiler.h): while a Profiler is alive, every kernel
+// call is timed, outermost calls only (a kernel that calls another slot counts once).
+namespace profiler {
+inline std::atomic<bool> active{false};
+class KernelRange {
+ public:
+  KernelRange(std::string_view name, Device device);
+  ~KernelRange();
+  KernelRange(const KernelRange&) = delete;
+  KernelRange& operator=(const KernelRange&) = delete;
+
+ private:
+  int slot_ = -1;  // the row; -1: nested in another kernel call
+  int device_ = 0;
+  void* start_event_ = nullptr;  // a device event (CUDA), else start_ms_ on the host clock
+  double start_ms_ = 0;
+};
+}  // namespace profiler
 
 template <class Signature> struct Kernel;
 
@@ -20,6 +65,7 @@ struct Kernel<R(Args...)> {
   std::string_view name;
   Fn cpu = nullptr;
   Fn cuda = nullptr;
+  Fn twin = nullptr;  // the CUDA kernel's host twin (cuda/emulation.h), when it has one
 
   R operator()(Device device, Args... args) const {
     Fn fn = device.is_cuda() ? cuda : cpu;
@@ -27,6 +73,18 @@ struct Kernel<R(Args...)> {
       throw_error(name, fmt::format("no kernel for device {} ({})", device.str(),
                                     device.is_cuda() ? "Harmonic was built without CUDA or this op has no CUDA kernel yet"
                                                      : "missing CPU kernel"));
+    if (profiler::active.load(std::memory_order_relaxed)) [[unlikely]] {
+      profiler::KernelRange range(name, device);
+      return call(fn, device, std::forward<Args>(args)...);
+    }
+    return call(fn, device, std::forward<Args>(args)...);
+  }
+
+ private:
+  R call(Fn fn, Device device, Args... args) const {
+    if (!device.is_cuda()) return fn(std::forward<Args>(args)...);
+    if (cuda_emulated()) fn = twin ? twin : cpu;
+    KernelScope scope;
     return fn(std::forward<Args>(args)...);
   }
 };

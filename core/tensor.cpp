@@ -58,6 +58,12 @@ std::string Tensor::desc() const {
   return fmt::format("{} {} {}", dtype_name(dtype()), str(shape()), device().str());
 }
 
+void throw_device_memory_access(std::string_view fn, const Tensor& t) {
+  throw_error(fn, fmt::format("host access to the device memory of a {} tensor: copy it to the host first "
+                              "(.to(Device::cpu()), item(), to_vector()); a kernel reads device memory, host code does not",
+                              t.desc()));
+}
+
 void* Tensor::raw_data() const {
   const TensorImpl& t = checked(impl_);
   return static_cast<char*>(t.storage->data) + t.offset * static_cast<int64_t>(dtype_size(t.dtype));

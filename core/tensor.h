@@ -52,8 +52,8 @@ class Tensor {
   std::string desc() const;
 
   // -- data -------------------------------------------------------------------------------
-  void* raw_data() const;                    // address of the first element
-  template <class T> T* data() const;        // typed; checks the dtype and the device is the CPU
+  void* raw_data() const;                    // address of the first element (a device address on CUDA: never dereference it on the host)
+  template <class T> T* data() const;        // typed; checks the dtype, and that the memory is the host's (or a CUDA kernel's, core/dispatch.h)
   template <class T> T item() const;         // the single element of a 1-element tensor, converted to T
   std::vector<double> to_vector() const;     // all elements in row-major order (for tests, printing)
   template <class T> std::vector<T> to_vector_as() const;
@@ -106,11 +106,16 @@ struct TensorImpl {
   std::vector<GradHook> hooks;              // hooks of a leaf; a non-leaf keeps them on grad_fn
 };
 
+// Throws: `fn` asked for host access to t's device memory outside a kernel.
+[[noreturn]] void throw_device_memory_access(std::string_view fn, const Tensor& t);
+
 template <class T>
 T* Tensor::data() const {
   check(defined(), "data", "undefined tensor");
   check(dtype() == dtype_of<T>(), "data", "requested {} pointer from a {} tensor", dtype_name(dtype_of<T>()),
         dtype_name(dtype()));
+  if (device().is_cuda() && !KernelScope::active()) [[unlikely]]
+    throw_device_memory_access("data", *this);
   return static_cast<T*>(raw_data());
 }
 

@@ -50,6 +50,19 @@ bool caching_disabled() {
   return disabled;
 }
 
+// The driver's allocation, or host memory on the emulated device (the caching above it is
+// the same code either way, so its statistics mean the same).
+cudaError_t raw_malloc(void** block, size_t size) {
+  if (!emulated()) return cudaMalloc(block, size);
+  *block = std::aligned_alloc(256, size);  // cudaMalloc's alignment; size classes are multiples of 512
+  return *block ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+void raw_free(void* block) {
+  if (emulated()) return std::free(block);
+  HM_CUDA_WARN(cudaFree(block));
+}
+
 std::string mib(size_t bytes) { return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20)); }
 
 // Returns a device's cached blocks to the driver. Caller holds the lock. cudaFree waits
@@ -58,7 +71,7 @@ void release_cached(DevicePool& p, int device) {
   if (p.stats.cached == 0) return;
   DeviceGuard guard(device);
   for (auto& [size, blocks] : p.free_blocks) {
-    for (void* b : blocks) HM_CUDA_WARN(cudaFree(b));
+    for (void* b : blocks) raw_free(b);
     p.stats.cached -= size * blocks.size();
     p.stats.reserved -= size * blocks.size();
   }
@@ -80,16 +93,16 @@ void* device_alloc(size_t nbytes, int device) {
     ++p.stats.cache_hits;
   } else {
     DeviceGuard guard(device);
-    cudaError_t status = cudaMalloc(&block, size);
+    cudaError_t status = raw_malloc(&block, size);
     if (status == cudaErrorMemoryAllocation) {  // give the cache back and try once more
       cudaGetLastError();
       release_cached(p, device);
-      status = cudaMalloc(&block, size);
+      status = raw_malloc(&block, size);
     }
     if (status != cudaSuccess) {
       cudaGetLastError();
       size_t free_bytes = 0, total_bytes = 0;
-      cudaMemGetInfo(&free_bytes, &total_bytes);
+      if (!emulated()) cudaMemGetInfo(&free_bytes, &total_bytes);
       cudaGetLastError();
       throw_error("alloc", fmt::format("cudaMalloc of {} on cuda:{} failed: {} ({} held by tensors, {} free of {})",
                                        mib(size), device, cudaGetErrorString(status), mib(p.stats.in_use),
@@ -120,7 +133,7 @@ void device_free(void* block, int device) {
   p.stats.in_use -= size;
   if (caching_disabled()) {
     DeviceGuard guard(device);
-    HM_CUDA_WARN(cudaFree(block));
+    raw_free(block);
     p.stats.reserved -= size;
     return;
   }
@@ -129,8 +142,8 @@ void device_free(void* block, int device) {
 }
 
 [[maybe_unused]] const bool bound = [] {
-  device_alloc_kernel.cuda = device_alloc;
-  device_free_kernel.cuda = device_free;
+  device_alloc_kernel.cuda = device_alloc_kernel.twin = device_alloc;
+  device_free_kernel.cuda = device_free_kernel.twin = device_free;
   return true;
 }();
 
@@ -172,7 +185,12 @@ void* pinned_alloc(size_t nbytes) {
     return p;
   }
   void* p = nullptr;
-  HM_CUDA_CHECK(cudaMallocHost(&p, rounded));
+  if (emulated()) {  // host memory, registered as pinned like the real device's
+    p = std::aligned_alloc(64, rounded);
+    if (!p) throw_error("pinned_alloc", fmt::format("out of host memory allocating {} bytes", nbytes));
+  } else {
+    HM_CUDA_CHECK(cudaMallocHost(&p, rounded));
+  }
   Allocator& a = allocator();
   std::lock_guard lock(a.mutex);
   a.pinned.emplace(static_cast<const char*>(p), rounded);
@@ -188,6 +206,7 @@ void pinned_free(void* p) {
     std::free(p);  // the no-device fallback
     return;
   }
+  if (emulated()) return std::free(p);
   HM_CUDA_WARN(cudaFreeHost(p));
 }
 

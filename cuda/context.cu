@@ -1,6 +1,7 @@
 // Per-device stream and library handles, created lazily on first use, and the byte copies
 // between host and device (device_copy_kernel.cuda).
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -15,6 +16,9 @@ namespace hm::cuda {
 namespace {
 
 constexpr size_t kCublasLtWorkspace = size_t{32} << 20;
+// Multiprocessors of the emulated device: launch geometry and the reductions' work split
+// see a small GPU.
+constexpr int kEmulatedSmCount = 4;
 
 struct DeviceContext {
   std::once_flag stream_once, cublas_once, cublaslt_once, cudnn_once, workspace_once, sm_once;
@@ -29,6 +33,9 @@ struct DeviceContext {
 // Leaked on purpose: destroying library handles after the driver has begun shutting down
 // at exit is a classic crash; the OS reclaims everything anyway.
 DeviceContext& context(int device) {
+  // The emulated device has no stream and no library handles: its kernels are host twins.
+  check(!emulated(), "cuda", "the emulated CUDA device has no stream or library handles (a kernel without a host twin "
+                             "reached the CUDA runtime)");
   static std::vector<DeviceContext>* contexts = [] {
     return new std::vector<DeviceContext>(static_cast<size_t>(device_count()));
   }();
@@ -57,12 +64,14 @@ bool sync_after_launch() {
 }
 
 int current_device() {
+  if (emulated()) return 0;
   int d = 0;
   HM_CUDA_CHECK(cudaGetDevice(&d));
   return d;
 }
 
 DeviceGuard::DeviceGuard(int device) {
+  if (emulated()) return;
   int current = current_device();
   if (current != device) {
     HM_CUDA_CHECK(cudaSetDevice(device));
@@ -121,6 +130,10 @@ Workspace cublaslt_workspace(int device) {
 }
 
 int sm_count(int device) {
+  if (emulated()) {
+    check_device(device, "sm_count");
+    return kEmulatedSmCount;
+  }
   DeviceContext& c = context(device);
   std::call_once(c.sm_once,
                  [&] { HM_CUDA_CHECK(cudaDeviceGetAttribute(&c.sm_count, cudaDevAttrMultiProcessorCount, device)); });
@@ -128,6 +141,7 @@ int sm_count(int device) {
 }
 
 void synchronize_device(int device) {
+  if (emulated()) return check_device(device, "synchronize_device");  // host twins finish before they return
   DeviceGuard guard(device);
   HM_CUDA_CHECK(cudaStreamSynchronize(stream(device)));
 }
@@ -139,6 +153,10 @@ namespace {
 // may refill the buffer at once (pageable sources are staged by the driver before return).
 void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes) {
   if (nbytes == 0) return;
+  if (emulated()) {  // every byte of the emulated device is host memory
+    std::memmove(dst, src, nbytes);
+    return;
+  }
   if (dst_device.is_cuda() && src_device.is_cpu()) {
     DeviceGuard guard(dst_device.index);
     cudaStream_t s = stream(dst_device.index);
@@ -165,7 +183,7 @@ void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device
   }
 }
 
-[[maybe_unused]] const bool bound = (device_copy_kernel.cuda = copy_bytes, true);
+[[maybe_unused]] const bool bound = (device_copy_kernel.cuda = device_copy_kernel.twin = copy_bytes, true);
 
 }  // namespace
 }  // namespace hm::cuda

@@ -1,5 +1,12 @@
 // Host twins of the CUDA kernels, for machines without a GPU (CUDA builds only).
 //
+// Two uses. The emulated device: with HARMONIC_EMULATE_CUDA=1 on a machine without a GPU,
+// cuda:0 exists, its memory is host memory (through the same caching allocator), and every
+// kernel call on it runs the slot's host twin (core/dispatch.h), or the CPU kernel for the
+// library-backed slots; the framework above sees an ordinary CUDA device, so device bugs of
+// tasks and trainers (placement, host reads of device memory) show on CI. And the twin
+// tests: HostEmulation below runs the twins on CPU tensors to compare them with the CPU.
+//
 // Each CUDA kernel is an HM_HD functor launched by cuda/launch.cuh; its host twin runs the
 // same functor in a plain loop over CPU tensors, with the same dim merging, index math,
 // dtype conversions and (for reductions) the same work split and summation order. A .cu
@@ -25,6 +32,7 @@ std::vector<HostTwin>& host_twins();  // filled at static initialisation (pointe
 template <class Sig>
 bool bind_cuda(Kernel<Sig>& slot, typename Kernel<Sig>::Fn device_fn, typename Kernel<Sig>::Fn host_twin) {
   slot.cuda = device_fn;
+  slot.twin = host_twin;
   host_twins().push_back({slot.name, [&slot, host_twin, saved = typename Kernel<Sig>::Fn{}](bool on) mutable {
                             if (on)
                               saved = slot.cpu, slot.cpu = host_twin;

@@ -174,11 +174,13 @@ void for_each_index(Exec exec, int device, int64_t n, const Op& op) {
   HM_CUDA_CHECK_LAUNCH();
 }
 
-// The device of a kernel's tensors; the host twin only accepts CPU tensors.
+// The device of a kernel's tensors: CUDA for the kernel; for the host twin, the CPU (twin
+// tests) or the emulated device (cuda/emulation.h).
 inline int kernel_device(Exec exec, std::string_view fn, std::initializer_list<const Tensor*> tensors) {
   const Device first = (*tensors.begin())->device();
+  const bool host_memory = first.is_cpu() || cuda_emulated();
   for (const Tensor* t : tensors)
-    check(t->device() == first && t->device().is_cuda() == (exec == Exec::Device), fn,
+    check(t->device() == first && (exec == Exec::Device ? t->device().is_cuda() : host_memory), fn,
           "tensors on {} and {} ({} kernel)", first.str(), t->device().str(),
           exec == Exec::Device ? "CUDA" : "host-twin");
   return first.index;

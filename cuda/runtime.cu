@@ -3,6 +3,9 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <string_view>
+
 #include "cuda/check.cuh"
 #include "cuda/context.h"
 #include "cuda/runtime.h"
@@ -11,7 +14,8 @@ namespace hm::cuda {
 
 bool compiled() { return true; }
 
-int device_count() {
+namespace {
+int real_device_count() {
   static const int count = [] {
     int n = 0;
     if (cudaGetDeviceCount(&n) != cudaSuccess) {
@@ -22,6 +26,17 @@ int device_count() {
   }();
   return count;
 }
+}  // namespace
+
+bool emulated() {
+  static const bool on = [] {
+    const char* v = std::getenv("HARMONIC_EMULATE_CUDA");
+    return v && std::string_view(v) == "1" && real_device_count() == 0;
+  }();
+  return on;
+}
+
+int device_count() { return emulated() ? 1 : real_device_count(); }
 
 bool available() { return device_count() > 0; }
 
@@ -32,6 +47,10 @@ std::string describe() {
   auto version = [](int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); };
   const std::string versions =
       fmt::format("runtime {}, driver {}", version(runtime), driver == 0 ? std::string("none") : version(driver));
+  if (emulated())
+    return fmt::format("1 x emulated CUDA device (HARMONIC_EMULATE_CUDA=1, no GPU: host memory, the kernels' host "
+                       "twins, CPU GEMM/FFT); {}",
+                       versions);
   int n = device_count();
   if (n == 0) return fmt::format("{} ({})", driver == 0 ? "no CUDA driver" : "no CUDA device", versions);
   cudaDeviceProp prop{};
@@ -45,3 +64,7 @@ void synchronize() {
 }
 
 }  // namespace hm::cuda
+
+namespace hm {
+bool cuda_emulated() { return cuda::emulated(); }
+}  // namespace hm

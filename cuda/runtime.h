@@ -7,8 +7,9 @@
 namespace hm::cuda {
 
 bool compiled();        // the backend was built into this library
-int device_count();     // devices visible now (0 without a driver or GPU); never throws
+int device_count();     // devices visible now (0 without a driver or GPU; 1 when emulated); never throws
 bool available();       // compiled() && device_count() > 0
+bool emulated();        // cuda:0 is the emulated device (HARMONIC_EMULATE_CUDA=1 and no GPU; cuda/emulation.h)
 std::string describe(); // one line for logs: "2 x NVIDIA A100 ..." or why none
 void synchronize();     // waits for the current device's stream
 

@@ -18,6 +18,7 @@ namespace {
 bool compiled() { return false; }
 int device_count() { return 0; }
 bool available() { return false; }
+bool emulated() { return false; }
 std::string describe() { return "built without CUDA"; }
 void synchronize() { no_cuda("cuda::synchronize"); }
 
@@ -47,3 +48,7 @@ bool is_pinned(const void*) { return false; }
 Timing time_on_device(const std::function<void()>&, int, int, int) { no_cuda("time_on_device"); }
 
 }  // namespace hm::cuda
+
+namespace hm {
+bool cuda_emulated() { return false; }  // the emulated device runs the CUDA kernels' host twins: CUDA builds only
+}  // namespace hm

@@ -108,6 +108,11 @@ void Module::to(Device device) {
     if (t.device() != device) t.set_data(t.detach().to(device));
 }
 
+Device Module::device() const {
+  for (const auto& [n, t] : state_dict()) return t.device();
+  return Device::cpu();
+}
+
 void Module::to(DType dtype) {
   NoGradGuard no_grad;
   for (auto& [n, t] : state_dict())

@@ -39,6 +39,7 @@ class Module {
   void zero_grad();
   void to(Device device);      // moves parameters and buffers in place
   void to(DType dtype);        // converts floating parameters and buffers in place
+  Device device() const;       // where its first parameter or buffer lives (the CPU when it has none)
 
   // -- state ---------------------------------------------------------------------------------
   // Parameters then buffers, by hierarchical name.

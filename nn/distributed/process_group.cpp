@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "core/factories.h"
+#include "cuda/runtime.h"
 #include "nn/distributed/backends.h"
 #include "ops/ops.h"
 
@@ -83,7 +84,7 @@ std::shared_ptr<ProcessGroup> world() {
 std::shared_ptr<ProcessGroup> process_group_for(Device device) {
   std::shared_ptr<ProcessGroup> host = world();
 #ifdef HARMONIC_WITH_NCCL
-  if (device.is_cuda() && host->world_size() > 1) {
+  if (device.is_cuda() && !cuda::emulated() && host->world_size() > 1) {  // the emulated device: host collectives
     static std::once_flag once;
     static std::shared_ptr<ProcessGroup> nccl;
     std::call_once(once, [&] { nccl = detail::make_nccl_group(*host); });

@@ -57,6 +57,12 @@ struct TaskSpec {
   Json defaults;  // the task's keys, "seed", and optional "trainer" overrides
   // Builds the task on `device` from a complete config (defaults already merged).
   std::function<std::unique_ptr<Task>(const Json& config, Device device)> make;
+  // Overrides of `defaults` for a tiny run that goes through every part of the task (data,
+  // loss, validation, evaluation) in seconds on any device: the suite trains, evaluates,
+  // checkpoints and resumes every registered task with it on the CPU and on the emulated CUDA
+  // device, and `harmonic train TASK --smoke` runs it. `scratch` is a directory for files the
+  // run needs (rng-lm saves its tiny base model there). Empty: the defaults are small already.
+  std::function<Json(const std::string& scratch)> smoke = {};
 };
 
 // Every registered task (the built-in ones first).
@@ -65,6 +71,14 @@ std::vector<TaskSpec>& tasks();
 const TaskSpec& find_task(const std::string& name);
 // The full default config: the trainer defaults, then the task's defaults on top.
 Json default_config(const TaskSpec& spec);
+// default_config with the task's smoke overrides on top (TaskSpec::smoke; files in scratch).
+Json smoke_config(const TaskSpec& spec, const std::string& scratch);
+
+// spec with a fixed smoke config (TaskSpec::smoke).
+inline TaskSpec with_smoke(TaskSpec spec, Json smoke) {
+  spec.smoke = [smoke = std::move(smoke)](const std::string&) { return smoke; };
+  return spec;
+}
 
 // Registers a task at static initialisation, from any file linked into the executable (or an
 // OBJECT library, as tools/tasks/ and tools/studies/ are):  static TaskRegistration r{{...}};

@@ -31,6 +31,8 @@ int run_train(TrainArgs& a) {
   a.setup();
   const std::string last = checkpoint_file(a.out, "last");
   Json base = default_config(spec);
+  check(a.profile >= 0, "train", "--profile must be >= 0 steps, got {}", a.profile);
+  if (a.smoke && !a.resume) base = smoke_config(spec, a.out + "/smoke_files");
   if (a.resume) {
     check(std::filesystem::exists(last), "train", "--resume: no checkpoint at '{}'", last);
     check(a.seed < 0, "train", "--seed cannot change when resuming (the run's seed is in its checkpoint)");
@@ -60,6 +62,7 @@ int run_train(TrainArgs& a) {
   std::unique_ptr<Task> task = build_task(spec, config, device);
   Trainer trainer(*task, spec.name, config, lead ? a.out : "");
   if (!lead) trainer.log = nullptr;
+  trainer.profile_steps = a.profile;
   trainer.process_group = dist::process_group_for(device);
   if (a.resume) trainer.resume(last);  // every rank reads it (the run directory must be shared)
   FitResult r = trainer.fit();
@@ -115,6 +118,11 @@ void add_train_commands(CLI::App& app) {
   cmd->add_flag("--force", t.force, "delete the previous run in OUT (checkpoints, metrics) and start over");
   cmd->add_flag("--list", t.list, "list the tasks and their default configs");
   cmd->add_flag("--print-config", t.print_config, "print the resolved config and exit");
+  cmd->add_flag("--smoke", t.smoke,
+                "a tiny run of the task (its smoke config: every part in seconds, on any device), before --config/--set");
+  cmd->add_option("--profile", t.profile,
+                  "print a per-kernel and per-phase time table of N steps (after one warm-up step); also OUT/profile.json")
+      ->check(CLI::NonNegativeNumber);
 
   auto* eval = app.add_subcommand("eval", "Evaluate a checkpoint of a run (validation and test metrics)");
   g_args->eval.add(eval, true);

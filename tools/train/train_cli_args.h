@@ -21,6 +21,8 @@ struct TrainArgs : RunArgs {
   int64_t seed = -1;
   std::string precision;
   bool resume = false, force = false, list = false, print_config = false;
+  bool smoke = false;    // the task's smoke config (TaskSpec::smoke) under the overrides
+  int64_t profile = 0;   // steps to profile (Trainer::profile_steps)
 };
 
 struct GradsArgs : RunArgs {

@@ -17,6 +17,7 @@
 #include "core/atomic_file.h"
 #include "data/shard.h"
 #include "nn/distributed/data_parallel.h"
+#include "cuda/runtime.h"
 #include "ops/autocast.h"
 #include "ops/ops.h"
 #include "optim/clip.h"
@@ -66,11 +67,6 @@ data::Epoch epoch_from(const data::DataLoader& loader, int64_t epoch, int64_t fi
   return data::Epoch(dataset, std::move(order), b, loader.num_batches() - first_batch, loader.options().prefetch);
 }
 
-Device model_device(const nn::Module& model) {
-  for (const auto& [name, t] : model.state_dict()) return t.device();
-  return Device::cpu();
-}
-
 // The trainer's lr schedule (a pure function of the step) relative to `base`.
 optim::Schedule make_schedule(const TrainerOptions& o, double base, int64_t total) {
   const int64_t decay_steps = std::max<int64_t>(1, total - o.warmup_steps);
@@ -99,7 +95,7 @@ Trainer::Trainer(Task& task, std::string task_name, Json config, std::string out
     : task_(task), task_name_(std::move(task_name)), config_(std::move(config)), out_dir_(std::move(out_dir)) {
   check(config_.contains("trainer"), "Trainer", "the config has no 'trainer' section");
   options_ = TrainerOptions::from_json(config_["trainer"]);
-  device_ = model_device(task_.model());
+  device_ = task_.model().device();
   tty = log && ::isatty(::fileno(log));
 }
 
@@ -139,17 +135,30 @@ void Trainer::apply_lr(int64_t step) {
 }
 
 double Trainer::micro_step(const data::Batch& batch, double scale, int64_t batch_index) {
-  data::Batch b{batch.input.to(device_), batch.target.defined() ? batch.target.to(device_) : Tensor()};
+  data::Batch b;
+  {
+    ProfilePhase phase("to device");
+    b = {batch.input.to(device_), batch.target.defined() ? batch.target.to(device_) : Tensor()};
+  }
   std::optional<AutocastGuard> autocast;
   if (options_.precision == "bf16") autocast.emplace(DType::BFloat16);
-  Tensor loss = task_.loss(b);
+  Tensor loss;
+  {
+    ProfilePhase phase("forward");
+    loss = task_.loss(b);
+  }
   HM_CHECK(loss.numel() == 1, "Trainer", "task '{}' returned a loss of shape {}, expected a scalar", task_name_,
            str(loss.shape()));
-  const double value = loss.item<double>();
+  double value = 0;
+  {
+    ProfilePhase phase("loss to host (sync)");
+    value = loss.item<double>();
+  }
   if (!std::isfinite(value))
     throw NonFiniteLoss(fmt::format("[Trainer] task '{}': the loss is {} at step {} (epoch {}, batch {})", task_name_,
                                     value, step_ + 1, epoch_ + 1, batch_index + 1),
                         step_ + 1, value);
+  ProfilePhase phase("backward");
   if (scale != 1.0) loss = mul(loss, scale);
   loss.backward();
   return value;
@@ -173,6 +182,7 @@ static void maybe_injected_fault(const dist::ProcessGroup& group, int64_t step) 
 }
 
 StepRecord Trainer::finish_step(double loss, int64_t items) {
+  ProfilePhase phase("clip + optimizer");
   optim::Optimizer& opt = task_.optimizer();
   StepRecord r;
   if (options_.clip_grad_norm > 0)
@@ -201,6 +211,7 @@ FitResult Trainer::fit() {
   const int64_t nb = loader.num_batches(), k = options_.accumulate;
   check(nb > 0, "Trainer::fit", "task '{}': the training loader has no batches", task_name_);
   const int64_t total = total_steps();
+  const int64_t session_start_step = step_;
   params_ = task_.model().parameters();
   optim::Optimizer& opt = task_.optimizer();
   schedule_ = make_schedule(options_, opt.group(0).initial_lr * lr_scale_, total);
@@ -254,8 +265,11 @@ FitResult Trainer::fit() {
       int64_t pos = batch_;  // the next micro-batch's index in the epoch
       int64_t in_group = 0, group = 0, items = 0;
       double loss = 0;
+      std::optional<ProfilePhase> fetching(std::in_place, "data");  // the loader's next batch
       for (data::Batch& batch : epoch) {
-        if (in_group == 0) {  // a new optimizer step: its group is k batches, or what is left of the epoch
+        fetching.reset();
+        if (in_group == 0) {
+          profile_before_step(total - session_start_step);  // a new optimizer step: its group is k batches, or what is left of the epoch
           group = std::min(k, nb - pos);
           loss = 0, items = 0;
           apply_lr(step_);
@@ -281,7 +295,10 @@ FitResult Trainer::fit() {
           items += global;
         }
         ++pos;
-        if (++in_group < group) continue;
+        if (++in_group < group) {
+          fetching.emplace("data");
+          continue;
+        }
         in_group = 0;
         if (world > 1) {  // the step's loss over all ranks, and whether any rank was asked to stop
           Tensor shared = Tensor::empty({2}, DType::Float64);
@@ -301,6 +318,7 @@ FitResult Trainer::fit() {
         session_items_ += items;
         loss_sum_ += r.loss, grad_norm_sum_ += r.grad_norm, ++log_count_;
         if (on_step) on_step(r);
+        profile_after_step();
 
         const bool done = step_ >= total;
         const bool log_now = step_ % options_.log_every == 0 || done;
@@ -336,12 +354,14 @@ FitResult Trainer::fit() {
           last_checkpoint_time = now_seconds();
         }
         if (done || early_stop || stopping()) break;
+        fetching.emplace("data");
       }
     }
   } catch (const std::exception& e) {
     if (world > 1) dist::abort_job_on_error(e.what());
     throw;
   }
+  if (profiler_) finish_profile();  // the run ended before the profile's last step
   result.interrupted = stopping() && step_ < total && !early_stop;
   result.stopped_early = early_stop;
   result.step = step_;
@@ -369,6 +389,33 @@ FitResult Trainer::fit() {
   elapsed_before_ += result.seconds;
   session_start_ = 0;
   return result;
+}
+
+void Trainer::profile_before_step(int64_t session_total) {
+  if (profile_steps <= 0 || profiler_ || profile_from_ >= 0) return;
+  // One warm-up step first when the session has room for it: the first step's allocations
+  // and library set-up are not the steady state.
+  const int64_t done = session_steps_;
+  if (done == 0 && session_total > profile_steps) return;
+  if (device_.is_cuda()) cuda::synchronize();  // earlier work stays out of the profile's wall time
+  profile_from_ = step_;
+  profiler_ = std::make_unique<Profiler>();
+}
+
+void Trainer::profile_after_step() {
+  if (profiler_ && step_ - profile_from_ >= profile_steps) finish_profile();
+}
+
+void Trainer::finish_profile() {
+  if (device_.is_cuda()) cuda::synchronize();  // the steps' queued kernels count in the wall time
+  last_profile = profiler_->report();
+  last_profile.steps = step_ - profile_from_;
+  profiler_.reset();
+  if (log) {
+    end_progress_line();
+    fmt::print(log, "{}", format_profile(last_profile));
+  }
+  if (!out_dir_.empty()) write_file_atomic(out_dir_ + "/profile.json", profile_json(last_profile).dump(2) + "\n");
 }
 
 }  // namespace hm::train

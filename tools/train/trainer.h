@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/profiler.h"
 #include "nn/distributed/process_group.h"
 #include "optim/schedule.h"
 #include "tools/train/task.h"
@@ -200,6 +201,11 @@ class Trainer {
   // (nn/distributed/data_parallel.h); the logged loss and items are over all ranks. Give rank 0
   // the out_dir and the log, the other ranks "" and nullptr. Null: a single process.
   std::shared_ptr<dist::ProcessGroup> process_group;
+  // Op-level profile (core/profiler.h) of this many optimizer steps, after one warm-up step
+  // when the session has more: the table goes to the log, the numbers to out_dir/profile.json
+  // (`harmonic train --profile N`). 0: off.
+  int64_t profile_steps = 0;
+  ProfileReport last_profile;  // the last profile taken (steps == 0: none)
 
  private:
   double micro_step(const data::Batch& batch, double scale, int64_t batch_index);  // forward + backward
@@ -235,6 +241,12 @@ class Trainer {
   double session_start_ = 0;
   int64_t session_steps_ = 0, session_items_ = 0;
   bool line_open_ = false;  // a TTY progress line without its newline yet
+  std::unique_ptr<Profiler> profiler_;
+  int64_t profile_from_ = -1;  // the step the profile started after
+  // Starts or ends the profile around optimizer steps.
+  void profile_before_step(int64_t session_total);
+  void profile_after_step();
+  void finish_profile();  // prints and writes the profile of the steps so far
 };
 
 }  // namespace hm::train
