@@ -55,7 +55,8 @@ Tensor FourierHead::forward(const Tensor& x) {
 }
 
 Tensor FourierHead::regularization_loss() const {
-  if (!last_coeffs_.defined() || gamma == 0.0) return zeros({}, {.dtype = linear->weight.dtype()});
+  if (!last_coeffs_.defined() || gamma == 0.0)
+    return zeros({}, {.dtype = linear->weight.dtype(), .device = linear->weight.device()});
   return fourier_regularizer(last_coeffs_, gamma, bins, code_scaling);
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/factories.h"
+#include "ops/elementwise.h"
 #include "ops/shape_ops.h"
 
 namespace hm::arcade {
@@ -76,11 +77,8 @@ DecisionTransformerBatch unpack_dt_batch(const data::Batch& batch) {
   out.mask = select(in, 2, 2).contiguous();
   out.states = narrow(in, 2, 3, in.size(2) - 3).contiguous();
   out.targets = batch.target;
-  Tensor actions = batch.target.contiguous().clone();
-  int64_t* a = actions.data<int64_t>();
-  for (int64_t i = 0; i < actions.numel(); ++i)
-    if (a[i] == kIgnoreAction) a[i] = 0;
-  out.actions = actions;
+  // A device op, not a host loop: the batch may already be on the model's device.
+  out.actions = masked_fill(batch.target, eq(batch.target, static_cast<double>(kIgnoreAction)), 0.0);
   return out;
 }
 

@@ -81,6 +81,7 @@ Registration reg{{"demo",
                     cmd->add_option("--lr", config.learning_rate, "learning rate")->capture_default_str();
                     cmd->add_option("--seed", config.seed, "random seed")->capture_default_str();
                     cmd->add_option("--threads", threads, "CPU threads (0: all)");
+                    cmd->add_option("--device", config.device, "cpu, cuda or cuda:N")->capture_default_str();
                     arcade_cmd = cmd->add_subcommand("arcade", "Play the Seaquest stand-in with a scripted policy");
                     auto& a = arcade_config;
                     arcade_cmd->add_option("--policy", a.policy, "random, expert, careless, optionally :<epsilon>")
@@ -98,8 +99,9 @@ Registration reg{{"demo",
                   [] {
                     if (arcade_cmd->parsed()) return run_arcade();
                     if (threads > 0) set_num_threads(threads);
-                    fmt::print("spiral MLP: {} classes x {} points, hidden {}, SGD lr {}, seed {}\n", config.classes,
-                               config.points_per_class, config.hidden, config.learning_rate, config.seed);
+                    fmt::print("spiral MLP: {} classes x {} points, hidden {}, SGD lr {}, seed {}, on {}\n",
+                               config.classes, config.points_per_class, config.hidden, config.learning_rate,
+                               config.seed, config.device);
                     auto report = [](int64_t epoch, double loss) {
                       if (epoch % 25 == 0 || epoch + 1 == config.epochs)
                         fmt::print("epoch {:4d}  loss {:.4f}\n", epoch, loss);

@@ -12,6 +12,9 @@ SpiralDemoResult train_spiral_mlp(const SpiralDemoConfig& cfg, const std::functi
   Generator gen(cfg.seed);
   data::Classification data = data::make_spirals(cfg.points_per_class, cfg.classes, 0.2, gen);
   models::SpiralMLP model(2, cfg.hidden, cfg.classes, gen);
+  const Device device = Device::parse(cfg.device);
+  model.to(device);
+  data.inputs = data.inputs.to(device), data.labels = data.labels.to(device);
   std::vector<Tensor> params = model.parameters();
   auto forward = [&](const Tensor& x) { return model.forward(x); };
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace hm::demos {
@@ -15,6 +16,7 @@ struct SpiralDemoConfig {
   int64_t epochs = 300;  // full-batch gradient steps
   double learning_rate = 0.5;
   uint64_t seed = 1;
+  std::string device = "cpu";  // "cuda", "cuda:N"
 };
 
 struct SpiralDemoResult {

@@ -42,12 +42,12 @@ struct StudyRun {
   double cost = 1.0;  // relative cost (slowest runs start first; ETA)
   // The study's directory, set by the driver when the run starts (not part of the config, so
   // a moved study still resumes): where a run may keep files of its own, e.g. a trained model.
-  std::string dir;
+  std::string dir = {};
   // Set by the driver: a directory of this run's own (DIR/in_progress/<label>), empty or left
   // by an earlier session's run of the same label and config, removed once the run's result is
   // recorded. A run that checkpoints there (StudyFit, study_trainer.h) resumes after Ctrl-C, a
   // crash or a kill instead of starting over; "" (tests, a report): no such directory.
-  std::string work_dir;
+  std::string work_dir = {};
 };
 
 // One finished run as recorded in results.jsonl.
@@ -84,7 +84,10 @@ struct StudySpec {
   std::string name;         // "fourier-toy"
   std::string description;  // one line: the paper, its section, the tables and figures
   std::string modes;        // what quick and full run, and about how long on 2 cores
-  Json options = Json::object();
+  Json options = Json::object();  // every study has "device" ("cpu", "cuda", "cuda:N")
+  // Options (over `options`) that shrink the quick grid's first run to seconds on any device:
+  // the suite runs that run on the CPU and on the emulated CUDA device for every study.
+  Json smoke = Json::object();
   std::function<std::vector<StudyRun>(const StudyContext&)> grid;
   // Trains one run; returns its result (must be a JSON object). Throws train::RunInterrupted
   // when it stopped early on Ctrl-C (train::stop_requested()).

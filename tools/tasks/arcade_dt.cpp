@@ -215,12 +215,13 @@ Json ArcadeDtTask::evaluate() {
 
 namespace {
 
-const TaskRegistration registration{
+const TaskRegistration registration{with_smoke(
     {kArcadeDtTask,
      "Fourier head section 5 (Decision Transformer, Atari Seaquest) on the built-in Seaquest stand-in: offline "
      "training on a behaviour mixture, linear or Fourier action head, online returns and pmf smoothness",
      arcade_dt_defaults(),
-     [](const Json& config, Device device) { return std::make_unique<ArcadeDtTask>(config, device); }}};
+     [](const Json& config, Device device) { return std::make_unique<ArcadeDtTask>(config, device); }},
+    {{"dataset_steps", 3000}, {"val_steps", 600}, {"max_episode_steps", 200}, {"n_layer", 1}, {"n_head", 2}, {"n_embd", 16}, {"context_length", 5}, {"batch_size", 16}, {"eval_episodes", 2}, {"reference_episodes", 3}, {"val_windows", 64}, {"head", "fourier"}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}, {"warmup_steps", 1}}}})};
 
 }  // namespace
 }  // namespace hm::train

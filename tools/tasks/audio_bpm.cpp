@@ -192,12 +192,13 @@ Json AudioBpmTask::evaluate() {
 
 namespace {
 
-const TaskRegistration registration{
+const TaskRegistration registration{with_smoke(
     {kAudioBpmTask,
      "Fourier head Appendix C.1 (audio tempo, Figure 7) on generated metronome clips: a spectrogram transformer "
      "classifies 50..210 BPM into 32 bins of 5 BPM with a linear or Fourier head",
      audio_bpm_defaults(),
-     [](const Json& config, Device device) { return std::make_unique<AudioBpmTask>(config, device); }}};
+     [](const Json& config, Device device) { return std::make_unique<AudioBpmTask>(config, device); }},
+    {{"train_clips", 64}, {"test_clips", 32}, {"seconds", 2.0}, {"dim", 32}, {"depth", 1}, {"head", "fourier"}, {"batch_size", 16}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}, {"warmup_steps", 1}}}})};
 
 }  // namespace
 }  // namespace hm::train

@@ -145,12 +145,13 @@ class ChronosTask : public Task {
   Tensor test_context_, test_labels_;  // (N, C + 1), (N, H) on the device
 };
 
-const TaskRegistration registration{
+const TaskRegistration registration{with_smoke(
     {kChronosTask,
      "Fourier head paper section 6 (Chronos): a T5 forecaster with a linear or Fourier head over 4094 value bins, "
      "trained on generated KernelSynth + TSMixup series; held-out MASE / WQL relative to seasonal naive and pmf "
      "smoothness",
-     chronos_defaults(), [](const Json& config, Device device) { return std::make_unique<ChronosTask>(config, device); }}};
+     chronos_defaults(), [](const Json& config, Device device) { return std::make_unique<ChronosTask>(config, device); }},
+    {{"series", 24}, {"mixup_series", 8}, {"held_out_series", 6}, {"series_length", 48}, {"context_length", 24}, {"horizon", 4}, {"d_model", 16}, {"d_ff", 32}, {"num_layers", 1}, {"num_heads", 2}, {"d_kv", 8}, {"windows_per_series", 4}, {"batch_size", 8}, {"eval_samples", 4}, {"dropout", 0.0}, {"head", "fourier"}, {"fourier_frequencies", 16}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}}}})};
 
 }  // namespace
 }  // namespace hm::train

@@ -66,12 +66,14 @@ DtRolloutResult rollout_decision_transformer(models::DecisionTransformer& dt, co
       }
       ts[b] = std::min<int64_t>(first, c.max_timestep);
     }
-    Tensor scores = dt.forward(from_vector(rtg, {B, K, 1}), from_vector(st, {B, K, S}), from_vector(act, {B, K}),
-                               from_vector(ts, {B}), from_vector(mask, {B, K}));  // (B, K, A)
+    const Device d = dt.device();  // the games run on the host, the model where it lives
+    Tensor scores = dt.forward(from_vector(rtg, {B, K, 1}).to(d), from_vector(st, {B, K, S}).to(d),
+                               from_vector(act, {B, K}).to(d), from_vector(ts, {B}).to(d),
+                               from_vector(mask, {B, K}).to(d));  // (B, K, A)
     const int64_t T = K;
     Tensor last = select(scores, 1, T - 1);  // (B, A) at each game's latest state
     if (o.temperature > 0 && o.temperature != 1.0) last = mul(last, 1.0 / o.temperature);
-    Tensor probs = models::DecisionTransformer::probabilities(last).to(DType::Float64).contiguous();
+    Tensor probs = models::DecisionTransformer::probabilities(last).to(Device::cpu()).to(DType::Float64).contiguous();
     const double* p = probs.data<double>();
 
     std::vector<int64_t> still;

@@ -170,7 +170,7 @@ TaskSpec fashion_vit_task() {
           [](const Json& config, Device device) { return std::make_unique<FashionVit>(config, device); }};
 }
 
-const TaskRegistration registration{fashion_vit_task()};
+const TaskRegistration registration{with_smoke(fashion_vit_task(), {{"attention", "fourier"}, {"dim", 16}, {"depth", 1}, {"heads", 2}, {"train_subset", 256}, {"test_subset", 100}, {"val_fraction", 0.25}, {"batch_size", 32}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}, {"warmup_steps", 1}}}})};
 
 }  // namespace
 

@@ -165,7 +165,7 @@ TaskSpec fru_image_task() {
           [](const Json& config, Device device) { return std::make_unique<FruImage>(config, device); }};
 }
 
-const TaskRegistration registration{fru_image_task()};
+const TaskRegistration registration{with_smoke(fru_image_task(), {{"model", "fru"}, {"pool", 4}, {"train_subset", 64}, {"test_subset", 32}, {"units", 16}, {"fru_freqs", 6}, {"fru_dims", 4}, {"r_size", 8}, {"sru_phi", 12}, {"batch_size", 16}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}}}})};
 
 }  // namespace
 

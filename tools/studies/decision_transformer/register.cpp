@@ -49,6 +49,7 @@ StudySpec decision_transformer_study() {
                {"paper_scale", false},
                {"device", "cpu"},
                {"task", Json::object()}};
+  s.smoke = {{"task", {{"dataset_steps", 3000}, {"val_steps", 600}, {"max_episode_steps", 200}, {"n_layer", 1}, {"n_head", 2}, {"n_embd", 16}, {"context_length", 5}, {"batch_size", 16}, {"eval_episodes", 2}, {"reference_episodes", 3}, {"val_windows", 64}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}, {"warmup_steps", 1}}}}}};
   s.grid = [](const StudyContext& c) {
     std::vector<StudyRun> runs;
     for (const HeadRunSpec& r : dt_study_grid(plan_of(c)))

@@ -74,6 +74,7 @@ std::vector<ToyRunConfig> toy_study_grid(const ToyStudyPlan& plan) {
         c.gamma = h.gamma;
         c.seed = seed;
         c.epochs = epochs;
+        c.device = plan.device;
         c.sample_points = is_figure_config(c) ? plan.sample_points : 0;
         grid.push_back(c);
       }

@@ -24,6 +24,7 @@ struct ToyStudyPlan {
   std::vector<uint64_t> seeds;                  // empty: {1, 2, 3, 42} (full), {1} (quick)
   int64_t epochs = 0;                           // 0: 500 (full), kToyQuickEpochs (quick)
   int64_t sample_points = 4;                    // test pmfs kept by the heads the figures show
+  std::string device = "cpu";                   // every run's device
 };
 
 // Every configuration of the plan, dataset-major then seed, head, frequencies, gamma.

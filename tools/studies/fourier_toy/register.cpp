@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "core/device.h"
 #include "tools/studies/fourier_toy/grid.h"
 #include "tools/studies/fourier_toy/report.h"
 #include "tools/studies/study.h"
@@ -17,6 +18,8 @@ ToyStudyPlan plan_of(const StudyContext& c) {
   plan.quick = c.quick;
   plan.seeds = c.seeds;
   plan.epochs = c.options.at("epochs").get<int64_t>();
+  plan.device = c.options.at("device").get<std::string>();
+  Device::parse(plan.device);  // a bad name fails before any run starts
   for (const Json& d : c.options.at("datasets")) plan.datasets.push_back(data::parse_toy_distribution(d.get<std::string>()));
   return plan;
 }
@@ -45,7 +48,9 @@ StudySpec fourier_toy_study() {
       "4/8/12/16/20 on 3 datasets (60 runs, about 2 minutes on 2 cores); full: seeds 1 2 3 42, fourier and "
       "fourier-mle N 2..20 x gamma {{0, 1e-6}} (528 runs, about 11 minutes on 2 cores); {} epochs each",
       kToyFullEpochs);
-  s.options = {{"epochs", 0}, {"datasets", Json::array()}};  // 0 / []: the mode's epochs, all three datasets
+  // 0 / []: the mode's epochs, all three datasets
+  s.options = {{"epochs", 0}, {"datasets", Json::array()}, {"device", "cpu"}};
+  s.smoke = {{"epochs", 1}, {"datasets", {"gaussian"}}};
   s.grid = [](const StudyContext& c) {
     std::vector<StudyRun> runs;
     for (const ToyRunConfig& config : toy_study_grid(plan_of(c)))

@@ -76,7 +76,7 @@ Tensor rows_tensor(const Json& rows, int64_t width, const std::string& run, cons
 }  // namespace
 
 Json toy_config_json(const ToyRunConfig& c) {
-  return {{"dataset", data::toy_distribution_name(c.dataset)},
+  Json j = {{"dataset", data::toy_distribution_name(c.dataset)},
           {"head", models::toy_head_name(c.head)},
           {"frequencies", c.frequencies},
           {"gamma", c.gamma},
@@ -87,6 +87,8 @@ Json toy_config_json(const ToyRunConfig& c) {
           {"clip_norm", c.clip_norm},
           {"sample_points", c.sample_points},
           {"bins", c.data_options.bins}};
+  if (c.device != "cpu") j["device"] = c.device;  // absent on the CPU: recorded CPU studies keep their configs
+  return j;
 }
 
 ToyRunConfig toy_config_from_json(const Json& j) {
@@ -102,6 +104,7 @@ ToyRunConfig toy_config_from_json(const Json& j) {
   c.lr = get_at<double>(j, "lr", w);
   c.clip_norm = get_at<double>(j, "clip_norm", w);
   c.sample_points = get_at<int64_t>(j, "sample_points", w);
+  if (j.contains("device")) c.device = get_at<std::string>(j, "device", w);
   if (j.contains("bins")) c.data_options.bins = get_at<int64_t>(j, "bins", w);  // older files: the default 50
   check(c.data_options.bins >= 1, "toy_results_from_json", "run config: bins must be >= 1, got {}",
         c.data_options.bins);

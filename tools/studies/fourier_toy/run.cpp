@@ -43,7 +43,7 @@ ToyRunResult run_toy_density(const ToyRunConfig& config, const std::function<voi
             o.train_fraction == d.train_fraction,
         "run_toy_density", "only the dataset size may differ from the paper's data options (the task's 'size')");
   const Json task_config = toy_task_config(config);
-  FourierToyTask task(task_config, Device::cpu());
+  FourierToyTask task(task_config, Device::parse(config.device));
 
   ToyRunResult result;
   result.config = config;

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -25,6 +26,7 @@ struct ToyRunConfig {
   double clip_norm = 1.0;                     // MLE variants only (global gradient norm)
   int64_t sample_points = 0;                  // keep this many test points' pmfs for plots
   data::ToyDensityOptions data_options = {};  // dataset size, bins, ... (tests shrink the size)
+  std::string device = "cpu";                 // where the model trains ("cuda" with a GPU)
 };
 
 // How often the held-out (test) loss is measured along training.

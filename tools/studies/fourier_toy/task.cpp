@@ -60,20 +60,22 @@ ToyTensors toy_tensors(const data::ToyDensitySplit& split, ToyHead head) {
 ToyMetrics evaluate_toy_model(models::ToyDensityModel& model, const data::ToyDensitySplit& split) {
   NoGradGuard guard;
   const ToyHead head = model.head;
+  const Device device = model.device();
   ToyTensors t = toy_tensors(split, head);
+  const Tensor inputs = t.inputs.to(device);  // the model's device; the metrics run on the host
   ToyMetrics m;
   m.kl = m.smoothness = m.mse = m.perplexity = kNaN;
-  m.pred_pmf = model.predict_pmf(t.inputs);  // (n, bins)
+  m.pred_pmf = model.predict_pmf(inputs).to(Device::cpu());  // (n, bins)
   if (head == ToyHead::Regression) {
     // MSE of the raw prediction against z's bin centre (what the model was trained on).
-    Tensor value = model.predict_value(t.inputs).to(DType::Float64);
+    Tensor value = model.predict_value(inputs).to(Device::cpu()).to(DType::Float64);
     m.mse = mean(square(sub(value, t.targets.to(DType::Float64)))).item<double>();
     return m;
   }
   m.kl = mean(nn::kl_divergence(split.true_pmf, m.pred_pmf)).item<double>();
   m.smoothness = mean(nn::smoothness(m.pred_pmf)).item<double>();
   if (models::is_mle(head)) {
-    Tensor p = model.density_at(t.inputs, split.z);          // (n) float64
+    Tensor p = model.density_at(inputs, split.z.to(device)).to(Device::cpu());  // (n) float64
     m.perplexity = nn::perplexity(neg(log(add(p, 1e-10))));  // the training loss's NLL
   } else {
     m.mse = nn::expected_bin_mse(m.pred_pmf, split.target_bins);
@@ -122,7 +124,8 @@ Json FourierToyTask::evaluate() {
 
 double FourierToyTask::test_loss() {
   NoGradGuard no_grad;
-  return model_->loss(test_.inputs, test_.targets).item<double>();
+  const Device device = model_->device();
+  return model_->loss(test_.inputs.to(device), test_.targets.to(device)).item<double>();
 }
 
 namespace {
@@ -144,7 +147,7 @@ train::TaskSpec fourier_toy_task() {
           [](const Json& config, Device device) { return std::make_unique<FourierToyTask>(config, device); }};
 }
 
-const train::TaskRegistration registration{fourier_toy_task()};
+const train::TaskRegistration registration{train::with_smoke(fourier_toy_task(), {{"size", 400}, {"batch_size", 64}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}}}})};
 
 }  // namespace
 }  // namespace hm::studies

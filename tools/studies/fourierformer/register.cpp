@@ -55,6 +55,7 @@ StudySpec fourierformer_study() {
       {"parts", Json::array()},          {"ps", Json::array()},  {"r_inits", Json::array()}, {"r_vector", true},
       {"ablation_seeds", Json::array()}, {"paper_scale", false}, {"device", "cpu"},          {"lm", Json::object()},
       {"vit", Json::object()},           {"save_models", true}};
+  s.smoke = {{"parts", {"lm"}}, {"save_models", false}, {"lm", {{"n_layer", 1}, {"n_head", 2}, {"n_embd", 32}, {"n_inner", 64}, {"block_size", 16}, {"batch_size", 8}, {"eval_tokens", 1024}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}, {"warmup_steps", 0}}}}}};
   s.grid = [](const StudyContext& c) {
     std::vector<StudyRun> runs;
     for (const FfRunSpec& r : ff_study_grid(plan_of(c)))

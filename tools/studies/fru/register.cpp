@@ -46,6 +46,7 @@ StudySpec fru_study() {
   s.options = {{"parts", Json::array()},      {"datasets", Json::array()}, {"models", Json::array()},
                {"paper_scale", false},        {"device", "cpu"},           {"released_settings", true},
                {"synthetic", Json::object()}, {"image", Json::object()},   {"text", Json::object()}};
+  s.smoke = {{"parts", {"synthetic"}}, {"synthetic", {{"size", 40}, {"length", 24}, {"units", 8}, {"batch_size", 4}, {"trainer", {{"epochs", 1}}}}}};
   s.grid = [](const StudyContext& c) {
     std::vector<StudyRun> runs;
     for (const FruRunSpec& r : fru_study_grid(plan_of(c)))

@@ -40,6 +40,7 @@ StudySpec rng_lm_study() {
   // none); pretrain / finetune: kjv-lm / rng-lm keys over the mode's.
   s.options = {{"samples", 0},         {"long_epochs", -1}, {"pretrain", Json::object()}, {"finetune", Json::object()},
                {"paper_scale", false}, {"device", "cpu"}};
+  s.smoke = {{"samples", 8}, {"long_epochs", 1}, {"pretrain", {{"n_layer", 1}, {"n_head", 2}, {"n_embd", 32}, {"n_inner", 64}, {"batch_size", 8}, {"eval_tokens", 1024}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}, {"warmup_steps", 0}}}}}, {"finetune", {{"pairs", 16}, {"batch_size", 8}, {"frequencies", 4}, {"lora_rank", 4}, {"trainer", {{"epochs", 1}}}}}};
   s.grid = [](const StudyContext& c) { return rng_study_grid(plan_of(c)); };
   s.run = [](const StudyRun& run) { return run_rng_lm(run.config, run.dir, run.work_dir); };
   s.describe = [](const RunRecord& r) {
