@@ -137,7 +137,13 @@ std::string data_cache_dir() {
   return env_or("HOME", "/tmp") + "/.cache/harmonic";
 }
 
-bool kjv_available() { return !find_bible_command().empty() && exists("/usr/lib/bible.data"); }
+// The package, or both text files already exported into the cache (a machine without the
+// package can be handed the cache: HARMONIC_DATA_DIR).
+bool kjv_available() {
+  if (!find_bible_command().empty() && exists("/usr/lib/bible.data")) return true;
+  const std::string dir = data_cache_dir();
+  return exists(dir + "/kjv.txt") && exists(dir + "/kjv_verses.txt");
+}
 
 namespace {
 

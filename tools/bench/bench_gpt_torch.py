@@ -12,9 +12,14 @@ Attention (torch 1.13 has no F.scaled_dot_product_attention):
   fourier  the FourierFormer kernel (p = 4, scalar R init 2, no 1/sqrt(D)) in torch ops:
            p * sum_d log|sinc(R (q_d - k_d))| over a materialised (B, H, T, T, D) difference,
            masked softmax, dropout, @ v (as tools/bench/bench_fourier_attention_torch.py)
+  sdpa     (--sdpa) F.scaled_dot_product_attention (torch 2.x), causal, dropout
 Prints ms/step and tokens/s (median over timed runs).
 Usage (python3-torch lives at /usr/bin/python3):
   OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /usr/bin/python3 tools/bench/bench_gpt_torch.py --threads 1
+  python3 tools/bench/bench_gpt_torch.py --device cuda --size gpt2 --case softmax --sdpa   # on a GPU machine
+--size gpt2 is the 12-layer d768 model (12 heads, block 1024, batch 8, vocab 8192) of
+`harmonic train kjv-lm --device cuda` at the same sizes; on cuda TF32 stays off (float32) unless
+--bf16 (autocast).
 """
 import argparse
 import math
@@ -25,6 +30,8 @@ import torch.nn.functional as F
 from torch import nn
 
 V, T, L, H, E, B, DROP = 8192, 256, 4, 8, 128, 8, 0.1
+SIZES = {"small": (8192, 256, 4, 8, 128, 8), "gpt2": (8192, 1024, 12, 12, 768, 8)}
+SDPA = False
 
 
 def sinusoidal(n, dim):
@@ -52,6 +59,9 @@ class CausalSelfAttention(nn.Module):
         b, t, e = x.shape
         q, k, v = self.c_attn(x).split(E, dim=2)
         q, k, v = (z.view(b, t, H, e // H).transpose(1, 2) for z in (q, k, v))  # (B, H, T, D)
+        if self.kernel == "softmax" and SDPA:
+            y = F.scaled_dot_product_attention(q, k, v, dropout_p=DROP if self.training else 0.0, is_causal=True)
+            return self.resid_drop(self.c_proj(y.transpose(1, 2).contiguous().view(b, t, e)))
         if self.kernel == "softmax":
             att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
         else:
@@ -94,27 +104,31 @@ class GPT(nn.Module):
         return self.lm_head(self.ln_f(x))
 
 
-def time_case(kernel, warmup, repeat):
+def time_case(kernel, warmup, repeat, device="cpu", bf16=False):
     torch.manual_seed(0)
-    model = GPT(kernel)
+    model = GPT(kernel).to(device)
     model.train()
     opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
-    tokens = torch.randint(0, V, (B, T))
-    targets = torch.randint(0, V, (B, T))
+    tokens = torch.randint(0, V, (B, T), device=device)
+    targets = torch.randint(0, V, (B, T), device=device)
+    sync = torch.cuda.synchronize if device != "cpu" else (lambda: None)
 
     def step():
-        logits = model(tokens)
-        loss = F.cross_entropy(logits.view(-1, V), targets.view(-1))
+        with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=bf16):
+            logits = model(tokens)
+            loss = F.cross_entropy(logits.view(-1, V).float(), targets.view(-1))
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
 
     for _ in range(warmup):
         step()
+    sync()
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
         step()
+        sync()
         times.append(time.perf_counter() - t0)
     return sorted(times)[len(times) // 2] * 1e3
 
@@ -125,11 +139,23 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--case", action="append", choices=["softmax", "fourier"])
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--size", default="small", choices=list(SIZES))
+    ap.add_argument("--sdpa", action="store_true", help="softmax attention through F.scaled_dot_product_attention")
+    ap.add_argument("--bf16", action="store_true", help="cuda: bf16 autocast")
     args = ap.parse_args()
+    global V, T, L, H, E, B, SDPA
+    V, T, L, H, E, B = SIZES[args.size]
+    SDPA = args.sdpa
     torch.set_num_threads(args.threads)
+    if args.device != "cpu":
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+    where = torch.cuda.get_device_name() if args.device != "cpu" else f"threads={args.threads}"
     for kernel in args.case or ["softmax", "fourier"]:
-        ms = time_case(kernel, args.warmup, args.repeat)
-        print(f"torch gpt {kernel:<8} L={L} E={E} H={H} T={T} B={B} V={V}  threads={args.threads}  "
+        ms = time_case(kernel, args.warmup, args.repeat, args.device, args.bf16)
+        label = kernel + (" sdpa" if SDPA and kernel == "softmax" else "") + (" bf16" if args.bf16 else "")
+        print(f"torch {torch.__version__} gpt {label:<13} L={L} E={E} H={H} T={T} B={B} V={V}  {where}  "
               f"{ms:8.1f} ms/step  {B * T / (ms * 1e-3):7.0f} tok/s", flush=True)
 
 

@@ -5,11 +5,13 @@ run, and prints a table with the ratio torch ms / harmonic ms (> 1: Harmonic is 
 
     /usr/bin/python3 tools/bench/bench_torch.py --threads 1
     /usr/bin/python3 tools/bench/bench_torch.py --compare build/harmonic --threads 2 --rounds 3
+    python3 tools/bench/bench_torch.py --compare build/harmonic --device cuda   # on a GPU machine
 
 Method (as tools/cli/cmd_bench.cpp): warm up, pick an inner count so one timed run lasts >= 1 ms,
 report the median over --repeat runs of (run time / inner count). Forward runs under no_grad;
 forward+backward calls backward with a ones gradient and drops the input gradients after
-each call. With --compare each case runs --rounds times, alternating which framework goes
+each call. On cuda the device is synchronised before and after each timed run (TF32 off, as
+Harmonic's default). With --compare each case runs --rounds times, alternating which framework goes
 first, and the table shows the fastest round of each (the least disturbed by other load).
 """
 import argparse
@@ -22,6 +24,14 @@ import time
 
 import torch
 import torch.nn.functional as F
+
+
+DEVICE = "cpu"
+
+
+def sync():
+    if DEVICE != "cpu":
+        torch.cuda.synchronize()
 
 
 def standard_cases(dtype):
@@ -48,8 +58,10 @@ def time_ms(fn, repeat, warmup):
     """Median ms per call (see the module docstring)."""
     for _ in range(warmup):
         fn()
+    sync()
     t0 = time.perf_counter()
     fn()
+    sync()
     single = max((time.perf_counter() - t0) * 1e3, 1e-4)
     inner = int(min(max(math.ceil(1.0 / single), 1), 10000))
     runs = []
@@ -57,13 +69,14 @@ def time_ms(fn, repeat, warmup):
         t0 = time.perf_counter()
         for _ in range(inner):
             fn()
+        sync()
         runs.append((time.perf_counter() - t0) * 1e3 / inner)
     return statistics.median(runs)
 
 
 def bench_case(name, dtype, repeat, warmup):
     make, fn = standard_cases(dtype)[name]
-    inputs = make()
+    inputs = [t.to(DEVICE) for t in make()]
     with torch.no_grad():
         fwd = time_ms(lambda: fn(*inputs), repeat, warmup)
     leaves = [t.requires_grad_(True) for t in inputs if t.is_floating_point()]
@@ -84,7 +97,7 @@ def line(name, dtype, threads, fwd, fwd_bwd):
 
 def harmonic_case(binary, name, args):
     cmd = [binary, "bench", "--case", name, "--threads", str(args.threads), "--repeat", str(args.repeat),
-           "--warmup", str(args.warmup), "--dtype", args.dtype, "--json", "-"]
+           "--warmup", str(args.warmup), "--dtype", args.dtype, "--device", args.device, "--json", "-"]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     r = json.loads(out)["results"][0]
     return r["fwd_ms"], r["fwd_bwd_ms"]
@@ -99,7 +112,8 @@ def compare(args, names, dtype):
                 r = harmonic_case(args.compare, name, args) if fw == "harmonic" else \
                     bench_case(name, dtype, args.repeat, args.warmup)
                 best[name][fw] = [min(a, b) for a, b in zip(best[name][fw], r)]
-    print(f"threads={args.threads} dtype={args.dtype} repeat={args.repeat} rounds={args.rounds} "
+    where = torch.cuda.get_device_name() if args.device != "cpu" else f"threads={args.threads}"
+    print(f"{where} dtype={args.dtype} repeat={args.repeat} rounds={args.rounds} "
           f"torch={torch.__version__} (ratio = torch / harmonic, > 1: Harmonic faster)")
     print(f"| {'case':<32} | {'harmonic ms':>11} | {'torch ms':>9} | {'ratio':>6} |")
     print(f"|{'-' * 34}|{'-' * 12}:|{'-' * 10}:|{'-' * 7}:|")
@@ -113,6 +127,7 @@ def compare(args, names, dtype):
 
 
 def main():
+    global DEVICE
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--repeat", type=int, default=20)
@@ -122,7 +137,12 @@ def main():
     p.add_argument("--json", help="write the results as JSON to this file")
     p.add_argument("--compare", metavar="HARMONIC", help="path of the harmonic executable to compare with")
     p.add_argument("--rounds", type=int, default=3, help="with --compare: interleaved rounds per case")
+    p.add_argument("--device", default="cpu", help="cpu or cuda")
     args = p.parse_args()
+    DEVICE = args.device
+    if DEVICE != "cpu":
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
 
     torch.set_num_threads(args.threads)
     dtype = {"float32": torch.float32, "float64": torch.float64}[args.dtype]
