@@ -14,6 +14,7 @@
 #include "autograd/grad_mode.h"
 #include "core/atomic_file.h"
 #include "core/file_read.h"
+#include "core/json_read.h"
 
 namespace hm {
 
@@ -143,7 +144,7 @@ SafetensorsFile load_safetensors(const std::string& path) {
 
   Json root;
   try {
-    root = Json::parse(header);
+    root = parse_json<Json>(header, kLoad, fmt::format("'{}': header", path));
   } catch (const Json::exception& e) {
     bad(path, "header is not valid JSON: {}", e.what());
   }

@@ -12,6 +12,7 @@
 #include "core/atomic_file.h"
 #include "core/factories.h"
 #include "core/file_read.h"
+#include "core/json_read.h"
 
 namespace hm::data {
 namespace {
@@ -98,7 +99,7 @@ std::shared_ptr<Tokenizer> load_tokenizer(const std::string& path) {
   std::string text = slurp(path, fn);
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
+    j = parse_json(text, fn, fmt::format("'{}'", path));
     std::string type = j.at("type").get<std::string>();
     auto tokens = j.at("tokens").get<std::vector<std::string>>();
     if (type == "char") return std::make_shared<CharTokenizer>(std::move(tokens));

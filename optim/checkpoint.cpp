@@ -10,6 +10,7 @@
 
 #include "core/atomic_file.h"
 #include "core/file_read.h"
+#include "core/json_read.h"
 #include "core/safetensors.h"
 
 namespace hm::optim {
@@ -33,11 +34,11 @@ void check_generators(const NamedGenerators& gens, std::string_view fn) {
   }
 }
 
-Json parse_json(const std::map<std::string, std::string>& meta, const std::string& key, const std::string& path) {
+Json metadata_json(const std::map<std::string, std::string>& meta, const std::string& key, const std::string& path) {
   auto it = meta.find(key);
   check(it != meta.end(), "load_checkpoint", "'{}': no '{}' metadata (not a complete checkpoint)", path, key);
   try {
-    return Json::parse(it->second);
+    return parse_json(it->second, "load_checkpoint", fmt::format("'{}': metadata '{}'", path, key));
   } catch (const Json::exception& e) {
     throw_error("load_checkpoint", fmt::format("'{}': metadata '{}' is not valid JSON: {}", path, key, e.what()));
   }
@@ -54,7 +55,7 @@ CheckpointInfo decode_info(const std::map<std::string, std::string>& meta, const
         "'{}': unsupported checkpoint version '{}' (this build reads version {})", path,
         version == meta.end() ? "" : version->second, kVersion);
   CheckpointInfo info;
-  Json step = parse_json(meta, "step", path), epoch = parse_json(meta, "epoch", path);
+  Json step = metadata_json(meta, "step", path), epoch = metadata_json(meta, "epoch", path);
   check(step.is_number_integer() && epoch.is_number_integer(), "load_checkpoint",
         "'{}': step and epoch must be integers, got {} and {}", path, step.dump(), epoch.dump());
   info.step = step.get<int64_t>();
@@ -62,8 +63,8 @@ CheckpointInfo decode_info(const std::map<std::string, std::string>& meta, const
   // A hand-edited or corrupted header: a negative count would index the loader backwards.
   check(info.step >= 0 && info.epoch >= 0, "load_checkpoint", "'{}': step {} and epoch {} must not be negative", path,
         info.step, info.epoch);
-  info.config = parse_json(meta, "config", path);
-  info.extra = parse_json(meta, "extra", path);
+  info.config = metadata_json(meta, "config", path);
+  info.extra = metadata_json(meta, "extra", path);
   return info;
 }
 
@@ -84,7 +85,7 @@ std::map<std::string, std::string> read_metadata(const std::string& path) {
   check(std::fread(header.data(), 1, n, f.get()) == n, "read_checkpoint_info", "'{}': truncated header", path);
   std::map<std::string, std::string> meta;
   try {
-    Json root = Json::parse(header);
+    Json root = parse_json(header, "read_checkpoint_info", fmt::format("'{}': header", path));
     if (root.contains("__metadata__"))
       for (const auto& [k, v] : root["__metadata__"].items()) meta[k] = v.get<std::string>();
   } catch (const Json::exception& e) {
@@ -155,7 +156,7 @@ CheckpointInfo load_checkpoint(const std::string& path, const TrainingState& sta
                 fmt::format("'{}' does not match the model: missing [{}]; unexpected [{}]; shape mismatch [{}]", path,
                             fmt::join(missing, ", "), fmt::join(unexpected, ", "), fmt::join(mismatched, ", ")));
 
-  Json rng = parse_json(file.metadata, "rng", path);
+  Json rng = metadata_json(file.metadata, "rng", path);
   for (const auto& [name, g] : state.generators)
     check(rng.contains(name), "load_checkpoint", "'{}' has no state for generator '{}' (it has: {})", path, name,
           rng.dump());
@@ -164,7 +165,7 @@ CheckpointInfo load_checkpoint(const std::string& path, const TrainingState& sta
   if (state.optimizer) {
     check(file.metadata.count("optimizer"), "load_checkpoint", "'{}' holds no optimizer state", path);
     try {
-      state.optimizer->load_state(optim_in, parse_json(file.metadata, "optimizer", path));
+      state.optimizer->load_state(optim_in, metadata_json(file.metadata, "optimizer", path));
     } catch (const Error& e) {
       throw_error("load_checkpoint", fmt::format("'{}': optimizer state: {}", path, e.what()));
     }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "autograd/grad_mode.h"
+#include "core/json_read.h"
 #include "core/safetensors.h"
 #include "nn/module.h"
 
@@ -258,7 +259,7 @@ void Optimizer::load(const std::string& path) {
   check(it != file.metadata.end(), type_name_ + ".load", "{} has no 'optimizer' metadata", path);
   nlohmann::json state;
   try {
-    state = nlohmann::json::parse(it->second);
+    state = parse_json(it->second, type_name_ + ".load", fmt::format("'{}': metadata 'optimizer'", path));
   } catch (const nlohmann::json::exception& e) {
     throw_error(type_name_ + ".load", fmt::format("{}: bad optimizer json: {}", path, e.what()));
   }

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/factories.h"
+#include "core/json_read.h"
 
 namespace hm::ops {
 
@@ -78,7 +79,7 @@ OpSpec& FamilyTable::operator()(const char* name, const char* inputs, const char
   OpSpec& spec = table.emplace_back();
   spec.name = spec.function = name;
   spec.family = family;
-  spec.defaults = Json::parse(defaults_text);
+  spec.defaults = parse_json(defaults_text, "op_table", fmt::format("{}'s defaults", name));
   spec.impl = impl;
   std::string text = inputs;
   std::vector<std::string> example;
@@ -105,7 +106,7 @@ OpSpec& FamilyTable::operator()(const char* name, const char* inputs, const char
 
 OpSpec& OpSpec::ex(const char* shapes, const char* attrs) {
   example = shapes;
-  example_attrs = Json::parse(attrs);
+  example_attrs = parse_json(attrs, "op_table", fmt::format("{}'s example attrs", name));
   return *this;
 }
 

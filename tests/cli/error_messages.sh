@@ -37,4 +37,12 @@ expect "[load_safetensors]" "$dir/folder" "is a directory" -- op relu --inputs "
 expect "[train]" "$dir/file.jsonl" "is a file, not a directory" -- train mlp-spirals --out "$dir/file.jsonl"
 expect "[study]" "$dir/file.jsonl" "is a file, not a directory" -- study fourier-toy --quick --out "$dir/file.jsonl"
 expect "[study]" "$dir/empty/study.json" "is this the directory of a study" -- study fourier-toy --from "$dir/empty"
+# JSON nested 60,000 deep overflowed the stack (exit 139); every reader bounds the depth first.
+deep=$(head -c 60000 /dev/zero | tr '\0' '[')$(head -c 60000 /dev/zero | tr '\0' ']')
+expect "[op] --attrs: JSON nested 60000 levels deep, beyond the limit of 64" -- \
+  op sum --inputs "$dir/x.safetensors" --out "$dir/o.safetensors" --attrs "$deep"
+expect "[op] --attrs: JSON nested 60001 levels deep" -- \
+  op sum --inputs "$dir/x.safetensors" --out "$dir/o.safetensors" --attrs "{\"dim\": $deep}"
+printf '{"trainer": %s}' "$deep" >"$dir/deep.json"
+expect "[config]" "$dir/deep.json" "JSON nested 60001 levels deep" -- train mlp-spirals --config "$dir/deep.json" --print-config
 [[ $failures -eq 0 ]] || { echo "$failures message(s) wrong"; exit 1; }

@@ -41,6 +41,7 @@
 #include <fstream>
 
 #include "core/atomic_file.h"
+#include "core/json_read.h"
 #include "core/parallel.h"
 #include "cuda/runtime.h"
 #include "ops/registry/registry.h"
@@ -194,7 +195,7 @@ int run() {
   }
   Json attrs;
   try {
-    attrs = Json::parse(opt.attrs);
+    attrs = parse_json(opt.attrs, "bench", "--attrs");
   } catch (const Json::parse_error& e) {
     throw_error("bench", fmt::format("--attrs is not valid JSON ({}): {}", opt.attrs, e.what()));
   }

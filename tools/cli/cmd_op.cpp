@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/device.h"
+#include "core/json_read.h"
 #include "tools/cli/commands.h"
 #include "ops/registry/run_op.h"
 
@@ -49,7 +50,7 @@ int run() {
   check(!opt.inputs.empty() && !opt.out.empty(), "op", "both --inputs and --out are required");
   Json attrs;
   try {
-    attrs = Json::parse(opt.attrs);
+    attrs = parse_json(opt.attrs, "op", "--attrs");
   } catch (const Json::parse_error& e) {
     throw_error("op", fmt::format("--attrs is not valid JSON ({}): {}", opt.attrs, e.what()));
   }

@@ -1,12 +1,12 @@
 // Line plots from metrics.jsonl files (one run, or several runs compared).
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <set>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/file_read.h"
+#include "core/json_read.h"
 #include "tools/report/plot.h"
 
 namespace hm::report {
@@ -28,7 +28,7 @@ LinePlot metrics_plot(const std::string& path, const std::string& x, const std::
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     nlohmann::json j;
     try {
-      j = nlohmann::json::parse(line);
+      j = parse_json(line, "metrics_plot", fmt::format("'{}' line {}", path, lineno));
     } catch (const nlohmann::json::exception& e) {
       throw_error("metrics_plot", fmt::format("'{}' line {}: not JSON: {}", path, lineno, e.what()));
     }

@@ -16,6 +16,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/file_lock.h"
+#include "core/json_read.h"
 #include "tools/report/format.h"
 #include "tools/studies/study_dir.h"
 #include "tools/studies/study_status.h"
@@ -76,7 +77,7 @@ std::string prepare_work_dir(const std::string& dir, const StudyRun& run) {
   bool same = false;
   if (std::ifstream in(marker); in.good()) {
     try {
-      same = Json::parse(in) == run.config;
+      same = parse_json(in, "study", fmt::format("'{}'", marker.string())) == run.config;
     } catch (const Json::exception&) {  // torn by a kill: not the same
     }
   }

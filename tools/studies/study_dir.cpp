@@ -10,6 +10,7 @@
 
 #include "core/atomic_file.h"
 #include "core/file_read.h"
+#include "core/json_read.h"
 #include "tools/train/trainer.h"
 
 namespace hm::studies {
@@ -27,7 +28,7 @@ StudySettings StudySettings::read(const std::string& path) {
   std::ifstream in(path);
   check(in.good(), "study", "cannot read '{}' (is this the directory of a study?)", path);
   try {
-    Json j = Json::parse(in);
+    Json j = parse_json(in, "study", fmt::format("'{}'", path));
     StudySettings s;
     s.study = j.at("study").get<std::string>();
     s.context.quick = j.at("quick").get<bool>();
@@ -121,7 +122,7 @@ std::vector<RunRecord> read_results(const std::string& path) {
   for (int64_t lineno = 1; read_line_limited(in, line, size_t{256} << 20, "study", path, lineno); ++lineno) {
     if (line.empty()) continue;
     try {
-      Json j = Json::parse(line);
+      Json j = parse_json(line, "study", fmt::format("'{}' line {}", path, lineno));
       RunRecord r{j.at("label").get<std::string>(), j.at("config"), j.at("result"), j.at("seconds").get<double>()};
       if (seen.insert(r.label).second) records.push_back(std::move(r));
     } catch (const Json::exception&) {

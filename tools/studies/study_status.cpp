@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/json_read.h"
 #include "optim/checkpoint.h"
 #include "tools/report/format.h"
 #include "tools/studies/study_dir.h"
@@ -68,11 +69,13 @@ StudyOutcome print_study_status(const StudySpec& spec, const std::string& dir, s
     }
     try {
       std::ifstream config_file(work / "config.json");
-      if (const int64_t steps = Json::parse(config_file).at("trainer").value("steps", int64_t{0}); steps > 0) {
+      const Json config = parse_json(config_file, "study", fmt::format("'{}'", (work / "config.json").string()));
+      if (const int64_t steps = config.at("trainer").value("steps", int64_t{0}); steps > 0) {
         where += fmt::format(" of {}", steps);
         left_cost -= run.cost * static_cast<double>(std::min(step, steps)) / static_cast<double>(steps);
       }
     } catch (const Json::exception&) {  // written by the trainer; a torn one only loses the total
+    } catch (const Error&) {            // nested too deep: damaged, and also only loses the total
     }
     std::error_code ec;
     const auto age = fs::file_time_type::clock::now() - fs::last_write_time(checkpoint, ec);
@@ -82,8 +85,10 @@ StudyOutcome print_study_status(const StudySpec& spec, const std::string& dir, s
     for (std::string line; std::getline(metrics, line);)
       if (!line.empty()) last = line;
     try {
-      where += fmt::format(", metrics to step {}", Json::parse(last).at("step").get<int64_t>());
+      const Json record = parse_json(last, "study", fmt::format("'{}'", (work / "metrics.jsonl").string()));
+      where += fmt::format(", metrics to step {}", record.at("step").get<int64_t>());
     } catch (const Json::exception&) {  // no line yet, or a torn one of a killed run
+    } catch (const Error&) {            // nested too deep: as unreadable as a torn line
     }
     fmt::print(log, "  in progress  {} | {}\n", run.label, where);
   }

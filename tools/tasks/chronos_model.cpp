@@ -2,10 +2,10 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "core/atomic_file.h"
 #include "core/file_read.h"
+#include "core/json_read.h"
 #include "core/safetensors.h"
 #include "optim/checkpoint.h"
 
@@ -57,10 +57,8 @@ ChronosForecaster load_checkpoint_file(const std::string& path) {
 Json read_json(const std::string& path) {
   check_readable_file(path, "load_chronos");
   std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
   try {
-    return Json::parse(ss.str());
+    return parse_json(in, "load_chronos", fmt::format("'{}'", path));
   } catch (const Json::exception& e) {
     throw_error("load_chronos", fmt::format("'{}': not JSON: {}", path, e.what()));
   }

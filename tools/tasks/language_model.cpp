@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "core/atomic_file.h"
 #include "core/file_read.h"
+#include "core/json_read.h"
 #include "core/safetensors.h"
 #include "optim/checkpoint.h"
 #include "tools/tasks/kjv_lm.h"
@@ -28,10 +28,8 @@ const char* kernel_name(nn::AttentionKernel k) { return k == nn::AttentionKernel
 Json read_json_file(const std::string& path, std::string_view fn) {
   check_readable_file(path, fn);
   std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
   try {
-    return Json::parse(ss.str());
+    return parse_json(in, fn, fmt::format("'{}'", path));
   } catch (const Json::exception& e) {
     throw_error(fn, fmt::format("'{}': not JSON: {}", path, e.what()));
   }

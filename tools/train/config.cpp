@@ -6,6 +6,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/file_read.h"
+#include "core/json_read.h"
 #include "tools/train/trainer.h"
 
 namespace hm::train {
@@ -115,7 +116,7 @@ Json parse_text(const Json& like, const std::string& text, const std::string& ke
   }
   Json parsed;
   try {
-    parsed = Json::parse(text);
+    parsed = parse_json(text, "config", fmt::format("--set {}", key));
   } catch (const Json::exception&) {
     fail(like.is_array() ? "a JSON array" : "a JSON value");
   }
@@ -190,7 +191,7 @@ void merge_config_file(Json& config, const std::string& path) {
   check(in.good(), "config", "cannot open config file '{}'", path);
   Json update;
   try {
-    update = Json::parse(in);
+    update = parse_json(in, "config", fmt::format("'{}'", path));
   } catch (const Json::exception& e) {
     throw_error("config", fmt::format("'{}' is not valid JSON: {}", path, e.what()));
   }

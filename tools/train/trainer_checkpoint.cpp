@@ -5,6 +5,7 @@
 
 #include "core/atomic_file.h"
 #include "core/file_read.h"
+#include "core/json_read.h"
 #include "tools/train/trainer.h"
 #include "tools/train/trainer_internal.h"
 
@@ -117,7 +118,8 @@ void Trainer::rewind_metrics() {
   for (int64_t lineno = 1; read_line_limited(in, line, size_t{16} << 20, "Trainer", metrics, lineno); ++lineno) {
     if (line.empty()) continue;
     try {
-      if (Json::parse(line).value("step", int64_t{0}) > step_) continue;
+      if (parse_json(line, "Trainer", fmt::format("'{}' line {}", metrics, lineno)).value("step", int64_t{0}) > step_)
+        continue;
     } catch (const Json::exception&) {
       continue;  // a torn last line of a killed run
     }

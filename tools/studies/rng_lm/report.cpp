@@ -8,6 +8,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "core/json_read.h"
 #include "tools/report/format.h"
 #include "tools/report/markdown.h"
 #include "tools/report/paper.h"
@@ -182,7 +183,10 @@ StudyReport write_rng_study(const ReportInput& in) {
   const std::vector<RngGroup> groups = rng_groups_of(in.records);
   Json base_info = nullptr;
   const auto info_path = std::filesystem::path(in.dir) / "base_model.json";
-  if (std::filesystem::exists(info_path)) base_info = Json::parse(std::ifstream(info_path));
+  if (std::filesystem::exists(info_path)) {
+    std::ifstream info_file(info_path);
+    base_info = parse_json(info_file, "study rng-lm", fmt::format("'{}'", info_path.string()));
+  }
   std::vector<const report::MetricStats*> seconds;
   for (const RngGroup& g : groups) seconds.push_back(&g.seconds);
   Json summary = summary_header("rng-lm", in.info, seconds);

@@ -8,6 +8,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/file_lock.h"
+#include "core/json_read.h"
 #include "tools/studies/study_trainer.h"
 #include "tools/tasks/kjv_lm.h"
 #include "tools/tasks/language_model.h"
@@ -31,7 +32,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 Json read_json(const std::string& path) {
   std::ifstream in(path);
   check(in.good(), kStudy, "cannot read '{}'", path);
-  return Json::parse(in);
+  return parse_json(in, kStudy, fmt::format("'{}'", path));
 }
 
 }  // namespace
