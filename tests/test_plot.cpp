@@ -182,6 +182,30 @@ TEST_CASE("plot: non-finite values break a line, a log axis maps log10 and skips
   for (const char* s : {"0.001", "0.01", "0.1", "1"}) CHECK(std::find(texts.begin(), texts.end(), s) != texts.end());
 }
 
+// 1e308 and -1e308 span more than a double holds: the padded range was [-inf, inf] and the
+// error "[nice_ticks] bad range [-inf, inf]" named neither the series nor the value.
+TEST_CASE("plot: values beyond kMaxPlotMagnitude are refused naming the series, the value and the file") {
+  LinePlot p;
+  p.series.push_back({"loss", {1, 2}, {1e308, -1e308}});
+  CHECK(throws_with([&] { to_svg(p); }, {"[plot] series 'loss': y value 1e+308 is beyond the +-1e+307"}));
+  p.series[0] = {"step", {-1e308, 1}, {1, 2}};
+  CHECK(throws_with([&] { frame_of(p); }, {"series 'step': x value -1e+308"}));
+  p.series[0] = {"edge", {-1e307, 1e307}, {-1e307, 1e307}};  // the largest range still lays out
+  const Frame f = frame_of(p);
+  CHECK((std::isfinite(f.y_min) && std::isfinite(f.y_max) && std::isfinite(f.x_max - f.x_min)));
+  CHECK_NOTHROW(to_svg(p));
+  BarPlot b;
+  b.title = "bars";
+  b.values = {1e308, -1e308};
+  CHECK(throws_with([&] { frame_of(b); }, {"bar plot 'bars': value 1e+308"}));
+
+  const fs::path path = fs::temp_directory_path() / fmt::format("hm_test_plot_huge_{}.jsonl", ::getpid());
+  std::ofstream(path) << "{\"step\": 1, \"loss\": 2}\n{\"step\": 2, \"loss\": 1e308}\n{\"step\": 3, \"loss\": -1e308}\n";
+  CHECK(throws_with([&] { metrics_plot(path.string(), "step", {"loss"}); },
+                    {"[metrics_plot]", path.string() + "' line 2: \"loss\" is 1e+308"}));
+  fs::remove(path);
+}
+
 TEST_CASE("plot: a log x axis maps log10, labels decades and skips x <= 0") {
   LinePlot p;
   p.log_x = true;

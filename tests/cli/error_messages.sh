@@ -45,4 +45,7 @@ expect "[op] --attrs: JSON nested 60001 levels deep" -- \
   op sum --inputs "$dir/x.safetensors" --out "$dir/o.safetensors" --attrs "{\"dim\": $deep}"
 printf '{"trainer": %s}' "$deep" >"$dir/deep.json"
 expect "[config]" "$dir/deep.json" "JSON nested 60001 levels deep" -- train mlp-spirals --config "$dir/deep.json" --print-config
+# A value whose padded range overflows a double is named with its file, line and key.
+printf '{"step": 1, "loss": 1e308}\n{"step": 2, "loss": -1e308}\n' >"$dir/huge.jsonl"
+expect "[metrics_plot]" "$dir/huge.jsonl' line 1" '"loss" is 1e+308' -- plot --metrics "$dir/huge.jsonl" --out "$dir/p.svg"
 [[ $failures -eq 0 ]] || { echo "$failures message(s) wrong"; exit 1; }

@@ -52,11 +52,20 @@ bool finish_range(double& lo, double& hi) {
   return true;
 }
 
+// A finite value beyond kMaxPlotMagnitude (non-finite ones break the line instead).
+void check_magnitude(double v, std::string_view what, const std::string& label, const char* fn) {
+  check(!std::isfinite(v) || std::fabs(v) <= kMaxPlotMagnitude, fn,
+        "series '{}': {} value {} is beyond the +-{} a plot can lay out", label, what, v, kMaxPlotMagnitude);
+}
+
 void check_series(const Series& s, const char* fn) {
   check(s.x.size() == s.y.size(), fn, "series '{}' has {} x values and {} y values", s.label, s.x.size(), s.y.size());
   check(s.y_low.size() == s.y_high.size() && (s.y_low.empty() || s.y_low.size() == s.x.size()), fn,
         "series '{}': the band needs y_low and y_high of {} values each, got {} and {}", s.label, s.x.size(),
         s.y_low.size(), s.y_high.size());
+  for (double v : s.x) check_magnitude(v, "x", s.label, fn);
+  for (const auto* ys : {&s.y, &s.y_low, &s.y_high})
+    for (double v : *ys) check_magnitude(v, "y", s.label, fn);
 }
 
 std::string format_tick(double v, double step) {
@@ -307,6 +316,13 @@ Frame frame_of(const BarPlot& plot) {
   Frame f = area(plot.width, plot.height);
   f.x_min = plot.edges.empty() ? 0.0 : plot.edges.front();
   f.x_max = plot.edges.empty() ? static_cast<double>(n) : plot.edges.back();
+  auto check_value = [&](double v, const char* what) {
+    check(!std::isfinite(v) || std::fabs(v) <= kMaxPlotMagnitude, "plot",
+          "bar plot '{}': {} {} is beyond the +-{} a plot can lay out", plot.title, what, v, kMaxPlotMagnitude);
+  };
+  for (double v : plot.values) check_value(v, "value");
+  for (double v : plot.edges) check_value(v, "edge");
+  if (plot.reference) check_value(*plot.reference, "reference");
   double lo = 0, hi = 0;  // bars grow from 0
   for (double v : plot.values)
     if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);

@@ -61,6 +61,11 @@ struct Frame {
 Frame frame_of(const LinePlot& plot);
 Frame frame_of(const BarPlot& plot);
 
+// The largest magnitude a plot lays out: the padded range of values up to it, and its ticks,
+// stay finite (1e308 and -1e308 span more than a double holds). frame_of and metrics_plot
+// refuse larger values, naming them.
+inline constexpr double kMaxPlotMagnitude = 1e307;
+
 // About `target` round tick values (steps of 1, 2 or 5 x 10^k) covering [lo, hi].
 std::vector<double> nice_ticks(double lo, double hi, int target = 6);
 

@@ -1,4 +1,5 @@
 // Line plots from metrics.jsonl files (one run, or several runs compared).
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -35,10 +36,17 @@ LinePlot metrics_plot(const std::string& path, const std::string& x, const std::
     check(j.is_object(), "metrics_plot", "'{}' line {}: expected a JSON object", path, lineno);
     for (const auto& [k, v] : j.items()) seen.insert(k);
     if (!j.contains(x) || !j[x].is_number()) continue;
+    // Named here, where the file and line are known, rather than by the layout later.
+    auto value = [&](const std::string& key) {
+      const double v = j[key].get<double>();
+      check(!std::isfinite(v) || std::fabs(v) <= kMaxPlotMagnitude, "metrics_plot",
+            "'{}' line {}: \"{}\" is {}, beyond the +-{} a plot can lay out", path, lineno, key, v, kMaxPlotMagnitude);
+      return v;
+    };
     for (size_t i = 0; i < ys.size(); ++i) {
       if (!j.contains(ys[i]) || !j[ys[i]].is_number()) continue;
-      plot.series[i].x.push_back(j[x].get<double>());
-      plot.series[i].y.push_back(j[ys[i]].get<double>());
+      plot.series[i].x.push_back(value(x));
+      plot.series[i].y.push_back(value(ys[i]));
     }
   }
   for (const Series& s : plot.series)
