@@ -45,6 +45,8 @@ expect "[op] --attrs: JSON nested 60001 levels deep" -- \
   op sum --inputs "$dir/x.safetensors" --out "$dir/o.safetensors" --attrs "{\"dim\": $deep}"
 printf '{"trainer": %s}' "$deep" >"$dir/deep.json"
 expect "[config]" "$dir/deep.json" "JSON nested 60001 levels deep" -- train mlp-spirals --config "$dir/deep.json" --print-config
+# A negative count reaches the command's own check instead of reading as a flag.
+expect "[study] --jobs must be >= 1" "got -2" -- study fourier-toy --quick --jobs -2 --out "$dir/study"
 # A value whose padded range overflows a double is named with its file, line and key.
 printf '{"step": 1, "loss": 1e308}\n{"step": 2, "loss": -1e308}\n' >"$dir/huge.jsonl"
 expect "[metrics_plot]" "$dir/huge.jsonl' line 1" '"loss" is 1e+308' -- plot --metrics "$dir/huge.jsonl" --out "$dir/p.svg"
