@@ -38,7 +38,7 @@ void write(const std::string& path, const std::string& text) { std::ofstream(pat
 
 TEST_CASE("json_read: depth counts arrays and objects, not brackets inside strings") {
   CHECK(json_depth("1") == 0);
-  CHECK(json_depth(R"({"a": [[1], {"b": []}]})") == 3);
+  CHECK(json_depth(R"({"a": [[1], {"b": []}]})") == 4);  // { [ { [
   CHECK(json_depth(R"(["[[[", "{{", "]]]]"])") == 1);
   CHECK(json_depth(R"(["\"[[", "\\", [2]])") == 2);  // an escaped quote does not end the string
   CHECK(json_depth(R"(["\\"], [[3]])") == 2);         // an escaped backslash does not escape the quote
