@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "cuda/allocator.h"
 #include "cuda/check.cuh"
 #include "cuda/context.h"
 #include "cuda/runtime.h"
@@ -56,6 +57,15 @@ std::string describe() {
   cudaDeviceProp prop{};
   HM_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   return fmt::format("{} x {} (sm_{}{}); {}", n, prop.name, prop.major, prop.minor, versions);
+}
+
+size_t memory_available(int device) {
+  if (device < 0 || device >= device_count()) return 0;
+  if (emulated()) return size_t{16} << 30;  // host memory: a GPU-sized budget, so the same paths are taken
+  DeviceGuard guard(device);
+  size_t free_bytes = 0, total_bytes = 0;
+  HM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return free_bytes + allocator_stats(device).cached;
 }
 
 void synchronize() {

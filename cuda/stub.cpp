@@ -21,6 +21,7 @@ bool available() { return false; }
 bool emulated() { return false; }
 std::string describe() { return "built without CUDA"; }
 void synchronize() { no_cuda("cuda::synchronize"); }
+size_t memory_available(int) { return 0; }
 
 int current_device() { no_cuda("cuda::current_device"); }
 DeviceGuard::DeviceGuard(int) { no_cuda("cuda::DeviceGuard"); }

@@ -1,14 +1,19 @@
-// scaled_dot_product_attention: argument checks, the saved state (q, k, v, out, lse) and the
-// backward closure; the compute is in the sdpa kernel slots (ops/cpu/ on the CPU, cuda/ on
-// the device). Also the composed twin, the specification the fused op is tested against.
+// scaled_dot_product_attention: argument checks, the choice of path on CUDA (SdpaPath), the
+// saved state (q, k, v, out, lse) and the backward closure; the compute is in the sdpa kernel
+// slots (ops/cpu/ on the CPU, cuda/ on the device). Also the composed twin, the specification
+// the fused op is tested against, which CUDA runs where its weights fit (its cuBLAS GEMMs
+// were 50-100x the reference kernel's speed on an H200).
 #include "ops/scaled_dot_product_attention.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
 #include "core/factories.h"
+#include "cuda/runtime.h"
 #include "ops/attention_dropout.h"
 #include "ops/elementwise.h"
 #include "ops/linalg.h"
@@ -60,7 +65,43 @@ double scale_or_default(std::optional<double> scale, int64_t D) {
   return scale.value_or(1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(D, 1))));
 }
 
+SdpaPath g_path = SdpaPath::Auto;
+
+// Whether scaled_dot_product_attention hands CUDA tensors to the composed form.
+bool take_composed(const Tensor& q, const Tensor& k, const Tensor& v) {
+  if (!q.device().is_cuda()) return false;
+  const SdpaPath path = sdpa_path();
+  if (path != SdpaPath::Auto) return path == SdpaPath::Composed;
+  if (sdpa_flash_enabled() && sdpa_flash_covers(q.size(3), v.size(3), q.dtype())) return false;
+  return sdpa_composed_fits(q.size(0) * q.size(1) * q.size(2) * k.size(2), q.dtype(), q.device());
+}
+
 }  // namespace
+
+SdpaPath sdpa_path() { return g_path; }
+
+bool sdpa_flash_enabled() {
+  static const bool env = [] {
+    const char* e = std::getenv("HARMONIC_FLASH");
+    return e && std::strcmp(e, "1") == 0;
+  }();
+  return g_path == SdpaPath::Flash || (g_path == SdpaPath::Auto && env);
+}
+
+bool sdpa_composed_fits(int64_t weights, DType dtype, Device device) {
+  if (!device.is_cuda()) return false;
+  const double need = static_cast<double>(kSdpaComposedCopies) * static_cast<double>(weights) *
+                      static_cast<double>(dtype_size(dtype));
+  return need <= 0.5 * static_cast<double>(cuda::memory_available(device.index));
+}
+
+int64_t& sdpa_flash_runs() {
+  static int64_t runs = 0;
+  return runs;
+}
+
+ScopedSdpaPath::ScopedSdpaPath(SdpaPath path) : previous_(g_path) { g_path = path; }
+ScopedSdpaPath::~ScopedSdpaPath() { g_path = previous_; }
 
 using autograd::NeedsGrad;
 using autograd::Saved;
@@ -70,6 +111,10 @@ Tensor scaled_dot_product_attention(const Tensor& q_in, const Tensor& k_in, cons
                                     const FusedAttentionMask& mask, double dropout_p, bool training, Generator* gen,
                                     std::optional<double> scale) {
   check_args(q_in, k_in, v_in, mask, dropout_p, scale);
+  // The composed form takes every feature (its dropout draws the same Philox mask: one counter
+  // per weight, flattened (b, h, i, j), from the same generator state).
+  if (take_composed(q_in, k_in, v_in))
+    return detail::scaled_dot_product_attention_composed(q_in, k_in, v_in, mask, dropout_p, training, gen, scale);
   const int64_t B = q_in.size(0), H = q_in.size(1), Nq = q_in.size(2), Nk = k_in.size(2), Dv = v_in.size(3);
   const Tensor& bias_in = mask.additive_bias;
   Tensor q, k, v, pad, bias;
