@@ -1,0 +1,626 @@
+// Tiled CUDA kernels of scaled_dot_product_attention, FlashAttention-2's algorithm in float32
+// (FFMA, no tensor cores: TF32 is off by default), the same math as the reference kernels of
+// cuda/scaled_dot_product_attention.cu:
+//   forward:  one block per (b, h, tile of 64 query rows). Key/value tiles of 64 stream through
+//             shared memory; S = scale Q K^T + bias, masked; an online softmax (running max m
+//             and sum l per row, O rescaled when m grows) in registers; O += P_drop V. Saves
+//             lse = m + log l (-inf: every key masked, and O = 0).
+//   backward: delta_i = dO_i . O_i; then two passes that recompute P = exp(S - lse) tile by
+//             tile, with dS = P (dP keep - delta) scale and dP = dO V^T:
+//               dQ pass,   one block per query tile over its key tiles: dQ += dS K (and dS /
+//                          scale into a (B, H, Nq, Nk) buffer when the bias wants its gradient);
+//               dK/dV pass, one block per key tile over its query tiles: dV += P_drop^T dO,
+//                          dK += dS^T Q.
+//             No atomics: each output element has one owner and a fixed summation order, so
+//             the result is deterministic (the price: S and dP are computed twice).
+//             A bias shared across b or h gets its gradient by summing that buffer over the
+//             shared dims (b outer, h inner, the reference kernels' order).
+// Tiles entirely above the causal diagonal are never visited (ops/scaled_dot_product_attention_tiles.h).
+// Block layout: 128 threads, thread t owns rows 4 (t / 8) + r (r < 4) and columns t % 8 + 8 u of
+// a 64 x 64 score tile, so a row's 8 owners exchange row maxima and sums through shared memory.
+// Shared-memory rows are padded by one float, so a warp's loads down a column hit distinct banks.
+// The block code is written once over a `Threads` policy: on the device each phase is the
+// thread's own work then __syncthreads(); the host twin runs the phase for thread 0..127 in turn
+// (the same tiles, per-thread state and summation order), so CPU-only machines test it.
+#include "cuda/scaled_dot_product_attention_flash.cuh"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "ops/nn_functors.h"
+#include "ops/scaled_dot_product_attention_tiles.h"
+
+namespace hm::cuda {
+namespace {
+
+constexpr int kBr = static_cast<int>(SdpaTiles::kRows), kBc = static_cast<int>(SdpaTiles::kCols);
+static_assert(kBr == kBc, "the dK/dV pass sums its 64 query columns with the forward's 64-column tile code");
+constexpr int kBlock = 128;            // threads per block
+constexpr int kGroups = 8;             // column groups: thread t owns columns t % 8 + 8 u
+constexpr int kR = 4;                  // rows per thread: 4 (t / 8) + r
+constexpr int kU = kBc / kGroups;      // columns per thread of a score tile
+constexpr int kLdp = kBc + 1;          // padded row length of score tiles in shared memory
+static_assert(kBlock / kGroups * kR == kBr, "16 row groups of 4 rows cover a tile");
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+HM_HD float fexp(float x) {
+#ifdef __CUDA_ARCH__
+  return expf(x);
+#else
+  return std::exp(x);
+#endif
+}
+HM_HD float flog(float x) {
+#ifdef __CUDA_ARCH__
+  return logf(x);
+#else
+  return std::log(x);
+#endif
+}
+HM_HD float fmax2(float a, float b) { return a > b ? a : b; }
+
+struct FlashParams {
+  const float *q, *k, *v;  // (B, H, Nq, D), (B, H, Nk, D), (B, H, Nk, Dv)
+  const bool* pad;         // (B, Nk) or null
+  const float* bias;       // (Bb, Hb, Nq, Nk) or null
+  int64_t Bb, Hb, H, Nq, Nk;
+  SdpaTiles tiles;
+  float scale;
+  bool drop;
+  float pf, drop_scale;
+  uint64_t seed, offset;
+  float *out, *lse;                    // forward: (B, H, Nq, Dv), (B, H, Nq)
+  const float *lse_in, *grad, *delta;  // backward: (B, H, Nq), (B, H, Nq, Dv), (B, H, Nq)
+  float *dq, *dk, *dv;                 // backward: q's, k's, v's shapes
+  float* ds;                           // (B, H, Nq, Nk): dS / scale for the bias gradient, or null
+
+  // The scaled, biased logit of (bh, i, j) from q_i . k_j; -inf where blocked (out of range,
+  // causal, padding) or where the bias is -inf.
+  HM_HD float logit(int64_t bh, int64_t i, int64_t j, float dot) const {
+    if (!tiles.visible(i, j) || (pad && pad[(bh / H) * Nk + j])) return kNegInf;
+    float s = dot * scale;
+    if (bias) {
+      const int64_t b = Bb == 1 ? 0 : bh / H, h = Hb == 1 ? 0 : bh % H;
+      s += bias[((b * Hb + h) * Nq + i) * Nk + j];
+    }
+    return s;
+  }
+  // The dropout factor of weight (bh, i, j): the CPU's keep decision (ops/attention_dropout.h).
+  HM_HD float keep(int64_t bh, int64_t i, int64_t j) const {
+    if (!drop) return 1.0f;
+    return dropout_keep(seed, offset, static_cast<uint64_t>((bh * Nq + i) * Nk + j), pf) ? drop_scale : 0.0f;
+  }
+  // P from the forward's lse: 0 for a blocked pair and for a fully masked row (lse -inf).
+  HM_HD static float prob(float s, float lse) { return s == kNegInf || lse == kNegInf ? 0.0f : fexp(s - lse); }
+};
+
+// One block's threads, phase by phase: run(states, f) does f(t, state of t) for each thread t,
+// then a barrier.
+struct DeviceThreads {
+  template <class St, class F>
+  HM_HD void run(St* st, F&& f) const {
+#ifdef __CUDA_ARCH__
+    f(static_cast<int>(threadIdx.x), *st);
+    __syncthreads();
+#endif
+  }
+};
+struct HostThreads {  // the host twin: each phase for thread 0, 1, ... in turn
+  template <class St, class F>
+  HM_HD void run(St* st, F&& f) const {
+    for (int t = 0; t < kBlock; ++t) f(t, st[t]);
+  }
+};
+
+// rows x W values of src rows r0.. (a (n, W) matrix) into dst rows ld apart; zeros past row n.
+template <int W>
+HM_HD void load_rows(float* dst, int ld, const float* src, int64_t r0, int64_t n, int rows, int t) {
+  for (int e = t; e < rows * W; e += kBlock) {
+    const int r = e / W, c = e % W;
+    dst[r * ld + c] = r0 + r < n ? src[(r0 + r) * W + c] : 0.0f;
+  }
+}
+
+// acc[r][u] = a_r . b_(8 u) over N, for A's rows r < 4 (lda apart) and B's rows 8 u (ldb apart).
+template <int N>
+HM_HD void dot_tile(const float* A, int lda, const float* B, int ldb, float (&acc)[kR][kU]) {
+#pragma unroll
+  for (int r = 0; r < kR; ++r)
+#pragma unroll
+    for (int u = 0; u < kU; ++u) acc[r][u] = 0.0f;
+#pragma unroll 4
+  for (int d = 0; d < N; ++d) {
+    float a[kR], b[kU];
+#pragma unroll
+    for (int r = 0; r < kR; ++r) a[r] = A[r * lda + d];
+#pragma unroll
+    for (int u = 0; u < kU; ++u) b[u] = B[u * kGroups * ldb + d];
+#pragma unroll
+    for (int r = 0; r < kR; ++r)
+#pragma unroll
+      for (int u = 0; u < kU; ++u) acc[r][u] += a[r] * b[u];
+  }
+}
+
+// o[r][w] += sum_(j < 64) p_(r, j) v_(j, 8 w), P's rows r < 4 (ldp apart), V's rows ldv apart.
+template <int W>
+HM_HD void acc_tile(const float* P, int ldp, const float* V, int ldv, float (&o)[kR][W]) {
+#pragma unroll 2
+  for (int j = 0; j < kBc; ++j) {
+    float a[kR];
+#pragma unroll
+    for (int r = 0; r < kR; ++r) a[r] = P[r * ldp + j];
+#pragma unroll
+    for (int w = 0; w < W; ++w) {
+      const float b = V[j * ldv + kGroups * w];
+#pragma unroll
+      for (int r = 0; r < kR; ++r) o[r][w] += a[r] * b;
+    }
+  }
+}
+
+// -- forward ---------------------------------------------------------------------------------
+
+template <int D, int Dv>
+struct Forward {
+  static constexpr int ldq = D + 1, ldv = Dv + 1, W = Dv / kGroups;
+  // Q (kBr, ldq), K (kBc, ldq), V (kBc, ldv), P (kBr, kLdp), row max and sum partials (2, kBr, 8)
+  static constexpr size_t smem_floats = size_t{kBr} * ldq + size_t{kBc} * ldq + size_t{kBc} * ldv +
+                                        size_t{kBr} * kLdp + 2 * size_t{kBr} * kGroups;
+  struct Thread {
+    float m[kR], l[kR], corr[kR], o[kR][W], s[kR][kU];
+  };
+
+  // Query tile qt of slice bh.
+  template <class Threads>
+  HM_HD static void block(const FlashParams& p, int64_t bh, int64_t qt, float* smem, Thread* st,
+                          const Threads& threads) {
+    float* Qs = smem;
+    float* Ks = Qs + kBr * ldq;
+    float* Vs = Ks + kBc * ldq;
+    float* Ps = Vs + kBc * ldv;        // the tile's weights, dropout applied
+    float* red = Ps + kBr * kLdp;      // [0, 512): row max partials; [512, 1024): row sum partials
+    const int64_t i0 = qt * kBr;
+    threads.run(st, [&](int t, Thread& th) {
+      load_rows<D>(Qs, ldq, p.q + bh * p.Nq * D, i0, p.Nq, kBr, t);
+      #pragma unroll
+      for (int r = 0; r < kR; ++r) {
+        th.m[r] = kNegInf, th.l[r] = 0.0f;
+        #pragma unroll
+        for (int w = 0; w < W; ++w) th.o[r][w] = 0.0f;
+      }
+    });
+    const int64_t kt_end = p.tiles.key_tile_end(qt);
+    for (int64_t kt = 0; kt < kt_end; ++kt) {
+      const int64_t j0 = kt * kBc;
+      threads.run(st, [&](int t, Thread&) {
+        load_rows<D>(Ks, ldq, p.k + bh * p.Nk * D, j0, p.Nk, kBc, t);
+        load_rows<Dv>(Vs, ldv, p.v + bh * p.Nk * Dv, j0, p.Nk, kBc, t);
+      });
+      threads.run(st, [&](int t, Thread& th) {  // S, masked; each owner's row maxima
+        const int g = t / kGroups, c = t % kGroups;
+        dot_tile<D>(Qs + kR * g * ldq, ldq, Ks + c * ldq, ldq, th.s);
+        #pragma unroll
+        for (int r = 0; r < kR; ++r) {
+          float mx = kNegInf;
+          #pragma unroll
+          for (int u = 0; u < kU; ++u) {
+            th.s[r][u] = p.logit(bh, i0 + kR * g + r, j0 + c + kGroups * u, th.s[r][u]);
+            mx = fmax2(mx, th.s[r][u]);
+          }
+          red[(kR * g + r) * kGroups + c] = mx;
+        }
+      });
+      threads.run(st, [&](int t, Thread& th) {  // the new row max, P, each owner's row sums
+        const int g = t / kGroups, c = t % kGroups;
+        #pragma unroll
+        for (int r = 0; r < kR; ++r) {
+          const int row = kR * g + r;
+          const float* part = red + row * kGroups;
+          float m_new = th.m[r];
+          #pragma unroll
+          for (int x = 0; x < kGroups; ++x) m_new = fmax2(m_new, part[x]);
+          float sum = 0.0f;
+          if (m_new == kNegInf) {  // nothing visible yet: P = 0, nothing to rescale
+            th.corr[r] = 1.0f;
+            #pragma unroll
+            for (int u = 0; u < kU; ++u) Ps[row * kLdp + c + kGroups * u] = 0.0f;
+          } else {
+            th.corr[r] = fexp(th.m[r] - m_new);  // 0 when the row had no visible key before
+            #pragma unroll
+            for (int u = 0; u < kU; ++u) {
+              const float e = fexp(th.s[r][u] - m_new);
+              sum += e;
+              Ps[row * kLdp + c + kGroups * u] = e == 0.0f ? 0.0f : e * p.keep(bh, i0 + row, j0 + c + kGroups * u);
+            }
+            th.m[r] = m_new;
+          }
+          red[kBr * kGroups + row * kGroups + c] = sum;
+        }
+      });
+      threads.run(st, [&](int t, Thread& th) {  // l and O rescaled, O += P V
+        const int g = t / kGroups, c = t % kGroups;
+        #pragma unroll
+        for (int r = 0; r < kR; ++r) {
+          const float* part = red + kBr * kGroups + (kR * g + r) * kGroups;
+          float sum = 0.0f;
+          #pragma unroll
+          for (int x = 0; x < kGroups; ++x) sum += part[x];
+          th.l[r] = th.l[r] * th.corr[r] + sum;
+          #pragma unroll
+          for (int w = 0; w < W; ++w) th.o[r][w] *= th.corr[r];
+        }
+        acc_tile<W>(Ps + kR * g * kLdp, kLdp, Vs + c, ldv, th.o);
+      });
+    }
+    threads.run(st, [&](int t, Thread& th) {  // out = O / l, lse = m + log l
+      const int g = t / kGroups, c = t % kGroups;
+      #pragma unroll
+      for (int r = 0; r < kR; ++r) {
+        const int64_t i = i0 + kR * g + r;
+        if (i >= p.Nq) continue;
+        float* o = p.out + (bh * p.Nq + i) * Dv;
+        const bool dead = th.l[r] == 0.0f;  // every key masked: zeros, lse -inf
+        const float inv = dead ? 0.0f : 1.0f / th.l[r];
+        #pragma unroll
+        for (int w = 0; w < W; ++w) o[c + kGroups * w] = dead ? 0.0f : th.o[r][w] * inv;
+        if (c == 0) p.lse[bh * p.Nq + i] = dead ? kNegInf : th.m[r] + flog(th.l[r]);
+      }
+    });
+  }
+};
+
+// -- backward: dQ pass -----------------------------------------------------------------------
+
+template <int D, int Dv>
+struct BackwardQ {
+  static constexpr int ldq = D + 1, ldv = Dv + 1, W = D / kGroups;
+  // Q (kBr, ldq), dO (kBr, ldv), K (kBc, ldq), V (kBc, ldv), dS (kBr, kLdp)
+  static constexpr size_t smem_floats =
+      size_t{kBr} * ldq + size_t{kBr} * ldv + size_t{kBc} * ldq + size_t{kBc} * ldv + size_t{kBr} * kLdp;
+  struct Thread {
+    float lse[kR], delta[kR], dq[kR][W], s[kR][kU], dp[kR][kU];
+  };
+
+  template <class Threads>
+  HM_HD static void block(const FlashParams& p, int64_t bh, int64_t qt, float* smem, Thread* st,
+                          const Threads& threads) {
+    float* Qs = smem;
+    float* dOs = Qs + kBr * ldq;
+    float* Ks = dOs + kBr * ldv;
+    float* Vs = Ks + kBc * ldq;
+    float* dSs = Vs + kBc * ldv;
+    const int64_t i0 = qt * kBr;
+    threads.run(st, [&](int t, Thread& th) {
+      load_rows<D>(Qs, ldq, p.q + bh * p.Nq * D, i0, p.Nq, kBr, t);
+      load_rows<Dv>(dOs, ldv, p.grad + bh * p.Nq * Dv, i0, p.Nq, kBr, t);
+      const int g = t / kGroups;
+      #pragma unroll
+      for (int r = 0; r < kR; ++r) {
+        const int64_t i = i0 + kR * g + r;
+        th.lse[r] = i < p.Nq ? p.lse_in[bh * p.Nq + i] : kNegInf;
+        th.delta[r] = i < p.Nq ? p.delta[bh * p.Nq + i] : 0.0f;
+        #pragma unroll
+        for (int w = 0; w < W; ++w) th.dq[r][w] = 0.0f;
+      }
+    });
+    const int64_t kt_end = p.tiles.key_tile_end(qt);
+    for (int64_t kt = 0; kt < kt_end; ++kt) {
+      const int64_t j0 = kt * kBc;
+      threads.run(st, [&](int t, Thread&) {
+        load_rows<D>(Ks, ldq, p.k + bh * p.Nk * D, j0, p.Nk, kBc, t);
+        load_rows<Dv>(Vs, ldv, p.v + bh * p.Nk * Dv, j0, p.Nk, kBc, t);
+      });
+      threads.run(st, [&](int t, Thread& th) {  // P, dP = dO V^T, dS
+        const int g = t / kGroups, c = t % kGroups;
+        dot_tile<D>(Qs + kR * g * ldq, ldq, Ks + c * ldq, ldq, th.s);
+        dot_tile<Dv>(dOs + kR * g * ldv, ldv, Vs + c * ldv, ldv, th.dp);
+        #pragma unroll
+        for (int r = 0; r < kR; ++r)
+          #pragma unroll
+          for (int u = 0; u < kU; ++u) {
+            const int64_t i = i0 + kR * g + r, j = j0 + c + kGroups * u;
+            const float P = FlashParams::prob(p.logit(bh, i, j, th.s[r][u]), th.lse[r]);
+            const float ds = P == 0.0f ? 0.0f : P * (th.dp[r][u] * p.keep(bh, i, j) - th.delta[r]);  // dS / scale
+            if (p.ds && i < p.Nq && j < p.Nk) p.ds[(bh * p.Nq + i) * p.Nk + j] = ds;
+            dSs[(kR * g + r) * kLdp + c + kGroups * u] = ds * p.scale;
+          }
+      });
+      threads.run(st, [&](int t, Thread& th) {  // dQ += dS K
+        const int g = t / kGroups, c = t % kGroups;
+        acc_tile<W>(dSs + kR * g * kLdp, kLdp, Ks + c, ldq, th.dq);
+      });
+    }
+    threads.run(st, [&](int t, Thread& th) {
+      const int g = t / kGroups, c = t % kGroups;
+      #pragma unroll
+      for (int r = 0; r < kR; ++r) {
+        const int64_t i = i0 + kR * g + r;
+        if (i >= p.Nq) continue;
+        float* dq = p.dq + (bh * p.Nq + i) * D;
+        #pragma unroll
+        for (int w = 0; w < W; ++w) dq[c + kGroups * w] = th.dq[r][w];
+        // The keys of tiles this block never visits (above the causal diagonal) get dS = 0.
+        if (p.ds)
+          for (int64_t j = kt_end * kBc + c; j < p.Nk; j += kGroups) p.ds[(bh * p.Nq + i) * p.Nk + j] = 0.0f;
+      }
+    });
+  }
+};
+
+// -- backward: dK/dV pass --------------------------------------------------------------------
+
+template <int D, int Dv>
+struct BackwardKV {
+  static constexpr int ldq = D + 1, ldv = Dv + 1, Wk = D / kGroups, Wv = Dv / kGroups;
+  // K (kBc, ldq), V (kBc, ldv), Q (kBr, ldq), dO (kBr, ldv), P_drop^T and dS^T (kBc, kLdp),
+  // lse and delta of the query tile (kBr each)
+  static constexpr size_t smem_floats = size_t{kBc} * ldq + size_t{kBc} * ldv + size_t{kBr} * ldq +
+                                        size_t{kBr} * ldv + 2 * size_t{kBc} * kLdp + 2 * size_t{kBr};
+  struct Thread {
+    float dk[kR][Wk], dv[kR][Wv], s[kR][kU];
+  };
+
+  // Key tile kt of slice bh; thread t owns keys 4 (t / 8) + r and query columns t % 8 + 8 u.
+  template <class Threads>
+  HM_HD static void block(const FlashParams& p, int64_t bh, int64_t kt, float* smem, Thread* st,
+                          const Threads& threads) {
+    float* Ks = smem;
+    float* Vs = Ks + kBc * ldq;
+    float* Qs = Vs + kBc * ldv;
+    float* dOs = Qs + kBr * ldq;
+    float* Pt = dOs + kBr * ldv;  // P_drop^T: (key, query)
+    float* dSt = Pt + kBc * kLdp;  // P^T, then dS^T
+    float* Ls = dSt + kBc * kLdp;
+    float* Ds = Ls + kBr;
+    const int64_t j0 = kt * kBc;
+    threads.run(st, [&](int t, Thread& th) {
+      load_rows<D>(Ks, ldq, p.k + bh * p.Nk * D, j0, p.Nk, kBc, t);
+      load_rows<Dv>(Vs, ldv, p.v + bh * p.Nk * Dv, j0, p.Nk, kBc, t);
+      #pragma unroll
+      for (int r = 0; r < kR; ++r) {
+        #pragma unroll
+        for (int w = 0; w < Wk; ++w) th.dk[r][w] = 0.0f;
+        #pragma unroll
+        for (int w = 0; w < Wv; ++w) th.dv[r][w] = 0.0f;
+      }
+    });
+    const int64_t qt_end = p.tiles.query_tiles();
+    for (int64_t qt = p.tiles.query_tile_begin(kt); qt < qt_end; ++qt) {
+      const int64_t i0 = qt * kBr;
+      threads.run(st, [&](int t, Thread&) {
+        load_rows<D>(Qs, ldq, p.q + bh * p.Nq * D, i0, p.Nq, kBr, t);
+        load_rows<Dv>(dOs, ldv, p.grad + bh * p.Nq * Dv, i0, p.Nq, kBr, t);
+        for (int r = t; r < kBr; r += kBlock) {
+          Ls[r] = i0 + r < p.Nq ? p.lse_in[bh * p.Nq + i0 + r] : kNegInf;
+          Ds[r] = i0 + r < p.Nq ? p.delta[bh * p.Nq + i0 + r] : 0.0f;
+        }
+      });
+      threads.run(st, [&](int t, Thread& th) {  // P^T, P_drop^T, dP^T = V dO^T, dS^T
+        const int g = t / kGroups, c = t % kGroups;
+        dot_tile<D>(Ks + kR * g * ldq, ldq, Qs + c * ldq, ldq, th.s);
+        #pragma unroll
+        for (int r = 0; r < kR; ++r)
+          #pragma unroll
+          for (int u = 0; u < kU; ++u) {
+            const int64_t j = j0 + kR * g + r, i = i0 + c + kGroups * u;
+            const int x = (kR * g + r) * kLdp + c + kGroups * u;
+            const float P = FlashParams::prob(p.logit(bh, i, j, th.s[r][u]), Ls[c + kGroups * u]);
+            dSt[x] = P;  // parked here (this thread's own elements) while th.s holds dP
+            Pt[x] = P == 0.0f ? 0.0f : P * p.keep(bh, i, j);
+          }
+        dot_tile<Dv>(Vs + kR * g * ldv, ldv, dOs + c * ldv, ldv, th.s);
+        #pragma unroll
+        for (int r = 0; r < kR; ++r)
+          #pragma unroll
+          for (int u = 0; u < kU; ++u) {
+            const int x = (kR * g + r) * kLdp + c + kGroups * u;
+            const float P = dSt[x];
+            // P (dP keep - delta) = P_drop dP - P delta
+            dSt[x] = P == 0.0f ? 0.0f : (Pt[x] * th.s[r][u] - P * Ds[c + kGroups * u]) * p.scale;
+          }
+      });
+      threads.run(st, [&](int t, Thread& th) {  // dV += P_drop^T dO, dK += dS^T Q
+        const int g = t / kGroups, c = t % kGroups;
+        acc_tile<Wv>(Pt + kR * g * kLdp, kLdp, dOs + c, ldv, th.dv);
+        acc_tile<Wk>(dSt + kR * g * kLdp, kLdp, Qs + c, ldq, th.dk);
+      });
+    }
+    threads.run(st, [&](int t, Thread& th) {
+      const int g = t / kGroups, c = t % kGroups;
+      #pragma unroll
+      for (int r = 0; r < kR; ++r) {
+        const int64_t j = j0 + kR * g + r;
+        if (j >= p.Nk) continue;
+        float* dk = p.dk + (bh * p.Nk + j) * D;
+        float* dv = p.dv + (bh * p.Nk + j) * Dv;
+        #pragma unroll
+        for (int w = 0; w < Wk; ++w) dk[c + kGroups * w] = th.dk[r][w];
+        #pragma unroll
+        for (int w = 0; w < Wv; ++w) dv[c + kGroups * w] = th.dv[r][w];
+      }
+    });
+  }
+};
+
+// -- launching -------------------------------------------------------------------------------
+
+// Blocks are numbered bh * tiles + x; the forward and dQ passes take the query tiles last to
+// first (under the causal mask the later rows visit the most key tiles: the longest blocks start first).
+template <class Pass>
+__global__ void __launch_bounds__(kBlock) pass_kernel(FlashParams p, int64_t tiles, bool reverse) {
+  extern __shared__ float smem[];
+  typename Pass::Thread th;
+  const int64_t bh = blockIdx.x / tiles, x = blockIdx.x % tiles;
+  Pass::block(p, bh, reverse ? tiles - 1 - x : x, smem, &th, DeviceThreads{});
+}
+
+template <class Pass>
+constexpr size_t smem_bytes() {
+  return Pass::smem_floats * sizeof(float);
+}
+
+// Runs Pass over bh < BH and its `tiles` tiles: a kernel launch, or the host twin block by
+// block (shared memory and thread states start as NaN, so a read before a write shows).
+template <Exec E, class Pass>
+void run_pass(const FlashParams& p, int64_t BH, int64_t tiles, bool reverse, int device) {
+  const int64_t blocks = BH * tiles;
+  if (blocks == 0) return;
+  if constexpr (E == Exec::Host) {
+    std::vector<float> smem(Pass::smem_floats, std::numeric_limits<float>::quiet_NaN());
+    std::vector<typename Pass::Thread> st(kBlock);
+    for (int64_t b = 0; b < blocks; ++b) {
+      std::memset(static_cast<void*>(st.data()), 0xff, st.size() * sizeof(typename Pass::Thread));  // NaNs
+      const int64_t x = b % tiles;
+      Pass::block(p, b / tiles, reverse ? tiles - 1 - x : x, smem.data(), st.data(), HostThreads{});
+    }
+  } else {
+    DeviceGuard guard(device);
+    HM_CUDA_CHECK(cudaFuncSetAttribute(pass_kernel<Pass>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(smem_bytes<Pass>())));
+    pass_kernel<Pass><<<static_cast<unsigned>(blocks), kBlock, smem_bytes<Pass>(), stream(device)>>>(p, tiles, reverse);
+    HM_CUDA_CHECK_LAUNCH();
+  }
+}
+
+// Whether `device` gives a block `bytes` of shared memory (always, for the host twin).
+template <Exec E>
+bool smem_fits(size_t bytes, int device) {
+  if constexpr (E == Exec::Host) return true;
+  int optin = 0;
+  HM_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return bytes <= static_cast<size_t>(optin);
+}
+
+// f.template operator()<D>() for the compiled head dims (sdpa_flash_covers).
+template <class F>
+bool with_head_dim(int64_t D, F&& f) {
+  switch (D) {
+    case 16: return f.template operator()<16>();
+    case 32: return f.template operator()<32>();
+    case 64: return f.template operator()<64>();
+    case 80: return f.template operator()<80>();
+    case 96: return f.template operator()<96>();
+    case 128: return f.template operator()<128>();
+    default: return false;
+  }
+}
+
+FlashParams params(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const Tensor& bias,
+                   const SdpaArgs& args) {
+  FlashParams p{};
+  p.q = static_cast<const float*>(q.raw_data()), p.k = static_cast<const float*>(k.raw_data());
+  p.v = static_cast<const float*>(v.raw_data());
+  p.pad = pad.defined() ? static_cast<const bool*>(pad.raw_data()) : nullptr;
+  p.bias = bias.defined() ? static_cast<const float*>(bias.raw_data()) : nullptr;
+  p.Bb = bias.defined() ? bias.size(0) : 1, p.Hb = bias.defined() ? bias.size(1) : 1;
+  p.H = q.size(1), p.Nq = q.size(2), p.Nk = k.size(2);
+  p.tiles = SdpaTiles{.Nq = p.Nq, .Nk = p.Nk, .causal = args.causal};
+  p.scale = static_cast<float>(args.scale);
+  p.drop = args.dropout_p > 0.0;
+  p.pf = static_cast<float>(args.dropout_p);
+  p.drop_scale = p.drop ? static_cast<float>(1.0 / (1.0 - args.dropout_p)) : 1.0f;
+  p.seed = args.seed, p.offset = args.offset;
+  return p;
+}
+
+struct DeltaRow {  // delta_i = dO_i . O_i
+  const float *grad, *out;
+  float* delta;
+  int64_t Dv;
+  HM_HD void operator()(int64_t row) const {
+    float s = 0.0f;
+    for (int64_t e = 0; e < Dv; ++e) s += grad[row * Dv + e] * out[row * Dv + e];
+    delta[row] = s;
+  }
+};
+
+struct ReduceBias {  // dbias (Bb, Hb, Nq, Nk) = dS / scale (B, H, Nq, Nk) summed over shared dims
+  const float* ds;
+  float* dbias;
+  int64_t B, H, Bb, Hb, Nq, Nk;
+  HM_HD void operator()(int64_t e) const {
+    const int64_t ij = e % (Nq * Nk), bb = e / (Nq * Nk) / Hb, hb = e / (Nq * Nk) % Hb;
+    const int64_t b0 = Bb == 1 ? 0 : bb, b1 = Bb == 1 ? B : bb + 1;
+    const int64_t h0 = Hb == 1 ? 0 : hb, h1 = Hb == 1 ? H : hb + 1;
+    float acc = 0.0f;
+    for (int64_t b = b0; b < b1; ++b)
+      for (int64_t h = h0; h < h1; ++h) acc += ds[(b * H + h) * Nq * Nk + ij];
+    dbias[e] = acc;
+  }
+};
+
+}  // namespace
+
+template <Exec E>
+bool flash_forward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const Tensor& bias,
+                   const SdpaArgs& args, const Tensor& out, const Tensor& lse) {
+  const int64_t D = q.size(3), Dv = v.size(3);
+  if (!sdpa_flash_covers(D, Dv, q.dtype())) return false;
+  const int device = q.device().is_cuda() ? q.device().index : 0;
+  FlashParams p = params(q, k, v, pad, bias, args);
+  p.out = static_cast<float*>(out.raw_data()), p.lse = static_cast<float*>(lse.raw_data());
+  const int64_t BH = q.size(0) * q.size(1);
+  return with_head_dim(D, [&]<int HD>() {
+    using Pass = Forward<HD, HD>;
+    if (!smem_fits<E>(smem_bytes<Pass>(), device)) return false;
+    run_pass<E, Pass>(p, BH, p.tiles.query_tiles(), true, device);
+    ++sdpa_flash_runs();
+    return true;
+  });
+}
+
+template <Exec E>
+bool flash_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const Tensor& bias,
+                    const Tensor& out, const Tensor& lse, const Tensor& grad, const SdpaArgs& args, const Tensor& dq,
+                    const Tensor& dk, const Tensor& dv, const Tensor& dbias) {
+  const int64_t D = q.size(3), Dv = v.size(3);
+  if (!sdpa_flash_covers(D, Dv, q.dtype())) return false;
+  const int device = q.device().is_cuda() ? q.device().index : 0;
+  const int64_t B = q.size(0), H = q.size(1), Nq = q.size(2), Nk = k.size(2), BH = B * H;
+  return with_head_dim(D, [&]<int HD>() {
+    using PassQ = BackwardQ<HD, HD>;
+    using PassKV = BackwardKV<HD, HD>;
+    if (!smem_fits<E>(std::max(smem_bytes<PassQ>(), smem_bytes<PassKV>()), device)) return false;
+    FlashParams p = params(q, k, v, pad, bias, args);
+    p.lse_in = static_cast<const float*>(lse.raw_data()), p.grad = static_cast<const float*>(grad.raw_data());
+    p.dq = static_cast<float*>(dq.raw_data()), p.dk = static_cast<float*>(dk.raw_data());
+    p.dv = static_cast<float*>(dv.raw_data());
+    Tensor delta = Tensor::empty(Shape{BH * Nq}, DType::Float32, q.device());  // (B H Nq)
+    for_each_index(E, device, BH * Nq,
+                   DeltaRow{static_cast<const float*>(grad.raw_data()), static_cast<const float*>(out.raw_data()),
+                            static_cast<float*>(delta.raw_data()), Dv});
+    p.delta = static_cast<const float*>(delta.raw_data());
+    // dS / scale per (b, h): straight into dbias when it has a slice per (b, h), else into a
+    // buffer summed over the shared dims afterwards.
+    Tensor ds;  // (B, H, Nq, Nk)
+    if (dbias.defined()) {
+      const bool per_slice = dbias.size(0) == B && dbias.size(1) == H;
+      if (!per_slice) ds = Tensor::empty(Shape{B, H, Nq, Nk}, DType::Float32, q.device());
+      p.ds = static_cast<float*>(per_slice ? dbias.raw_data() : ds.raw_data());
+    }
+    run_pass<E, PassQ>(p, BH, p.tiles.query_tiles(), true, device);
+    run_pass<E, PassKV>(p, BH, p.tiles.key_tiles(), false, device);
+    if (ds.defined())
+      for_each_index(E, device, dbias.numel(),
+                     ReduceBias{static_cast<const float*>(ds.raw_data()), static_cast<float*>(dbias.raw_data()), B, H,
+                                dbias.size(0), dbias.size(1), Nq, Nk});
+    ++sdpa_flash_runs();
+    return true;
+  });
+}
+
+template bool flash_forward<Exec::Device>(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                                          const SdpaArgs&, const Tensor&, const Tensor&);
+template bool flash_forward<Exec::Host>(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                                        const SdpaArgs&, const Tensor&, const Tensor&);
+template bool flash_backward<Exec::Device>(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                                           const Tensor&, const Tensor&, const Tensor&, const SdpaArgs&, const Tensor&,
+                                           const Tensor&, const Tensor&, const Tensor&);
+template bool flash_backward<Exec::Host>(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                                         const Tensor&, const Tensor&, const Tensor&, const SdpaArgs&, const Tensor&,
+                                         const Tensor&, const Tensor&, const Tensor&);
+
+}  // namespace hm::cuda
