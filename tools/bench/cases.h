@@ -95,4 +95,16 @@ struct ChronosTiming {
 using ChronosReport = std::function<void(const ChronosTiming&)>;
 void run_chronos_cases(const std::vector<std::string>& only, const TimingOptions& opt, const ChronosReport& report);
 
+// Names of the attention cases on `device`: sdpa_<path>_BxHxNxD (paths reference, composed, flash
+// on CUDA; kernel, composed on the CPU) and fourier_attention_kernel_8x8x512x16.
+std::vector<std::string> attention_case_names(Device device);
+// Receives each attention case's label, forward ms (no grad) and forward+backward ms (of a sum).
+using AttentionReport = std::function<void(const std::string& label, double fwd_ms, double fwd_bwd_ms)>;
+// scaled_dot_product_attention (causal, float32) per SdpaPath at 8x16x1024x64, 8x12xNx64 for
+// N = 256, 1024, 4096 and 4x16x1024x128 (the reference kernels at N <= 1024 only), and
+// fourier_attention (causal, p = 4) at 8x8x512x16 (tools/bench/attention_cases.cpp);
+// tools/bench/bench_attention_torch.py times PyTorch. `only` picks cases by name prefix.
+void run_attention_cases(const std::vector<std::string>& only, const TimingOptions& opt, Device device,
+                         const AttentionReport& report);
+
 }  // namespace hm::bench

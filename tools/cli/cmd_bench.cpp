@@ -27,6 +27,11 @@
 //   harmonic bench --chronos --threads 1            the Chronos T5 (--case train|train_quick|forecast): training
 //                                                    step ms and tokens/s, 20-path forecast latency;
 //                                                    tools/bench/bench_chronos_torch.py times PyTorch
+//   harmonic bench --attention --device cuda        scaled_dot_product_attention (causal, float32) per path
+//                                                    (reference kernels, composed cuBLAS, tiled flash) and
+//                                                    fourier_attention, fwd and fwd+bwd (--case sdpa_flash
+//                                                    etc., by name prefix); tools/bench/bench_attention_torch.py
+//                                                    --device cuda times PyTorch
 //   mpirun -np 2 harmonic bench --allreduce          all-reduce time and bus bandwidth of the job's
 //                                                    process group for 1..64 MiB float32 buffers
 //                                                    (tools/bench/allreduce_case.h); rank 0 prints
@@ -58,7 +63,7 @@ struct BenchOptions {
   std::vector<std::string> shapes, cases;
   int threads = 0, repeat = 20, warmup = 3;
   bool backward = false, list_cases = false, fourier = false, recurrent = false, toy = false, gpt = false, fft = false,
-       dt = false, chronos = false, allreduce = false;
+       dt = false, chronos = false, allreduce = false, attention = false;
 } opt;
 
 std::string ms_text(double ms) { return std::isnan(ms) ? fmt::format("{:>9}", "-") : fmt::format("{:9.4f}", ms); }
@@ -82,6 +87,8 @@ void add(CLI::App& app) {
   cmd->add_flag("--dt", opt.dt, "Time one Decision Transformer training step (linear and Fourier-8 action heads)");
   cmd->add_flag("--chronos", opt.chronos,
                 "Time the Chronos T5: a training step (task default and quick sizes) and a 20-path forecast");
+  cmd->add_flag("--attention", opt.attention,
+                "Time scaled_dot_product_attention per path (reference, composed, flash) and fourier_attention");
   cmd->add_option("--threads", opt.threads, "CPU threads (default: all)");
   cmd->add_option("--repeat", opt.repeat, "Timed runs per measurement (the median is reported)");
   cmd->add_option("--warmup", opt.warmup, "Untimed calls first");
@@ -96,10 +103,13 @@ int run() {
     check_output_file(opt.json_path, "bench --json");  // before timing
   if (opt.list_cases) {
     for (const OpCase& c : standard_cases()) fmt::print("{}  ({} {})\n", c.name, c.op, ops::shapes_text(c.shapes));
-    fmt::print("--fourier: {}\n--recurrent: {}\n--toy: {}\n--gpt: {}\n--fft: {}\n--dt: {}\n--chronos: {}\n",
-               fmt::join(fourier_case_names(), ", "), fmt::join(recurrent_case_names(), ", "),
-               fmt::join(toy_case_names(), ", "), fmt::join(gpt_case_names(), ", "), fmt::join(fft_case_names(), ", "),
-               fmt::join(dt_case_names(), ", "), fmt::join(chronos_case_names(), ", "));
+    fmt::print(
+        "--fourier: {}\n--recurrent: {}\n--toy: {}\n--gpt: {}\n--fft: {}\n--dt: {}\n--chronos: {}\n--attention "
+        "--device cuda: {}\n",
+        fmt::join(fourier_case_names(), ", "), fmt::join(recurrent_case_names(), ", "),
+        fmt::join(toy_case_names(), ", "), fmt::join(gpt_case_names(), ", "), fmt::join(fft_case_names(), ", "),
+        fmt::join(dt_case_names(), ", "), fmt::join(chronos_case_names(), ", "),
+        fmt::join(attention_case_names(Device::cuda(0)), ", "));
     return 0;
   }
   check(opt.dtype == "float32" || opt.dtype == "float64", "bench", "--dtype must be float32 or float64, got {}",
@@ -118,6 +128,16 @@ int run() {
     check(device.is_cpu() && dtype == DType::Float32, "bench", "--fourier times float32 on the CPU only");
     run_fourier_cases(opt.cases, timing, [](const std::string& label, double ms) {
       fmt::print("{:<44} threads={}  fwd+bwd {} ms\n", label, get_num_threads(), ms_text(ms));
+      std::fflush(stdout);
+    });
+    return 0;
+  }
+  if (opt.attention) {
+    check(dtype == DType::Float32, "bench", "--attention times float32 only");
+    run_attention_cases(opt.cases, timing, device, [&](const std::string& label, double fwd, double fwd_bwd) {
+      fmt::print("{:<36} {}  fwd {} ms  fwd+bwd {} ms\n", label,
+                 device.is_cuda() ? std::string("cuda:0") : fmt::format("threads={}", get_num_threads()),
+                 ms_text(fwd), ms_text(fwd_bwd));
       std::fflush(stdout);
     });
     return 0;

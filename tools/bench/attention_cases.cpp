@@ -1,0 +1,110 @@
+// `harmonic bench --attention`: scaled_dot_product_attention (causal, float32) on each path of
+// SdpaPath, and fourier_attention (causal, p = 4), forward and forward+backward of a sum.
+// tools/bench/bench_attention_torch.py times F.scaled_dot_product_attention and the
+// materialised softmax(q k^T) v at the same shapes.
+#include <algorithm>
+#include <cmath>
+
+#include "autograd/grad_mode.h"
+#include "core/factories.h"
+#include "ops/fourier_attention.h"
+#include "ops/elementwise.h"
+#include "ops/reduce.h"
+#include "ops/scaled_dot_product_attention.h"
+#include "ops/scaled_dot_product_attention_kernels.h"
+#include "tools/bench/cases.h"
+
+namespace hm::bench {
+namespace {
+
+struct AttentionShape {
+  int64_t B, H, N, D;
+};
+
+// The reference kernels take ~0.4 s per call at N = 1024 on an H200 (one thread per query row):
+// they are timed at N <= 1024 only.
+constexpr int64_t kReferenceMaxN = 1024;
+
+const std::vector<AttentionShape>& sdpa_shapes() {
+  static const std::vector<AttentionShape> shapes{
+      {8, 16, 1024, 64}, {8, 12, 1024, 64}, {8, 12, 256, 64}, {8, 12, 4096, 64}, {4, 16, 1024, 128}};
+  return shapes;
+}
+constexpr AttentionShape kFourierShape{8, 8, 512, 16};
+
+std::string dims(const AttentionShape& s) { return fmt::format("{}x{}x{}x{}", s.B, s.H, s.N, s.D); }
+
+// Paths timed on `device`: the CPU has one kernel (and the composed form).
+std::vector<std::string> paths(Device device) {
+  if (device.is_cpu()) return {"kernel", "composed"};
+  return {"reference", "composed", "flash"};
+}
+
+bool picked(const std::vector<std::string>& only, const std::string& name) {
+  if (only.empty()) return true;
+  return std::any_of(only.begin(), only.end(), [&](const std::string& o) { return name.rfind(o, 0) == 0; });
+}
+
+}  // namespace
+
+std::vector<std::string> attention_case_names(Device device) {
+  std::vector<std::string> names;
+  for (const std::string& path : paths(device))
+    for (const AttentionShape& s : sdpa_shapes()) names.push_back("sdpa_" + path + "_" + dims(s));
+  names.push_back("fourier_attention_kernel_" + dims(kFourierShape));
+  return names;
+}
+
+void run_attention_cases(const std::vector<std::string>& only, const TimingOptions& opt, Device device,
+                         const AttentionReport& report) {
+  auto time_pair = [&](const std::function<Tensor(const std::vector<Tensor>&)>& f, const std::vector<Tensor>& leaves) {
+    double fwd = NAN, fwd_bwd = NAN;
+    {
+      NoGradGuard no_grad;
+      fwd = time_ms([&] { f(leaves); }, opt, device);
+    }
+    fwd_bwd = time_ms(
+        [&] {
+          sum(f(leaves)).backward();
+          for (const Tensor& x : leaves) x.zero_grad();
+        },
+        opt, device);
+    return std::pair{fwd, fwd_bwd};
+  };
+  auto leaves = [&](const AttentionShape& s, double qk_scale) {
+    Generator gen(1234);
+    std::vector<Tensor> x;
+    for (double sc : {qk_scale, qk_scale, 1.0}) {
+      Tensor t = randn({s.B, s.H, s.N, s.D}, {.dtype = DType::Float32}, &gen);
+      x.push_back(mul(t, sc).to(device).detach().requires_grad_(true));
+    }
+    return x;
+  };
+  for (const std::string& path : paths(device))
+    for (const AttentionShape& s : sdpa_shapes()) {
+      const std::string name = "sdpa_" + path + "_" + dims(s);
+      if (!picked(only, name) || (path == "reference" && s.N > kReferenceMaxN)) continue;
+      const std::vector<Tensor> x = leaves(s, 1.0);
+      const SdpaPath p = path == "reference" ? SdpaPath::Reference : path == "flash" ? SdpaPath::Flash : SdpaPath::Auto;
+      ScopedSdpaPath scope(p);
+      auto [fwd, fwd_bwd] = time_pair(
+          [&](const std::vector<Tensor>& in) {
+            if (path == "composed")
+              return detail::scaled_dot_product_attention_composed(in[0], in[1], in[2], {.causal = true});
+            return scaled_dot_product_attention(in[0], in[1], in[2], {.causal = true});
+          },
+          x);
+      report(name, fwd, fwd_bwd);
+    }
+  const std::string name = "fourier_attention_kernel_" + dims(kFourierShape);
+  if (picked(only, name)) {
+    const std::vector<Tensor> x = leaves(kFourierShape, 0.5);
+    const Tensor R = full({}, 2.0, {.dtype = DType::Float32}).to(device).detach().requires_grad_(true);
+    auto [fwd, fwd_bwd] = time_pair(
+        [&](const std::vector<Tensor>& in) { return fourier_attention(in[0], in[1], in[2], R, 4, {.causal = true}); },
+        x);
+    report(name, fwd, fwd_bwd);
+  }
+}
+
+}  // namespace hm::bench
