@@ -5,8 +5,8 @@
 # case, `harmonic bench --attention --device cuda` and the PyTorch peer, then one table.
 # Expects an already built build/harmonic_tests and build/harmonic (CUDA build), run from the
 # repository root; PYTHON (default python3) with torch for the peer; compute-sanitizer on PATH or
-# in /usr/local/cuda/bin. Logs go to $OUT (or build/flash_check). Each step has a timeout; the
-# whole run stays under about 4 minutes. Exit status: 1 if any test or sanitizer step failed.
+# in /usr/local/cuda/bin. Logs go to $OUT (or build/flash_check). Each step has a timeout, 240 s
+# in all, so the whole run stays under about 4 minutes. Exit status: 1 if any test or sanitizer step failed.
 #   tools/bench/flash_check.sh
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -43,26 +43,26 @@ echo "GPU: $(cat "$out/gpu.txt")"
 
 # 1. The flash tests: the device target runs the tiled kernels (the op and the slots), the host
 #    twins run the same block code on the CPU.
-step flash_tests 90 env HARMONIC_FLASH=1 HARMONIC_CUDA_SYNC=1 "$tests" \
+step flash_tests 40 env HARMONIC_FLASH=1 HARMONIC_CUDA_SYNC=1 "$tests" \
   -tc="*tiled sdpa*,*sdpa tiles*,*sdpa path*,*path on a device*" || fail=1
 # 2. The other attention [cuda] tests, with the tiled kernels on (Auto picks them where they
 #    cover the case) and in the default configuration (composed where it fits).
-step attention_tests_flash 75 env HARMONIC_FLASH=1 "$tests" \
+step attention_tests_flash 25 env HARMONIC_FLASH=1 "$tests" \
   -tc="[cuda] scaled_dot_product_attention*,[cuda] a biased attention*,[cuda] fourier_attention*" || fail=1
-step attention_tests_default 75 "$tests" \
+step attention_tests_default 25 "$tests" \
   -tc="[cuda] scaled_dot_product_attention*,[cuda] a biased attention*,[cuda] fourier_attention*" || fail=1
 # 3. compute-sanitizer on the small flash case (device target only matters; twins run too).
 if [[ -x "$sanitizer" ]]; then
-  step memcheck 60 env HARMONIC_FLASH=1 "$sanitizer" --tool memcheck --error-exitcode 9 "$tests" \
+  step memcheck 35 env HARMONIC_FLASH=1 "$sanitizer" --tool memcheck --error-exitcode 9 "$tests" \
     -tc="*tiled sdpa small case*" || fail=1
-  step racecheck 60 env HARMONIC_FLASH=1 "$sanitizer" --tool racecheck --racecheck-report all --error-exitcode 9 \
+  step racecheck 35 env HARMONIC_FLASH=1 "$sanitizer" --tool racecheck --racecheck-report all --error-exitcode 9 \
     "$tests" -tc="*tiled sdpa small case*" || fail=1
 else
   status+=("sanitizers: SKIPPED (no compute-sanitizer)")
 fi
 # 4. Benchmarks: every path of harmonic, then PyTorch.
-step bench_harmonic 90 "$bin" bench --attention --device cuda --repeat 5 --warmup 2
-step bench_torch 60 "$python" tools/bench/bench_attention_torch.py --device cuda --repeat 5 --warmup 2
+step bench_harmonic 50 "$bin" bench --attention --device cuda --repeat 5 --warmup 2
+step bench_torch 30 "$python" tools/bench/bench_attention_torch.py --device cuda --repeat 5 --warmup 2
 
 echo
 echo "== summary"
