@@ -137,12 +137,10 @@ std::string data_cache_dir() {
   return env_or("HOME", "/tmp") + "/.cache/harmonic";
 }
 
-// The package, or both text files already exported into the cache (a machine without the
-// package can be handed the cache: HARMONIC_DATA_DIR).
+// The package, or the verses already exported into the cache (a machine without the package
+// can be handed the cache: HARMONIC_DATA_DIR); kjv.txt is made from them.
 bool kjv_available() {
-  if (!find_bible_command().empty() && exists("/usr/lib/bible.data")) return true;
-  const std::string dir = data_cache_dir();
-  return exists(dir + "/kjv.txt") && exists(dir + "/kjv_verses.txt");
+  return (!find_bible_command().empty() && exists("/usr/lib/bible.data")) || exists(data_cache_dir() + "/kjv_verses.txt");
 }
 
 namespace {
@@ -175,7 +173,7 @@ std::string cached_kjv_file(const std::string& cache_dir, const std::string& nam
 
 std::string kjv_text_path(const std::string& cache_dir) {
   constexpr std::string_view fn = "kjv_text_path";
-  return cached_kjv_file(cache_dir, "kjv.txt", fn, [&] { return strip_references(export_kjv(fn), fn); });
+  return cached_kjv_file(cache_dir, "kjv.txt", fn, [&] { return strip_references(read_text(kjv_verses_path(cache_dir)), fn); });
 }
 
 std::string kjv_verses_path(const std::string& cache_dir) {

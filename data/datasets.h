@@ -23,7 +23,7 @@ LabeledImages load_fashion_mnist(const std::string& split, int64_t limit = 0);
 // Cache for derived files: $HARMONIC_DATA_DIR, else $XDG_CACHE_HOME/harmonic, else
 // ~/.cache/harmonic (created on demand).
 std::string data_cache_dir();
-bool kjv_available();  // the `bible` command and its database are installed, or its text is in data_cache_dir()
+bool kjv_available();  // the `bible` command and its database are installed, or the verses are in data_cache_dir()
 // The King James Bible as plain text, one verse per line without references (about 4.3 MB).
 // Exported with `bible -f Gen1:1-Rev22:21` into cache_dir/kjv.txt on first use; later calls
 // read the cached file. cache_dir empty = data_cache_dir().

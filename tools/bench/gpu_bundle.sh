@@ -4,7 +4,7 @@
 # project's Debian libraries and no network. Writes .gpu/ (ignored by git):
 #   .gpu/harmonic-gpu.tar.xz   a portable Release build for sm_90 (no -march=native: AVX2 and
 #                              FMA; MPI off) with its non-system shared libraries (OpenBLAS,
-#                              fmt, gfortran, gomp, stb, zlib, libstdc++), and the KJV text as
+#                              fmt, gfortran, gomp, stb, zlib), and the KJV text as
 #                              the data cache exports it (the `bible` command is not there)
 #   .gpu/fashion-mnist/        the four Fashion-MNIST files
 #
@@ -28,9 +28,10 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" "$stage/lib" "$stage/cache"
 cp "$build/harmonic" "$build/harmonic_tests" "$stage/bin/"
 cp -P "$build"/libharmonic.so* "$stage/lib/"
-# Every shared library the two programs load, except the C library's own and CUDA's.
+# Every shared library the two programs load, except the C and C++ runtimes (the GPU machine's
+# own are as new or newer, and an older libstdc++ on the path would break its tools) and CUDA's.
 ldd "$build/harmonic" "$build/harmonic_tests" | awk '/=> \// {print $3}' | sort -u |
-  grep -v -E '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*)\.so|/libcuda|/libcudart|/libcublas|/libcufft|/libcudnn|/libnccl|/libnvrtc|/libharmonic' |
+  grep -v -E '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*|libstdc\+\+|libgcc_s)\.so|/libcuda|/libcudart|/libcublas|/libcufft|/libcudnn|/libnccl|/libnvrtc|/libharmonic' |
   while read -r lib; do cp -L "$lib" "$stage/lib/"; done
 # The KJV text, exported into the data cache by a one-step run of each task that reads it.
 for task in kjv-lm fru-text; do

@@ -28,14 +28,23 @@ note() { summary+=("$1"); echo "== $1" | tee -a "$log"; }
 step() { echo; echo "### $* (at $SECONDS s)" | tee -a "$log"; }
 
 step "setup"
-rm -rf "$hm" && mkdir -p "$hm" && tar -xJf .gpu/harmonic-gpu.tar.xz -C "$hm" || { echo "no .gpu bundle"; exit 1; }
+rm -rf "$hm" && mkdir -p "$hm"
+python3 -c "import tarfile, sys; tarfile.open(sys.argv[1]).extractall(sys.argv[2])" .gpu/harmonic-gpu.tar.xz "$hm" ||
+  { echo "no .gpu bundle"; exit 1; }
 cudnn="$(python3 -c 'import nvidia.cudnn as m; print(list(m.__path__)[0])' 2>/dev/null)/lib"
-export LD_LIBRARY_PATH="$hm/lib:/usr/local/cuda/lib64:$cudnn:${LD_LIBRARY_PATH:-}"
+libs="$hm/lib:/usr/local/cuda/lib64:$cudnn"
+export PATH="/usr/local/cuda/bin:$PATH"
 export HARMONIC_DATA_DIR="$hm/cache" HARMONIC_FASHION_MNIST_DIR="$repo/.gpu/fashion-mnist" OMP_WAIT_POLICY=passive
+# The programs find the bundle's libraries through wrappers, so python and the CUDA tools keep
+# their own.
+for prog in harmonic harmonic_tests; do
+  printf '#!/bin/sh\nLD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "%s" "$@"\n' "$libs" "$hm/bin/$prog" >"$hm/$prog"
+  chmod +x "$hm/$prog"
+done
 # The tests read reference files under the source path they were built in.
 src="$(cat "$hm/source_dir")"
 [[ -n "$src" && ! -e "$src" ]] && mkdir -p "$(dirname "$src")" && ln -s "$repo" "$src"
-H="$hm/bin/harmonic" T="$hm/bin/harmonic_tests"
+H="$hm/harmonic" T="$hm/harmonic_tests"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv,noheader | tee -a "$log"
 "$H" info 2>&1 | grep -iE "cuda|blas|threads|version" | tee -a "$log"
 note "device: $(nvidia-smi --query-gpu=name --format=csv,noheader), $(nproc) CPU cores, $(date -u +%F)"
@@ -91,7 +100,8 @@ step "5. compute-sanitizer memcheck over task runs on cuda"
 for task in fourier-toy kjv-lm; do
   late "memcheck $task" && break
   start=$SECONDS
-  timeout 45 compute-sanitizer --tool memcheck --leak-check no --error-exitcode 3 "$H" train "$task" --smoke \
+  LD_LIBRARY_PATH="$libs" timeout 45 compute-sanitizer --tool memcheck --leak-check no --error-exitcode 3 \
+    "$hm/bin/harmonic" train "$task" --smoke \
     --device cuda --set trainer.steps=2 --out "/tmp/san-$task" --force >"/tmp/san-$task.log" 2>&1
   rc=$?
   note "memcheck $task: exit $rc ($(grep -m1 -oE 'ERROR SUMMARY: [0-9]+ errors?' "/tmp/san-$task.log" || tail -1 "/tmp/san-$task.log")) in $((SECONDS - start)) s"
