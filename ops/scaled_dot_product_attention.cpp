@@ -72,7 +72,9 @@ bool take_composed(const Tensor& q, const Tensor& k, const Tensor& v) {
   if (!q.device().is_cuda()) return false;
   const SdpaPath path = sdpa_path();
   if (path != SdpaPath::Auto) return path == SdpaPath::Composed;
-  if (sdpa_flash_enabled() && sdpa_flash_covers(q.size(3), v.size(3), q.dtype())) return false;
+  if (sdpa_flash_enabled() && sdpa_flash_covers(q.size(3), v.size(3), q.dtype()) &&
+      (sdpa_flash_forced() || sdpa_flash_faster(q.size(3), k.size(2))))
+    return false;
   return sdpa_composed_fits(q.size(0) * q.size(1) * q.size(2) * k.size(2), q.dtype(), q.device());
 }
 
@@ -80,13 +82,21 @@ bool take_composed(const Tensor& q, const Tensor& k, const Tensor& v) {
 
 SdpaPath sdpa_path() { return g_path; }
 
-bool sdpa_flash_enabled() {
-  static const bool env = [] {
-    const char* e = std::getenv("HARMONIC_FLASH");
-    return e && std::strcmp(e, "1") == 0;
-  }();
-  return g_path == SdpaPath::Flash || (g_path == SdpaPath::Auto && env);
+namespace {
+// HARMONIC_FLASH: "0" turns the tiled kernels off, "1" takes them wherever they cover the case;
+// unset, Auto takes them where they measured faster than the composed form.
+const char* flash_env() {
+  static const char* e = std::getenv("HARMONIC_FLASH");
+  return e;
 }
+}  // namespace
+
+bool sdpa_flash_enabled() {
+  const bool off = flash_env() && std::strcmp(flash_env(), "0") == 0;
+  return g_path == SdpaPath::Flash || (g_path == SdpaPath::Auto && !off);
+}
+
+bool sdpa_flash_forced() { return flash_env() && std::strcmp(flash_env(), "1") == 0; }
 
 bool sdpa_composed_fits(int64_t weights, DType dtype, Device device) {
   if (!device.is_cuda()) return false;

@@ -163,6 +163,11 @@ TEST_CASE("sdpa path: overrides nest, flash only where covered, composed never o
   CHECK_FALSE(sdpa_flash_covers(64, 32, DType::Float32));  // D != Dv
   CHECK_FALSE(sdpa_flash_covers(48, 48, DType::Float32));  // not compiled
   CHECK_FALSE(sdpa_flash_covers(64, 64, DType::Float64));
+  // Auto's speed rule, from the H200 measurements (tools/bench/gpu_runs/).
+  CHECK(sdpa_flash_faster(64, 1024));
+  CHECK(sdpa_flash_faster(96, 512));
+  CHECK_FALSE(sdpa_flash_faster(64, 256));
+  CHECK_FALSE(sdpa_flash_faster(128, 4096));
   CHECK_FALSE(sdpa_composed_fits(16, DType::Float32, Device::cpu()));
   // On the CPU every path runs the CPU kernels: the op's node whatever the override.
   const Tensor q = normal({1, 1, 3, 4}, 1).requires_grad_(true);
@@ -227,7 +232,8 @@ TEST_CASE("[cuda] scaled_dot_product_attention's path on a device: composed wher
   CHECK(node(SdpaPath::Flash) == "scaled_dot_product_attention");
   CHECK(node(SdpaPath::Composed) != "scaled_dot_product_attention");
   CHECK(sdpa_composed_fits(B * H * 5 * 7, DType::Float32, dev));
-  if (!sdpa_flash_enabled()) CHECK(node(SdpaPath::Auto) != "scaled_dot_product_attention");
+  // 7 keys: the composed form (faster there than the tiles), unless HARMONIC_FLASH=1 forces them.
+  if (!sdpa_flash_forced()) CHECK(node(SdpaPath::Auto) != "scaled_dot_product_attention");
 }
 
 TEST_CASE("[cuda] tiled sdpa small case (compute-sanitizer target)") {
