@@ -174,8 +174,10 @@ Tensor scaled_dot_product_attention_composed(const Tensor& q, const Tensor& k, c
   if (mask.additive_bias.defined()) x = add(x, mask.additive_bias);                     // may hold -inf
   const bool masked = mask.causal || mask.key_padding_mask.defined() || mask.additive_bias.defined();
   if (mask.causal) {
-    Tensor rows = add(reshape(arange(Nq), {Nq, 1}), static_cast<double>(Nk - Nq));       // (Nq, 1)
-    x = masked_fill(x, gt(reshape(arange(Nk), {1, Nk}), rows).to(q.device()), kNegInf);  // (Nq, Nk) blocked
+    // Made on q's device: no host ops and no copy inside a training step.
+    const TensorOptions idx{.dtype = DType::Int64, .device = q.device()};
+    Tensor rows = add(reshape(arange(Nq, idx), {Nq, 1}), static_cast<double>(Nk - Nq));  // (Nq, 1)
+    x = masked_fill(x, gt(reshape(arange(Nk, idx), {1, Nk}), rows), kNegInf);           // (Nq, Nk) blocked
   }
   if (mask.key_padding_mask.defined())
     x = masked_fill(x, reshape(mask.key_padding_mask.to(q.device()), {B, 1, 1, Nk}), kNegInf);
