@@ -2,6 +2,7 @@
 #include "tools/train/task.h"
 
 #include "core/error.h"
+#include "tools/train/config.h"
 #include "tools/train/trainer.h"
 
 namespace hm::train {
@@ -38,21 +39,7 @@ Json default_config(const TaskSpec& spec) {
 
 Json smoke_config(const TaskSpec& spec, const std::string& scratch) {
   Json config = default_config(spec);
-  if (!spec.smoke) return config;
-  const Json smoke = spec.smoke(scratch);
-  check(smoke.is_object(), "task", "task '{}': its smoke config must be a JSON object", spec.name);
-  for (const auto& [k, v] : smoke.items()) {
-    check(config.contains(k), "task", "task '{}': its smoke config sets unknown key '{}'", spec.name, k);
-    if (k != "trainer") {
-      config[k] = v;
-      continue;
-    }
-    for (const auto& [tk, tv] : v.items()) {
-      check(config["trainer"].contains(tk), "task", "task '{}': its smoke config sets unknown trainer option '{}'",
-            spec.name, tk);
-      config["trainer"][tk] = tv;
-    }
-  }
+  if (spec.smoke) merge_config(config, spec.smoke(scratch), fmt::format("task '{}': its smoke config", spec.name));
   return config;
 }
 
