@@ -179,18 +179,15 @@ void empty_cache() {
 
 void* pinned_alloc(size_t nbytes) {
   const size_t rounded = std::max<size_t>(64, (nbytes + 63) / 64 * 64);
-  if (!available()) {
-    void* p = std::aligned_alloc(64, rounded);
-    if (!p) throw_error("pinned_alloc", fmt::format("out of host memory allocating {} bytes", nbytes));
-    return p;
-  }
   void* p = nullptr;
-  if (emulated()) {  // host memory, registered as pinned like the real device's
+  if (!available() || emulated()) {
     p = std::aligned_alloc(64, rounded);
     if (!p) throw_error("pinned_alloc", fmt::format("out of host memory allocating {} bytes", nbytes));
+    if (!available()) return p;  // no device: ordinary memory, not registered
   } else {
     HM_CUDA_CHECK(cudaMallocHost(&p, rounded));
   }
+  // Registered, like the real device's, on the emulated device too (is_pinned answers the same).
   Allocator& a = allocator();
   std::lock_guard lock(a.mutex);
   a.pinned.emplace(static_cast<const char*>(p), rounded);

@@ -50,7 +50,7 @@ std::string describe() {
       fmt::format("runtime {}, driver {}", version(runtime), driver == 0 ? std::string("none") : version(driver));
   if (emulated())
     return fmt::format("1 x emulated CUDA device (HARMONIC_EMULATE_CUDA=1, no GPU: host memory, the kernels' host "
-                       "twins, CPU GEMM/FFT); {}",
+                       "twins); {}",
                        versions);
   int n = device_count();
   if (n == 0) return fmt::format("{} ({})", driver == 0 ? "no CUDA driver" : "no CUDA device", versions);
