@@ -89,7 +89,7 @@ Tensor Chronos::decoder_inputs(const Tensor& labels) {
   HM_CHECK(labels.defined() && labels.dtype() == DType::Int64 && labels.dim() == 2, "Chronos",
            "labels must be int64 (B, T), got {}", labels.desc());
   NoGradGuard no_grad;
-  Tensor tokens = add(labels, static_cast<double>(data::SeriesTokenizer::kSpecialTokens));
+  Tensor tokens = add(labels, data::SeriesTokenizer::kSpecialTokens);
   tokens = where(lt(labels, 0.0), full_like(labels, kPad), tokens);
   Tensor start = full({labels.size(0), 1}, kPad, {.dtype = DType::Int64, .device = labels.device()});
   return cat({start, narrow(tokens, 1, 0, labels.size(1) - 1)}, 1);

@@ -17,7 +17,7 @@ constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
 // Blocked (i, j) where j > i + (Nk - Nq): bool (Nq, Nk).
 Tensor causal_blocked(int64_t nq, int64_t nk, Device device) {
-  Tensor rows = add(reshape(arange(nq), {nq, 1}), static_cast<double>(nk - nq));  // (Nq, 1)
+  Tensor rows = add(reshape(arange(nq), {nq, 1}), nk - nq);  // (Nq, 1)
   Tensor cols = reshape(arange(nk), {1, nk});                                     // (1, Nk)
   return gt(cols, rows).to(device);
 }

@@ -24,6 +24,21 @@ Tensor scalar_like(const Tensor& x, double value) {
   return full({}, value, {.dtype = x.dtype(), .device = x.device()});
 }
 
+DType scalar_result_dtype(DType x, const Scalar& s, bool true_division) {
+  if (is_floating(x)) return x;
+  if (s.kind == Scalar::Kind::Float || true_division) return DType::Float32;  // torch's default dtype
+  if (x == DType::Bool && s.kind == Scalar::Kind::Int) return DType::Int64;
+  return x;
+}
+
+std::pair<Tensor, Tensor> promote_with_scalar(const Tensor& x, const Scalar& s, std::string_view name,
+                                              bool true_division) {
+  check(x.defined(), name, "undefined tensor");
+  const DType dt = scalar_result_dtype(x.dtype(), s, true_division);
+  Tensor xp = x.dtype() == dt ? x : x.to(dt);
+  return {xp, full({}, s.value, {.dtype = dt, .device = x.device()})};
+}
+
 Tensor binary_forward(BinaryOp op, const Tensor& a, const Tensor& b, std::string_view name) {
   check(a.defined() && b.defined(), name, "undefined operand");
   HM_CHECK(a.device() == b.device(), name, "operands on different devices: {} and {}", a.desc(), b.desc());
@@ -86,10 +101,39 @@ Tensor div(const Tensor& a, const Tensor& b) {
                           });
 }
 
-Tensor add(const Tensor& a, double b) { return add(a, detail::scalar_like(a, b)); }
-Tensor sub(const Tensor& a, double b) { return sub(a, detail::scalar_like(a, b)); }
-Tensor mul(const Tensor& a, double b) { return mul(a, detail::scalar_like(a, b)); }
-Tensor div(const Tensor& a, double b) { return div(a, detail::scalar_like(a, b)); }
-Tensor rsub(const Tensor& a, double b) { return sub(detail::scalar_like(a, b), a); }
+namespace {
+
+// a and b promoted together; bool with a bool number has no arithmetic here (PyTorch's
+// logical-or/and meaning of + and * on bools is left out on purpose).
+std::pair<Tensor, Tensor> arithmetic_operands(const Tensor& a, const Scalar& b, std::string_view name,
+                                              bool true_division = false) {
+  auto operands = detail::promote_with_scalar(a, b, name, true_division);
+  HM_CHECK(operands.first.dtype() != DType::Bool, name,
+           "arithmetic on bool tensor {} with a bool number; convert one with .to(DType::Int64)", a.desc());
+  return operands;
+}
+
+}  // namespace
+
+Tensor add(const Tensor& a, Scalar b) {
+  auto [x, s] = arithmetic_operands(a, b, "add");
+  return add(x, s);
+}
+Tensor sub(const Tensor& a, Scalar b) {
+  auto [x, s] = arithmetic_operands(a, b, "sub");
+  return sub(x, s);
+}
+Tensor mul(const Tensor& a, Scalar b) {
+  auto [x, s] = arithmetic_operands(a, b, "mul");
+  return mul(x, s);
+}
+Tensor div(const Tensor& a, Scalar b) {
+  auto [x, s] = arithmetic_operands(a, b, "div", /*true_division=*/true);
+  return div(x, s);
+}
+Tensor rsub(const Tensor& a, Scalar b) {
+  auto [x, s] = arithmetic_operands(a, b, "rsub");
+  return sub(s, x);
+}
 
 }  // namespace hm

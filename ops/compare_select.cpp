@@ -79,9 +79,21 @@ Tensor lt(const Tensor& a, const Tensor& b) { return compare(BinaryOp::Lt, a, b,
 Tensor le(const Tensor& a, const Tensor& b) { return compare(BinaryOp::Le, a, b, "le"); }
 Tensor gt(const Tensor& a, const Tensor& b) { return compare(BinaryOp::Gt, a, b, "gt"); }
 Tensor ge(const Tensor& a, const Tensor& b) { return compare(BinaryOp::Ge, a, b, "ge"); }
-Tensor eq(const Tensor& a, double b) { return compare(BinaryOp::Eq, a, detail::scalar_like(a, b), "eq"); }
-Tensor lt(const Tensor& a, double b) { return compare(BinaryOp::Lt, a, detail::scalar_like(a, b), "lt"); }
-Tensor gt(const Tensor& a, double b) { return compare(BinaryOp::Gt, a, detail::scalar_like(a, b), "gt"); }
+
+namespace {
+// A number is compared in the promoted dtype, so arange(5) < 2.5 includes 2.
+Tensor compare_scalar(BinaryOp op, const Tensor& a, const Scalar& b, std::string_view name) {
+  auto [x, s] = detail::promote_with_scalar(a, b, name);
+  return compare(op, x, s, name);
+}
+}  // namespace
+
+Tensor eq(const Tensor& a, Scalar b) { return compare_scalar(BinaryOp::Eq, a, b, "eq"); }
+Tensor ne(const Tensor& a, Scalar b) { return compare_scalar(BinaryOp::Ne, a, b, "ne"); }
+Tensor lt(const Tensor& a, Scalar b) { return compare_scalar(BinaryOp::Lt, a, b, "lt"); }
+Tensor le(const Tensor& a, Scalar b) { return compare_scalar(BinaryOp::Le, a, b, "le"); }
+Tensor gt(const Tensor& a, Scalar b) { return compare_scalar(BinaryOp::Gt, a, b, "gt"); }
+Tensor ge(const Tensor& a, Scalar b) { return compare_scalar(BinaryOp::Ge, a, b, "ge"); }
 
 // Any dtype -> bool (x == 0), like torch.logical_not.
 Tensor logical_not(const Tensor& x) {

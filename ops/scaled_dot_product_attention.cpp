@@ -176,7 +176,7 @@ Tensor scaled_dot_product_attention_composed(const Tensor& q, const Tensor& k, c
   if (mask.causal) {
     // Made on q's device: no host ops and no copy inside a training step.
     const TensorOptions idx{.dtype = DType::Int64, .device = q.device()};
-    Tensor rows = add(reshape(arange(Nq, idx), {Nq, 1}), static_cast<double>(Nk - Nq));  // (Nq, 1)
+    Tensor rows = add(reshape(arange(Nq, idx), {Nq, 1}), Nk - Nq);                     // (Nq, 1) int64
     x = masked_fill(x, gt(reshape(arange(Nk, idx), {1, Nk}), rows), kNegInf);           // (Nq, Nk) blocked
   }
   if (mask.key_padding_mask.defined())

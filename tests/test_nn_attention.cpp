@@ -79,7 +79,7 @@ TEST_CASE("attention matches a loop reference with and without masks") {
   CHECK(allclose(nn::attention(f(q), f(k), f(v), {.causal = true, .key_padding_mask = pad, .additive_bias = f(bias)}),
                  f(reference_attention(q, k, v, true, bias, pad, s)), 1e-4, 1e-5));
   // A bool attn_mask equal to the causal one gives the same result.
-  Tensor tri = gt(reshape(arange(6), {1, 6}), add(reshape(arange(4), {4, 1}), 2.0));  // (Nq, Nk)
+  Tensor tri = gt(reshape(arange(6), {1, 6}), add(reshape(arange(4), {4, 1}), 2));  // (Nq, Nk)
   CHECK(allclose(nn::attention(q, k, v, {.attn_mask = tri}), nn::attention(q, k, v, {.causal = true}), 1e-12, 1e-12));
 }
 
