@@ -18,9 +18,9 @@ struct AttentionMask {
   // Query i sees keys j <= i + (Nk - Nq): bottom-right aligned, so a decoding step whose
   // keys include a cache of earlier positions sees all of them.
   bool causal = false;
-  Tensor key_padding_mask;  // bool (B, Nk), true = padding, never attended (Nk counts cached keys too)
-  Tensor attn_mask;         // bool broadcastable to (B, H, Nq, Nk), true = blocked
-  Tensor additive_bias;     // float broadcastable to (B, H, Nq, Nk): T5 relative bias, ALiBi
+  Tensor key_padding_mask{};  // bool (B, Nk), true = padding, never attended (Nk counts cached keys too)
+  Tensor attn_mask{};         // bool broadcastable to (B, H, Nq, Nk), true = blocked
+  Tensor additive_bias{};     // float broadcastable to (B, H, Nq, Nk): T5 relative bias, ALiBi
 };
 
 // Applies mask and bias to logits (B, H, Nq, Nk) and normalises over the keys. A row whose

@@ -20,11 +20,11 @@ namespace hm {
 struct FusedAttentionMask {
   // Query i sees keys j <= i + (Nk - Nq) (bottom-right aligned, like nn::AttentionMask).
   bool causal = false;
-  Tensor key_padding_mask;  // bool (B, Nk), true = padding; undefined = none
+  Tensor key_padding_mask{};  // bool (B, Nk), true = padding; undefined = none
   // Float broadcastable to (B, H, Nq, Nk), added to the scaled logits before the masks (T5's
   // relative bias, ALiBi; -inf blocks). scaled_dot_product_attention only: fourier_attention
   // rejects it.
-  Tensor additive_bias;
+  Tensor additive_bias{};
 };
 using FourierAttentionMask = FusedAttentionMask;
 

@@ -1,5 +1,7 @@
 // CPU kernel of the binary elementwise family: one loop template, specialised for the
 // contiguous and scalar-broadcast rows that dominate real workloads so they vectorise.
+#include <type_traits>
+
 #include "core/strided_loop.h"
 #include "ops/kernels.h"
 
@@ -36,7 +38,9 @@ void binary_rows(const Tensor& a, const Tensor& b, const Tensor& out, F f) {
 void cpu_binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
   dispatch_all(a.dtype(), "binary", [&]<class T>() {
     with_binary_functor(op, [&](auto f) {
-      if (is_comparison(op)) binary_rows<T, bool>(a, b, out, f);
+      // Decided at compile time, so no arithmetic functor is instantiated for bool elements.
+      constexpr bool comparison = std::is_same_v<std::invoke_result_t<decltype(f), float, float>, bool>;
+      if constexpr (comparison) binary_rows<T, bool>(a, b, out, f);
       else if constexpr (std::is_same_v<T, bool>) throw_error("binary", "arithmetic on bool tensors");
       else binary_rows<T, T>(a, b, out, f);
     });

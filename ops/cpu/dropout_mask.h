@@ -16,6 +16,21 @@ namespace hm {
 
 namespace detail {
 
+#if defined(__AVX512F__)
+// GCC 12 writes the plain forms of these intrinsics with an uninitialised vector as the
+// (unused) merge source, which -Wmaybe-uninitialized reports once they are inlined; the
+// zero-masking forms with every lane selected compute the same without one.
+constexpr __mmask16 kAll16 = 0xFFFF;
+constexpr __mmask8 kAll8 = 0xFF;
+inline __m512i srli64(__m512i a, unsigned n) { return _mm512_maskz_srli_epi64(kAll8, a, n); }
+inline __m512i mul_epu32(__m512i a, __m512i b) { return _mm512_maskz_mul_epu32(kAll8, a, b); }
+inline __m512i unpacklo32(__m512i a, __m512i b) { return _mm512_maskz_unpacklo_epi32(kAll16, a, b); }
+inline __m512i unpackhi32(__m512i a, __m512i b) { return _mm512_maskz_unpackhi_epi32(kAll16, a, b); }
+inline __m512i unpacklo64(__m512i a, __m512i b) { return _mm512_maskz_unpacklo_epi64(kAll8, a, b); }
+inline __m512i unpackhi64(__m512i a, __m512i b) { return _mm512_maskz_unpackhi_epi64(kAll8, a, b); }
+template <int imm> __m512i shuffle_i32x4(__m512i a, __m512i b) { return _mm512_maskz_shuffle_i32x4(kAll16, a, b, imm); }
+#endif
+
 // u[4 b + lane] = philox::generate(seed, counter + b).v[lane] for b < 16.
 inline void philox_16_blocks(uint64_t seed, uint64_t counter, uint32_t* u) {
 #if defined(__AVX512F__)
@@ -31,8 +46,8 @@ inline void philox_16_blocks(uint64_t seed, uint64_t counter, uint32_t* u) {
   const __m512i m0 = _mm512_set1_epi32(static_cast<int32_t>(0xD2511F53u));
   const __m512i m1 = _mm512_set1_epi32(static_cast<int32_t>(0xCD9E8D57u));
   auto mulhi = [](__m512i a, __m512i m) {  // high 32 bits of each unsigned 32x32 product
-    const __m512i even = _mm512_srli_epi64(_mm512_mul_epu32(a, m), 32);
-    const __m512i odd = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), m);
+    const __m512i even = srli64(mul_epu32(a, m), 32);
+    const __m512i odd = mul_epu32(srli64(a, 32), m);
     return _mm512_mask_blend_epi32(0xAAAA, even, odd);
   };
   for (int round = 0; round < 10; ++round) {
@@ -46,16 +61,16 @@ inline void philox_16_blocks(uint64_t seed, uint64_t counter, uint32_t* u) {
     k1 += 0xBB67AE85u;
   }
   // 4 x 16 -> 16 x 4: within 128-bit lanes, then across them; block b lands at u[4 b].
-  const __m512i t0 = _mm512_unpacklo_epi32(c0, c1), t1 = _mm512_unpacklo_epi32(c2, c3);
-  const __m512i t2 = _mm512_unpackhi_epi32(c0, c1), t3 = _mm512_unpackhi_epi32(c2, c3);
-  const __m512i r0 = _mm512_unpacklo_epi64(t0, t1), r1 = _mm512_unpackhi_epi64(t0, t1);
-  const __m512i r2 = _mm512_unpacklo_epi64(t2, t3), r3 = _mm512_unpackhi_epi64(t2, t3);
-  const __m512i s0 = _mm512_shuffle_i32x4(r0, r1, 0x44), s1 = _mm512_shuffle_i32x4(r2, r3, 0x44);
-  const __m512i s2 = _mm512_shuffle_i32x4(r0, r1, 0xEE), s3 = _mm512_shuffle_i32x4(r2, r3, 0xEE);
-  _mm512_storeu_si512(u, _mm512_shuffle_i32x4(s0, s1, 0x88));
-  _mm512_storeu_si512(u + 16, _mm512_shuffle_i32x4(s0, s1, 0xDD));
-  _mm512_storeu_si512(u + 32, _mm512_shuffle_i32x4(s2, s3, 0x88));
-  _mm512_storeu_si512(u + 48, _mm512_shuffle_i32x4(s2, s3, 0xDD));
+  const __m512i t0 = unpacklo32(c0, c1), t1 = unpacklo32(c2, c3);
+  const __m512i t2 = unpackhi32(c0, c1), t3 = unpackhi32(c2, c3);
+  const __m512i r0 = unpacklo64(t0, t1), r1 = unpackhi64(t0, t1);
+  const __m512i r2 = unpacklo64(t2, t3), r3 = unpackhi64(t2, t3);
+  const __m512i s0 = shuffle_i32x4<0x44>(r0, r1), s1 = shuffle_i32x4<0x44>(r2, r3);
+  const __m512i s2 = shuffle_i32x4<0xEE>(r0, r1), s3 = shuffle_i32x4<0xEE>(r2, r3);
+  _mm512_storeu_si512(u, shuffle_i32x4<0x88>(s0, s1));
+  _mm512_storeu_si512(u + 16, shuffle_i32x4<0xDD>(s0, s1));
+  _mm512_storeu_si512(u + 32, shuffle_i32x4<0x88>(s2, s3));
+  _mm512_storeu_si512(u + 48, shuffle_i32x4<0xDD>(s2, s3));
 #else
 #pragma omp simd
   for (int64_t b = 0; b < 16; ++b) {
