@@ -53,6 +53,7 @@
 #include "tools/bench/allreduce_case.h"
 #include "tools/bench/cases.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/threads_option.h"
 
 namespace hm::cli {
 using namespace hm::bench;
@@ -89,7 +90,7 @@ void add(CLI::App& app) {
                 "Time the Chronos T5: a training step (task default and quick sizes) and a 20-path forecast");
   cmd->add_flag("--attention", opt.attention,
                 "Time scaled_dot_product_attention per path (reference, composed, flash) and fourier_attention");
-  cmd->add_option("--threads", opt.threads, "CPU threads (default: all)");
+  add_threads_option(cmd, opt.threads);
   cmd->add_option("--repeat", opt.repeat, "Timed runs per measurement (the median is reported)");
   cmd->add_option("--warmup", opt.warmup, "Untimed calls first");
   cmd->add_flag("--backward", opt.backward, "With --op: also time forward+backward");

@@ -10,9 +10,10 @@
 
 #include "core/error.h"
 #include "core/parallel.h"
+#include "tools/cli/commands.h"
+#include "tools/cli/threads_option.h"
 #include "tools/demos/arcade_demo.h"
 #include "tools/demos/spiral_sgd.h"
-#include "tools/cli/commands.h"
 
 namespace hm::cli {
 namespace {
@@ -80,7 +81,7 @@ Registration reg{{"demo",
                     cmd->add_option("--hidden", config.hidden, "hidden width")->capture_default_str();
                     cmd->add_option("--lr", config.learning_rate, "learning rate")->capture_default_str();
                     cmd->add_option("--seed", config.seed, "random seed")->capture_default_str();
-                    cmd->add_option("--threads", threads, "CPU threads (0: all)");
+                    add_threads_option(cmd, threads);
                     cmd->add_option("--device", config.device, "cpu, cuda or cuda:N")->capture_default_str();
                     arcade_cmd = cmd->add_subcommand("arcade", "Play the Seaquest stand-in with a scripted policy");
                     auto& a = arcade_config;

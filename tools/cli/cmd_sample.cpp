@@ -5,6 +5,7 @@
 
 #include "core/parallel.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/threads_option.h"
 #include "tools/tasks/lm_text.h"
 
 namespace hm::cli {
@@ -55,7 +56,7 @@ Registration reg{
            ->capture_default_str();
        cmd->add_option("--seed", args.seed, "sampling seed")->capture_default_str();
        cmd->add_option("--device", args.device, "cpu, cuda or cuda:N")->capture_default_str();
-       cmd->add_option("--threads", args.threads, "CPU threads (0: all)");
+       add_threads_option(cmd, args.threads);
        cmd->add_flag("--no-cache", args.no_cache, "recompute the whole context every step instead of the KV cache");
        cmd->add_option("--save-model", args.save_model,
                        "also write the loaded model as a saved language model directory (model.safetensors, "

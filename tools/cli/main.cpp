@@ -5,8 +5,11 @@
 #include "core/build_info.h"
 #include "nn/distributed/process_group.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/omp_wait.h"
+#include "tools/train/did_you_mean.h"
 
 int main(int argc, char** argv) {
+  hm::cli::exec_with_passive_omp_wait(argv);  // before any OpenMP work; see omp_wait.cpp
   CLI::App app{"Harmonic: a deep-learning framework for the Fourier papers"};
   app.set_version_flag("--version", hm::version_string());
   app.require_subcommand(1);
@@ -24,6 +27,11 @@ int main(int argc, char** argv) {
   }
   try {
     app.parse(argc, argv);
+  } catch (const CLI::ExtrasError& e) {
+    const std::string unknown = hm::train::unknown_options_message(app);
+    if (unknown.empty()) return app.exit(e);
+    fmt::print(stderr, "error: {}\n", unknown);  // CLI11 would say only "arguments were not expected"
+    return e.get_exit_code();
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }

@@ -72,6 +72,7 @@ class KjvLmTask : public Task {
   Json validate() override;                        // {"loss", "ppl"}
   Json evaluate() override;                        // test perplexity, head redundancy, r_mean
   optim::NamedGenerators generators() override { return {{"dropout", &gen_}}; }
+  Throughput throughput() const override { return {"tokens", config_.at("block_size").get<int64_t>()}; }
 
   models::GPT& gpt() { return *gpt_; }
   std::shared_ptr<models::GPT> gpt_ptr() { return gpt_; }

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/file_read.h"
 #include "core/json_read.h"
+#include "tools/train/did_you_mean.h"
 #include "tools/train/trainer.h"
 
 namespace hm::train {
@@ -30,8 +31,11 @@ std::string type_label(const Json& v) {
 }
 
 [[noreturn]] void unknown_key(const Json& root, const std::string& key, const std::string& source) {
-  throw_error("config", fmt::format("{}unknown key '{}' (valid keys: {})", source.empty() ? "" : source + ": ", key,
-                                    fmt::join(config_keys(root), ", ")));
+  std::vector<std::string> keys = config_keys(root);
+  if (root.contains("trainer"))
+    for (const auto& [late, value] : TrainerOptions::late_keys().items()) keys.push_back("trainer." + late);
+  throw_error("config", fmt::format("{}unknown key '{}'{} (valid keys: {})", source.empty() ? "" : source + ": ", key,
+                                    did_you_mean(key, keys), fmt::join(config_keys(root), ", ")));
 }
 
 // The slot of a dotted key inside root, or null when a component is missing.

@@ -49,6 +49,13 @@ class Task {
   // A recurrent task's view for the gradient-over-time study (`grads --over-time`), owned by
   // the task; the default: none (nullptr).
   virtual RecurrentProbe* recurrent_probe() { return nullptr; }
+  // What the progress line counts per second: the loader's items (examples, windows) by
+  // default; a language model counts tokens, `per_item` of them in each window.
+  struct Throughput {
+    std::string unit = "items";
+    int64_t per_item = 1;
+  };
+  virtual Throughput throughput() const { return {}; }
 };
 
 struct TaskSpec {

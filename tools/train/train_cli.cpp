@@ -10,7 +10,9 @@
 #include "core/build_info.h"
 #include "core/parallel.h"
 #include "nn/distributed/process_group.h"
+#include "tools/cli/threads_option.h"
 #include "tools/train/config.h"
+#include "tools/train/did_you_mean.h"
 #include "tools/train/train_cli_args.h"
 #include "tools/train/trainer.h"
 
@@ -44,7 +46,7 @@ int run_train(TrainArgs& a) {
           task.empty() ? std::string("no task (not a trainer checkpoint?)") : "task '" + task + "'", a.task);
     base = info.config;
   }
-  Json config = resolve_config(base, a.config_file, a.sets);
+  Json config = resolve_config(base, a.config_file, a.shorthand_overrides());
   if (a.seed >= 0) apply_override(config, fmt::format("seed={}", a.seed));
   if (!a.precision.empty()) apply_override(config, "trainer.precision=" + a.precision);
   if (a.resume) check_resume_config(base, config);  // before building the task
@@ -71,6 +73,17 @@ int run_train(TrainArgs& a) {
 
 }  // namespace
 
+std::vector<std::string> TrainArgs::shorthand_overrides() const {
+  check(steps.empty() || epochs.empty(), "train", "give --steps or --epochs, not both (--steps {}, --epochs {})", steps,
+        epochs);
+  std::vector<std::string> out = sets;  // the shorthands come after --set, so they win
+  if (!steps.empty()) out.push_back("trainer.steps=" + steps);
+  if (!epochs.empty()) out.insert(out.end(), {"trainer.epochs=" + epochs, "trainer.steps=0"});  // steps > 0 would win
+  if (!lr.empty()) out.push_back("lr=" + lr);
+  if (!batch_size.empty()) out.push_back("batch_size=" + batch_size);
+  return out;
+}
+
 void RunArgs::add(CLI::App* cmd, bool inspect) {
   cmd->add_option(
       "task", task,
@@ -84,7 +97,7 @@ void RunArgs::add(CLI::App* cmd, bool inspect) {
   cmd->add_option("--set", sets, "override a config value: --set trainer.steps=100 (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("--device", device, "cpu, cuda or cuda:N")->capture_default_str();
-  cmd->add_option("--threads", threads, "CPU threads (0: all)");
+  cli::add_threads_option(cmd, threads);
 }
 
 void RunArgs::setup() const {
@@ -120,6 +133,10 @@ void add_train_commands(CLI::App& app) {
   cmd->add_flag("--print-config", t.print_config, "print the resolved config and exit");
   cmd->add_flag("--smoke", t.smoke,
                 "a tiny run of the task (its smoke config: every part in seconds, on any device), before --config/--set");
+  cmd->add_option("--steps", t.steps, "training steps (--set trainer.steps=N)");
+  cmd->add_option("--epochs", t.epochs, "train for N epochs (--set trainer.epochs=N --set trainer.steps=0)");
+  cmd->add_option("--lr", t.lr, "learning rate (--set lr=X)");
+  cmd->add_option("--batch-size", t.batch_size, "batch size (--set batch_size=N)");
   cmd->add_option("--profile", t.profile,
                   "print a per-kernel and per-phase time table of N steps (after one warm-up step); also OUT/profile.json")
       ->check(CLI::NonNegativeNumber);
@@ -152,6 +169,11 @@ int train_main(int argc, char** argv) {
   add_train_commands(app);
   try {
     app.parse(argc, argv);
+  } catch (const CLI::ExtrasError& e) {
+    const std::string unknown = unknown_options_message(app);
+    if (unknown.empty()) return app.exit(e);
+    fmt::print(stderr, "error: {}\n", unknown);  // CLI11 would say only "arguments were not expected"
+    return e.get_exit_code();
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }

@@ -41,6 +41,20 @@ LoadedRun load_run(RunArgs& a, const char* fn) {
   check(!a.out.empty(), fn, "give the run directory (--out DIR) or a checkpoint (--checkpoint PATH)");
   LoadedRun run;
   run.path = checkpoint_file(a.out, a.checkpoint);
+  if (a.checkpoint == "best" && !std::filesystem::exists(run.path)) {
+    // "train first" would mislead when the run exists but never kept a best checkpoint.
+    const std::string last = checkpoint_file(a.out, "last");
+    if (std::filesystem::exists(last)) {
+      const Json trainer = optim::read_checkpoint_info(last).config.value("trainer", Json::object());
+      check(!trainer.value("monitor", std::string()).empty(), fn,
+            "no best checkpoint in '{}': the run was trained without trainer.monitor, so it keeps only its last "
+            "checkpoint; use --checkpoint last, or train with --set trainer.monitor=val_loss",
+            a.out);
+      throw_error(fn, fmt::format("no best checkpoint in '{}' yet: trainer.monitor is '{}' but no evaluation has run "
+                                  "(trainer.eval_every); use --checkpoint last",
+                                  a.out, trainer.value("monitor", std::string())));
+    }
+  }
   check(std::filesystem::exists(run.path), fn, "no checkpoint at '{}' (train first: train <task> --out {})", run.path,
         a.out);
   optim::CheckpointInfo head = optim::read_checkpoint_info(run.path);

@@ -211,6 +211,11 @@ FitResult Trainer::fit() {
   const int64_t nb = loader.num_batches(), k = options_.accumulate;
   check(nb > 0, "Trainer::fit", "task '{}': the training loader has no batches", task_name_);
   const int64_t total = total_steps();
+  // A run that ends inside its warmup never trains at the set learning rate.
+  check(options_.warmup_steps == 0 || options_.warmup_steps < total, "Trainer::fit",
+        "task '{}': trainer.warmup_steps={} but the run has {} steps, so it would end inside the warmup; lower "
+        "trainer.warmup_steps or raise trainer.steps (or trainer.epochs)",
+        task_name_, options_.warmup_steps, total);
   const int64_t session_start_step = step_;
   params_ = task_.model().parameters();
   optim::Optimizer& opt = task_.optimizer();
@@ -242,8 +247,8 @@ FitResult Trainer::fit() {
     if (step_ == 0) write_file_atomic(out_dir_ + "/metrics.jsonl", "");  // a fresh run starts a fresh file
   }
   if (log)
-    fmt::print(log, "{} {}: {} steps ({} batches per epoch{}){}\n", step_ > 0 ? "resuming" : "training", task_name_,
-               total, nb, k > 1 ? fmt::format(", {} per step", k) : "",
+    fmt::print(log, "{} {}: {} step{} ({} batch{} per epoch{}){}\n", step_ > 0 ? "resuming" : "training", task_name_,
+               total, total == 1 ? "" : "s", nb, nb == 1 ? "" : "es", k > 1 ? fmt::format(", {} per step", k) : "",
                step_ > 0 ? fmt::format(", from step {} (epoch {}, batch {})", step_, epoch_ + 1, batch_ + 1) : "");
   if (log && world > 1)
     fmt::print(log, "data parallel: {} ranks ({}), global batch {} split across them, {} gradient bucket(s){}\n", world,

@@ -32,16 +32,20 @@ void Trainer::write_metrics(const nlohmann::ordered_json& record) {
   const double session = now_seconds() - session_start_;
   line["time"] = elapsed_before_ + session;
   line["items_per_s"] = session > 0 ? static_cast<double>(session_items_) / session : 0.0;
+  if (const Task::Throughput t = task_.throughput(); t.unit != "items")
+    line[t.unit + "_per_s"] = line["items_per_s"].get<double>() * static_cast<double>(t.per_item);
   append_line(out_dir_ + "/metrics.jsonl", line.dump());
 }
 
 void Trainer::progress(const StepRecord& r, double mean_loss) {
   if (!log) return;
   const double session = now_seconds() - session_start_;
-  const double items_per_s = session > 0 ? static_cast<double>(session_items_) / session : 0.0;
+  const Task::Throughput unit = task_.throughput();
+  const double per_s =
+      session > 0 ? static_cast<double>(session_items_) * static_cast<double>(unit.per_item) / session : 0.0;
   const double eta = session_steps_ > 0 ? (total_steps() - step_) * session / static_cast<double>(session_steps_) : 0;
-  std::string line = fmt::format("step {}/{} | epoch {} | loss {:.4f} | lr {:.3g} | {:.0f} items/s | ETA {}", r.step,
-                                 total_steps(), r.epoch, mean_loss, r.lr, items_per_s, format_duration(eta));
+  std::string line = fmt::format("step {}/{} | epoch {} | loss {:.4f} | lr {:.3g} | {:.0f} {}/s | ETA {}", r.step,
+                                 total_steps(), r.epoch, mean_loss, r.lr, per_s, unit.unit, format_duration(eta));
   if (tty)
     fmt::print(log, "\r{}\x1b[K", line);  // rewritten in place
   else

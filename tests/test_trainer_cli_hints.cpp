@@ -1,0 +1,158 @@
+// What a new user of `harmonic train` trips over: the shorthands --steps/--epochs/--lr/
+// --batch-size, "did you mean" for unknown options and config keys, a warmup longer than the
+// run, a negative --threads, --checkpoint best of a run without a monitor, and the unit of the
+// progress line.
+#include <filesystem>
+#include <fstream>
+
+#include "optim/checkpoint.h"
+#include "tests/helpers.h"
+#include "tests/trainer_helpers.h"
+#include "tools/train/did_you_mean.h"
+#include "tools/train/train_cli.h"
+
+using namespace hm;
+using namespace hm::train;
+using hm::test::capture_stderr;
+using hm::test::ScratchDir;
+using hm::test::ScriptedTask;
+using hm::test::throws_with;
+namespace fs = std::filesystem;
+
+namespace {
+
+// train_main on the words of a command line (argv[0] added); its exit code and stderr.
+std::pair<int, std::string> cli(std::vector<std::string> words) {
+  words.insert(words.begin(), "harmonic");
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  int code = -1;
+  const std::string err = capture_stderr([&] { code = train_main(static_cast<int>(argv.size()), argv.data()); });
+  return {code, err};
+}
+
+bool has(const std::string& text, const std::string& part) {
+  INFO(text);
+  return text.find(part) != std::string::npos;
+}
+
+std::vector<std::string> spirals(const std::string& dir) {
+  return {"train", "mlp-spirals", "--out", dir, "--set", "points_per_class=20", "--set", "hidden=8",
+          "--set", "trainer.log_every=100"};
+}
+
+Json saved_config(const fs::path& dir) {
+  std::ifstream in(dir / "config.json");
+  return Json::parse(in);
+}
+
+}  // namespace
+
+TEST_CASE("train hints: --steps, --lr and --batch-size set their config keys, --epochs trains by epochs") {
+  ScratchDir dir;
+  auto args = spirals(dir.str());
+  args.insert(args.end(), {"--steps", "3", "--lr", "0.05", "--batch-size", "16"});
+  REQUIRE(cli(args).first == 0);
+  const Json c = saved_config(dir.path);
+  CHECK(c["trainer"]["steps"] == 3);
+  CHECK(c["lr"].get<double>() == 0.05);
+  CHECK(c["batch_size"] == 16);
+  CHECK(optim::read_checkpoint_info(dir.file("checkpoint_last.safetensors")).step == 3);
+
+  ScratchDir by_epochs;
+  args = spirals(by_epochs.str());
+  args.insert(args.end(), {"--epochs", "2", "--batch-size", "0"});  // full batch: one step per epoch
+  auto [epochs_code, epochs_err] = cli(args);
+  REQUIRE(epochs_code == 0);
+  CHECK(saved_config(by_epochs.path)["trainer"]["steps"] == 0);  // else the default steps would win
+  CHECK(optim::read_checkpoint_info(by_epochs.file("checkpoint_last.safetensors")).step == 2);
+
+  ScratchDir both;
+  args = spirals(both.str());
+  args.insert(args.end(), {"--steps", "3", "--epochs", "2"});
+  auto [code, err] = cli(args);
+  CHECK(code == 1);
+  CHECK(has(err, "give --steps or --epochs, not both"));
+}
+
+TEST_CASE("train hints: unknown options and config keys get suggestions") {
+  ScratchDir dir;
+  auto args = spirals(dir.str());
+  args.insert(args.end(), {"--step", "3"});
+  auto [code, err] = cli(args);
+  CHECK(code != 0);
+  CHECK(has(err, "train: unknown option '--step' (did you mean '--steps'?)"));
+  CHECK_FALSE(fs::exists(dir.file("config.json")));
+
+  Json c = hm::test::small_spirals(2);
+  CHECK(throws_with([&] { apply_override(c, "trainer.step=3"); },
+                    {"unknown key 'trainer.step' (did you mean 'trainer.steps'?)"}));
+  CHECK(throws_with([&] { apply_override(c, "steps=3"); }, {"unknown key 'steps' (did you mean 'trainer.steps'?)"}));
+  CHECK(throws_with([&] { apply_override(c, "trainer.warmup=3"); }, {"did you mean 'trainer.warmup_steps'?"}));
+  CHECK(throws_with([&] { apply_override(c, "zzz=3"); }, {"unknown key 'zzz' (valid keys:"}));  // nothing close
+
+  CHECK(close_names("lr", {"lr", "trainer.lr_decay", "hidden"}).empty());  // itself is not a suggestion
+  CHECK(close_names("--treads", {"--threads", "--steps", "--out"}) == std::vector<std::string>{"--threads"});
+  CHECK(did_you_mean("batchsize", {"batch_size", "seed"}) == " (did you mean 'batch_size'?)");
+}
+
+TEST_CASE("train hints: a warmup as long as the run is refused") {
+  ScriptedTask task({1.0});
+  Trainer t(task, "scripted", ScriptedTask::config({"trainer.steps=4", "trainer.warmup_steps=4"}), "");
+  t.log = nullptr;
+  CHECK(throws_with([&] { t.fit(); }, {"[Trainer::fit]", "trainer.warmup_steps=4", "has 4 steps", "inside the warmup"}));
+  ScriptedTask ok_task({1.0});
+  Trainer ok(ok_task, "scripted", ScriptedTask::config({"trainer.steps=4", "trainer.warmup_steps=3"}), "");
+  ok.log = nullptr;
+  CHECK(ok.fit().step == 4);
+}
+
+TEST_CASE("train hints: --threads must be >= 0") {
+  ScratchDir dir;
+  auto args = spirals(dir.str());
+  args.insert(args.end(), {"--threads", "-3", "--print-config"});
+  auto [code, err] = cli(args);
+  CHECK(code != 0);
+  CHECK(has(err, "thread count must be an integer >= 0 (0: all cores), got '-3'"));
+}
+
+TEST_CASE("train hints: --checkpoint best of a run without trainer.monitor says so") {
+  ScratchDir dir;
+  auto args = spirals(dir.str());
+  args.insert(args.end(), {"--steps", "2"});
+  REQUIRE(cli(args).first == 0);
+  auto [code, err] = cli({"eval", "--out", dir.str(), "--checkpoint", "best"});
+  CHECK(code == 1);
+  CHECK(has(err, "trained without trainer.monitor"));
+  CHECK(has(err, "--checkpoint last"));
+  CHECK_FALSE(has(err, "train first"));
+}
+
+TEST_CASE("train hints: the progress line counts the task's unit (tokens for a language model)") {
+  struct TokenTask : ScriptedTask {
+    TokenTask() : ScriptedTask({1.0}) {}
+    Throughput throughput() const override { return {"tokens", 16}; }
+  } task;
+  ScratchDir dir;
+  Trainer t(task, "tokens", ScriptedTask::config({"trainer.steps=2", "trainer.log_every=1"}), dir.str());
+  const std::string out = hm::test::capture_log([&](std::FILE* log) {
+    t.log = log;
+    t.fit();
+  });
+  CHECK(has(out, " tokens/s | "));
+  CHECK_FALSE(has(out, "items/s"));
+  const auto lines = hm::test::read_jsonl(dir.file("metrics.jsonl"));
+  const auto& last = lines.back();
+  REQUIRE(last.contains("tokens_per_s"));
+  CHECK(last["tokens_per_s"].get<double>() == doctest::Approx(16 * last["items_per_s"].get<double>()));
+}
+
+TEST_CASE("train hints: the start line counts in the singular too") {
+  ScriptedTask task({1.0});
+  Trainer t(task, "scripted", ScriptedTask::config({"trainer.steps=1"}), "");
+  const std::string out = hm::test::capture_log([&](std::FILE* log) {
+    t.log = log;
+    t.fit();
+  });
+  CHECK(has(out, "training scripted: 1 step (2 batches per epoch)"));
+}
