@@ -92,6 +92,18 @@ std::vector<Line> non_blank_lines(std::string_view text) {
   return lines;
 }
 
+// " (the lines look ';'-separated ...)" when the first line holds another common delimiter
+// more often than this one: such a file reads as one text column and fails confusingly.
+std::string delimiter_hint(std::string_view first_line, const CsvOptions& opt) {
+  auto shown = [](char c) { return c == '\t' ? std::string("\\t") : std::string(1, c); };
+  auto count = [&](char c) { return std::count(first_line.begin(), first_line.end(), c); };
+  for (char other : {';', '\t', ',', '|'})
+    if (other != opt.delimiter && count(other) > count(opt.delimiter))
+      return fmt::format(" (the lines look '{}'-separated, not '{}': set {} to '{}')", shown(other),
+                         shown(opt.delimiter), opt.delimiter_name, shown(other));
+  return "";
+}
+
 }  // namespace
 
 CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::string& source) {
@@ -101,6 +113,7 @@ CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::stri
   check(!lines.empty(), kFn, "'{}': empty file (no lines)", source);
   std::vector<std::string> first = split_line(lines[0].text, opt.delimiter, source, lines[0].number);
   const auto ncols = static_cast<int64_t>(first.size());
+  const std::string hint = delimiter_hint(lines[0].text, opt);
   bool has_header = opt.header == CsvHeader::Yes;
   if (opt.header == CsvHeader::Auto)
     for (const auto& cell : first) has_header |= !parse_number(cell).has_value();
@@ -113,8 +126,8 @@ CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::stri
     check(has_header, kFn, "'{}': columns selected by name but the file has no header line", source);
     for (const auto& name : opt.columns) {
       auto it = std::find(names.begin(), names.end(), name);
-      check(it != names.end(), kFn, "'{}': no column '{}' in the header (columns: {})", source, name,
-            fmt::join(names, ", "));
+      check(it != names.end(), kFn, "'{}': no column '{}' in the header (columns: {}){}", source, name,
+            fmt::join(names, ", "), hint);
       keep.push_back(it - names.begin());
     }
   } else if (!opt.column_indices.empty()) {
@@ -140,8 +153,8 @@ CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::stri
         numeric.push_back(c);
     }
     keep = numeric;
-    check(!keep.empty(), kFn, "'{}': no numeric column (line {} has text in every column: {})", source, line.number,
-          fmt::join(skipped, ", "));
+    check(!keep.empty(), kFn, "'{}': no numeric column (line {} has text in every column: {}){}", source, line.number,
+          fmt::join(skipped, ", "), hint);
   }
   const auto rows = static_cast<int64_t>(lines.size() - first_data);
   check(rows > 0, kFn, "'{}': no data rows after the header (line {})", source, lines[0].number);
@@ -166,8 +179,10 @@ CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::stri
             c + 1, names[c]);
       check(v.has_value(), kFn, "'{}' line {} column {} ('{}'): '{}' is not a number{}", source, line.number, c + 1,
             names[c], cells[c],
-            opt.columns.empty() && opt.column_indices.empty() ? " (select numeric columns with CsvOptions::columns)"
-                                                              : "");
+            !hint.empty() ? hint
+            : opt.columns.empty() && opt.column_indices.empty()
+                ? fmt::format(" (select numeric columns with {})", opt.columns_name)
+                : std::string());
       values[r * nkeep + k] = *v;
     }
   }

@@ -30,6 +30,9 @@ struct CsvOptions {
   // text that is not a number or a missing marker (a date or label column); they are listed
   // in CsvTable::skipped.
   bool skip_text_columns = false;
+  // What the error messages call the column and delimiter settings: these fields for a
+  // library caller, a command's own flags (e.g. "--column") for a command line.
+  std::string columns_name = "CsvOptions::columns", delimiter_name = "CsvOptions::delimiter";
 };
 
 struct CsvTable {

@@ -156,7 +156,15 @@ TEST_CASE("forecast_csv: columns, missing values, eval tails, and clear errors")
   const std::string broken = write("broken.csv", "x,y\n1,2\n\"3,4\n");
   CHECK(throws_with([&] { train::forecast_csv(model, {.csv = broken, .horizon = 2}); }, {"unterminated quote"}));
   const std::string texty = write("texty.csv", "x\n1\n2\nabc\n4\n5\n6\n");
-  CHECK(throws_with([&] { train::forecast_csv(model, {.csv = texty, .horizon = 2}); }, {"'abc' is not a number"}));
+  CHECK(throws_with([&] { train::forecast_csv(model, {.csv = texty, .horizon = 2}); },
+                    {"'abc' is not a number", "select numeric columns with --column"}));  // the CLI's flag
+  std::string semicolons = "date;a\n";
+  for (int t = 0; t < 10; ++t) semicolons += fmt::format("d{};{}\n", t, t);
+  const std::string semi = write("semi.csv", semicolons);
+  CHECK(throws_with([&] { train::forecast_csv(model, {.csv = semi, .horizon = 2}); },
+                    {"no numeric column", "look ';'-separated", "set --delimiter to ';'"}));
+  r = train::forecast_csv(model, {.csv = semi, .delimiter = ';', .horizon = 2, .samples = 3});
+  CHECK(r.names == std::vector<std::string>{"a"});
   const std::string empty_col = write("empty.csv", "x,y\n1,\n2,\n3,NA\n4,\n5,\n");
   CHECK(throws_with([&] { train::forecast_csv(model, {.csv = empty_col, .horizon = 2}); },
                     {"column 'y'", "no observed value"}));

@@ -318,6 +318,13 @@ TEST_CASE("data: CSV header detection, column selection, errors with line and co
   CHECK(throws_with(bad("", {}), {"empty file"}));
   CHECK(throws_with(bad("a,b\n1,2\n", {.header = CsvHeader::No}), {"line 1 column 1", "'a' is not a number"}));
   CHECK(throws_with(bad("a,b\n\"1,2\n"), {"line 2", "unterminated quote"}));
+  // A ';'-separated file read with ',' is one text column: the errors say which delimiter it looks like.
+  CHECK(throws_with(bad("a;b\n1;2\n"), {"'1;2' is not a number", "look ';'-separated, not ','",
+                                        "set CsvOptions::delimiter to ';'"}));
+  CHECK(throws_with(bad("a;b\n1;2\n", {.columns = {"b"}}), {"no column 'b'", "look ';'-separated"}));
+  CHECK(throws_with(bad("a;b\n1;2\n", {.skip_text_columns = true}), {"no numeric column", "look ';'-separated"}));
+  CHECK(throws_with(bad("a\tb\n1\t2\n"), {"look '\\t'-separated"}));
+  CHECK(throws_with(bad("date,v\nmon,1\n", {.columns_name = "--column"}), {"select numeric columns with --column"}));
 
   ScratchDir dir;
   write_bytes(dir / "s.csv", "t,v\n0,0.5\n1,1.5\n");

@@ -207,7 +207,7 @@ TEST_CASE("study driver: an interrupted study resumes to the same report, a torn
     CHECK(text.find("in progress  k=1 seed=3 | started, no checkpoint yet") != std::string::npos);  // the cut one
     CHECK(text.find("to run       3 run(s)") != std::string::npos);
     CHECK(text.find("of training,") != std::string::npos);
-    CHECK(text.find("on 1 jobs") != std::string::npos);
+    CHECK(text.find("on 1 job (") != std::string::npos);  // singular
   }
   CHECK(throws_with([&] { run_study(spec, {.quick = true, .resume = dir.string()}, nullptr); },
                     {"--resume takes its settings", "study.json"}));

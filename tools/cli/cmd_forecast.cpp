@@ -6,6 +6,7 @@
 
 #include "core/parallel.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/threads_option.h"
 #include "tools/tasks/chronos_forecast_csv.h"
 #include "tools/tasks/chronos_model.h"
 
@@ -66,6 +67,8 @@ Registration reg{
        cmd->add_option("--which", args.which, "of a run directory: last or best checkpoint")->capture_default_str();
        cmd->add_option("--csv", args.csv.csv, "the input CSV with a header line")->required();
        cmd->add_option("--column", args.csv.columns, "the column(s) to forecast (repeatable; default: every numeric one)");
+       cmd->add_option("--delimiter", args.csv.delimiter, "the cell separator (e.g. ';'; a tab as $'\\t')")
+           ->capture_default_str();
        cmd->add_option("--horizon", args.csv.horizon, "steps to forecast")->required();
        cmd->add_option("--samples", args.csv.samples, "sample paths per series")->capture_default_str();
        cmd->add_option("--context", args.csv.context, "history points the model reads (0: its training context)")
@@ -80,7 +83,7 @@ Registration reg{
        cmd->add_option("--season-length", args.csv.season_length, "season length m of MASE and the naive baseline")
            ->capture_default_str();
        cmd->add_option("--device", args.device, "cpu, cuda or cuda:N")->capture_default_str();
-       cmd->add_option("--threads", args.threads, "CPU threads (0: all)");
+       add_threads_option(cmd, args.threads);
        cmd->add_option("--save-model", args.save_model, "also write the loaded model as a saved chronos directory");
      },
      run_forecast}};

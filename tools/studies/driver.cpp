@@ -207,8 +207,9 @@ StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* 
   settings.sessions.push_back({{"jobs", jobs}, {"wall_seconds", 0.0}});
   settings.write(settings_path);
   if (log) {
-    fmt::print(log, "{} study ({}): {} runs on {} jobs -> {}{}\n", spec.name, settings.context.quick ? "quick" : "full",
-               grid.size(), jobs, dir,
+    fmt::print(log, "{} study ({}): {} run{} on {} job{} -> {}{}\n", spec.name,
+               settings.context.quick ? "quick" : "full", grid.size(), grid.size() == 1 ? "" : "s", jobs,
+               jobs == 1 ? "" : "s", dir,
                done.empty() ? "" : fmt::format(" (resuming: {} done, {} to run)", done.size(), missing));
     if (!args.only.empty())
       fmt::print(log, "--only '{}': {} of the {} runs left match and train now\n", args.only, todo.size(), missing);

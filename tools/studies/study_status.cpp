@@ -99,8 +99,9 @@ StudyOutcome print_study_status(const StudySpec& spec, const std::string& dir, s
     double left = 0, longest = 0;
     for (double c : left_costs) left += c * per_cost, longest = std::max(longest, c * per_cost);
     // Fewer runs left than jobs: the longest one bounds the wall time.
-    fmt::print(log, "  left         about {} of training, {} on {} jobs (from the recorded runs' seconds)\n",
-               report::format_duration(left), report::format_duration(std::max(left / jobs, longest)), jobs);
+    fmt::print(log, "  left         about {} of training, {} on {} job{} (from the recorded runs' seconds)\n",
+               report::format_duration(left), report::format_duration(std::max(left / jobs, longest)), jobs,
+               jobs == 1 ? "" : "s");
   }
   if (out.interrupted) fmt::print(log, "continue with: harmonic study {} --resume {}\n", spec.name, dir);
   return out;

@@ -76,8 +76,14 @@ ForecastCsvResult forecast_csv(models::Chronos& model, const ForecastCsvOptions&
     check(ext == ".png" || ext == ".svg", kFn, "--plot '{}' must end in .png or .svg", o.plot);
   }
   data::CsvTable table = data::read_csv(
-      o.csv, {.header = data::CsvHeader::Auto, .columns = o.columns, .dtype = DType::Float64, .missing_as_nan = true,
-              .skip_text_columns = true});
+      o.csv, {.delimiter = o.delimiter,
+              .header = data::CsvHeader::Auto,
+              .columns = o.columns,
+              .dtype = DType::Float64,
+              .missing_as_nan = true,
+              .skip_text_columns = true,
+              .columns_name = "--column",  // the errors speak to `harmonic forecast` users
+              .delimiter_name = "--delimiter"});
   ForecastCsvResult r;
   if (!table.skipped.empty())
     r.notes.push_back(fmt::format("skipped non-numeric column(s): {}", fmt::join(table.skipped, ", ")));

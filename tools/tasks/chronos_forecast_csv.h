@@ -28,6 +28,7 @@ inline constexpr int64_t kMinObserved = 5;
 struct ForecastCsvOptions {
   std::string csv;                   // input file
   std::vector<std::string> columns;  // empty: every numeric column
+  char delimiter = ',';
   int64_t horizon = 16;
   int64_t samples = 20;
   int64_t context = 0;  // history points the model reads (0: its training context_length)
