@@ -7,7 +7,7 @@
 // A call on a CUDA device runs inside a kernel scope: only there may host code take typed
 // pointers into device memory (Tensor::data<T>(), to hand them to a launch); anywhere else
 // such an access throws, as the read would fault on a real GPU. On the emulated device
-// (HARMONIC_EMULATE_CUDA=1 without a GPU, cuda/emulation.h) the call runs the kernel's host
+// (HARMONIC_EMULATE_CUDA=1 without a GPU, cuda/runtime/emulation.h) the call runs the kernel's host
 // twin, or the CPU kernel for library-backed slots (GEMM, FFT), over host memory.
 #pragma once
 #include <atomic>
@@ -65,7 +65,7 @@ struct Kernel<R(Args...)> {
   std::string_view name;
   Fn cpu = nullptr;
   Fn cuda = nullptr;
-  Fn twin = nullptr;  // the CUDA kernel's host twin (cuda/emulation.h), when it has one
+  Fn twin = nullptr;  // the CUDA kernel's host twin (cuda/runtime/emulation.h), when it has one
 
   R operator()(Device device, Args... args) const {
     Fn fn = device.is_cuda() ? cuda : cpu;

@@ -8,5 +8,5 @@
 #include "core/print.h"
 #include "core/random.h"
 #include "core/tensor.h"
-#include "cuda/runtime.h"
+#include "cuda/runtime/runtime.h"
 #include "ops/ops.h"

@@ -9,6 +9,7 @@ namespace hm {
 
 using Shape = std::vector<int64_t>;    // sizes, outermost first
 using Strides = std::vector<int64_t>;  // in elements, not bytes
+using Dims = std::vector<int64_t>;     // dims to reduce over; empty = all dims
 
 int64_t numel_of(const Shape& shape);
 Strides contiguous_strides(const Shape& shape);

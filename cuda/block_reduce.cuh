@@ -1,4 +1,4 @@
-// Block reductions for the CUDA reduce kernels (cuda/reduce.cu), with their host twins.
+// Block reductions for the CUDA reduce kernels (cuda/extrema.cu, moments.cu, norms.cu), with their host twins.
 //
 // An op reduces x (outer, r, inner) over r: element k of output o = (o / inner, o % inner)
 // sits at x[base(o) + k * inner]. A group of `lanes` threads (a power of two) per output

@@ -1,9 +1,9 @@
 // CUDA bodies of the FFT kernel slots (ops/fft_kernels.h): the transforms call cuFFT (batched
-// 1-d plans, cached per (device, type, length, batch) and bound to the device's stream), the
-// stft framing runs the functors of ops/fft_functors.h. cuFFT leaves transforms unscaled, so a
-// scale pass follows when the op asks for one; its C2R overwrites its input, so irfft copies
-// the spectrum first (zeroing the ignored imaginary parts of DC and Nyquist on the way).
-// The host twins run the same copy/scale/framing functors around the CPU row transforms
+// 1-d plans, cached per (device, type, length, batch) and bound to the device's stream).
+// cuFFT leaves transforms unscaled, so a scale pass follows when the op asks for one; its C2R
+// overwrites its input, so irfft copies the spectrum first (zeroing the ignored imaginary parts
+// of DC and Nyquist on the way).
+// The host twins run the same copy/scale functors around the CPU row transforms
 // (ops/cpu/fft_plan.h): everything but the cuFFT calls is tested without a GPU.
 #include <cufft.h>
 
@@ -11,7 +11,7 @@
 #include <mutex>
 #include <tuple>
 
-#include "cuda/emulation.h"
+#include "cuda/runtime/emulation.h"
 #include "cuda/launch.cuh"
 #include "ops/cpu/fft_plan.h"
 #include "ops/fft_functors.h"
@@ -160,32 +160,10 @@ void fft_on(const Tensor& x, int64_t n, bool inverse, double scale, const Tensor
   });
 }
 
-template <Exec E>
-void frames_on(const Tensor& x, const Tensor& window, const FrameArgs& args, const Tensor& out) {
-  const int device = kernel_device(E, "stft", {&x, &window, &out});
-  dispatch_float(x.dtype(), "stft", [&]<class T>() {
-    for_each_index(E, device, out.numel(),
-                   FrameGather<T>{static_cast<const T*>(x.raw_data()), static_cast<const T*>(window.raw_data()),
-                                  static_cast<T*>(out.raw_data()), args});
-  });
-}
-
-template <Exec E>
-void overlap_add_on(const Tensor& g, const Tensor& window, const FrameArgs& args, const Tensor& dx) {
-  const int device = kernel_device(E, "stft", {&g, &window, &dx});
-  dispatch_float(g.dtype(), "stft", [&]<class T>() {
-    for_each_index(E, device, dx.numel(),
-                   FrameScatter<T>{static_cast<const T*>(g.raw_data()), static_cast<const T*>(window.raw_data()),
-                                   static_cast<T*>(dx.raw_data()), args});
-  });
-}
-
 [[maybe_unused]] const bool bound =
     bind_cuda(rfft_kernel, rfft_on<Exec::Device>, rfft_on<Exec::Host>) &&
     bind_cuda(irfft_kernel, irfft_on<Exec::Device>, irfft_on<Exec::Host>) &&
-    bind_cuda(fft_kernel, fft_on<Exec::Device>, fft_on<Exec::Host>) &&
-    bind_cuda(frame_kernel, frames_on<Exec::Device>, frames_on<Exec::Host>) &&
-    bind_cuda(overlap_add_kernel, overlap_add_on<Exec::Device>, overlap_add_on<Exec::Host>);
+    bind_cuda(fft_kernel, fft_on<Exec::Device>, fft_on<Exec::Host>);
 
 }  // namespace
 }  // namespace hm::cuda

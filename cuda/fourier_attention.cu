@@ -14,11 +14,11 @@
 #include <limits>
 
 #include "core/dtype.h"
-#include "cuda/emulation.h"
+#include "cuda/runtime/emulation.h"
 #include "cuda/launch.cuh"
 #include "cuda/math.cuh"
 #include "ops/fourier_attention_kernels.h"
-#include "ops/nn_functors.h"
+#include "ops/dropout_functors.h"
 
 namespace hm::cuda {
 namespace {

@@ -2,10 +2,10 @@
 // thread per row of z (rows, 4h), the row's bins in the CPU's order. The rows are short
 // (m is a few hundred bins at most) and numerous (batch x time), so a thread per row keeps
 // the summation order of the CPU and needs no cross-thread reduction.
-#include "cuda/emulation.h"
+#include "cuda/runtime/emulation.h"
 #include "cuda/launch.cuh"
 #include "cuda/math.cuh"
-#include "ops/fourier_kernels.h"
+#include "ops/fourier_head_kernels.h"
 
 namespace hm::cuda {
 namespace {

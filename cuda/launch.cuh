@@ -4,7 +4,7 @@
 // Every kernel body is an HM_HD functor run either by a grid-stride CUDA kernel
 // (Exec::Device) or by a plain loop over the same functor on CPU memory (Exec::Host). The
 // host twin lets machines without a GPU test the index math, conversions and work split
-// of the device code (cuda/emulation.h); only the launch itself stays unverified there.
+// of the device code (cuda/runtime/emulation.h); only the launch itself stays unverified there.
 //
 // Adding a CUDA kernel for a slot (see cuda/binary.cu, the smallest example):
 //   1. an HM_HD functor with operator()(int64_t i) const, holding raw pointers and an
@@ -27,8 +27,8 @@
 
 #include "core/host_device.h"
 #include "core/tensor.h"
-#include "cuda/check.cuh"
-#include "cuda/context.cuh"
+#include "cuda/runtime/check.cuh"
+#include "cuda/runtime/context.cuh"
 
 namespace hm::cuda {
 
@@ -37,7 +37,7 @@ constexpr int kThreads = 256;  // threads per block of the elementwise kernels
 
 enum class Exec { Device, Host };
 
-// Test hook (cuda/emulation.h): use 64-bit index math even for small tensors.
+// Test hook (cuda/runtime/emulation.h): use 64-bit index math even for small tensors.
 bool force_64bit_indexing();
 
 HM_HD uint32_t mulhi32(uint32_t a, uint32_t b) {
@@ -175,7 +175,7 @@ void for_each_index(Exec exec, int device, int64_t n, const Op& op) {
 }
 
 // The device of a kernel's tensors: CUDA for the kernel; for the host twin, the CPU (twin
-// tests) or the emulated device (cuda/emulation.h).
+// tests) or the emulated device (cuda/runtime/emulation.h).
 inline int kernel_device(Exec exec, std::string_view fn, std::initializer_list<const Tensor*> tensors) {
   const Device first = (*tensors.begin())->device();
   const bool host_memory = first.is_cpu() || cuda_emulated();

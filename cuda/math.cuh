@@ -1,7 +1,7 @@
 // The math policy of the CUDA kernels (see ops/unary_functors.h): CUDA's libm, expf/logf/
 // erff/... for float32 and exp/log/erf/... for float64, the correctly rounded or few-ulp
 // versions (not the __expf-style intrinsics). nvcc declares these __host__ __device__, so
-// the host twins (cuda/emulation.h) run the same formulas through the host's libm; the
+// the host twins (cuda/runtime/emulation.h) run the same formulas through the host's libm; the
 // device's results may differ from the host's in the last bits, which the device tests'
 // normalised-error tolerance absorbs.
 #pragma once

@@ -19,11 +19,11 @@
 #include <limits>
 
 #include "core/dtype.h"
-#include "cuda/emulation.h"
+#include "cuda/runtime/emulation.h"
 #include "cuda/launch.cuh"
 #include "cuda/math.cuh"
 #include "cuda/scaled_dot_product_attention_flash.cuh"
-#include "ops/nn_functors.h"
+#include "ops/dropout_functors.h"
 #include "ops/scaled_dot_product_attention_kernels.h"
 
 namespace hm::cuda {

@@ -29,7 +29,7 @@
 #include <limits>
 #include <vector>
 
-#include "ops/nn_functors.h"
+#include "ops/dropout_functors.h"
 #include "ops/scaled_dot_product_attention_tiles.h"
 
 namespace hm::cuda {

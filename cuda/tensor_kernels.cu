@@ -2,7 +2,7 @@
 // Philox uniform / normal draws (the same numbers as the CPU for the same seed and offset).
 #include "core/philox.h"
 #include "core/random.h"
-#include "cuda/emulation.h"
+#include "cuda/runtime/emulation.h"
 #include "cuda/launch.cuh"
 
 namespace hm::cuda {

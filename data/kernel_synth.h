@@ -21,7 +21,7 @@
 // Everything is a deterministic function of (options, seed).
 //
 // Throughput (one core of the 2-core VM shared with other builds, Release, OpenBLAS):
-// see tests/test_chronos_data.cpp "KernelSynth throughput" and README "Chronos forecasting".
+// see tests/data/test_chronos_data.cpp "KernelSynth throughput" and README "Chronos forecasting".
 #pragma once
 #include <cstdint>
 #include <string>

@@ -3,6 +3,7 @@
 #include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "ops/fft.h"
+#include "ops/stft.h"
 #include "ops/ops.h"
 
 namespace hm::data {

@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/factories.h"
 #include "data/ts_mixup.h"
-#include "nn/fourier_head.h"
 
 namespace hm::data {
 
@@ -42,7 +42,7 @@ SeriesTokenizer SeriesTokenizer::mixed(int64_t n_tokens, double dense_low, doubl
   // mixed_precision_bin_centres takes the sparse density per unit length relative to the dense one.
   const double dense_len = dense_high - dense_low, sparse_len = (dense_low - low) + (high - dense_high);
   const double density = static_cast<double>(sparse) / static_cast<double>(bins - sparse) * dense_len / sparse_len;
-  return SeriesTokenizer(nn::mixed_precision_bin_centres(bins, low, dense_low, dense_high, high, density).to_vector(),
+  return SeriesTokenizer(mixed_precision_bin_centres(bins, low, dense_low, dense_high, high, density).to_vector(),
                          low, high);
 }
 
@@ -99,6 +99,30 @@ std::pair<double, double> estimate_dense_interval(const std::vector<std::vector<
   double a = std::clamp(quantile(lower_q), low + margin, high - 2 * margin);
   double b = std::clamp(quantile(upper_q), a + margin, high - margin);
   return {a, b};
+}
+
+Tensor mixed_precision_bin_centres(int64_t bins, double low, double mid1, double mid2, double high,
+                                   double sparse_density) {
+  check(bins >= 3 && low < mid1 && mid1 < mid2 && mid2 < high && sparse_density > 0, "mixed_precision_bin_centres",
+        "need bins >= 3, low < mid1 < mid2 < high and sparse_density > 0, got bins={} {} {} {} {} density {}", bins,
+        low, mid1, mid2, high, sparse_density);
+  // Bins per unit length: d in the dense interval, sparse_density * d outside.
+  const double weight_low = sparse_density * (mid1 - low), weight_mid = mid2 - mid1,
+               weight_high = sparse_density * (high - mid2);
+  const double total = weight_low + weight_mid + weight_high;
+  int64_t n_low = std::max<int64_t>(1, std::llround(bins * weight_low / total));
+  int64_t n_high = std::max<int64_t>(1, std::llround(bins * weight_high / total));
+  int64_t n_mid = bins - n_low - n_high;
+  check(n_mid >= 1, "mixed_precision_bin_centres", "too few bins ({}) for three intervals", bins);
+  std::vector<double> centres;
+  centres.reserve(static_cast<size_t>(bins));
+  auto add_interval = [&](double a, double b, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) centres.push_back(a + (b - a) * (static_cast<double>(i) + 0.5) / n);
+  };
+  add_interval(low, mid1, n_low);
+  add_interval(mid1, mid2, n_mid);
+  add_interval(mid2, high, n_high);
+  return from_vector(centres, {bins});
 }
 
 }  // namespace hm::data

@@ -1,5 +1,5 @@
-// Chronos tokenization of real-valued series (Ansari et al., 2024, section 3.1; NOTES.md
-// section 1): mean scaling, then quantisation into bins, with two reserved tokens.
+// Chronos tokenization of real-valued series (Ansari et al., 2024, section 3.1): mean scaling,
+// then quantisation into bins, with two reserved tokens.
 //
 //   token 0 = PAD (a missing value: NaN or +-inf; its attention mask is 0), token 1 = EOS
 //   (appended to every context), tokens 2 .. n_tokens-1 = the n_tokens - 2 bins.
@@ -11,12 +11,14 @@
 // middles. Mixed-precision binning (Fourier head paper section 2.3): floor(d * bins) bins for
 // the sparse intervals [low, dense_low] and [dense_high, high], the rest for the dense
 // interval [dense_low, dense_high], which is estimated from quantiles of the training data's
-// scaled values (estimate_dense_interval); centres from nn::mixed_precision_bin_centres.
+// scaled values (estimate_dense_interval); centres from mixed_precision_bin_centres.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "core/tensor.h"
 
 namespace hm::data {
 
@@ -66,5 +68,12 @@ class SeriesTokenizer {
 std::pair<double, double> estimate_dense_interval(const std::vector<std::vector<double>>& series,
                                                   int64_t context_length, double lower_q = 0.005,
                                                   double upper_q = 0.995, double low = -15.0, double high = 15.0);
+
+// Chronos-style mixed-precision bin centres (float64, (bins)): the dense interval [mid1, mid2]
+// gets 1 / sparse_density times more bins per unit length than [low, mid1] and [mid2, high].
+// Each interval is split into equal bins; the result is their midpoints, concatenated (so
+// sorted, no duplicates). Every interval gets at least one bin.
+Tensor mixed_precision_bin_centres(int64_t bins, double low = -15.0, double mid1 = -1.0, double mid2 = 10.0,
+                                   double high = 15.0, double sparse_density = 0.2);
 
 }  // namespace hm::data

@@ -2,7 +2,7 @@
 // attention as a free function, the per-step key/value cache for incremental decoding, and
 // MultiheadAttention. A kernel only maps (q, k) to logits (an AttentionScore); masking,
 // softmax, dropout and the product with v are common (attend), so a new kernel (the
-// FourierFormer's, issue 5) plugs in at make_attention_score() alone.
+// FourierFormer's) plugs in at make_attention_score() alone.
 #pragma once
 #include <memory>
 #include <optional>
@@ -67,7 +67,7 @@ struct KVCache {
 
 enum class AttentionKernel {
   DotProduct,  // q k^T * scale
-  Fourier,     // FourierFormer generalized Fourier integral kernel (issue 5)
+  Fourier,     // FourierFormer generalized Fourier integral kernel
 };
 
 struct MultiheadAttentionOptions {
@@ -79,7 +79,7 @@ struct MultiheadAttentionOptions {
   AttentionKernel kernel = AttentionKernel::DotProduct;
   std::optional<double> scale;  // logits scale; default 1/sqrt(head_dim)
   bool no_scale = false;        // T5: logits = q k^T (the scale is folded into the init)
-  // Fourier kernel (issue 5): initial bandwidth R, one R per head dim instead of a scalar, power p (even in the paper;
+  // Fourier kernel: initial bandwidth R, one R per head dim instead of a scalar, power p (even in the paper;
   // odd p is the signed kernel, ops/fourier_attention.h).
   double fourier_r_init = 2.0;
   bool fourier_r_per_dim = false;

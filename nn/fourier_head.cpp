@@ -168,30 +168,4 @@ Tensor GMMHead::nll(const Tensor& x, const Tensor& targets) {
   return gmm_nll(mu, sd, targets.to(mu.dtype()).to(mu.device()));
 }
 
-// -- mixed-precision bins -----------------------------------------------------------------------
-
-Tensor mixed_precision_bin_centres(int64_t bins, double low, double mid1, double mid2, double high,
-                                   double sparse_density) {
-  check(bins >= 3 && low < mid1 && mid1 < mid2 && mid2 < high && sparse_density > 0, "mixed_precision_bin_centres",
-        "need bins >= 3, low < mid1 < mid2 < high and sparse_density > 0, got bins={} {} {} {} {} density {}", bins,
-        low, mid1, mid2, high, sparse_density);
-  // Bins per unit length: d in the dense interval, sparse_density * d outside.
-  const double weight_low = sparse_density * (mid1 - low), weight_mid = mid2 - mid1,
-               weight_high = sparse_density * (high - mid2);
-  const double total = weight_low + weight_mid + weight_high;
-  int64_t n_low = std::max<int64_t>(1, std::llround(bins * weight_low / total));
-  int64_t n_high = std::max<int64_t>(1, std::llround(bins * weight_high / total));
-  int64_t n_mid = bins - n_low - n_high;
-  check(n_mid >= 1, "mixed_precision_bin_centres", "too few bins ({}) for three intervals", bins);
-  std::vector<double> centres;
-  centres.reserve(static_cast<size_t>(bins));
-  auto add_interval = [&](double a, double b, int64_t n) {
-    for (int64_t i = 0; i < n; ++i) centres.push_back(a + (b - a) * (static_cast<double>(i) + 0.5) / n);
-  };
-  add_interval(low, mid1, n_low);
-  add_interval(mid1, mid2, n_mid);
-  add_interval(mid2, high, n_high);
-  return from_vector(centres, {bins});
-}
-
 }  // namespace hm::nn

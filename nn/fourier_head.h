@@ -81,11 +81,4 @@ class GMMHead : public UnaryModule {
   Tensor stds;  // (K) the std parameter (see above)
 };
 
-// Chronos-style mixed-precision bin centres (float64, (bins)): the dense interval [mid1, mid2]
-// gets 1 / sparse_density times more bins per unit length than [low, mid1] and [mid2, high].
-// Each interval is split into equal bins; the result is their midpoints, concatenated (so
-// sorted, no duplicates). Every interval gets at least one bin.
-Tensor mixed_precision_bin_centres(int64_t bins, double low = -15.0, double mid1 = -1.0, double mid2 = 10.0,
-                                   double high = 15.0, double sparse_density = 0.2);
-
 }  // namespace hm::nn

@@ -11,7 +11,7 @@
 #include "core/cpu_allocator.h"
 #include "core/factories.h"
 #include "nn/init.h"
-#include "ops/fru_kernels.h"
+#include "ops/fru_recurrence_kernels.h"
 #include "ops/fru_recurrence.h"
 #include "ops/ops.h"
 
@@ -75,7 +75,7 @@ Tensor FourierStatRecurrent::states_time_major(const Tensor& x, const Tensor& mu
   const int64_t B = x.size(0), T = x.size(1), K = num_channels, d = channel_dims, S = K * d;
   Tensor coef = coefficients(T, x);    // (T, K)
   Tensor decays = decay_values(coef);  // (K)
-  // Devices without the fused kernels (CUDA for now) fall back to the composition.
+  // A device without the fused kernels falls back to the composition.
   if (fused && (x.device().is_cpu() || fru_forward_kernel.cuda)) {
     // The input part of phi's pre-activation for all steps at once, then the fused op. One
     // input (pixel MNIST) is a broadcast multiply: as a k = 1 GEMM over T*B rows, BLAS took

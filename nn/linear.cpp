@@ -4,7 +4,7 @@
 
 #include "core/factories.h"
 #include "nn/init.h"
-#include "ops/linalg.h"
+#include "ops/matmul.h"
 
 namespace hm::nn {
 

@@ -6,7 +6,7 @@
 #include "core/factories.h"
 #include "nn/init.h"
 #include "ops/elementwise.h"
-#include "ops/linalg.h"
+#include "ops/matmul.h"
 
 namespace hm::nn {
 namespace {

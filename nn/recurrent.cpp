@@ -5,7 +5,7 @@
 #include "core/factories.h"
 #include "nn/init.h"
 #include "ops/elementwise.h"
-#include "ops/linalg.h"
+#include "ops/matmul.h"
 #include "ops/nn_functional.h"
 #include "ops/rnn_recurrence.h"
 #include "ops/shape_ops.h"

@@ -34,7 +34,7 @@ class AutocastGuard {
 };
 
 // Tests only: lets CPU matmul/linear autocast too, so the CUDA kernels' host twins (which
-// run the bf16 GEMM on CPU memory, cuda/emulation.h) can check the whole autocast path on
+// run the bf16 GEMM on CPU memory, cuda/runtime/emulation.h) can check the whole autocast path on
 // machines without a GPU. The real CPU GEMM has no bf16 kernel.
 void set_autocast_cpu_for_tests(bool on);
 bool autocast_cpu_for_tests();

@@ -4,13 +4,16 @@
 #include <utility>
 
 #include "core/scalar.h"
-#include "ops/kernels.h"
+#include "ops/binary_functors.h"
 
 namespace hm::detail {
 
 // Checks a and b (defined, same device, same dtype), broadcasts them, allocates the
 // output (bool for comparisons) and runs the binary kernel. No autograd.
 Tensor binary_forward(BinaryOp op, const Tensor& a, const Tensor& b, std::string_view name);
+
+// t read as `shape` (0 strides on broadcast dims), no autograd.
+Tensor expand_to(const Tensor& t, const Shape& shape);
 
 // A 0-d tensor holding `value` in x's dtype and device (for scalar operands).
 Tensor scalar_like(const Tensor& x, double value);

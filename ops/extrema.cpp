@@ -5,9 +5,10 @@
 #include "core/factories.h"
 #include "ops/elementwise.h"
 #include "ops/elementwise_common.h"
+#include "ops/extrema_kernels.h"
 #include "ops/reduce.h"
 #include "ops/reduce_common.h"
-#include "ops/reduce_kernels.h"
+#include "ops/reduce_grad_kernels.h"
 
 namespace hm {
 namespace {

@@ -7,6 +7,7 @@
 //         the ignored imaginary parts of DC and Nyquist;
 //   fft / ifft:            the other direction with the same scale (the DFT matrix is
 //         symmetric, so its adjoint is its conjugate).
+#include "core/factories.h"
 #include "ops/fft.h"
 
 #include <cmath>

@@ -2,12 +2,12 @@
 // (cuda/fft.cu): gathering windowed frames from a reflect-padded signal, and its adjoint as a
 // gather too (each output sample sums the frame elements it fed), so no atomics are needed.
 // The CPU (ops/cpu/fft.cpp) computes the same values row by row, sharing reflect_index; the
-// "[cuda]" test of tests/test_fft.cpp holds the two against each other.
+// "[cuda]" test of tests/ops/test_fft.cpp holds the two against each other.
 #pragma once
 #include <cstdint>
 
 #include "core/host_device.h"
-#include "ops/fft_kernels.h"
+#include "ops/stft_kernels.h"
 
 namespace hm {
 

@@ -29,9 +29,8 @@
 #include "core/checked_math.h"
 #include "core/factories.h"
 #include "ops/elementwise.h"
-#include "ops/fourier_kernels.h"
-#include "ops/head_loss_kernels.h"
-#include "ops/linalg_kernels.h"
+#include "ops/fourier_head_kernels.h"
+#include "ops/matmul_kernels.h"
 #include "ops/reduce.h"
 #include "ops/shape_ops.h"
 

@@ -41,7 +41,7 @@ std::pair<Tensor, Tensor> fourier_autocorrelation(const Tensor& coeffs);
 // unnormalised c_k), averaged over the leading (batch) dims. code_scaling = true gives the
 // authors' code's gamma * 2 * sum_k 2 pi^2 k^2 |c_k|^2 instead (the same term times 2m).
 // One fused pass with an analytic backward where the device binds the kernel (the CPU:
-// ops/head_loss_kernels.h), else composed from fourier_autocorrelation.
+// ops/head_losses_kernels.h), else composed from fourier_autocorrelation.
 Tensor fourier_regularizer(const Tensor& coeffs, double gamma, int64_t bins, bool code_scaling = false);
 
 namespace detail {

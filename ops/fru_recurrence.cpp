@@ -1,11 +1,11 @@
 // Fused FRU/SRU recurrence: checks, allocation and the tape entry; the compute is in
-// ops/cpu/fru.cpp behind the slots of ops/fru_kernels.h.
+// ops/cpu/fru_recurrence.cpp behind the slots of ops/fru_recurrence_kernels.h.
 #include "ops/fru_recurrence.h"
 
 #include "autograd/node.h"
 #include "core/error.h"
 #include "core/factories.h"
-#include "ops/fru_kernels.h"
+#include "ops/fru_recurrence_kernels.h"
 #include "ops/ops.h"
 
 namespace hm {

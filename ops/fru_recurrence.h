@@ -1,6 +1,6 @@
 // Fused whole-sequence recurrence of the Fourier Recurrent Unit (and of the statistical
 // recurrent unit, which has the same shape with constant coefficients): ONE tape entry with a
-// hand-written backward through time. See ops/fru_kernels.h for the exact recurrence.
+// hand-written backward through time. See ops/fru_recurrence_kernels.h for the exact recurrence.
 #pragma once
 #include "core/tensor.h"
 

@@ -1,6 +1,6 @@
 // Head losses (ops/head_losses.h): checks, the fused path through the kernel slots of
-// ops/head_loss_kernels.h where the device binds them, the composed forms elsewhere. The
-// formulas and derivatives are in ops/cpu/fourier_losses.cpp and ops/cpu/gmm_losses.cpp.
+// ops/head_losses_kernels.h where the device binds them, the composed forms elsewhere. The
+// formulas and derivatives are in ops/cpu/head_losses.cpp and ops/cpu/head_losses_gmm.cpp.
 #include "ops/head_losses.h"
 
 #include <cmath>
@@ -10,7 +10,7 @@
 #include "autograd/node.h"
 #include "ops/elementwise.h"
 #include "ops/fourier_head.h"
-#include "ops/head_loss_kernels.h"
+#include "ops/head_losses_kernels.h"
 #include "ops/reduce.h"
 #include "ops/shape_ops.h"
 

@@ -1,6 +1,6 @@
 // Per-step losses of the continuous Fourier head (FourierHeadMLE) and the GMM heads
 // (nn/fourier_head.h), each a single op with an analytic backward where a fused kernel
-// exists (the CPU: ops/head_loss_kernels.h) and the composed form from elementwise ops on
+// exists (the CPU: ops/head_losses_kernels.h) and the composed form from elementwise ops on
 // other devices. The composed forms stay public in `detail` as the reference the tests compare
 // the fused kernels against. Float32 or float64; all inputs share dtype and device.
 // The Fourier regulariser, fused the same way, is fourier_regularizer (ops/fourier_head.h).

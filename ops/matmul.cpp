@@ -8,8 +8,8 @@
 #include "autograd/node.h"
 #include "ops/autocast.h"
 #include "ops/elementwise_common.h"
-#include "ops/linalg.h"
-#include "ops/linalg_kernels.h"
+#include "ops/matmul.h"
+#include "ops/matmul_kernels.h"
 #include "ops/reduce.h"
 
 namespace hm {

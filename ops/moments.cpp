@@ -5,9 +5,9 @@
 #include "autograd/node.h"
 #include "ops/elementwise.h"
 #include "ops/elementwise_common.h"
+#include "ops/moments_kernels.h"
 #include "ops/reduce.h"
 #include "ops/reduce_common.h"
-#include "ops/reduce_kernels.h"
 
 namespace hm {
 namespace {

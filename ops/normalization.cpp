@@ -6,7 +6,7 @@
 #include "autograd/node.h"
 #include "ops/elementwise_common.h"
 #include "ops/nn_functional.h"
-#include "ops/nn_kernels.h"
+#include "ops/normalization_kernels.h"
 
 namespace hm {
 namespace {

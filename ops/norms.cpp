@@ -10,9 +10,10 @@
 #include "autograd/node.h"
 #include "core/factories.h"
 #include "ops/elementwise.h"
+#include "ops/norms_kernels.h"
 #include "ops/reduce.h"
 #include "ops/reduce_common.h"
-#include "ops/reduce_kernels.h"
+#include "ops/reduce_grad_kernels.h"
 
 namespace hm {
 namespace {

@@ -2,7 +2,7 @@
 #pragma once
 #include "ops/elementwise.h"
 #include "ops/indexing.h"
-#include "ops/linalg.h"
+#include "ops/matmul.h"
 #include "ops/nn_functional.h"
 #include "ops/reduce.h"
 #include "ops/shape_ops.h"

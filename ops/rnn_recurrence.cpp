@@ -1,13 +1,13 @@
 // Fused RNN/LSTM/GRU recurrences: checks, allocation and the tape entry (the compute is in
-// ops/cpu/rnn_recurrence.cpp behind the slots of ops/rnn_kernels.h), and their composed twins.
+// ops/cpu/rnn_recurrence.cpp behind the slots of ops/rnn_recurrence_kernels.h), and their composed twins.
 #include "ops/rnn_recurrence.h"
 
 #include "autograd/node.h"
 #include "core/error.h"
 #include "core/factories.h"
 #include "ops/elementwise.h"
-#include "ops/linalg.h"
-#include "ops/rnn_kernels.h"
+#include "ops/matmul.h"
+#include "ops/rnn_recurrence_kernels.h"
 #include "ops/shape_ops.h"
 
 namespace hm {

@@ -1,6 +1,6 @@
 // Fused whole-sequence recurrences of the RNN (tanh), LSTM and GRU layers (nn/recurrent.h):
 // ONE tape entry per call with a hand-written backward through time. Each step is one GEMM
-// h_{t-1} W_hh^T and one pass over the gates; see ops/rnn_kernels.h for the exact cells. On the
+// h_{t-1} W_hh^T and one pass over the gates; see ops/rnn_recurrence_kernels.h for the exact cells. On the
 // CPU the fused kernels run; other devices run the composed twins (namespace detail), which are
 // also the reference the tests hold the fused ops against.
 #pragma once

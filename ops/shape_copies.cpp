@@ -1,13 +1,13 @@
 // Shape ops that move data (cat, flip, pad, tril/triu) and the splitting family (views).
 // cat and pad write through slices of the output with copy_kernel, so they need no kernel
-// of their own; flip and the triangular masks use the slots in ops/shape_kernels.h.
+// of their own; flip and the triangular masks use the slots in ops/shape_copies_kernels.h.
 #include <algorithm>
 
 #include "autograd/node.h"
 #include "core/checked_math.h"
 #include "core/factories.h"
 #include "ops/shape_common.h"
-#include "ops/shape_kernels.h"
+#include "ops/shape_copies_kernels.h"
 #include "ops/shape_ops.h"
 
 namespace hm {

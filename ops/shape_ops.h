@@ -1,37 +1,4 @@
-// Views and copies that rearrange elements. reshape/view/permute/transpose/expand/squeeze/
-// unsqueeze/slice/narrow return views sharing storage (reshape copies only when it must).
+// The shape ops: views (ops/shape_views.h) and copies (ops/shape_copies.h).
 #pragma once
-#include <vector>
-
-#include "core/tensor.h"
-
-namespace hm {
-
-Tensor reshape(const Tensor& x, Shape shape);   // one -1 allowed; copies if not viewable
-Tensor view(const Tensor& x, Shape shape);      // like reshape but throws instead of copying
-Tensor flatten(const Tensor& x, int64_t start_dim = 0, int64_t end_dim = -1);
-Tensor permute(const Tensor& x, const std::vector<int64_t>& dims);
-Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1);
-Tensor expand(const Tensor& x, const Shape& shape);  // -1 keeps a dim; gradient is sum_to
-Tensor broadcast_to(const Tensor& x, const Shape& shape);
-Tensor squeeze(const Tensor& x, int64_t dim);
-Tensor squeeze(const Tensor& x);                 // all size-1 dims
-Tensor unsqueeze(const Tensor& x, int64_t dim);
-// Elements start, start+step, ... < end along dim (negative indices count from the end,
-// out-of-range bounds are clamped like Python slicing). step >= 1.
-Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t end, int64_t step = 1);
-Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length);
-Tensor select(const Tensor& x, int64_t dim, int64_t index);  // removes dim
-
-Tensor cat(const std::vector<Tensor>& xs, int64_t dim = 0);
-Tensor stack(const std::vector<Tensor>& xs, int64_t dim = 0);
-std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim = 0);
-std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, int64_t dim = 0);
-std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim = 0);
-Tensor flip(const Tensor& x, const std::vector<int64_t>& dims);
-// Constant padding; pads lists (before, after) pairs starting from the LAST dim, like torch.nn.functional.pad.
-Tensor pad(const Tensor& x, const std::vector<int64_t>& pads, double value = 0.0);
-Tensor tril(const Tensor& x, int64_t diagonal = 0);  // last two dims
-Tensor triu(const Tensor& x, int64_t diagonal = 0);
-
-}  // namespace hm
+#include "ops/shape_copies.h"
+#include "ops/shape_views.h"

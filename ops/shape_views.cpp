@@ -5,10 +5,10 @@
 #include "autograd/node.h"
 #include "core/checked_math.h"
 #include "core/factories.h"
+#include "ops/binary_kernels.h"
 #include "ops/reduce.h"
 #include "ops/shape_common.h"
 #include "ops/shape_ops.h"
-#include "ops/unary_kernels.h"
 
 namespace hm {
 

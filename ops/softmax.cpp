@@ -3,7 +3,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
 #include "ops/nn_functional.h"
-#include "ops/nn_kernels.h"
+#include "ops/softmax_kernels.h"
 
 namespace hm {
 namespace {

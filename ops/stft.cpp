@@ -12,9 +12,10 @@
 #include "autograd/node.h"
 #include "ops/elementwise.h"
 #include "ops/fft.h"
-#include "ops/fft_kernels.h"
 #include "ops/reduce.h"
 #include "ops/shape_ops.h"
+#include "ops/stft.h"
+#include "ops/stft_kernels.h"
 
 namespace hm {
 namespace {

@@ -2,7 +2,7 @@
 // normalised error mse(ref, got) / mse(ref, 0) of ggml's test-backend-ops (default 1e-7,
 // overridable per check). Targets:
 //   - "cuda:0", when a device is present;
-//   - in CUDA builds, the host twins of the CUDA kernels (cuda/emulation.h): the device
+//   - in CUDA builds, the host twins of the CUDA kernels (cuda/runtime/emulation.h): the device
 //     kernels' own per-thread code run on the CPU, with 32-bit and forced 64-bit index math,
 //     so machines without a GPU still test the kernels' index math, conversions and splits.
 // Usage in a CUDA op family's tests (name the case "[cuda] ..." so -tc='*cuda*' and
@@ -15,10 +15,10 @@
 #include <functional>
 #include <string>
 
-#include "cuda/runtime.h"
+#include "cuda/runtime/runtime.h"
 #include "tests/helpers.h"
 #ifdef HARMONIC_WITH_CUDA
-#include "cuda/emulation.h"
+#include "cuda/runtime/emulation.h"
 #endif
 
 namespace hm::test {

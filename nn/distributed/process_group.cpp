@@ -5,7 +5,7 @@
 #include <mutex>
 
 #include "core/factories.h"
-#include "cuda/runtime.h"
+#include "cuda/runtime/runtime.h"
 #include "nn/distributed/backends.h"
 #include "ops/ops.h"
 

@@ -10,13 +10,13 @@
 #include <cstdio>
 #include <cstring>
 
-#include "cuda/context.h"
-#include "cuda/runtime.h"
+#include "cuda/runtime/context.h"
+#include "cuda/runtime/runtime.h"
 #include "nn/distributed/backends.h"
 #include "nn/distributed/collective_watchdog.h"
 
 namespace hm::cuda {
-cudaStream_t stream(int device);  // cuda/context.cuh (a device header host code does not include)
+cudaStream_t stream(int device);  // cuda/runtime/context.cuh (a device header host code does not include)
 }
 
 namespace hm::dist::detail {

@@ -11,23 +11,11 @@
 #include "core/parallel.h"
 #include "ops/cpu/lane_extremum.h"
 #include "ops/cpu/vec_math.h"
-#include "ops/nn_kernels.h"
+#include "ops/class_layout.h"
+#include "ops/cross_entropy_kernels.h"
 
 namespace hm {
 namespace {
-
-struct Positions {
-  int64_t outer, classes, inner;
-  int64_t count() const { return outer * inner; }
-  int64_t base(int64_t p) const { return (p / inner) * classes * inner + p % inner; }  // score of class 0
-};
-
-Positions positions_of(const Tensor& scores, int64_t dim) {
-  Positions ps{1, scores.shape()[dim], 1};
-  for (int64_t d = 0; d < dim; ++d) ps.outer *= scores.shape()[d];
-  for (int64_t d = dim + 1; d < scores.dim(); ++d) ps.inner *= scores.shape()[d];
-  return ps;
-}
 
 // Throws naming the first target outside [0, C) that is not ignore_index; returns the
 // number of non-ignored targets.
@@ -92,7 +80,7 @@ void row_stats(const T* x, int64_t classes, int64_t stride, T& lse, T& sum) {
 
 int64_t cpu_cross_entropy(const Tensor& logits, const Tensor& target, const ClassLossArgs& args, const Tensor& out,
                           const Tensor& lse) {
-  const Positions ps = positions_of(logits, args.class_dim);
+  const ClassLayout ps = class_layout(logits.shape(), args.class_dim);
   const int64_t count = check_targets(target, ps.classes, args.ignore_index, "cross_entropy");
   dispatch_float(logits.dtype(), "cross_entropy", [&]<class T>() {
     const T* x = logits.data<T>();
@@ -100,7 +88,7 @@ int64_t cpu_cross_entropy(const Tensor& logits, const Tensor& target, const Clas
     T* plse = lse.data<T>();
     const T eps = static_cast<T>(args.label_smoothing);
     const T uniform = eps / static_cast<T>(ps.classes);
-    reduce_losses<T>(ps.count(), args, count, out, 3 * ps.classes, [&](int64_t p) -> double {
+    reduce_losses<T>(ps.positions(), args, count, out, 3 * ps.classes, [&](int64_t p) -> double {
       if (t[p] == args.ignore_index) {
         plse[p] = 0;
         return 0.0;
@@ -118,7 +106,7 @@ int64_t cpu_cross_entropy(const Tensor& logits, const Tensor& target, const Clas
 
 void cpu_cross_entropy_backward(const Tensor& logits, const Tensor& target, const Tensor& lse, const Tensor& g,
                                 const ClassLossArgs& args, double scale, const Tensor& dlogits) {
-  const Positions ps = positions_of(logits, args.class_dim);
+  const ClassLayout ps = class_layout(logits.shape(), args.class_dim);
   const bool per_position = args.reduction == Reduction::None;
   dispatch_float(logits.dtype(), "cross_entropy_backward", [&]<class T>() {
     const T* x = logits.data<T>();
@@ -129,7 +117,7 @@ void cpu_cross_entropy_backward(const Tensor& logits, const Tensor& target, cons
     const T eps = static_cast<T>(args.label_smoothing);
     const T uniform = eps / static_cast<T>(ps.classes);
     const int64_t n = ps.classes, st = ps.inner;
-    parallel_for(ps.count(), 2 * n, [&](int64_t b, int64_t e) {
+    parallel_for(ps.positions(), 2 * n, [&](int64_t b, int64_t e) {
       for (int64_t p = b; p < e; ++p) {
         const T* xp = x + ps.base(p);
         T* dp = dx + ps.base(p);
@@ -151,12 +139,12 @@ void cpu_cross_entropy_backward(const Tensor& logits, const Tensor& target, cons
 // -- nll loss ---------------------------------------------------------------------------------
 
 int64_t cpu_nll_loss(const Tensor& log_probs, const Tensor& target, const ClassLossArgs& args, const Tensor& out) {
-  const Positions ps = positions_of(log_probs, args.class_dim);
+  const ClassLayout ps = class_layout(log_probs.shape(), args.class_dim);
   const int64_t count = check_targets(target, ps.classes, args.ignore_index, "nll_loss");
   dispatch_float(log_probs.dtype(), "nll_loss", [&]<class T>() {
     const T* lp = log_probs.data<T>();
     const int64_t* t = target.data<int64_t>();
-    reduce_losses<T>(ps.count(), args, count, out, 1, [&](int64_t p) -> double {
+    reduce_losses<T>(ps.positions(), args, count, out, 1, [&](int64_t p) -> double {
       return t[p] == args.ignore_index ? 0.0 : -static_cast<double>(lp[ps.base(p) + t[p] * ps.inner]);
     });
   });
@@ -165,7 +153,7 @@ int64_t cpu_nll_loss(const Tensor& log_probs, const Tensor& target, const ClassL
 
 void cpu_nll_loss_backward(const Tensor& target, const Tensor& g, const ClassLossArgs& args, double scale,
                            const Tensor& dlog_probs) {
-  const Positions ps = positions_of(dlog_probs, args.class_dim);
+  const ClassLayout ps = class_layout(dlog_probs.shape(), args.class_dim);
   const bool per_position = args.reduction == Reduction::None;
   dispatch_float(dlog_probs.dtype(), "nll_loss_backward", [&]<class T>() {
     T* d = dlog_probs.data<T>();
@@ -175,7 +163,7 @@ void cpu_nll_loss_backward(const Tensor& target, const Tensor& g, const ClassLos
     parallel_for(numel, 1, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) d[i] = 0;
     });
-    for (int64_t p = 0; p < ps.count(); ++p)
+    for (int64_t p = 0; p < ps.positions(); ++p)
       if (t[p] != args.ignore_index)
         d[ps.base(p) + t[p] * ps.inner] = -(per_position ? pg[p] : pg[0]) * static_cast<T>(scale);
   });

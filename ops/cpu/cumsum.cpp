@@ -2,7 +2,7 @@
 // row is a sequential scan (rows in parallel); otherwise whole rows of inner elements are
 // added at once, which vectorises. reverse scans from the back (cumsum's gradient).
 #include "ops/cpu/reduce_loops.h"
-#include "ops/reduce_kernels.h"
+#include "ops/cumsum_kernels.h"
 
 namespace hm {
 namespace {

@@ -1,11 +1,11 @@
 // CPU dropout: keep_i = philox uniform(seed, offset, i) >= p (dropout_keep in
-// ops/nn_functors.h), computed here a SIMD batch of Philox blocks at a time
+// ops/dropout_functors.h), computed here a SIMD batch of Philox blocks at a time
 // (ops/cpu/dropout_mask.h), which is exactly the per-element definition the CUDA kernel uses. Backward runs the same
 // kernel on the gradient.
 #include "core/parallel.h"
 #include "ops/cpu/dropout_mask.h"
-#include "ops/nn_functors.h"
-#include "ops/nn_kernels.h"
+#include "ops/dropout_functors.h"
+#include "ops/dropout_kernels.h"
 
 namespace hm {
 namespace {

@@ -1,6 +1,6 @@
 // Dropout keep factors for a run of consecutive elements of one Philox draw, vectorised: the
 // Philox blocks (4 uniforms each) are generated 16 at a time in a SIMD loop, so the mask of
-// element i is exactly dropout_keep(seed, offset, i, p) (ops/nn_functors.h) at a fraction of
+// element i is exactly dropout_keep(seed, offset, i, p) (ops/dropout_functors.h) at a fraction of
 // the scalar cost. Used by the CPU dropout and fused attention kernels.
 #pragma once
 #include <algorithm>

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "core/parallel.h"
-#include "ops/nn_kernels.h"
+#include "ops/embedding_kernels.h"
 
 namespace hm {
 namespace {

@@ -14,7 +14,7 @@
 #include "core/parallel.h"
 #include "ops/cpu/fourier_attention_f32.h"
 #include "ops/fourier_attention_kernels.h"
-#include "ops/nn_functors.h"
+#include "ops/dropout_functors.h"
 
 namespace hm {
 namespace {

@@ -1,8 +1,8 @@
 // One row-major product through the gemm slot, for CPU kernels that work on raw pointers.
-// Inside a parallel region it runs on the calling thread (ops/cpu/gemm.cpp), so a kernel can
+// Inside a parallel region it runs on the calling thread (ops/cpu/matmul.cpp), so a kernel can
 // give each thread its own block of rows.
 #pragma once
-#include "ops/linalg_kernels.h"
+#include "ops/matmul_kernels.h"
 
 namespace hm {
 

@@ -2,7 +2,7 @@
 //
 // `#pragma omp simd reduction(max : m)` may start each SIMD lane at the type's lowest finite
 // value instead of the caller's identity: clang does, so a row of -inf reduced to -FLT_MAX
-// and attention's fully-masked-row test missed it (issue 16). The reduction stays (it is
+// and attention's fully-masked-row test missed it. The reduction stays (it is
 // what vectorises the blend, 3-5x faster than hand-written lanes under GCC) and a result
 // equal to that edge value is recomputed with a scalar scan from the caller's identity: the
 // edge is only ever reached by a row of infinities or one holding the edge value itself.

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "ops/cpu/reduce_loops.h"
-#include "ops/reduce_kernels.h"
+#include "ops/moments_kernels.h"
 
 namespace hm {
 namespace {

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "core/parallel.h"
-#include "ops/nn_kernels.h"
+#include "ops/mse_loss_kernels.h"
 
 namespace hm {
 namespace {

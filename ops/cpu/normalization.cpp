@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/parallel.h"
-#include "ops/nn_kernels.h"
+#include "ops/normalization_kernels.h"
 
 namespace hm {
 namespace {

@@ -4,7 +4,7 @@
 #include "core/strided_loop.h"
 #include "ops/cpu/vec_math.h"
 #include "ops/reduce_functors.h"
-#include "ops/reduce_kernels.h"
+#include "ops/reduce_grad_kernels.h"
 
 namespace hm {
 namespace {

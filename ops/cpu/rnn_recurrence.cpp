@@ -1,4 +1,4 @@
-// CPU kernels of the fused RNN/LSTM/GRU recurrences (ops/rnn_kernels.h).
+// CPU kernels of the fused RNN/LSTM/GRU recurrences (ops/rnn_recurrence_kernels.h).
 //
 // Batch rows are independent through time, so each thread takes a block of rows and runs every
 // step on it: one single-threaded GEMM h_{t-1} W_hh^T per step, then one pass over the gates,
@@ -14,7 +14,7 @@
 #include "core/parallel.h"
 #include "ops/cpu/gemm_rows.h"
 #include "ops/cpu/vec_math.h"
-#include "ops/rnn_kernels.h"
+#include "ops/rnn_recurrence_kernels.h"
 
 namespace hm {
 namespace {

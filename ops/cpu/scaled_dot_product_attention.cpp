@@ -18,7 +18,7 @@
 // An additive bias (Bb, Hb, Nq, Nk) is added to each score tile right after q k^T (before the
 // masks), in the forward, the direct path and the backward's recomputation alike.
 // Dropout masks come from ops/cpu/dropout_mask.h, element index (b, h, i, j) flattened: the
-// same keep decisions as dropout_keep (ops/nn_functors.h).
+// same keep decisions as dropout_keep (ops/dropout_functors.h).
 #include <algorithm>
 #include <cmath>
 #include <limits>

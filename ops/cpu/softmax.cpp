@@ -9,21 +9,11 @@
 #include "core/parallel.h"
 #include "ops/cpu/lane_extremum.h"
 #include "ops/cpu/vec_math.h"
-#include "ops/nn_kernels.h"
+#include "ops/class_layout.h"
+#include "ops/softmax_kernels.h"
 
 namespace hm {
 namespace {
-
-struct Layout {
-  int64_t outer, classes, inner;
-};
-
-Layout layout_of(const Shape& shape, int64_t dim) {
-  Layout l{1, shape.empty() ? 1 : shape[dim], 1};
-  for (int64_t d = 0; d < dim; ++d) l.outer *= shape[d];
-  for (int64_t d = dim + 1; d < static_cast<int64_t>(shape.size()); ++d) l.inner *= shape[d];
-  return l;
-}
 
 // -- forward ----------------------------------------------------------------------------------
 
@@ -87,7 +77,7 @@ constexpr int64_t kColBlock = 256;
 
 // Runs row_fn(o) for inner == 1 or col_fn(o, j0, w, scratch) over blocks of inner positions.
 template <class T, class RowFn, class ColFn>
-void for_each_slice(const Layout& l, RowFn row_fn, ColFn col_fn) {
+void for_each_slice(const ClassLayout& l, RowFn row_fn, ColFn col_fn) {
   if (l.inner == 1) {
     parallel_for(l.outer, 4 * l.classes, [&](int64_t b, int64_t e) {
       for (int64_t o = b; o < e; ++o) row_fn(o);
@@ -105,7 +95,7 @@ void for_each_slice(const Layout& l, RowFn row_fn, ColFn col_fn) {
 }
 
 void cpu_softmax(const Tensor& x, int64_t dim, bool log, const Tensor& out) {
-  const Layout l = layout_of(x.shape(), dim);
+  const ClassLayout l = class_layout(x.shape(), dim);
   dispatch_float(x.dtype(), "softmax", [&]<class T>() {
     const T* px = x.data<T>();
     T* py = out.data<T>();
@@ -161,7 +151,7 @@ void softmax_backward_cols(const T* y, const T* g, T* dx, int64_t classes, int64
 }
 
 void cpu_softmax_backward(const Tensor& y, const Tensor& g, int64_t dim, bool log, const Tensor& dx) {
-  const Layout l = layout_of(y.shape(), dim);
+  const ClassLayout l = class_layout(y.shape(), dim);
   dispatch_float(y.dtype(), "softmax_backward", [&]<class T>() {
     const T* py = y.data<T>();
     const T* pg = g.data<T>();

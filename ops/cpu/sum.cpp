@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "core/parallel.h"
-#include "ops/kernels.h"
+#include "ops/sum_kernels.h"
 
 namespace hm {
 namespace {

@@ -1,6 +1,7 @@
 // Op table entries for the FFT family (ops/fft.h). Complex values are a trailing dim of 2;
 // "n" and "hop" default to null (the op's own default: the input length, n_fft / 4).
 #include "ops/fft.h"
+#include "ops/stft.h"
 
 #include "ops/registry/registry.h"
 

@@ -1,4 +1,4 @@
-// Generated inputs for `harmonic bench` and the op sweep (tests/test_op_registry.cpp).
+// Generated inputs for `harmonic bench` and the op sweep (tests/ops/test_op_registry.cpp).
 #include <algorithm>
 
 #include "core/factories.h"

@@ -1,4 +1,4 @@
-// Op table entries for ops/indexing.h, ops/linalg.h, ops/nn_functional.h, ops/rnn_recurrence.h and
+// Op table entries for ops/indexing.h, ops/matmul.h, ops/nn_functional.h, ops/rnn_recurrence.h and
 // ops/scaled_dot_product_attention.h. Attribute names
 // follow PyTorch (ignore_index, label_smoothing, reduction, normalized_shape, eps, ...).
 #include <algorithm>
@@ -7,7 +7,7 @@
 #include "core/checked_math.h"
 #include "core/random.h"
 #include "ops/indexing.h"
-#include "ops/linalg.h"
+#include "ops/matmul.h"
 #include "ops/nn_functional.h"
 #include "ops/registry/registry.h"
 #include "ops/rnn_recurrence.h"

@@ -2,7 +2,7 @@
 //   Tensor call(const std::vector<Tensor>& inputs, const nlohmann::json& attrs)
 // plus the names of its tensor inputs, which of them are differentiable, and its attributes
 // with their defaults. `harmonic op` and `harmonic bench` run ops through it, and
-// tests/test_op_runner.cpp checks it against PyTorch reference values. Running
+// tests/ops/test_op_runner.cpp checks it against PyTorch reference values. Running
 // one op from named tensors is ops/registry/run_op.h.
 #pragma once
 #include <algorithm>
@@ -64,7 +64,7 @@ using OpImpl = Tensor (*)(const std::vector<Tensor>& inputs, const Attrs& attrs)
 // Exclusive upper bound for generated index inputs, from the float inputs made so far.
 using IndexBound = int64_t (*)(const std::vector<Tensor>& inputs, const Attrs& attrs);
 
-// The bad inputs the sweep (tests/test_op_registry.cpp) feeds an op; each must raise an
+// The bad inputs the sweep (tests/ops/test_op_registry.cpp) feeds an op; each must raise an
 // hm::Error naming the op. IntDtype: the first float input as int64. MixedDtype: the second
 // float input as float32 beside float64 ones. Shape: the entry's bad_shapes (by default the
 // example with the last dim of the last tensor input grown by 1; only for ops of 2+ inputs).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bad paths and names through the real CLI (issue 16): each command fails with exit 1 (never a
+# Bad paths and names through the real CLI: each command fails with exit 1 (never a
 # signal) and a message naming what went wrong and where.
 #   usage: error_messages.sh path/to/harmonic
 set -u

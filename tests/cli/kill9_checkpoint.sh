@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kill -9 at random moments of `harmonic train mlp-spirals` checkpointing every step (issue 16):
+# kill -9 at random moments of `harmonic train mlp-spirals` checkpointing every step:
 # after each kill checkpoint_last.safetensors must load (`harmonic eval`) at a step no earlier
 # than before, and the next trial continues it with --resume (which removes the temporary a kill
 # during a checkpoint write leaves). Then the run is resumed to a fixed end and its per-step

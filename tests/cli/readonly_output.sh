@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A run directory that turns read-only (issue 16): a run checkpointing every step stops with exit
+# A run directory that turns read-only: a run checkpointing every step stops with exit
 # 1 and an error naming the checkpoint (the temporary's open or the rename failed) and
 # "Permission denied"; the checkpoint it had written stays and loads; --resume into the still
 # read-only directory is refused the same way and leaves the checkpoint byte-identical; made

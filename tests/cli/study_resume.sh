@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End to end through the real CLI: a study cut by Ctrl-C (SIGINT) and then resumed writes the
 # same tables as an uninterrupted run (timing lines aside). So does one killed by SIGKILL (no
-# handler runs): every run its log reported finished is in results.jsonl (issue 16).
+# handler runs): every run its log reported finished is in results.jsonl.
 #   usage: study_resume.sh path/to/harmonic scratch-dir
 set -euo pipefail
 harmonic=$1

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `harmonic nosuch` names the unknown command and the known ones and exits 2 (issue 16: CLI11
+# `harmonic nosuch` names the unknown command and the known ones and exits 2 (CLI11
 # alone said "A subcommand is required").
 set -u
 out=$("$1" nosuch 2>&1)

@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "core/factories.h"
-#include "cuda/runtime.h"
+#include "cuda/runtime/runtime.h"
 #include "data/shard.h"
 #include "nn/distributed/data_parallel.h"
 #include "nn/distributed/process_group.h"

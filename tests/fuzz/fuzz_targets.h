@@ -4,7 +4,7 @@
 // function takes a path). A clean rejection is an hm::Error (caught here, return 0); anything
 // else escaping (std::bad_alloc, std::out_of_range, a bare nlohmann::json error) or a crash is
 // a bug of the parser. libfuzzer_main.cpp wraps one target for clang's libFuzzer;
-// tests/test_fuzz_replay.cpp replays tests/fuzz/corpus/<parser>/ through every target.
+// tests/train/test_fuzz_replay.cpp replays tests/fuzz/corpus/<parser>/ through every target.
 #pragma once
 #include <cstddef>
 #include <cstdint>

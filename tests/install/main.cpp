@@ -6,5 +6,5 @@
 int main() {
   double loss = train_xor_like(40);
   std::printf("README example through find_package(Harmonic): final loss %.4f\n", loss);
-  return loss < 0.3 ? 0 : 1;  // chance level is log 2 = 0.69; the bound of tests/test_readme_example.cpp
+  return loss < 0.3 ? 0 : 1;  // chance level is log 2 = 0.69; the bound of tests/train/test_readme_example.cpp
 }

@@ -17,7 +17,7 @@ cmake --install "$build" --prefix "$prefix" >"$work/install.log"
 echo "installed into $prefix: $(find "$prefix/include/harmonic" -name '*.h' | wc -l) headers, $(ls "$prefix/lib" | tr "\n" " ")"
 
 cmake -S "$src/tests/install" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
-      -DHARMONIC_EXAMPLE_SOURCE="$src/tests/test_readme_example.cpp" >"$work/consumer-configure.log"
+      -DHARMONIC_EXAMPLE_SOURCE="$src/tests/train/test_readme_example.cpp" >"$work/consumer-configure.log"
 cmake --build "$work/consumer" >"$work/consumer-build.log" || { cat "$work/consumer-build.log"; exit 1; }
 "$work/consumer/app"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes tests/reference/fourier_reference.safetensors: outputs and autograd gradients (float64)
 of PyTorch re-implementations of the three papers' RELEASED code, written the way that code
-computes (issue 5, "agreement with reference implementations"). tests/test_fourier_reference.cpp
+computes ("agreement with reference implementations"). tests/ops/test_fourier_reference.cpp
 loads the same parameters into Harmonic and compares. Run with torch 1.13 (CPU):
 
     /usr/bin/python3 tests/reference/fourier_reference.py

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes tests/reference/fft_reference.safetensors: PyTorch 1.13 results for the FFT op family
-(ops/fft.h), read by tests/test_fft.cpp.
+(ops/fft.h), read by tests/ops/test_fft.cpp.
 
 Complex results are stored as torch.view_as_real (a trailing dim of 2, Harmonic's layout).
 Each case NAME holds NAME/x (float64 input), NAME/output, NAME/grad_output (an upstream

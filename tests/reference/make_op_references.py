@@ -5,7 +5,7 @@ representative ops of every family, in the layout `harmonic op` reads and writes
 For each case NAME the file holds NAME/<input> (the op's inputs by their op-table names),
 NAME/grad_output, NAME/output and NAME/grad_<input> for every float differentiable input, and
 the metadata entry "case:NAME" = {"op": ..., "attrs": {...}} (attribute names of the op table,
-ops/registry/*.cpp). tests/test_op_runner.cpp runs each case through the op table and
+ops/registry/*.cpp). tests/ops/test_op_runner.cpp runs each case through the op table and
 compares. Needs torch (python3-torch 1.13 is /usr/bin/python3 on the dev machines):
 
     /usr/bin/python3 tests/reference/make_op_references.py

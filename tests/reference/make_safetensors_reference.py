@@ -2,7 +2,7 @@
 """Writes tests/reference/sample.safetensors with plain struct + json (no torch, no
 safetensors package), following the format spec: an 8-byte little-endian header length,
 a JSON header padded with spaces to a multiple of 8, then the raw little-endian data.
-tests/test_safetensors.cpp checks that Harmonic reads exactly these values.
+tests/core/test_safetensors.cpp checks that Harmonic reads exactly these values.
 
     python3 tests/reference/make_safetensors_reference.py          # rewrite the sample
     python3 tests/reference/make_safetensors_reference.py FILE     # dump any safetensors file

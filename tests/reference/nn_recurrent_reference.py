@@ -1,4 +1,4 @@
-# Reference numbers for tests/test_nn_recurrent.cpp (torch 1.13, float64): /usr/bin/python3 tests/reference/nn_recurrent_reference.py
+# Reference numbers for tests/nn/test_nn_recurrent.cpp (torch 1.13, float64): /usr/bin/python3 tests/reference/nn_recurrent_reference.py
 import torch
 torch.set_printoptions(precision=8)
 def lit(n, shape, mul, mod, off):  # literal pattern: ((k*mul) % mod) * 0.1 - off

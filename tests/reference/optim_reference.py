@@ -1,4 +1,4 @@
-# Reference numbers for tests/test_optim.cpp (PyTorch 1.13, float64): python3 tests/reference/optim_reference.py
+# Reference numbers for tests/optim/test_optim.cpp (PyTorch 1.13, float64): python3 tests/reference/optim_reference.py
 import torch
 torch.set_printoptions(precision=17)
 p0 = [0.5, -1.0, 2.0, 0.25]

@@ -5,6 +5,7 @@
 #include "autograd/grad_mode.h"
 #include "core/factories.h"
 #include "ops/fft.h"
+#include "ops/stft.h"
 #include "ops/reduce.h"
 #include "tools/bench/cases.h"
 

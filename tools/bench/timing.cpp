@@ -6,7 +6,7 @@
 
 #include "autograd/grad_mode.h"
 #include "core/factories.h"
-#include "cuda/timing.h"
+#include "cuda/runtime/timing.h"
 #include "ops/registry/registry.h"
 
 namespace hm::bench {

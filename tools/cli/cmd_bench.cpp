@@ -48,7 +48,7 @@
 #include "core/atomic_file.h"
 #include "core/json_read.h"
 #include "core/parallel.h"
-#include "cuda/runtime.h"
+#include "cuda/runtime/runtime.h"
 #include "ops/registry/registry.h"
 #include "tools/bench/allreduce_case.h"
 #include "tools/bench/cases.h"

@@ -2,13 +2,15 @@
 // runs one op of the table forward and backward on tensors read by name from a file (plus an
 // optional "grad_output") and writes "output" and "grad_<input>" to another, so any framework
 // can be compared with Harmonic op by op. `harmonic op --list` prints every op's signature and
-// example shapes, grouped by family (from the table, ops/registry/registry.h).
+// example shapes, grouped by family (from the table, ops/registry/registry.h); `harmonic op
+// --where NAME` the files of its API, autograd, kernels and tests (ops/registry/sources.h).
 #include <fmt/format.h>
 
 #include "core/device.h"
 #include "core/json_read.h"
 #include "tools/cli/commands.h"
 #include "ops/registry/run_op.h"
+#include "ops/registry/sources.h"
 
 namespace hm::cli {
 using namespace hm::ops;
@@ -16,7 +18,7 @@ namespace {
 
 struct OpOptions {
   std::string name, inputs, out, attrs = "{}", device = "cpu";
-  bool list = false;
+  bool list = false, where = false;
 } opt;
 
 void add(CLI::App& app) {
@@ -27,6 +29,7 @@ void add(CLI::App& app) {
   cmd->add_option("--attrs,-a", opt.attrs, "Op attributes as a JSON object, e.g. '{\"dim\": 1}'");
   cmd->add_option("--device,-d", opt.device, "cpu, cuda or cuda:N");
   cmd->add_flag("--list,-l", opt.list, "List every op with its inputs and default attributes");
+  cmd->add_flag("--where,-w", opt.where, "Print the files of the op: API, forward/backward, kernels, tests");
   cmd->footer(
       "Inputs: x = float (gets a gradient), ~x = float constant, #x = int64 indices, !x = bool mask,\n"
       "x? = optional, xs* = xs0, xs1, ... Gradients are written for float inputs without a prefix.");
@@ -44,8 +47,20 @@ int list_ops() {
   return 0;
 }
 
+// The op's files, one stem through every layer.
+int where_op(const std::string& name) {
+  const OpStem& stem = stem_of(name);
+  fmt::print("{} (stem '{}'):\n", name, stem.stem);
+  for (const std::string& line : source_lines(stem)) fmt::print("  {}\n", line);
+  return 0;
+}
+
 int run() {
   if (opt.list) return list_ops();
+  if (opt.where) {
+    check(!opt.name.empty(), "op", "give an op name: harmonic op --where NAME");
+    return where_op(opt.name);
+  }
   check(!opt.name.empty(), "op", "give an op name (harmonic op NAME ...), or --list to see them");
   check(!opt.inputs.empty() && !opt.out.empty(), "op", "both --inputs and --out are required");
   Json attrs;

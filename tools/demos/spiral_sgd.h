@@ -1,6 +1,6 @@
 // The foundation's end-to-end check, written with bare ops on purpose: the spiral MLP
 // (models/spiral_mlp.h) trained full-batch with plain SGD, the update spelled out with ops and
-// autograd instead of the Trainer. `harmonic demo` and tests/test_end_to_end.cpp run it.
+// autograd instead of the Trainer. `harmonic demo` and tests/train/test_end_to_end.cpp run it.
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -38,7 +38,7 @@ namespace hm::train {
 namespace {
 
 constexpr const char* kTask = "fashion-vit";
-// Fashion-MNIST's training-set pixel mean and standard deviation (in [0, 1]; tests/test_vit.cpp
+// Fashion-MNIST's training-set pixel mean and standard deviation (in [0, 1]; tests/models/test_vit.cpp
 // recomputes them from the 60000 training images).
 constexpr double kMean = 0.2860, kStd = 0.3530;
 constexpr int64_t kRedundancyImages = 64;  // the fixed test batch of the head-redundancy metric

@@ -17,7 +17,7 @@
 #include "core/atomic_file.h"
 #include "data/shard.h"
 #include "nn/distributed/data_parallel.h"
-#include "cuda/runtime.h"
+#include "cuda/runtime/runtime.h"
 #include "ops/autocast.h"
 #include "ops/ops.h"
 #include "optim/clip.h"

@@ -1,0 +1,38 @@
+// CUDA dropout: keep_i = dropout_keep(seed, offset, i) of ops/dropout_functors.h, the CPU's mask
+// (ops/cpu/dropout.cpp) bit for bit.
+#include "cuda/runtime/emulation.h"
+#include "cuda/rows.cuh"
+#include "ops/dropout_functors.h"
+#include "ops/dropout_kernels.h"
+
+namespace hm::cuda {
+namespace {
+
+template <class T>
+struct Dropout {
+  const T* x;
+  T* out;
+  uint64_t seed, offset;
+  float p;
+  T scale;
+  HM_HD void operator()(int64_t i) const {
+    out[i] = dropout_keep(seed, offset, static_cast<uint64_t>(i), p) ? x[i] * scale : T(0);
+  }
+};
+
+template <Exec E>
+void dropout_on(const Tensor& x, double p, uint64_t seed, uint64_t offset, const Tensor& out) {
+  const int device = kernel_device(E, "dropout", {&x, &out});
+  dispatch_float(x.dtype(), "dropout", [&]<class T>() {
+    const T scale = p < 1.0 ? static_cast<T>(1.0 / (1.0 - p)) : T(0);
+    for_each_index(E, device, x.numel(),
+                   Dropout<T>{static_cast<const T*>(x.raw_data()), static_cast<T*>(out.raw_data()), seed, offset,
+                              static_cast<float>(p), scale});
+  });
+}
+
+[[maybe_unused]] const bool bound =
+    bind_cuda(dropout_kernel, dropout_on<Exec::Device>, dropout_on<Exec::Host>);
+
+}  // namespace
+}  // namespace hm::cuda

@@ -1,0 +1,222 @@
+// CUDA layer norm and RMS norm (the formulas of ops/cpu/normalization.cpp): a warp (or a block,
+// for D >= 1024) per row (cuda/rows.cuh); dweight / dbias are column sums over rows,
+// deterministic: pass one sums fixed row chunks per column (threads adjacent in the column, so
+// loads coalesce), pass two adds the chunks in order.
+#include "cuda/runtime/emulation.h"
+#include "cuda/rows.cuh"
+#include "ops/normalization_kernels.h"
+
+namespace hm::cuda {
+namespace {
+
+template <class T>
+const T* ptr_or_null(const Tensor& t) {
+  return t.defined() ? static_cast<const T*>(t.raw_data()) : nullptr;
+}
+template <class T>
+T* mut_or_null(const Tensor& t) {
+  return t.defined() ? static_cast<T*>(t.raw_data()) : nullptr;
+}
+
+// -- forward ----------------------------------------------------------------------------------
+
+template <class T>
+struct LayerNormRows {  // x, y (rows, n); mean, rstd (rows); w, b (n) or null
+  using Acc = T;
+  using Op1 = AddOp;
+  const T *x, *w, *b;
+  T *y, *mean, *rstd;
+  int64_t n;
+  T eps;
+  HM_HD T part1(int64_t r, int lane, int lanes) const {
+    T s = 0;
+    for (int64_t i = lane; i < n; i += lanes) s += x[r * n + i];
+    return s;
+  }
+  HM_HD T part2(int64_t r, int lane, int lanes, T sum) const {
+    const T m = sum / static_cast<T>(n);
+    T v = 0;
+    for (int64_t i = lane; i < n; i += lanes) v += (x[r * n + i] - m) * (x[r * n + i] - m);
+    return v;
+  }
+  HM_HD T part3(int64_t, int, int, T, T) const { return T(0); }
+  HM_HD void write(int64_t r, int lane, int lanes, T sum, T var, T) const {
+    const T m = sum / static_cast<T>(n), rs = T(1) / std::sqrt(var / static_cast<T>(n) + eps);
+    for (int64_t i = lane; i < n; i += lanes) {
+      T v = (x[r * n + i] - m) * rs;
+      if (w) v = v * w[i];
+      if (b) v = v + b[i];
+      y[r * n + i] = v;
+    }
+    if (lane == 0) mean[r] = m, rstd[r] = rs;
+  }
+};
+
+template <class T>
+struct RmsNormRows {
+  using Acc = T;
+  using Op1 = AddOp;
+  const T *x, *w;
+  T *y, *rstd;
+  int64_t n;
+  T eps;
+  HM_HD T part1(int64_t r, int lane, int lanes) const {
+    T s = 0;
+    for (int64_t i = lane; i < n; i += lanes) s += x[r * n + i] * x[r * n + i];
+    return s;
+  }
+  HM_HD T part2(int64_t, int, int, T) const { return T(0); }
+  HM_HD T part3(int64_t, int, int, T, T) const { return T(0); }
+  HM_HD void write(int64_t r, int lane, int lanes, T s, T, T) const {
+    const T rs = T(1) / std::sqrt(s / static_cast<T>(n) + eps);
+    for (int64_t i = lane; i < n; i += lanes) y[r * n + i] = w ? x[r * n + i] * rs * w[i] : x[r * n + i] * rs;
+    if (lane == 0) rstd[r] = rs;
+  }
+};
+
+template <Exec E>
+void layer_norm_on(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps, const Tensor& out,
+                   const Tensor& mean, const Tensor& rstd) {
+  const int device = kernel_device(E, "layer_norm", {&x, &out, &mean, &rstd});
+  const int64_t rows = mean.numel(), n = rows == 0 ? 0 : x.numel() / rows;
+  dispatch_float(x.dtype(), "layer_norm", [&]<class T>() {
+    run_rows(E, device,
+             LayerNormRows<T>{static_cast<const T*>(x.raw_data()), ptr_or_null<T>(weight), ptr_or_null<T>(bias),
+                              static_cast<T*>(out.raw_data()), static_cast<T*>(mean.raw_data()),
+                              static_cast<T*>(rstd.raw_data()), n, static_cast<T>(eps)},
+             rows, n);
+  });
+}
+
+template <Exec E>
+void rms_norm_on(const Tensor& x, const Tensor& weight, double eps, const Tensor& out, const Tensor& rstd) {
+  const int device = kernel_device(E, "rms_norm", {&x, &out, &rstd});
+  const int64_t rows = rstd.numel(), n = rows == 0 ? 0 : x.numel() / rows;
+  dispatch_float(x.dtype(), "rms_norm", [&]<class T>() {
+    run_rows(E, device,
+             RmsNormRows<T>{static_cast<const T*>(x.raw_data()), ptr_or_null<T>(weight),
+                            static_cast<T*>(out.raw_data()), static_cast<T*>(rstd.raw_data()), n, static_cast<T>(eps)},
+             rows, n);
+  });
+}
+
+// -- backward: dx -----------------------------------------------------------------------------
+// layer norm: dx = rstd (gw - mean(gw) - xhat mean(gw xhat)); RMS norm: the same with mean = 0
+// and no mean(gw) term (mean == null).
+
+template <class T>
+struct NormDxRows {
+  using Acc = T;
+  using Op1 = AddOp;
+  const T *g, *x, *w, *mean, *rstd;
+  T* dx;
+  int64_t n;
+  HM_HD T gw(int64_t k, int64_t i) const { return w ? g[k] * w[i] : g[k]; }
+  HM_HD T part1(int64_t r, int lane, int lanes) const {  // sum(gw), layer norm only
+    T a = 0;
+    if (mean)
+      for (int64_t i = lane; i < n; i += lanes) a += gw(r * n + i, i);
+    return a;
+  }
+  HM_HD T part2(int64_t r, int lane, int lanes, T) const {  // sum(gw (x - mean)) or sum(gw x rstd)
+    T c = 0;
+    const T m = mean ? mean[r] : T(0);
+    for (int64_t i = lane; i < n; i += lanes)
+      c += mean ? gw(r * n + i, i) * (x[r * n + i] - m) : gw(r * n + i, i) * x[r * n + i] * rstd[r];
+    return c;
+  }
+  HM_HD T part3(int64_t, int, int, T, T) const { return T(0); }
+  HM_HD void write(int64_t r, int lane, int lanes, T a, T c, T) const {
+    const T inv_n = T(1) / static_cast<T>(n > 1 ? n : 1), rs = rstd[r], m = mean ? mean[r] : T(0);
+    a *= inv_n;
+    c *= mean ? inv_n * rs : inv_n;
+    for (int64_t i = lane; i < n; i += lanes) {
+      const int64_t k = r * n + i;
+      const T xhat = (x[k] - m) * rs;
+      dx[k] = mean ? rs * (gw(k, i) - a - xhat * c) : rs * (gw(k, i) - xhat * c);
+    }
+  }
+};
+
+// -- backward: dweight / dbias ------------------------------------------------------------------
+
+// partial[chunk, i] = sum over the chunk's rows of g * xhat (rstd set; mean null for RMS) or g.
+template <class T>
+struct ColumnPartials {
+  const T *g, *x, *mean, *rstd;
+  T* partial;  // (chunks, n)
+  int64_t rows, n, chunk_rows;
+  HM_HD void operator()(int64_t k) const {
+    const int64_t chunk = k / n, i = k % n;
+    const int64_t r1 = (chunk + 1) * chunk_rows < rows ? (chunk + 1) * chunk_rows : rows;
+    T acc = 0;
+    for (int64_t r = chunk * chunk_rows; r < r1; ++r)
+      acc += rstd ? g[r * n + i] * ((x[r * n + i] - (mean ? mean[r] : T(0))) * rstd[r]) : g[r * n + i];
+    partial[k] = acc;
+  }
+};
+
+template <class T>
+struct ColumnFinal {  // out[i] = partial[0, i] + partial[1, i] + ... in chunk order
+  const T* partial;
+  T* out;
+  int64_t n, chunks;
+  HM_HD void operator()(int64_t i) const {
+    T acc = partial[i];
+    for (int64_t c = 1; c < chunks; ++c) acc += partial[c * n + i];
+    out[i] = acc;
+  }
+};
+
+template <class T>
+void column_sums(Exec exec, int device, const Tensor& like, const T* g, const T* x, const T* mean, const T* rstd,
+                 int64_t rows, int64_t n, T* out) {
+  // About 64 rows per chunk, at most 256 chunks: many threads, few partials.
+  const int64_t chunks = std::clamp<int64_t>(rows / 64, 1, 256), chunk_rows = (rows + chunks - 1) / chunks;
+  Tensor partial = Tensor::empty({chunks, n}, like.dtype(), like.device());
+  T* pp = static_cast<T*>(partial.raw_data());
+  for_each_index(exec, device, chunks * n, ColumnPartials<T>{g, x, mean, rstd, pp, rows, n, chunk_rows});
+  for_each_index(exec, device, n, ColumnFinal<T>{pp, out, n, chunks});
+}
+
+template <Exec E>
+void layer_norm_backward_on(const Tensor& g, const Tensor& x, const Tensor& weight, const Tensor& mean,
+                            const Tensor& rstd, const Tensor& dx, const Tensor& dweight, const Tensor& dbias) {
+  const int device = kernel_device(E, "layer_norm_backward", {&g, &x, &mean, &rstd});
+  const int64_t rows = mean.numel(), n = rows == 0 ? 0 : x.numel() / rows;
+  dispatch_float(x.dtype(), "layer_norm_backward", [&]<class T>() {
+    const T *pg = static_cast<const T*>(g.raw_data()), *px = static_cast<const T*>(x.raw_data());
+    const T *pm = static_cast<const T*>(mean.raw_data()), *pr = static_cast<const T*>(rstd.raw_data());
+    if (dx.defined())
+      run_rows(E, device, NormDxRows<T>{pg, px, ptr_or_null<T>(weight), pm, pr, static_cast<T*>(dx.raw_data()), n},
+               rows, n);
+    if (dweight.defined()) column_sums<T>(E, device, x, pg, px, pm, pr, rows, n, static_cast<T*>(dweight.raw_data()));
+    if (dbias.defined())
+      column_sums<T>(E, device, x, pg, px, nullptr, nullptr, rows, n, static_cast<T*>(dbias.raw_data()));
+  });
+}
+
+template <Exec E>
+void rms_norm_backward_on(const Tensor& g, const Tensor& x, const Tensor& weight, const Tensor& rstd, const Tensor& dx,
+                          const Tensor& dweight) {
+  const int device = kernel_device(E, "rms_norm_backward", {&g, &x, &rstd});
+  const int64_t rows = rstd.numel(), n = rows == 0 ? 0 : x.numel() / rows;
+  dispatch_float(x.dtype(), "rms_norm_backward", [&]<class T>() {
+    const T *pg = static_cast<const T*>(g.raw_data()), *px = static_cast<const T*>(x.raw_data());
+    const T* pr = static_cast<const T*>(rstd.raw_data());
+    if (dx.defined())
+      run_rows(E, device, NormDxRows<T>{pg, px, ptr_or_null<T>(weight), nullptr, pr, static_cast<T*>(dx.raw_data()), n},
+               rows, n);
+    if (dweight.defined())
+      column_sums<T>(E, device, x, pg, px, nullptr, pr, rows, n, static_cast<T*>(dweight.raw_data()));
+  });
+}
+
+[[maybe_unused]] const bool bound =
+    bind_cuda(layer_norm_kernel, layer_norm_on<Exec::Device>, layer_norm_on<Exec::Host>) &&
+    bind_cuda(layer_norm_backward_kernel, layer_norm_backward_on<Exec::Device>, layer_norm_backward_on<Exec::Host>) &&
+    bind_cuda(rms_norm_kernel, rms_norm_on<Exec::Device>, rms_norm_on<Exec::Host>) &&
+    bind_cuda(rms_norm_backward_kernel, rms_norm_backward_on<Exec::Device>, rms_norm_backward_on<Exec::Host>);
+
+}  // namespace
+}  // namespace hm::cuda

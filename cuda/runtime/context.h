@@ -1,0 +1,30 @@
+// Host-side view of the per-device CUDA state (no CUDA headers; safe anywhere). Each
+// device gets one stream, and lazily created cuBLAS / cuBLASLt / cuDNN handles bound to
+// it, on first use: never at static initialisation, so a GPU-less machine never touches
+// the driver. All Harmonic work on a device is ordered on its stream; the typed handles
+// are in cuda/runtime/context.cuh for .cu files.
+#pragma once
+
+namespace hm::cuda {
+
+int current_device();
+// Makes `device` current for a scope and restores the previous one (cheap when equal).
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device);
+  ~DeviceGuard();
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int previous_ = -1;
+};
+
+// Waits until all work queued on the device's stream has finished.
+void synchronize_device(int device);
+// Streaming multiprocessors of the device (cached), for launch geometry.
+int sm_count(int device);
+// Throws a clear hm::Error naming `fn` unless cuda:device exists.
+void check_device(int device, const char* fn);
+
+}  // namespace hm::cuda

@@ -1,0 +1,55 @@
+// Built when Harmonic is compiled without CUDA: there is no device, and the kernel slots'
+// `cuda` pointers stay empty, so any CUDA tensor op throws "built without CUDA". The host
+// APIs of cuda/*.h exist so tools link the same way in both builds.
+#include <algorithm>
+#include <cstdlib>
+
+#include "core/error.h"
+#include "cuda/runtime/allocator.h"
+#include "cuda/runtime/context.h"
+#include "cuda/runtime/runtime.h"
+#include "cuda/runtime/timing.h"
+
+namespace hm::cuda {
+namespace {
+[[noreturn]] void no_cuda(const char* fn) { throw_error(fn, "Harmonic was built without CUDA"); }
+}  // namespace
+
+bool compiled() { return false; }
+int device_count() { return 0; }
+bool available() { return false; }
+bool emulated() { return false; }
+std::string describe() { return "built without CUDA"; }
+void synchronize() { no_cuda("cuda::synchronize"); }
+size_t memory_available(int) { return 0; }
+
+int current_device() { no_cuda("cuda::current_device"); }
+DeviceGuard::DeviceGuard(int) { no_cuda("cuda::DeviceGuard"); }
+DeviceGuard::~DeviceGuard() = default;
+void synchronize_device(int) { no_cuda("cuda::synchronize_device"); }
+int sm_count(int) { no_cuda("cuda::sm_count"); }
+void check_device(int device, const char* fn) {
+  throw_error(fn, fmt::format("cannot use cuda:{}: Harmonic was built without CUDA", device));
+}
+
+AllocatorStats allocator_stats(int) { return {}; }
+void reset_peak_stats(int) {}
+void empty_cache() {}
+size_t allocation_size_class(size_t nbytes) { return nbytes; }
+
+// Pinned memory falls back to ordinary aligned host memory.
+void* pinned_alloc(size_t nbytes) {
+  void* p = std::aligned_alloc(64, std::max<size_t>(64, (nbytes + 63) / 64 * 64));
+  if (!p) throw_error("pinned_alloc", fmt::format("out of host memory allocating {} bytes", nbytes));
+  return p;
+}
+void pinned_free(void* p) { std::free(p); }
+bool is_pinned(const void*) { return false; }
+
+Timing time_on_device(const std::function<void()>&, int, int, int) { no_cuda("time_on_device"); }
+
+}  // namespace hm::cuda
+
+namespace hm {
+bool cuda_emulated() { return false; }  // the emulated device runs the CUDA kernels' host twins: CUDA builds only
+}  // namespace hm

@@ -1,0 +1,39 @@
+// dropout: a counter-based mask that backward regenerates from (seed, offset) instead of
+// storing it.
+#include "autograd/grad_mode.h"
+#include "autograd/node.h"
+#include "core/factories.h"
+#include "ops/dropout.h"
+#include "ops/dropout_kernels.h"
+
+namespace hm {
+
+using autograd::NeedsGrad;
+using Grads = std::vector<Tensor>;
+
+Tensor dropout(const Tensor& x_in, double p, bool training, Generator* gen) {
+  check(x_in.defined(), "dropout", "undefined tensor");
+  check(p >= 0.0 && p <= 1.0, "dropout", "probability p must be in [0, 1], got {}", p);
+  HM_CHECK(x_in.dtype() == DType::Float32 || x_in.dtype() == DType::Float64, "dropout",
+           "expected a float32 or float64 tensor, got {}", x_in.desc());
+  if (!training || p == 0.0) return x_in;
+  Tensor x;
+  {
+    NoGradGuard guard;
+    x = x_in.contiguous();
+  }
+  Generator& g = gen ? *gen : default_generator();
+  const uint64_t seed = g.seed();
+  // p = 1 keeps nothing whatever the draw, so it consumes no random numbers.
+  const uint64_t offset = p < 1.0 ? g.reserve(static_cast<uint64_t>(x.numel())) : 0;
+  Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
+  dropout_kernel(x.device(), x, p, seed, offset, out);
+  return autograd::record("dropout", out, {x_in}, [p, seed, offset](const Tensor& g_in, const NeedsGrad&) {
+    Tensor g = g_in.contiguous();
+    Tensor dx = Tensor::empty(g.shape(), g.dtype(), g.device());
+    dropout_kernel(g.device(), g, p, seed, offset, dx);  // the same mask and scale
+    return Grads{dx};
+  });
+}
+
+}  // namespace hm

@@ -1,0 +1,15 @@
+// Kernel slot of dropout (ops/dropout.h; see core/dispatch.h).
+#pragma once
+#include <cstdint>
+
+#include "core/dispatch.h"
+#include "core/tensor.h"
+
+namespace hm {
+
+// out = x * keep / (1 - p) with keep_i = philox::uniform<float>(seed, offset, i) >= p (see
+// dropout_keep in ops/nn_functors.h). Backward is the same kernel applied to the gradient.
+inline Kernel<void(const Tensor& x, double p, uint64_t seed, uint64_t offset, const Tensor& out)> dropout_kernel{
+    "dropout"};
+
+}  // namespace hm

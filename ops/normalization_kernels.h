@@ -1,0 +1,27 @@
+// Kernel slots of layer_norm and rms_norm over the trailing D elements of each of R rows
+// (ops/normalization.h; see core/dispatch.h). Inputs arrive contiguous.
+#pragma once
+#include "core/dispatch.h"
+#include "core/tensor.h"
+
+namespace hm {
+
+// x (R, D) -> out (R, D); mean, rstd (R) are saved for backward. weight/bias (D) may be undefined.
+inline Kernel<void(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps, const Tensor& out,
+                   const Tensor& mean, const Tensor& rstd)>
+    layer_norm_kernel{"layer_norm"};
+
+// Fills whichever of dx (R, D), dweight (D), dbias (D) are defined.
+inline Kernel<void(const Tensor& g, const Tensor& x, const Tensor& weight, const Tensor& mean, const Tensor& rstd,
+                   const Tensor& dx, const Tensor& dweight, const Tensor& dbias)>
+    layer_norm_backward_kernel{"layer_norm_backward"};
+
+// RMS norm: out = x rstd weight with rstd = 1 / sqrt(mean(x^2) + eps) saved (R).
+inline Kernel<void(const Tensor& x, const Tensor& weight, double eps, const Tensor& out, const Tensor& rstd)>
+    rms_norm_kernel{"rms_norm"};
+
+inline Kernel<void(const Tensor& g, const Tensor& x, const Tensor& weight, const Tensor& rstd, const Tensor& dx,
+                   const Tensor& dweight)>
+    rms_norm_backward_kernel{"rms_norm_backward"};
+
+}  // namespace hm

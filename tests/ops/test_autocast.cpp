@@ -1,0 +1,89 @@
+// Autocast: bf16 GEMMs with float32 results and gradients, and the guard's rules.
+#include <doctest/doctest.h>
+
+#include "core/factories.h"
+#include "core/random.h"
+#include "ops/autocast.h"
+#include "ops/elementwise.h"
+#include "ops/matmul.h"
+#include "ops/matmul_kernels.h"
+#include "ops/reduce.h"
+#include "ops/scaled_dot_product_attention.h"
+#include "ops/shape_ops.h"
+#include "optim/optim_kernels.h"
+#include "tests/device_harness.h"
+#include "tests/ops/shared_inputs.h"
+
+using namespace hm;
+using namespace hm::test;
+
+TEST_CASE("[cuda] autocast linear and matmul: bf16 GEMMs, float32 results and gradients") {
+  // Reference: float64 products of the bf16-rounded operands (and, in backward, of the
+  // bf16-rounded incoming gradient, which autocast also feeds to bf16 GEMMs). Only float32
+  // accumulation and output rounding remain: normalised error ~1e-14, checked at 1e-11.
+  announce_targets();
+  auto r16 = [](const Tensor& t) { return t.to(DType::BFloat16).to(DType::Float64); };
+  const Tensor x = normal({4, 3, 33}, 35, DType::Float32), w = normal({7, 33}, 36, DType::Float32);
+  const Tensor b = normal({7}, 37, DType::Float32), g = normal({4, 3, 7}, 38, DType::Float32);
+  const Tensor x16 = r16(x), w16 = r16(w), g16 = r16(g);
+  const Tensor out_ref = linear(x16, w16, b.to(DType::Float64));
+  const Tensor dx_ref = matmul(g16, w16);                                                        // (4, 3, 33)
+  const Tensor dw_ref = matmul(transpose(reshape(g16, {12, 7}), 0, 1), reshape(x16, {12, 33}));  // (7, 33)
+  const Tensor db_ref = sum(g.to(DType::Float64), {0, 1});
+  const Tensor m_ref = matmul(x16, transpose(w16, 0, 1));  // (4, 3, 7)
+  for_each_device([&](const Target& t) {
+    set_autocast_cpu_for_tests(t.emulate);
+    auto leaf = [&](const Tensor& v) { return v.detach().to(t.device).detach().requires_grad_(true); };
+    Tensor xd = leaf(x), wd = leaf(w), bd = leaf(b);
+    Tensor out, m;
+    {
+      AutocastGuard guard(DType::BFloat16);
+      out = linear(xd, wd, bd);
+      m = matmul(xd, transpose(wd, 0, 1));
+    }
+    set_autocast_cpu_for_tests(false);
+    CHECK(out.dtype() == DType::Float32);
+    INFO(t.name);
+    check_close(out_ref, out.detach().to(Device::cpu()).to(DType::Float64), "autocast linear", 1e-11);
+    check_close(m_ref, m.detach().to(Device::cpu()).to(DType::Float64), "autocast matmul", 1e-11);
+    out.backward(g.to(t.device));  // backward after the guard has ended: still bf16 GEMMs
+    REQUIRE(xd.grad().defined());
+    CHECK(xd.grad().dtype() == DType::Float32);
+    CHECK(wd.grad().dtype() == DType::Float32);
+    check_close(dx_ref, xd.grad().to(Device::cpu()).to(DType::Float64), "autocast dx", 1e-11);
+    check_close(dw_ref, wd.grad().to(Device::cpu()).to(DType::Float64), "autocast dweight", 1e-11);
+    check_close(db_ref, bd.grad().to(Device::cpu()).to(DType::Float64), "autocast dbias", 1e-11);
+    xd.zero_grad(), wd.zero_grad();
+    m.backward(g.to(t.device));
+    check_close(dx_ref, xd.grad().to(Device::cpu()).to(DType::Float64), "autocast matmul dx", 1e-11);
+    check_close(dw_ref, wd.grad().to(Device::cpu()).to(DType::Float64), "autocast matmul dweight", 1e-11);
+  });
+}
+
+TEST_CASE("[cuda] autocast: a no-op on the CPU, and the guard's rules") {
+  Tensor x = normal({4, 6}, 31, DType::Float32).requires_grad_(true);
+  Tensor w = normal({3, 6}, 32, DType::Float32).requires_grad_(true);
+  Tensor plain = linear(x, w);
+  sum(mul(plain, plain)).backward();
+  Tensor gx = x.grad().clone(), gw = w.grad().clone();
+  x.zero_grad(), w.zero_grad();
+  CHECK_FALSE(autocast_dtype().has_value());
+  {
+    AutocastGuard guard(DType::BFloat16);
+    CHECK(autocast_dtype() == DType::BFloat16);
+    {
+      AutocastGuard off(std::nullopt);
+      CHECK_FALSE(autocast_dtype().has_value());
+    }
+    CHECK(autocast_dtype() == DType::BFloat16);
+    Tensor cast = linear(x, w);
+    CHECK(cast.dtype() == DType::Float32);
+    CHECK(same_values(plain.detach(), cast.detach()));
+    sum(mul(cast, cast)).backward();
+  }
+  CHECK_FALSE(autocast_dtype().has_value());
+  CHECK(same_values(gx, x.grad()));
+  CHECK(same_values(gw, w.grad()));
+  CHECK(throws_with([] { AutocastGuard g(DType::Float64); }, {"[AutocastGuard]", "bfloat16"}));
+  CHECK_FALSE(cuda::allow_tf32());  // TF32 is opt-in
+}

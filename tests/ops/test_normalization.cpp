@@ -1,0 +1,102 @@
+// layer_norm and rms_norm.
+// The [cuda] cases run on each target of tests/device_harness.h (a GPU when present; in CUDA
+// builds always the kernels' host twins) and compare with the CPU.
+#include <doctest/doctest.h>
+
+#include "core/factories.h"
+#include "core/philox.h"
+#include "core/random.h"
+#include "ops/elementwise.h"
+#include "ops/matmul.h"
+#include "ops/nn_functional.h"
+#include "ops/scaled_dot_product_attention.h"
+#include "ops/shape_ops.h"
+#include "optim/optim_kernels.h"
+#include "tests/device_harness.h"
+#include "tests/helpers.h"
+#include "tests/ops/shared_inputs.h"
+
+namespace cpu_cases {
+
+using namespace hm;
+using namespace hm::test;
+using hm::test::allclose;
+using hm::test::leaf64;
+using hm::test::throws_with;
+using Inputs = std::vector<Tensor>;
+
+namespace {
+
+constexpr auto f64 = DType::Float64;
+
+}  // namespace
+
+// Reference: xl = torch.sin(torch.arange(24, dtype=torch.float64) * 1.3).reshape(2, 3, 4) * 2 + 0.5;
+// F.layer_norm(xl, (3, 4), L(0.5, 1.5, 3, 4), L(-0.2, 0.3, 3, 4)); F.layer_norm(xl, (4,));
+// xl * torch.rsqrt(xl.pow(2).mean(-1, keepdim=True) + 1e-6) * L(0.8, 1.2, 4)
+TEST_CASE("layer_norm / rms_norm: values vs PyTorch") {
+  Tensor x = add(wave({2, 3, 4}, 1.3, 2.0), 0.5);
+  CHECK(allclose(layer_norm(x, {3, 4}, lin(0.5, 1.5, {3, 4}), lin(-0.2, 0.3, {3, 4})),
+                 {-0.27488222, 0.57053947,   0.29102526,  -0.93876207, -1.2377534, 0.17772929,
+                  1.4078325,   0.46613202,   -1.4718865,  -1.4235631,  0.88950087, 2.1903556,
+                  -0.055572395, -0.8584274,  -0.60565317, 0.70862393,  1.2434274,  0.0081623365,
+                  -1.2588436,  -0.40857791,  1.6652342,   1.9437867,   -0.19866751, -1.6353076}));
+  CHECK(allclose(layer_norm(x, {4}),
+                 {-0.32190003, 1.246011,   0.51692869,  -1.4410396, -1.5502454, 0.078259623, 1.2395907, 0.23239508,
+                  -1.0080561,  -0.92319154, 0.60047666, 1.330771,   0.52170975, -1.2070071, -0.66633809, 1.3516355,
+                  1.5446915,   0.054432662, -1.207205,  -0.39191925, 0.90693549, 0.99149298, -0.50628235, -1.3921461}));
+  CHECK(allclose(rms_norm(x, lin(0.8, 1.2, {4})),
+                 {0.26301813, 1.4895431,   1.0738173,  -0.69084263, -0.64096799, 0.54907618, 1.6844696, 0.86377256,
+                  -0.57617007, -0.59560192, 0.89099458, 1.8498399,  0.47584099,  -1.0538375, -0.62927474, 1.7069048,
+                  1.3399434,  0.18747005,  -1.116875,  -0.28877032, 0.97676715,  1.212455,   -0.089957022, -1.0830565}));
+  Tensor x32 = x.to(DType::Float32);
+  CHECK(allclose(layer_norm(x32, {4}), layer_norm(x, {4}), 1e-5, 1e-5));
+  CHECK(allclose(rms_norm(x32), rms_norm(x), 1e-5, 1e-5));
+}
+
+TEST_CASE("layer_norm / rms_norm: gradcheck with and without affine, errors") {
+  CHECK(gradcheck([](const Inputs& in) { return layer_norm(in[0], {3, 4}, in[1], in[2]); },
+                  {leaf64({2, 3, 4}, 1), leaf64({3, 4}, 2), leaf64({3, 4}, 3)}));
+  CHECK(gradcheck([](const Inputs& in) { return layer_norm(in[0], {4}); }, {leaf64({2, 3, 4}, 4)}));
+  CHECK(gradcheck([](const Inputs& in) { return layer_norm(in[0], {4}, in[1]); }, {leaf64({3, 4}, 5), leaf64({4}, 6)}));
+  CHECK(gradcheck([](const Inputs& in) { return layer_norm(in[0], {4}, Tensor(), in[1]); },
+                  {leaf64({3, 4}, 7), leaf64({4}, 8)}));
+  CHECK(gradcheck([](const Inputs& in) { return layer_norm(transpose(in[0], 0, 1), {3}, in[1], in[2]); },
+                  {leaf64({3, 5}, 9), leaf64({3}, 10), leaf64({3}, 11)}));
+  // Many rows: the blocked dweight/dbias reduction.
+  CHECK(gradcheck([](const Inputs& in) { return layer_norm(in[0], {3}, in[1], in[2]); },
+                  {leaf64({70, 3}, 12), leaf64({3}, 13), leaf64({3}, 14)}));
+  CHECK(gradcheck([](const Inputs& in) { return rms_norm(in[0], in[1]); }, {leaf64({2, 3, 4}, 15), leaf64({4}, 16)}));
+  CHECK(gradcheck([](const Inputs& in) { return rms_norm(in[0]); }, {leaf64({3, 5}, 17)}));
+  CHECK(gradcheck([](const Inputs& in) { return rms_norm(transpose(in[0], 0, 1), in[1]); },
+                  {leaf64({4, 3}, 18), leaf64({4}, 19)}));
+  CHECK(throws_with([] { layer_norm(zeros({2, 3}), {4}); }, {"[layer_norm]", "(4,)", "(2, 3)"}));
+  CHECK(throws_with([] { layer_norm(zeros({2, 3}), {3}, zeros({4})); }, {"[layer_norm]", "weight", "(4,)"}));
+  CHECK(throws_with([] { rms_norm(zeros({2, 3}), zeros({2})); }, {"[rms_norm]", "weight", "(2,)"}));
+}
+
+}  // namespace cpu_cases
+
+namespace cuda_cases {
+
+using namespace hm;
+using namespace hm::test;
+
+TEST_CASE("[cuda] layer_norm and rms_norm match the CPU") {
+  announce_targets();
+  Tensor x = normal({4, 3, 10}, 71), w = normal({10}, 72), b = normal({10}, 73);
+  check_against_cpu("layer_norm affine", [](auto& in) { return layer_norm(in[0], {10}, in[1], in[2]); }, {x, w, b});
+  check_against_cpu("layer_norm weight only", [](auto& in) { return layer_norm(in[0], {10}, in[1]); }, {x, w});
+  check_against_cpu("layer_norm plain", [](auto& in) { return layer_norm(in[0], {3, 10}); }, {x});
+  check_against_cpu("rms_norm", [](auto& in) { return rms_norm(in[0], in[1]); }, {x, w});
+  check_against_cpu("rms_norm plain", [](auto& in) { return rms_norm(in[0]); }, {x});
+  // Long rows (a block per row) and many rows (several column-sum chunks); float32.
+  Tensor xl = normal({300, 1100}, 74, DType::Float32), wl = normal({1100}, 75, DType::Float32);
+  Tensor bl = normal({1100}, 76, DType::Float32);
+  check_against_cpu(
+      "layer_norm long rows", [](auto& in) { return layer_norm(in[0], {1100}, in[1], in[2]); }, {xl, wl, bl}, 1e-10);
+  check_against_cpu(
+      "rms_norm long rows", [](auto& in) { return rms_norm(in[0], in[1]); }, {xl, wl}, 1e-10);
+}
+
+}  // namespace cuda_cases

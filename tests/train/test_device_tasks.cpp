@@ -1,0 +1,235 @@
+// Every registered task and study on a CUDA device: a real GPU where there is one, else the
+// emulated device (HARMONIC_EMULATE_CUDA=1, cuda/runtime/emulation.h; ctest runs these cases once
+// more under it), so placement bugs, host reads of device memory and per-step allocations
+// show on machines without a GPU. A new task or study is covered by being registered: the
+// cases walk the registries and use each one's smoke config.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/profiler.h"
+#include "cuda/runtime/allocator.h"
+#include "tests/data_helpers.h"
+#include "tests/device_harness.h"
+#include "tests/trainer_helpers.h"
+#include "tools/demos/spiral_sgd.h"
+#include "tools/studies/study.h"
+#include "tools/tasks/chronos_forecast_csv.h"
+#include "tools/tasks/chronos_model.h"
+#include "tools/tasks/language_model.h"
+#include "tools/tasks/lm_text.h"
+#include "tools/train/train_cli.h"
+
+namespace hm::test {
+namespace {
+
+using train::Json;
+
+// Tasks and studies the suite registers for its own tests (driver fakes, probes) are not the
+// product's: they are named fake-* or test-*.
+bool test_only(const std::string& name) { return name.rfind("fake-", 0) == 0 || name.rfind("test-", 0) == 0; }
+
+// The Debian data set a task or study (in its smoke config) reads, skipped visibly without it.
+bool data_available_for(const std::string& name) {
+  for (const char* n : {"fashion-mlp", "fashion-vit", "fru-image"})
+    if (name == n) return have_fashion();
+  for (const char* n : {"fru-text", "kjv-lm", "fourierformer"})
+    if (name == n) return have_kjv();
+  return true;
+}
+
+// Trains `spec` with its smoke config on `device` for 2 steps, then resumes to the third from
+// the checkpoint; returns the resumed run's last loss.
+double train_and_resume(const train::TaskSpec& spec, Device device, const ScratchDir& dir) {
+  Json config = train::smoke_config(spec, dir / "files");
+  train::apply_override(config, "trainer.steps=2");
+  const std::string out = dir / "run";
+  {
+    std::unique_ptr<train::Task> task = train::build_task(spec, config, device);
+    CHECK(task->model().device() == device);
+    train::Trainer trainer(*task, spec.name, config, out);
+    trainer.log = nullptr;
+    const train::FitResult r = trainer.fit();
+    CHECK(r.step == 2);
+    CHECK(r.eval.is_object());
+  }
+  REQUIRE(std::filesystem::exists(train::Trainer::last_checkpoint_in(out)));
+  train::apply_override(config, "trainer.steps=3");
+  std::unique_ptr<train::Task> task = train::build_task(spec, config, device);
+  train::Trainer trainer(*task, spec.name, config, out);
+  trainer.log = nullptr;
+  double last = NAN;
+  trainer.on_step = [&](const train::StepRecord& s) { last = s.loss; };
+  trainer.resume(train::Trainer::last_checkpoint_in(out));
+  const train::FitResult r = trainer.fit();
+  CHECK(r.step == 3);
+  CHECK(std::isfinite(last));
+  const Json evaluated = trainer.evaluate();
+  CHECK(evaluated.is_object());
+  return last;
+}
+
+}  // namespace
+
+TEST_CASE("[cuda] every registered task trains, evaluates, checkpoints and resumes on cuda:0") {
+  announce_targets();
+  if (!cuda::available()) return;
+  MESSAGE("device: " << cuda::describe());
+  for (const train::TaskSpec& spec : train::tasks()) {
+    CAPTURE(spec.name);
+    if (test_only(spec.name) || !data_available_for(spec.name)) continue;
+    ScratchDir cpu_dir, cuda_dir;
+    const double on_cpu = train_and_resume(spec, Device::cpu(), cpu_dir);
+    const double on_cuda = train_and_resume(spec, Device::cuda(0), cuda_dir);
+    // Same data, initialisation and steps: the losses agree up to the kernels' float rounding
+    // (and, with dropout, the device's own random stream).
+    MESSAGE(spec.name << ": step-3 loss " << on_cpu << " on the CPU, " << on_cuda << " on cuda:0");
+    CHECK(std::isfinite(on_cuda));
+  }
+}
+
+TEST_CASE("[cuda] every study takes --set device=cuda and runs its quick grid's first run there") {
+  announce_targets();
+  for (const studies::StudySpec& spec : studies::all_studies()) {
+    CAPTURE(spec.name);
+    if (test_only(spec.name)) continue;
+    REQUIRE_MESSAGE(spec.options.contains("device"), "study " << spec.name << " has no 'device' option");
+    REQUIRE_MESSAGE(!spec.smoke.empty(), "study " << spec.name << " registers no smoke options");
+    if (!cuda::available() || !data_available_for(spec.name)) continue;
+    studies::StudyContext c;
+    c.quick = true;
+    c.options = spec.options;
+    for (const auto& [k, v] : spec.smoke.items()) c.options[k] = v;
+    c.options["device"] = "cuda";
+    const std::vector<studies::StudyRun> runs = spec.grid(c);
+    REQUIRE(!runs.empty());
+    ScratchDir dir;
+    studies::StudyRun run = runs.front();
+    run.dir = dir.str();
+    run.work_dir = dir / "in_progress";
+    std::filesystem::create_directories(run.work_dir);
+    const Json result = spec.run(run);
+    CHECK(result.is_object());
+    MESSAGE(spec.name << ": " << run.label << " ran on cuda:0");
+  }
+}
+
+TEST_CASE("[cuda] eval, grads, sample, forecast and demo with a model on cuda:0") {
+  announce_targets();
+  if (!cuda::available()) return;
+  auto cli = [](std::vector<std::string> words) {
+    words.insert(words.begin(), "harmonic");
+    std::vector<char*> argv;
+    for (std::string& w : words) argv.push_back(w.data());
+    return train::train_main(static_cast<int>(argv.size()), argv.data());
+  };
+  ScratchDir dir;
+  if (have_kjv()) {
+    const std::string lm = dir / "lm";
+    REQUIRE(cli({"train", "kjv-lm", "--smoke", "--device", "cuda", "--out", lm}) == 0);
+    CHECK(cli({"eval", "--out", lm, "--device", "cuda"}) == 0);
+    CHECK(cli({"grads", "--out", lm, "--device", "cuda"}) == 0);
+    train::LanguageModel model = train::load_language_model(lm, Device::cuda(0));
+    const train::EncodedText prompt = train::encode_text(*model.tokenizer, "In the beginning");
+    train::GenerateOptions o;
+    o.tokens = 5, o.seed = 1;
+    const std::string text = train::generate_text(model, prompt, o);
+    CHECK(text.rfind("In the beginning", 0) == 0);
+  }
+  const std::string chronos = dir / "chronos";
+  REQUIRE(cli({"train", "chronos", "--smoke", "--device", "cuda", "--out", chronos}) == 0);
+  train::ChronosForecaster f = train::load_chronos(chronos, Device::cuda(0));
+  {
+    std::ofstream csv(dir / "series.csv");
+    csv << "x\n";
+    for (int t = 0; t < 40; ++t) csv << 10 + t % 7 << "\n";
+  }
+  train::ForecastCsvOptions o;
+  o.csv = dir / "series.csv", o.horizon = 3, o.samples = 4, o.eval = true;
+  const train::ForecastCsvResult r = train::forecast_csv(*f.model, o);
+  REQUIRE(r.forecasts.size() == 1);
+  CHECK(r.relative.has_value());
+  const demos::SpiralDemoResult demo =
+      demos::train_spiral_mlp({.points_per_class = 20, .hidden = 8, .epochs = 3, .device = "cuda"});
+  CHECK(demo.losses.size() == 3);
+}
+
+TEST_CASE("[cuda] a host read of device memory is an error naming the function and the tensor") {
+  announce_targets();
+  if (!cuda::available()) return;
+  Tensor t = ones({3}).to(Device::cuda(0));
+  CHECK(throws_with([&] { (void)t.data<float>(); }, {"[data]", "float32 (3,) cuda:0", "host access"}));
+  CHECK(sum(t).item<double>() == 3.0);  // item() and to_vector() copy to the host first
+  CHECK(t.to_vector() == std::vector<double>{1, 1, 1});
+}
+
+TEST_CASE("[cuda] a steady-state training step allocates no new device memory") {
+  announce_targets();
+  if (!cuda::available()) return;
+  const train::TaskSpec& spec = train::find_task("mlp-spirals");
+  Json config = train::smoke_config(spec, "");
+  train::apply_override(config, "trainer.steps=4");
+  train::apply_override(config, "trainer.eval_every=0");
+  std::unique_ptr<train::Task> task = train::build_task(spec, config, Device::cuda(0));
+  train::Trainer trainer(*task, spec.name, config, "");
+  trainer.log = nullptr;
+  std::vector<uint64_t> mallocs;
+  trainer.on_step = [&](const train::StepRecord&) { mallocs.push_back(cuda::allocator_stats(0).device_mallocs); };
+  trainer.fit();
+  REQUIRE(mallocs.size() == 4);
+  MESSAGE("device allocations after each step: " << mallocs[0] << " " << mallocs[1] << " " << mallocs[2] << " "
+                                                 << mallocs[3]);
+  CHECK(mallocs[3] == mallocs[1]);  // steps 3 and 4 reuse the cached blocks
+}
+
+TEST_CASE("profiler: a trainer's --profile table has kernels and phases, on the CPU and on cuda:0") {
+  std::vector<Device> devices = {Device::cpu()};
+  if (cuda::available()) devices.push_back(Device::cuda(0));
+  for (Device device : devices) {
+    CAPTURE(device.str());
+    ScratchDir dir;
+    const train::TaskSpec& spec = train::find_task("mlp-spirals");
+    Json config = train::smoke_config(spec, "");
+    train::apply_override(config, "trainer.steps=4");
+    std::unique_ptr<train::Task> task = train::build_task(spec, config, device);
+    train::Trainer trainer(*task, spec.name, config, dir.str());
+    trainer.log = nullptr;
+    trainer.profile_steps = 2;
+    trainer.fit();
+    const ProfileReport& r = trainer.last_profile;
+    CHECK(r.steps == 2);
+    REQUIRE(!r.kernels.empty());
+    bool gemm = false;
+    for (const ProfileRow& row : r.kernels) {
+      gemm = gemm || (row.name == "gemm" && row.device == device.str());
+      CHECK((row.device == device.str() || row.device == "cpu"));  // the loader's batches are made on the host
+      CHECK(row.calls > 0);
+      CHECK(row.total_ms >= 0);
+    }
+    CHECK(gemm);
+    std::vector<std::string> phases;
+    for (const ProfileRow& row : r.phases) phases.push_back(row.name);
+    for (const char* p : {"forward", "backward", "clip + optimizer", "data"})
+      CHECK_MESSAGE(std::find(phases.begin(), phases.end(), p) != phases.end(), "missing phase " << p);
+    const std::string table = format_profile(r);
+    CHECK(table.find("gemm") != std::string::npos);
+    CHECK(table.find("over 2 steps") != std::string::npos);
+    CHECK(std::filesystem::exists(dir / "profile.json"));
+  }
+}
+
+TEST_CASE("profiler: counts calls of nested kernels once, and one profiler at a time") {
+  Tensor a = randn({16, 16});
+  Profiler p;
+  CHECK(throws_with([] { Profiler second; }, {"[Profiler]", "already recording"}));
+  for (int i = 0; i < 3; ++i) (void)matmul(a, a);
+  ProfileReport r = p.report();
+  int64_t gemms = 0;
+  for (const ProfileRow& row : r.kernels)
+    if (row.name == "gemm") gemms += row.calls;
+  CHECK(gemms == 3);
+  CHECK(throws_with([&] { p.report(); }, {"[Profiler::report]"}));
+}
+
+}  // namespace hm::test
