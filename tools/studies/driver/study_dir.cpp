@@ -1,5 +1,5 @@
 // A study's directory: study.json, results.jsonl, the runs' work directories.
-#include "tools/studies/study_dir.h"
+#include "tools/studies/driver/study_dir.h"
 
 #include <fmt/format.h>
 

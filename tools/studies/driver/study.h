@@ -11,7 +11,7 @@
 //       .run = [](const StudyRun& r) { ... },          // trains one run, returns its result
 //       .report = [](const ReportInput& in) { ... }}};  // writes the tables and figures, says the claims
 //
-// The driver (tools/studies/driver.h) appends each finished run to DIR/results.jsonl as one
+// The driver (tools/studies/driver/driver.h) appends each finished run to DIR/results.jsonl as one
 // durable JSON line, so Ctrl-C or a crash loses only the runs in flight, and
 // `--resume DIR` runs only what is missing.
 #pragma once

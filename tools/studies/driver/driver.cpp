@@ -1,5 +1,5 @@
 // The study driver: a study's runs on a pool, durably recorded, resumed, reported.
-#include "tools/studies/driver.h"
+#include "tools/studies/driver/driver.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -18,8 +18,8 @@
 #include "core/file_lock.h"
 #include "core/json_read.h"
 #include "tools/report/format.h"
-#include "tools/studies/study_dir.h"
-#include "tools/studies/study_status.h"
+#include "tools/studies/driver/study_dir.h"
+#include "tools/studies/driver/study_status.h"
 #include "tools/train/config.h"
 #include "tools/train/run_pool.h"
 #include "tools/train/trainer.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "tools/studies/study.h"
+#include "tools/studies/driver/study.h"
 
 namespace hm::studies {
 

@@ -1,4 +1,4 @@
-#include "tools/studies/head_run.h"
+#include "tools/studies/driver/head_run.h"
 
 #include <fmt/format.h>
 

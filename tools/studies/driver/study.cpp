@@ -1,4 +1,4 @@
-#include "tools/studies/study.h"
+#include "tools/studies/driver/study.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

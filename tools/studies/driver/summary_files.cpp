@@ -1,4 +1,4 @@
-#include "tools/studies/summary_files.h"
+#include "tools/studies/driver/summary_files.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-// Runs a registered study (tools/studies/study.h) durably: the grid on a pool of threads
+// Runs a registered study (tools/studies/driver/study.h) durably: the grid on a pool of threads
 // (tools/train/run_pool.h), each finished run appended to DIR/results.jsonl as one fsync'ed
 // JSON line, the study's settings in DIR/study.json, and the report written when every run
 // is done. Ctrl-C lets the runs in flight stop at their next step; `--resume DIR` reads
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "tools/studies/study.h"
-#include "tools/studies/study_dir.h"  // read_results, the directory's files
+#include "tools/studies/driver/study.h"
+#include "tools/studies/driver/study_dir.h"  // read_results, the directory's files
 
 namespace hm::studies {
 

@@ -1,5 +1,5 @@
 // `--status`: the study directory's records, work directories and checkpoints, read only.
-#include "tools/studies/study_status.h"
+#include "tools/studies/driver/study_status.h"
 
 #include <fmt/format.h>
 
@@ -15,7 +15,7 @@
 #include "core/json_read.h"
 #include "optim/checkpoint.h"
 #include "tools/report/format.h"
-#include "tools/studies/study_dir.h"
+#include "tools/studies/driver/study_dir.h"
 
 namespace hm::studies {
 namespace fs = std::filesystem;

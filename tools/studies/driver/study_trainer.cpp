@@ -1,4 +1,4 @@
-#include "tools/studies/study_trainer.h"
+#include "tools/studies/driver/study_trainer.h"
 
 #include <filesystem>
 
