@@ -12,7 +12,7 @@
 #include "helpers.h"
 #include "tools/studies/fourier_toy/figures.h"
 #include "tools/studies/fourier_toy/report.h"
-#include "tools/studies/fourier_toy/grid.h"
+#include "tools/studies/fourier_toy/plan.h"
 
 namespace hm::test {
 namespace {

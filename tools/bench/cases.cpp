@@ -14,7 +14,7 @@
 #include "optim/adam.h"
 #include "optim/clip.h"
 #include "optim/schedule.h"
-#include "tools/studies/fourier_toy/task.h"
+#include "tools/tasks/fourier_toy.h"
 
 namespace hm::bench {
 

@@ -1,5 +1,5 @@
 // The "fourier-toy" task: data, model, batch order and metrics of one toy-study run.
-#include "tools/studies/fourier_toy/task.h"
+#include "tools/tasks/fourier_toy.h"
 
 #include <cmath>
 #include <limits>

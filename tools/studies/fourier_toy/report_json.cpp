@@ -8,7 +8,7 @@
 
 #include "core/error.h"
 #include "core/factories.h"
-#include "tools/studies/fourier_toy/grid.h"
+#include "tools/studies/fourier_toy/plan.h"
 #include "tools/studies/fourier_toy/report.h"
 
 namespace hm::studies {

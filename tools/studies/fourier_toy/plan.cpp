@@ -1,5 +1,5 @@
 // The toy study's grid, labels and run costs.
-#include "tools/studies/fourier_toy/grid.h"
+#include "tools/studies/fourier_toy/plan.h"
 
 #include <fmt/format.h>
 
