@@ -20,9 +20,9 @@ Cases (as the Harmonic ones):
                repeated for the paths, cross-attention keys/values projected once, a self-attention
                KV cache, one inverse-CDF draw per path and step
 Prints ms and tokens/s like Harmonic, the parameter count and the loss at init (~ln 4094 = 8.32).
-Timing: time_ms of tools/bench/bench_torch.py (the method of tools/bench/timing.h).
+Timing: time_ms of tools/bench/torch/bench_torch.py (the method of tools/bench/timing.h).
 Usage (python3-torch lives at /usr/bin/python3):
-  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /usr/bin/python3 tools/bench/bench_chronos_torch.py --threads 1
+  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /usr/bin/python3 tools/bench/torch/bench_chronos_torch.py --threads 1
 """
 import argparse
 import math

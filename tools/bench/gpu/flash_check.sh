@@ -7,9 +7,9 @@
 # repository root; PYTHON (default python3) with torch for the peer; compute-sanitizer on PATH or
 # in /usr/local/cuda/bin. Logs go to $OUT (or build/flash_check). Each step has a timeout, 240 s
 # in all, so the whole run stays under about 4 minutes. Exit status: 1 if any test or sanitizer step failed.
-#   tools/bench/flash_check.sh
+#   tools/bench/gpu/flash_check.sh
 set -uo pipefail
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 cd "$repo"
 tests="${HARMONIC_TESTS:-build/harmonic_tests}"
 bin="${HARMONIC_BIN:-build/harmonic}"
@@ -62,7 +62,7 @@ else
 fi
 # 4. Benchmarks: every path of harmonic, then PyTorch.
 step bench_harmonic 50 "$bin" bench --attention --device cuda --repeat 5 --warmup 2
-step bench_torch 30 "$python" tools/bench/bench_attention_torch.py --device cuda --repeat 5 --warmup 2
+step bench_torch 30 "$python" tools/bench/torch/bench_attention_torch.py --device cuda --repeat 5 --warmup 2
 
 echo
 echo "== summary"

@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
 # The GPU check, one command on a GPU machine (H100/H200, 16 cores, nvcc, compute-sanitizer,
 # PyTorch 2.x, no network), from the repository root, with .gpu/ made by
-# tools/bench/gpu_bundle.sh on a CPU machine. In order of importance, each step under its own
+# tools/bench/gpu/gpu_bundle.sh on a CPU machine. In order of importance, each step under its own
 # time limit and a deadline (GPU_CHECK_SECONDS, 540) after which no step starts, so the whole fits in
 # about 9 minutes:
 #   1. the [cuda] tests on the device (every op against the CPU; every registered task trains,
 #      evaluates, checkpoints and resumes on cuda:0; every study's first quick run on cuda:0)
-#   2. the tiled attention kernels' check (tools/bench/flash_check.sh), when present
+#   2. the tiled attention kernels' check (tools/bench/gpu/flash_check.sh), when present
 #   3. the 12-layer d768 GPT step (N 1024, B 8): Harmonic's profile and PyTorch's step
 #   4. every task's smoke run on cuda and on the CPU: ms/step from the profiler
 #   5. compute-sanitizer memcheck over small task runs on cuda
 #   6. the op benchmarks against PyTorch on the same GPU
 # Ends with a summary; the full log is $OUT/gpu_check.log when OUT is set (else /tmp).
 #
-#   bash tools/bench/gpu_check.sh
+#   bash tools/bench/gpu/gpu_check.sh
 set -uo pipefail
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 cd "$repo"
 out="${OUT:-/tmp}"
 log="$out/gpu_check.log"
@@ -57,8 +57,8 @@ grep -E "ERROR|FAILED|ran on cuda|step-3 loss|allocations after" "$out/cuda_test
 note "[cuda] tests (exit $rc): $(grep -E '^\[doctest\] (test cases|assertions)' "$out/cuda_tests.log" | tr '\n' ' ') in $((SECONDS - start)) s"
 
 step "2. tiled attention check"
-if [[ -f tools/bench/flash_check.sh ]] && ! late "flash_check"; then
-  HARMONIC_BIN="$H" HARMONIC_TESTS="$T" OUT=/tmp/flash timeout 170 bash tools/bench/flash_check.sh >"$out/flash_check.log" 2>&1
+if [[ -f tools/bench/gpu/flash_check.sh ]] && ! late "flash_check"; then
+  HARMONIC_BIN="$H" HARMONIC_TESTS="$T" OUT=/tmp/flash timeout 170 bash tools/bench/gpu/flash_check.sh >"$out/flash_check.log" 2>&1
   note "flash_check exit $?"
   tail -45 "$out/flash_check.log" | tee -a "$log"
 fi
@@ -74,7 +74,7 @@ for prec in fp32 bf16; do
 done
 for flags in "--sdpa" "" "--sdpa --bf16"; do
   late "torch gpt $flags" && break
-  r=$(timeout 40 python3 tools/bench/bench_gpt_torch.py --device cuda --size gpt2 --case softmax --repeat 5 $flags 2>&1 | tail -1)
+  r=$(timeout 40 python3 tools/bench/torch/bench_gpt_torch.py --device cuda --size gpt2 --case softmax --repeat 5 $flags 2>&1 | tail -1)
   echo "$r" | tee -a "$log"
   note "torch gpt 12x768 ${flags:-materialised}: $(echo "$r" | grep -oE '[0-9.]+ ms/step' || echo FAILED)"
 done
@@ -108,7 +108,7 @@ for task in fourier-toy kjv-lm; do
 done
 
 step "6. op benchmarks against PyTorch $(python3 -c 'import torch; print(torch.__version__)') on the same GPU"
-late "op benchmarks" || timeout 60 python3 tools/bench/bench_torch.py --compare "$H" --device cuda --rounds 1 --repeat 20 2>&1 | tee -a "$log"
+late "op benchmarks" || timeout 60 python3 tools/bench/torch/bench_torch.py --compare "$H" --device cuda --rounds 1 --repeat 20 2>&1 | tee -a "$log"
 
 echo
 echo "=================== summary (at $SECONDS s)"

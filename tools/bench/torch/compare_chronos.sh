@@ -3,18 +3,18 @@
 # study's size, and a 20-path x 16-step forecast of 8 series), interleaved in one run, at each
 # thread count given (default: 1 and 2), ROUNDS times (default 3):
 #   harmonic bench --chronos                 (ms/step, tok/s; ms/forecast)
-#   tools/bench/bench_chronos_torch.py       (the same lines, prefixed "torch")
+#   tools/bench/torch/bench_chronos_torch.py       (the same lines, prefixed "torch")
 # After each round it prints torch ms / Harmonic ms per case (> 1: Harmonic is faster), and at
 # the end the median ratio over the rounds, with the load average before and after.
 #
-#   tools/bench/compare_chronos.sh                    # threads 1 and 2, 3 rounds
-#   HARMONIC_BIN=build/harmonic ROUNDS=5 REPEAT=5 tools/bench/compare_chronos.sh 1
+#   tools/bench/torch/compare_chronos.sh                    # threads 1 and 2, 3 rounds
+#   HARMONIC_BIN=build/harmonic ROUNDS=5 REPEAT=5 tools/bench/torch/compare_chronos.sh 1
 set -euo pipefail
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 python="${PYTHON:-/usr/bin/python3}"
 bin="${HARMONIC_BIN:-$repo/build/harmonic}"
 [[ -x "$bin" ]] || { echo "compare_chronos.sh: no harmonic executable at $bin; set HARMONIC_BIN" >&2; exit 1; }
-source "$repo/tools/bench/peer_blas_env.sh"
+source "$repo/tools/bench/torch/peer_blas_env.sh"
 threads=("$@")
 [[ ${#threads[@]} -eq 0 ]] && threads=(1 2)
 log="$(mktemp)"
@@ -50,7 +50,7 @@ for round in $(seq "${ROUNDS:-3}"); do
   for n in "${threads[@]}"; do
     echo "# round $round, threads $n"
     logged "$bin" bench --chronos --threads "$n" --repeat "${REPEAT:-5}" --warmup 1
-    logged env OPENBLAS_NUM_THREADS="$n" OMP_NUM_THREADS="$n" "$python" "$repo/tools/bench/bench_chronos_torch.py" \
+    logged env OPENBLAS_NUM_THREADS="$n" OMP_NUM_THREADS="$n" "$python" "$repo/tools/bench/torch/bench_chronos_torch.py" \
       --threads "$n" --repeat "${REPEAT:-5}" --warmup 1
   done
   ratios "$round"

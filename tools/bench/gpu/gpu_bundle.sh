@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Packs what tools/bench/gpu_check.sh needs on a GPU machine, built here on a CPU machine:
+# Packs what tools/bench/gpu/gpu_check.sh needs on a GPU machine, built here on a CPU machine:
 # the GPU machines (one H100 or H200, 16 cores, nvcc, CMake, PyTorch 2.x) have none of the
 # project's Debian libraries and no network. Writes .gpu/ (ignored by git):
 #   .gpu/harmonic-gpu.tar.xz   a portable Release build for sm_90 (no -march=native: AVX2 and
@@ -8,11 +8,11 @@
 #                              the data cache exports it (the `bible` command is not there)
 #   .gpu/fashion-mnist/        the four Fashion-MNIST files
 #
-#   bash tools/bench/gpu_bundle.sh          # then, on the GPU machine: bash tools/bench/gpu_check.sh
+#   bash tools/bench/gpu/gpu_bundle.sh          # then, on the GPU machine: bash tools/bench/gpu/gpu_check.sh
 #
 # The CUDA libraries (cudart, cuBLAS, cuFFT, cuDNN) are the GPU machine's own.
 set -euo pipefail
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 cd "$repo"
 build="${HARMONIC_GPU_BUILD:-build-gpu}"
 launcher=()

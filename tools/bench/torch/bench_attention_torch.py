@@ -5,7 +5,7 @@ in float32 with TF32 off, forward (no grad) and forward+backward of a sum, timed
   sdpa_torch_BxHxNxD          F.scaled_dot_product_attention(is_causal=True) (torch picks its backend)
   sdpa_materialised_BxHxNxD   softmax(q k^T scale + causal mask) v, the weights materialised
   fourier_attention_materialised_8x8x512x16   the FourierFormer logits materialised (B, H, N, N, D)
-Usage: python3 tools/bench/bench_attention_torch.py --device cuda [--repeat 10] [--warmup 3] [--case PREFIX]"""
+Usage: python3 tools/bench/torch/bench_attention_torch.py --device cuda [--repeat 10] [--warmup 3] [--case PREFIX]"""
 import argparse
 import math
 import statistics

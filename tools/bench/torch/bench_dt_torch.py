@@ -12,7 +12,7 @@ bin centres, log(pmf + 1e-5), regulariser gamma 1e-6 * 2 pi^2 / m * sum k^2 |c_k
 One step = forward, cross-entropy (+ regulariser), zero_grad, backward, AdamW(6e-4, (0.9, 0.95),
 weight decay 0.1) step, batch 64. Prints ms/step and windows/s (median over timed runs).
 Usage (python3-torch lives at /usr/bin/python3):
-  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /usr/bin/python3 tools/bench/bench_dt_torch.py --threads 1
+  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /usr/bin/python3 tools/bench/torch/bench_dt_torch.py --threads 1
 """
 import argparse
 import math
