@@ -1,5 +1,5 @@
-// The cases `harmonic bench` times: the standard op suite, an op at its table example, issue 5's
-// Fourier cases (head, attention, FRU), the recurrent layers (issue 11) and one training step of the Fourier head toy
+// The cases `harmonic bench` times: the standard op suite, an op at its table example, the
+// Fourier cases (head, attention, FRU), the recurrent layers and one training step of the Fourier head toy
 // study's model per head. The PyTorch peers in tools/bench/torch/*.py time the same cases.
 #pragma once
 #include <functional>
@@ -23,7 +23,7 @@ using Report = std::function<void(const std::string& label, double ms)>;
 
 // Names of the Fourier cases: fourier_head_log_pmf, fourier_attention, fru, fru_all_steps.
 std::vector<std::string> fourier_case_names();
-// Issue 5's Fourier cases, forward+backward of a sum in float32 on the CPU, at the shapes of
+// The Fourier cases, forward+backward of a sum in float32 on the CPU, at the shapes of
 // tools/bench/torch/bench_fourier_torch.py, bench_fourier_attention_torch.py and bench_fru_torch.py.
 // `only` picks cases by name (empty: all).
 void run_fourier_cases(const std::vector<std::string>& only, const TimingOptions& opt, const Report& report);

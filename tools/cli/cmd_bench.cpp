@@ -5,7 +5,7 @@
 //   harmonic bench --op softmax --shape 256x1024 --shape 64x4096 --backward
 //   harmonic bench --op layer_norm --shape 256x1024,1024,1024 --threads 2 --json out.json
 //   harmonic bench --device cuda                     the suite on cuda:0 (GPU time, CUDA events)
-//   harmonic bench --fourier --threads 2             issue 5's Fourier cases, fwd+bwd (float32, CPU;
+//   harmonic bench --fourier --threads 2             the Fourier cases, fwd+bwd (float32, CPU;
 //                                                    --case fourier_head_log_pmf|fourier_attention|fru|fru_all_steps);
 //     tools/bench/torch/bench_fourier_torch.py, bench_fourier_attention_torch.py, bench_fru_torch.py time PyTorch
 //   harmonic bench --recurrent --threads 2          nn::LSTM/GRU/RNN fwd+bwd at the FRU paper's shapes
@@ -79,7 +79,7 @@ void add(CLI::App& app) {
   cmd->add_option("--attrs", opt.attrs, "Op attributes as a JSON object");
   cmd->add_option("--case", opt.cases, "Run only these standard cases (by name or op)");
   cmd->add_flag("--list-cases", opt.list_cases, "List the standard cases");
-  cmd->add_flag("--fourier", opt.fourier, "Time issue 5's Fourier head, attention and FRU cases instead");
+  cmd->add_flag("--fourier", opt.fourier, "Time the Fourier head, attention and FRU cases instead");
   cmd->add_flag("--recurrent", opt.recurrent, "Time nn::LSTM/GRU/RNN forward+backward at the FRU paper's shapes");
   cmd->add_flag("--toy", opt.toy, "Time one training step of the Fourier head toy study's model per head (us)");
   cmd->add_flag("--fft", opt.fft, "Time the FFT op (rfft, stft) forward and forward+backward");

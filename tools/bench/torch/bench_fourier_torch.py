@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Composed eager PyTorch Fourier head log-pmf, timed at the issue's size (B=256, N=64, m=4096,
-float32, CPU), to compare with Harmonic's fused fourier_head_log_pmf (ops/fourier_head.h).
+"""Composed eager PyTorch Fourier head log-pmf, timed at the size of `harmonic bench --fourier`
+(B=256, N=64, m=4096, float32, CPU), to compare with Harmonic's fused fourier_head_log_pmf (ops/fourier_head.h).
 
 Two compositions:
   paper: the reference code's route -- autocorrelation c_k via a complex conv-like sum, then

@@ -24,8 +24,8 @@ const Json& at(const Json& j, const char* key, const char* where) {
   return j.at(key);
 }
 
-// at(j, key, where) read as T; a value of another JSON type is named with its field (issue 16:
-// "type must be number, but is string" said neither which field nor which file part).
+// at(j, key, where) read as T; a value of another JSON type is named with its field (the JSON
+// library's "type must be number, but is string" says neither which field nor which file part).
 template <class T>
 T get_at(const Json& j, const char* key, const char* where) {
   const Json& v = at(j, key, where);
