@@ -37,7 +37,7 @@ enum class SdpaPath { Auto, Reference, Composed, Flash };
 SdpaPath sdpa_path();
 // Whether the CUDA slots (and their host twins) take the tiled kernels where those cover the
 // case: path Flash, or path Auto unless HARMONIC_FLASH=0 (read once). On by default since their
-// tests, memcheck and racecheck passed on an H200 (tools/bench/gpu_runs/).
+// tests, memcheck and racecheck passed on an H200 (tools/bench/gpu/gpu_runs).
 bool sdpa_flash_enabled();
 // HARMONIC_FLASH=1: Auto takes the tiled kernels wherever they cover the case.
 bool sdpa_flash_forced();

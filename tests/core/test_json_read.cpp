@@ -12,7 +12,7 @@
 #include "optim/sgd.h"
 #include "tests/helpers.h"
 #include "tools/report/plot.h"
-#include "tools/studies/study_dir.h"
+#include "tools/studies/driver/study_dir.h"
 #include "tools/tasks/chronos_model.h"
 #include "tools/tasks/language_model.h"
 #include "tools/train/config.h"

@@ -163,7 +163,7 @@ TEST_CASE("sdpa path: overrides nest, flash only where covered, composed never o
   CHECK_FALSE(sdpa_flash_covers(64, 32, DType::Float32));  // D != Dv
   CHECK_FALSE(sdpa_flash_covers(48, 48, DType::Float32));  // not compiled
   CHECK_FALSE(sdpa_flash_covers(64, 64, DType::Float64));
-  // Auto's speed rule, from the H200 measurements (tools/bench/gpu_runs/).
+  // Auto's speed rule, from the H200 measurements (tools/bench/gpu/gpu_runs).
   CHECK(sdpa_flash_faster(64, 1024));
   CHECK(sdpa_flash_faster(96, 512));
   CHECK_FALSE(sdpa_flash_faster(64, 256));

@@ -10,8 +10,8 @@
 #include "tools/studies/audio_bpm/figures.h"
 #include "tools/studies/audio_bpm/plan.h"
 #include "tools/studies/audio_bpm/report.h"
-#include "tools/studies/driver.h"
-#include "tools/studies/study.h"
+#include "tools/studies/driver/driver.h"
+#include "tools/studies/driver/study.h"
 
 using namespace hm;
 using namespace hm::studies;

@@ -12,7 +12,7 @@
 #include "tools/studies/chronos/plan.h"
 #include "tools/studies/chronos/report.h"
 #include "tools/studies/chronos/run.h"
-#include "tools/studies/driver.h"
+#include "tools/studies/driver/driver.h"
 #include "tools/tasks/chronos_model.h"
 #include "tools/train/config.h"
 #include "tools/train/task.h"

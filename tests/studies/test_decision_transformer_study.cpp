@@ -14,7 +14,7 @@
 #include "tools/studies/decision_transformer/figures.h"
 #include "tools/studies/decision_transformer/plan.h"
 #include "tools/studies/decision_transformer/report.h"
-#include "tools/studies/driver.h"
+#include "tools/studies/driver/driver.h"
 #include "tools/tasks/arcade_dt.h"
 #include "tools/tasks/dt_rollout.h"
 #include "tools/train/config.h"

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "tests/helpers.h"
-#include "tools/studies/driver.h"
+#include "tools/studies/driver/driver.h"
 #include "tools/studies/fru/plan.h"
 #include "tools/studies/fru/report.h"
 #include "tools/studies/fru/run.h"

@@ -1,4 +1,4 @@
-// The study driver (tools/studies/driver.h) on a fake study: durable results, interruption
+// The study driver (tools/studies/driver/driver.h) on a fake study: durable results, interruption
 // and resume, torn lines, refusals, report-only rebuilds.
 #include <doctest/doctest.h>
 
@@ -14,8 +14,8 @@
 #include "optim/checkpoint.h"
 #include "tests/helpers.h"
 #include "tests/trainer_helpers.h"
-#include "tools/studies/driver.h"
-#include "tools/studies/study_trainer.h"
+#include "tools/studies/driver/driver.h"
+#include "tools/studies/driver/study_trainer.h"
 #include "tools/train/run_pool.h"
 #include "tools/train/trainer.h"
 

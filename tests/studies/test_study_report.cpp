@@ -9,7 +9,7 @@
 
 #include "tests/helpers.h"
 #include "tools/studies/fourier_toy/figures.h"
-#include "tools/studies/fourier_toy/grid.h"
+#include "tools/studies/fourier_toy/plan.h"
 #include "tools/studies/fourier_toy/report.h"
 
 namespace hm::test {

@@ -1,11 +1,11 @@
-// The pieces every study run shares: record_eval (tools/studies/study_trainer.h), the
-// linear-or-Fourier head run config (tools/studies/head_run.h) and read_run_config's errors.
+// The pieces every study run shares: record_eval (tools/studies/driver/study_trainer.h), the
+// linear-or-Fourier head run config (tools/studies/driver/head_run.h) and read_run_config's errors.
 #include <doctest/doctest.h>
 
 #include "tests/helpers.h"
-#include "tools/studies/head_run.h"
-#include "tools/studies/run_config.h"
-#include "tools/studies/study_trainer.h"
+#include "tools/studies/driver/head_run.h"
+#include "tools/studies/driver/run_config.h"
+#include "tools/studies/driver/study_trainer.h"
 
 using namespace hm::studies;
 using hm::test::throws_with;

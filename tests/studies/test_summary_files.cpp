@@ -1,9 +1,9 @@
-// The files every paper study's report writes (tools/studies/summary_files.h): the summary
+// The files every paper study's report writes (tools/studies/driver/summary_files.h): the summary
 // header's counts and the partial-report note of a study whose grid is not all recorded.
 #include <doctest/doctest.h>
 
 #include "tests/helpers.h"
-#include "tools/studies/summary_files.h"
+#include "tools/studies/driver/summary_files.h"
 
 using namespace hm;
 using namespace hm::studies;

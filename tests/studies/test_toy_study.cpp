@@ -1,4 +1,4 @@
-// The toy study (tools/studies/fourier_toy/: grid.h, report.h, figures.h) driven by a fast
+// The toy study (tools/studies/fourier_toy/: plan.h, report.h, figures.h) driven by a fast
 // fake run function: grid, aggregation, tables, JSON and files.
 #include <doctest/doctest.h>
 
@@ -11,7 +11,7 @@
 
 #include "tests/helpers.h"
 #include "tools/studies/fourier_toy/figures.h"
-#include "tools/studies/fourier_toy/grid.h"
+#include "tools/studies/fourier_toy/plan.h"
 #include "tools/studies/fourier_toy/report.h"
 
 namespace hm::test {

@@ -9,7 +9,7 @@
 #include "data/text.h"
 #include "models/gpt.h"
 #include "tests/helpers.h"
-#include "tools/studies/driver.h"
+#include "tools/studies/driver/driver.h"
 #include "tools/studies/rng_lm/plan.h"
 #include "tools/studies/rng_lm/report.h"
 #include "tools/tasks/language_model.h"

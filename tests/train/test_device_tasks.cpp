@@ -14,7 +14,7 @@
 #include "tests/device_harness.h"
 #include "tests/trainer_helpers.h"
 #include "tools/demos/spiral_sgd.h"
-#include "tools/studies/study.h"
+#include "tools/studies/driver/study.h"
 #include "tools/tasks/chronos_forecast_csv.h"
 #include "tools/tasks/chronos_model.h"
 #include "tools/tasks/language_model.h"

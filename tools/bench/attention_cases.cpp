@@ -1,6 +1,6 @@
 // `harmonic bench --attention`: scaled_dot_product_attention (causal, float32) on each path of
 // SdpaPath, and fourier_attention (causal, p = 4), forward and forward+backward of a sum.
-// tools/bench/bench_attention_torch.py times F.scaled_dot_product_attention and the
+// tools/bench/torch/bench_attention_torch.py times F.scaled_dot_product_attention and the
 // materialised softmax(q k^T) v at the same shapes.
 #include <algorithm>
 #include <cmath>

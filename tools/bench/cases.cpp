@@ -14,7 +14,7 @@
 #include "optim/adam.h"
 #include "optim/clip.h"
 #include "optim/schedule.h"
-#include "tools/studies/fourier_toy/task.h"
+#include "tools/tasks/fourier_toy.h"
 
 namespace hm::bench {
 
@@ -77,7 +77,7 @@ void run_fourier_cases(const std::vector<std::string>& only, const TimingOptions
     };
     report("fourier_attention B=8 H=8 N=256 D=16 p=4", time_ms(step, opt));
   }
-  // Like tools/bench/bench_fru_torch.py: the loss is the last step's output summed; "fru" is the
+  // Like tools/bench/torch/bench_fru_torch.py: the loss is the last step's output summed; "fru" is the
   // classifier form (output layer at the last step only, NOTES section 3), "fru_all_steps"
   // computes it at every step (bench_fru_torch.py --all-steps). K = 60, d = 10, R = 60,
   // units = 200, T = 784.

@@ -1,6 +1,6 @@
-// The cases `harmonic bench` times: the standard op suite, an op at its table example, issue 5's
-// Fourier cases (head, attention, FRU), the recurrent layers (issue 11) and one training step of the Fourier head toy
-// study's model per head. The PyTorch peers in tools/bench/*.py time the same cases.
+// The cases `harmonic bench` times: the standard op suite, an op at its table example, the
+// Fourier cases (head, attention, FRU), the recurrent layers and one training step of the Fourier head toy
+// study's model per head. The PyTorch peers in tools/bench/torch/*.py time the same cases.
 #pragma once
 #include <functional>
 #include <string>
@@ -10,7 +10,7 @@
 
 namespace hm::bench {
 
-// The standard op suite; tools/bench/bench_torch.py defines the same cases.
+// The standard op suite; tools/bench/torch/bench_torch.py defines the same cases.
 std::vector<OpCase> standard_cases();
 
 // The op at its table entry's example shapes and attributes (ops/registry), attrs merged over
@@ -23,8 +23,8 @@ using Report = std::function<void(const std::string& label, double ms)>;
 
 // Names of the Fourier cases: fourier_head_log_pmf, fourier_attention, fru, fru_all_steps.
 std::vector<std::string> fourier_case_names();
-// Issue 5's Fourier cases, forward+backward of a sum in float32 on the CPU, at the shapes of
-// tools/bench/bench_fourier_torch.py, bench_fourier_attention_torch.py and bench_fru_torch.py.
+// The Fourier cases, forward+backward of a sum in float32 on the CPU, at the shapes of
+// tools/bench/torch/bench_fourier_torch.py, bench_fourier_attention_torch.py and bench_fru_torch.py.
 // `only` picks cases by name (empty: all).
 void run_fourier_cases(const std::vector<std::string>& only, const TimingOptions& opt, const Report& report);
 
@@ -33,13 +33,13 @@ void run_fourier_cases(const std::vector<std::string>& only, const TimingOptions
 std::vector<std::string> recurrent_case_names();
 // Forward+backward of sum(output) of one nn::LSTM / GRU / RNN layer in float32 on the CPU at the
 // FRU paper's shapes: pixel (T=784, B=256, in=1, H=200) and text (T=300, B=32, in=128, H=128);
-// tools/bench/bench_recurrent_torch.py times torch.nn's. `only` picks cases (empty: the fused ones).
+// tools/bench/torch/bench_recurrent_torch.py times torch.nn's. `only` picks cases (empty: the fused ones).
 void run_recurrent_cases(const std::vector<std::string>& only, const TimingOptions& opt, const Report& report);
 
 // Names of the toy cases: linear, gmm, fourier, fourier_reg, fourier_mle.
 std::vector<std::string> toy_case_names();
 // One training step of the toy study's model (models/fourier_toy.h) per head, as
-// run_toy_density takes it; tools/bench/bench_toy_torch.py times PyTorch. Reports ms per step.
+// run_toy_density takes it; tools/bench/torch/bench_toy_torch.py times PyTorch. Reports ms per step.
 void run_toy_cases(const std::vector<std::string>& only, const TimingOptions& opt, const Report& report);
 
 // Names of the FFT cases: rfft_256x4096, rfft_256x1000, rfft_64x4099 (a prime: Bluestein),
@@ -47,7 +47,7 @@ void run_toy_cases(const std::vector<std::string>& only, const TimingOptions& op
 std::vector<std::string> fft_case_names();
 // Receives each FFT case's label, forward ms (no grad) and forward+backward ms (of a sum).
 using FftReport = std::function<void(const std::string& label, double fwd_ms, double fwd_bwd_ms)>;
-// The FFT op (ops/fft.h) in float32 on the CPU; tools/bench/bench_fft_torch.py times torch.fft.rfft
+// The FFT op (ops/fft.h) in float32 on the CPU; tools/bench/torch/bench_fft_torch.py times torch.fft.rfft
 // and torch.stft on the same shapes. `only` picks cases by name (empty: all).
 void run_fft_cases(const std::vector<std::string>& only, const TimingOptions& opt, const FftReport& report);
 
@@ -55,7 +55,7 @@ void run_fft_cases(const std::vector<std::string>& only, const TimingOptions& op
 std::vector<std::string> gpt_case_names();
 // One training step (forward, cross-entropy, backward, AdamW) of models::GPT at 4 layers,
 // n_embd 128, 8 heads, block 256, batch 8, vocab 8192, sinusoidal positions, dropout 0.1
-// (tools/bench/gpt_case.cpp); tools/bench/bench_gpt_torch.py times the same model in PyTorch.
+// (tools/bench/gpt_case.cpp); tools/bench/torch/bench_gpt_torch.py times the same model in PyTorch.
 struct GptTiming {
   std::string label;
   double ms = 0, tokens_per_s = 0;
@@ -69,7 +69,7 @@ void run_gpt_cases(const std::vector<std::string>& only, const TimingOptions& op
 std::vector<std::string> dt_case_names();
 // One training step (forward, cross-entropy, backward, AdamW) of models::DecisionTransformer
 // at the paper's size with a linear or Fourier-8 head, batch 64 (tools/bench/dt_case.cpp);
-// tools/bench/bench_dt_torch.py times the same model in PyTorch. Reports ms per step and
+// tools/bench/torch/bench_dt_torch.py times the same model in PyTorch. Reports ms per step and
 // windows per second.
 using DtReport = std::function<void(const std::string& label, double ms, double windows_per_s)>;
 void run_dt_cases(const std::vector<std::string>& only, const TimingOptions& opt, const DtReport& report);
@@ -84,7 +84,7 @@ std::vector<std::string> chronos_case_names();
 //                context 32 + horizon 8, no dropout), batch 32
 //   forecast     models::forecast of 20 sample paths x 16 steps for 8 series (the default
 //                model, context 128; encoder once, decoder KV cache)
-// tools/bench/bench_chronos_torch.py times the same T5 in PyTorch.
+// tools/bench/torch/bench_chronos_torch.py times the same T5 in PyTorch.
 struct ChronosTiming {
   std::string label;
   double ms = 0;            // per step / per forecast
@@ -103,7 +103,7 @@ using AttentionReport = std::function<void(const std::string& label, double fwd_
 // scaled_dot_product_attention (causal, float32) per SdpaPath at 8x16x1024x64, 8x12xNx64 for
 // N = 256, 1024, 4096 and 4x16x1024x128 (the reference kernels at N <= 1024 only), and
 // fourier_attention (causal, p = 4) at 8x8x512x16 (tools/bench/attention_cases.cpp);
-// tools/bench/bench_attention_torch.py times PyTorch. `only` picks cases by name prefix.
+// tools/bench/torch/bench_attention_torch.py times PyTorch. `only` picks cases by name prefix.
 void run_attention_cases(const std::vector<std::string>& only, const TimingOptions& opt, Device device,
                          const AttentionReport& report);
 

@@ -1,7 +1,7 @@
 // The Chronos T5 cases of `harmonic bench --chronos` (tools/bench/cases.h): a training step
 // (forward, cross-entropy, backward, AdamW) of the chronos task's default model and of the
 // study's quick size, and the forecast of 20 sample paths x 16 steps for 8 series (encoder once,
-// decoder KV cache: models::forecast). tools/bench/bench_chronos_torch.py times the same T5.
+// decoder KV cache: models::forecast). tools/bench/torch/bench_chronos_torch.py times the same T5.
 #include <algorithm>
 #include <cmath>
 

@@ -1,4 +1,4 @@
-// The FFT cases of `harmonic bench --fft` (tools/bench/cases.h); tools/bench/bench_fft_torch.py
+// The FFT cases of `harmonic bench --fft` (tools/bench/cases.h); tools/bench/torch/bench_fft_torch.py
 // times torch.fft.rfft and torch.stft on the same shapes.
 #include <algorithm>
 

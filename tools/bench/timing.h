@@ -1,6 +1,6 @@
 // Timing for `harmonic bench`: milliseconds per call of a function, and of one op of the table
 // forward and forward+backward.
-// Method (shared with tools/bench/bench_torch.py): warm up, pick an inner count so one timed run
+// Method (shared with tools/bench/torch/bench_torch.py): warm up, pick an inner count so one timed run
 // lasts >= 1 ms, then report the median over `repeat` runs of (run time / inner count). On a
 // CUDA device each call is timed on the device instead (cuda/runtime/timing.h: CUDA events on the
 // stream, median over `repeat` calls after `warmup`).

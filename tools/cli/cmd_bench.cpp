@@ -5,32 +5,34 @@
 //   harmonic bench --op softmax --shape 256x1024 --shape 64x4096 --backward
 //   harmonic bench --op layer_norm --shape 256x1024,1024,1024 --threads 2 --json out.json
 //   harmonic bench --device cuda                     the suite on cuda:0 (GPU time, CUDA events)
-//   harmonic bench --fourier --threads 2             issue 5's Fourier cases, fwd+bwd (float32, CPU;
+//   harmonic bench --fourier --threads 2             the Fourier cases, fwd+bwd (float32, CPU;
 //                                                    --case fourier_head_log_pmf|fourier_attention|fru|fru_all_steps);
-//     tools/bench/bench_fourier_torch.py, bench_fourier_attention_torch.py, bench_fru_torch.py time PyTorch
+//     tools/bench/torch/bench_fourier_torch.py, bench_fourier_attention_torch.py, bench_fru_torch.py time PyTorch
 //   harmonic bench --recurrent --threads 2          nn::LSTM/GRU/RNN fwd+bwd at the FRU paper's shapes
 //                                                    (--case lstm_pixel|lstm_text|gru_*|rnn_*, and *_composed
-//                                                    for the step loop); tools/bench/bench_recurrent_torch.py
+//                                                    for the step loop); tools/bench/torch/bench_recurrent_torch.py
 //                                                    times torch.nn's
 //   harmonic bench --toy --threads 1                 one training step of the Fourier head toy study's
 //                                                    MLP per head, us/step (--case linear|gmm|fourier|
-//                                                    fourier_reg|fourier_mle); tools/bench/bench_toy_torch.py times
-//                                                    PyTorch
+//                                                    fourier_reg|fourier_mle); tools/bench/torch/bench_toy_torch.py
+//                                                    times PyTorch
 //   harmonic bench --fft --threads 1                 the FFT op: rfft and stft, fwd and fwd+bwd (float32, CPU;
 //                                                    --case rfft_256x4096|rfft_256x1000|rfft_64x4099|stft_16x88200);
-//                                                    tools/bench/bench_fft_torch.py times PyTorch (--compare: ratios)
+//                                                    tools/bench/torch/bench_fft_torch.py times PyTorch
+//                                                    (--compare: ratios)
 //   harmonic bench --gpt --threads 1 --repeat 3      one GPT training step (--case softmax|fourier): ms/step,
 //                                                    tokens/s, GEMM FLOPs and the GEMM-bound floor;
-//                                                    tools/bench/bench_gpt_torch.py times PyTorch
+//                                                    tools/bench/torch/bench_gpt_torch.py times PyTorch
 //   harmonic bench --dt --threads 1                  one Decision Transformer training step (--case linear|fourier):
-//                                                    ms/step, windows/s; tools/bench/bench_dt_torch.py times PyTorch
+//                                                    ms/step, windows/s; tools/bench/torch/bench_dt_torch.py times
+//                                                    PyTorch
 //   harmonic bench --chronos --threads 1            the Chronos T5 (--case train|train_quick|forecast): training
 //                                                    step ms and tokens/s, 20-path forecast latency;
-//                                                    tools/bench/bench_chronos_torch.py times PyTorch
+//                                                    tools/bench/torch/bench_chronos_torch.py times PyTorch
 //   harmonic bench --attention --device cuda        scaled_dot_product_attention (causal, float32) per path
 //                                                    (reference kernels, composed cuBLAS, tiled flash) and
 //                                                    fourier_attention, fwd and fwd+bwd (--case sdpa_flash
-//                                                    etc., by name prefix); tools/bench/bench_attention_torch.py
+//                                                    etc., by name prefix); tools/bench/torch/bench_attention_torch.py
 //                                                    --device cuda times PyTorch
 //   mpirun -np 2 harmonic bench --allreduce          all-reduce time and bus bandwidth of the job's
 //                                                    process group for 1..64 MiB float32 buffers
@@ -77,7 +79,7 @@ void add(CLI::App& app) {
   cmd->add_option("--attrs", opt.attrs, "Op attributes as a JSON object");
   cmd->add_option("--case", opt.cases, "Run only these standard cases (by name or op)");
   cmd->add_flag("--list-cases", opt.list_cases, "List the standard cases");
-  cmd->add_flag("--fourier", opt.fourier, "Time issue 5's Fourier head, attention and FRU cases instead");
+  cmd->add_flag("--fourier", opt.fourier, "Time the Fourier head, attention and FRU cases instead");
   cmd->add_flag("--recurrent", opt.recurrent, "Time nn::LSTM/GRU/RNN forward+backward at the FRU paper's shapes");
   cmd->add_flag("--toy", opt.toy, "Time one training step of the Fourier head toy study's model per head (us)");
   cmd->add_flag("--fft", opt.fft, "Time the FFT op (rfft, stft) forward and forward+backward");

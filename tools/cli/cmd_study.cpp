@@ -1,10 +1,10 @@
-// `harmonic study`: run a registered paper study (tools/studies/study.h) through the durable
-// driver (tools/studies/driver.h); `harmonic study --list` names them.
+// `harmonic study`: run a registered paper study (tools/studies/driver/study.h) through the durable
+// driver (tools/studies/driver/driver.h); `harmonic study --list` names them.
 #include <fmt/format.h>
 
 #include "core/error.h"
 #include "tools/cli/commands.h"
-#include "tools/studies/driver.h"
+#include "tools/studies/driver/driver.h"
 
 namespace hm::cli {
 namespace {

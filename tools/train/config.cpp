@@ -161,7 +161,7 @@ namespace {
 
 // Merges the object `update` into `slot` (the section at dotted `path` of `root`) key by key,
 // walking both along the update's own keys (a flattened "a.b" name would read a missing
-// member of the update when a key itself holds a dot: issue 16's heap overflow).
+// member of the update when a key itself holds a dot, and overflow the heap).
 void merge_section(Json& root, Json& slot, const Json& update, const std::string& path, const std::string& source) {
   for (const auto& [k, value] : update.items()) {
     const std::string key = path.empty() ? k : path + "." + k;

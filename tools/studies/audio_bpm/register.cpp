@@ -1,5 +1,5 @@
 // `harmonic study audio-bpm`: the Fourier head paper's audio tempo toy registered with the
-// study driver (tools/studies/driver.h): the grid of plan.h, one run of run.h per point, the
+// study driver (tools/studies/driver/driver.h): the grid of plan.h, one run of run.h per point, the
 // report and figures of report.h and figures.h.
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include "tools/studies/audio_bpm/plan.h"
 #include "tools/studies/audio_bpm/report.h"
 #include "tools/studies/audio_bpm/run.h"
-#include "tools/studies/study.h"
+#include "tools/studies/driver/study.h"
 
 namespace hm::studies {
 namespace {

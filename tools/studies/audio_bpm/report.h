@@ -9,7 +9,7 @@
 #include "tools/report/claims.h"
 #include "tools/report/stats.h"
 #include "tools/studies/audio_bpm/plan.h"
-#include "tools/studies/study.h"
+#include "tools/studies/driver/study.h"
 
 namespace hm::studies {
 

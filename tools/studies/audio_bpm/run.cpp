@@ -1,6 +1,6 @@
 #include "tools/studies/audio_bpm/run.h"
 
-#include "tools/studies/study_trainer.h"
+#include "tools/studies/driver/study_trainer.h"
 #include "tools/train/config.h"
 #include "tools/train/run_pool.h"
 #include "tools/train/trainer.h"

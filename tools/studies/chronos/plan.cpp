@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "core/error.h"
-#include "tools/studies/run_config.h"
+#include "tools/studies/driver/run_config.h"
 
 namespace hm::studies {
 namespace {

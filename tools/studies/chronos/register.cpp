@@ -1,5 +1,5 @@
 // `harmonic study chronos`: the Fourier head paper's Chronos study registered with the study
-// driver (tools/studies/driver.h): the grid of plan.h, one run of run.h per point, the report
+// driver (tools/studies/driver/driver.h): the grid of plan.h, one run of run.h per point, the report
 // and figures of report.h and figures.h.
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include "tools/studies/chronos/plan.h"
 #include "tools/studies/chronos/report.h"
 #include "tools/studies/chronos/run.h"
-#include "tools/studies/study.h"
+#include "tools/studies/driver/study.h"
 
 namespace hm::studies {
 namespace {

@@ -12,7 +12,7 @@
 #include "tools/report/paper.h"
 #include "tools/report/stats.h"
 #include "tools/studies/chronos/plan.h"
-#include "tools/studies/study.h"
+#include "tools/studies/driver/study.h"
 
 namespace hm::studies {
 

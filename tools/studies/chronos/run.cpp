@@ -8,7 +8,7 @@
 #include "data/series_windows.h"
 #include "models/chronos.h"
 #include "ops/ops.h"
-#include "tools/studies/study_trainer.h"
+#include "tools/studies/driver/study_trainer.h"
 #include "tools/tasks/chronos_model.h"
 #include "tools/train/config.h"
 #include "tools/train/run_pool.h"

@@ -1,5 +1,5 @@
 // `harmonic study decision-transformer`: the Fourier head paper's Decision Transformer study
-// registered with the study driver (tools/studies/driver.h): the grid of plan.h, one run of
+// registered with the study driver (tools/studies/driver/driver.h): the grid of plan.h, one run of
 // run.h per point, the report and figures of report.h and figures.h.
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include "tools/studies/decision_transformer/plan.h"
 #include "tools/studies/decision_transformer/report.h"
 #include "tools/studies/decision_transformer/run.h"
-#include "tools/studies/study.h"
+#include "tools/studies/driver/study.h"
 
 namespace hm::studies {
 namespace {

@@ -9,7 +9,7 @@
 #include "tools/report/paper.h"
 #include "tools/report/seed_groups.h"
 #include "tools/studies/decision_transformer/figures.h"
-#include "tools/studies/summary_files.h"
+#include "tools/studies/driver/summary_files.h"
 
 namespace hm::studies {
 namespace {

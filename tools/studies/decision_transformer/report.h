@@ -10,7 +10,7 @@
 #include "tools/report/claims.h"
 #include "tools/report/stats.h"
 #include "tools/studies/decision_transformer/plan.h"
-#include "tools/studies/study.h"
+#include "tools/studies/driver/study.h"
 
 namespace hm::studies {
 

@@ -1,4 +1,4 @@
-// The toy study's figures (see toy_figures.h).
+// The toy study's figures (see figures.h).
 #include "tools/studies/fourier_toy/figures.h"
 
 #include <fmt/format.h>

@@ -1,14 +1,14 @@
 // `harmonic study fourier-toy`: the Fourier head paper's toy study registered with the study
-// driver (tools/studies/driver.h): the grid of grid.h, one run of run.h per point, the report
+// driver (tools/studies/driver/driver.h): the grid of plan.h, one run of run.h per point, the report
 // and figures of report.h.
 #include <fmt/format.h>
 
 #include <cmath>
 
 #include "core/device.h"
-#include "tools/studies/fourier_toy/grid.h"
+#include "tools/studies/driver/study.h"
+#include "tools/studies/fourier_toy/plan.h"
 #include "tools/studies/fourier_toy/report.h"
-#include "tools/studies/study.h"
 
 namespace hm::studies {
 namespace {

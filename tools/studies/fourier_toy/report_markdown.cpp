@@ -8,7 +8,7 @@
 
 #include "tools/report/markdown.h"
 #include "tools/studies/fourier_toy/report.h"
-#include "tools/studies/fourier_toy/grid.h"
+#include "tools/studies/fourier_toy/plan.h"
 #include "tools/report/format.h"
 
 namespace hm::studies {

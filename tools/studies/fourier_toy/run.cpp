@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "ops/ops.h"
-#include "tools/studies/study_trainer.h"
+#include "tools/studies/driver/study_trainer.h"
 #include "tools/train/run_pool.h"
 #include "tools/train/trainer.h"
 

@@ -1,6 +1,6 @@
 // One run of the Fourier head toy study: a (dataset, head, frequencies, gamma, seed)
 // configuration trained by the generic Trainer on the "fourier-toy" task
-// (tools/studies/fourier_toy/task.h) and evaluated on the test split.
+// (tools/tasks/fourier_toy.h) and evaluated on the test split.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -10,7 +10,7 @@
 
 #include "data/toy_density.h"
 #include "models/fourier_toy.h"
-#include "tools/studies/fourier_toy/task.h"
+#include "tools/tasks/fourier_toy.h"
 
 namespace hm::studies {
 

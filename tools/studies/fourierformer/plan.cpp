@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "core/error.h"
-#include "tools/studies/run_config.h"
+#include "tools/studies/driver/run_config.h"
 
 namespace hm::studies {
 namespace {

@@ -1,15 +1,15 @@
 // `harmonic study fourierformer`: the FourierFormer paper's experiments registered with the
-// study driver (tools/studies/driver.h): the grid of plan.h, one run of run.h per point, the
+// study driver (tools/studies/driver/driver.h): the grid of plan.h, one run of run.h per point, the
 // report and figures of report.h and figures.h.
 #include <fmt/format.h>
 
 #include <cmath>
 
 #include "core/error.h"
+#include "tools/studies/driver/study.h"
 #include "tools/studies/fourierformer/plan.h"
 #include "tools/studies/fourierformer/report.h"
 #include "tools/studies/fourierformer/run.h"
-#include "tools/studies/study.h"
 
 namespace hm::studies {
 namespace {

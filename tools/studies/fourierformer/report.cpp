@@ -7,8 +7,8 @@
 
 #include "core/error.h"
 #include "tools/report/seed_groups.h"
+#include "tools/studies/driver/summary_files.h"
 #include "tools/studies/fourierformer/figures.h"
-#include "tools/studies/summary_files.h"
 
 namespace hm::studies {
 namespace {

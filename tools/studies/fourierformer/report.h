@@ -11,8 +11,8 @@
 #include "tools/report/claims.h"
 #include "tools/report/paper.h"
 #include "tools/report/stats.h"
+#include "tools/studies/driver/study.h"
 #include "tools/studies/fourierformer/plan.h"
-#include "tools/studies/study.h"
 
 namespace hm::studies {
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "core/error.h"
-#include "tools/studies/study_trainer.h"
+#include "tools/studies/driver/study_trainer.h"
 #include "tools/tasks/kjv_lm.h"
 #include "tools/tasks/language_model.h"
 #include "tools/train/config.h"

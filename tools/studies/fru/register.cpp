@@ -1,13 +1,13 @@
 // `harmonic study fru`: the FRU paper's experiments registered with the study driver
-// (tools/studies/driver.h): the grid of plan.h, one run of run.h per point, the report and
+// (tools/studies/driver/driver.h): the grid of plan.h, one run of run.h per point, the report and
 // figures of report.h and figures.h.
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "tools/studies/driver/study.h"
 #include "tools/studies/fru/plan.h"
 #include "tools/studies/fru/report.h"
 #include "tools/studies/fru/run.h"
-#include "tools/studies/study.h"
 
 namespace hm::studies {
 namespace {

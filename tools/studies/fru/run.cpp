@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "tools/studies/study_trainer.h"
+#include "tools/studies/driver/study_trainer.h"
 #include "tools/train/config.h"
 #include "tools/train/grad_over_time.h"
 #include "tools/train/run_pool.h"

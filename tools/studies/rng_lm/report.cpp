@@ -12,8 +12,8 @@
 #include "tools/report/format.h"
 #include "tools/report/markdown.h"
 #include "tools/report/paper.h"
+#include "tools/studies/driver/summary_files.h"
 #include "tools/studies/rng_lm/plan.h"
-#include "tools/studies/summary_files.h"
 #include "tools/tasks/rng_lm_data.h"
 
 namespace hm::studies {

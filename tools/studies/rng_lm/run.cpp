@@ -9,7 +9,7 @@
 #include "core/error.h"
 #include "core/file_lock.h"
 #include "core/json_read.h"
-#include "tools/studies/study_trainer.h"
+#include "tools/studies/driver/study_trainer.h"
 #include "tools/tasks/kjv_lm.h"
 #include "tools/tasks/language_model.h"
 #include "tools/tasks/rng_lm.h"

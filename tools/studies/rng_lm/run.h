@@ -13,7 +13,7 @@
 #include <string>
 
 #include "core/device.h"
-#include "tools/studies/study.h"
+#include "tools/studies/driver/study.h"
 
 namespace hm::studies {
 
