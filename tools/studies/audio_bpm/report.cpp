@@ -31,14 +31,10 @@ const BpmGroup* linear_group(const std::vector<BpmGroup>& groups) {
 }  // namespace
 
 std::vector<BpmRun> bpm_runs_of(const std::vector<RunRecord>& records) {
-  std::vector<BpmRun> runs;
-  for (const RunRecord& r : records) {
-    BpmRun run{head_run_from_json(r.config, kBpmStudy), r.result, r.seconds};
-    for (const char* key : {"params", "curve", "final"})
-      check(run.result.contains(key), kReport, "run '{}' has no '{}' in its result", r.label, key);
-    check(run.result.at("final").is_object(), kReport, "run '{}' has no final evaluation", r.label);
-    runs.push_back(std::move(run));
-  }
+  std::vector<BpmRun> runs = recorded_runs_of<HeadRunSpec>(
+      records, [](const Json& c) { return head_run_from_json(c, kBpmStudy); }, kReport, {"params", "curve", "final"});
+  for (size_t i = 0; i < runs.size(); ++i)
+    check(runs[i].result.at("final").is_object(), kReport, "run '{}' has no final evaluation", records[i].label);
   return runs;
 }
 
@@ -51,7 +47,9 @@ std::vector<BpmGroup> aggregate_bpm_runs(const std::vector<BpmRun>& runs) {
     const BpmRun& first = members.first();
     BpmGroup& g = groups.emplace_back(BpmGroup{.head = first.spec.head, .task_config = first.spec.task_config});
     g.seeds = members.seeds;
-    auto final_number = [](const char* key) { return [key](const BpmRun& r) { return number(r.result.at("final"), key); }; };
+    auto final_number = [](const char* key) {
+      return [key](const BpmRun& r) { return number(r.result.at("final"), key); };
+    };
     g.accuracy = members.stats(final_number("accuracy"));
     g.macro_f1 = members.stats(final_number("macro_f1"));
     g.within_one = members.stats(final_number("within_one_accuracy"));

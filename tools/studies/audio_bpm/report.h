@@ -9,15 +9,12 @@
 #include "tools/report/claims.h"
 #include "tools/report/stats.h"
 #include "tools/studies/audio_bpm/plan.h"
+#include "tools/studies/driver/recorded_run.h"
 #include "tools/studies/driver/study.h"
 
 namespace hm::studies {
 
-struct BpmRun {
-  HeadRunSpec spec;
-  Json result;
-  double seconds = 0;
-};
+using BpmRun = RecordedRun<HeadRunSpec>;
 // The study's records as runs; throws naming the run whose config or result is malformed.
 std::vector<BpmRun> bpm_runs_of(const std::vector<RunRecord>& records);
 

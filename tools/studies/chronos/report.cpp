@@ -30,14 +30,10 @@ report::MetricStats constant_like(const report::MetricStats& s, double v) {
 }  // namespace
 
 std::vector<ChronosRun> chronos_runs_of(const std::vector<RunRecord>& records) {
-  std::vector<ChronosRun> runs;
-  for (const RunRecord& r : records) {
-    ChronosRun run{chronos_run_from_json(r.config), r.result, r.seconds};
-    for (const char* key : {"params", "final", "tokens_per_second"})
-      check(run.result.contains(key), kReport, "run '{}' has no '{}' in its result", r.label, key);
-    check(run.result.at("final").is_object(), kReport, "run '{}' has no final evaluation", r.label);
-    runs.push_back(std::move(run));
-  }
+  std::vector<ChronosRun> runs = recorded_runs_of<ChronosRunSpec>(records, chronos_run_from_json, kReport,
+                                                                  {"params", "final", "tokens_per_second"});
+  for (size_t i = 0; i < runs.size(); ++i)
+    check(runs[i].result.at("final").is_object(), kReport, "run '{}' has no final evaluation", records[i].label);
   return runs;
 }
 

@@ -12,15 +12,12 @@
 #include "tools/report/paper.h"
 #include "tools/report/stats.h"
 #include "tools/studies/chronos/plan.h"
+#include "tools/studies/driver/recorded_run.h"
 #include "tools/studies/driver/study.h"
 
 namespace hm::studies {
 
-struct ChronosRun {
-  ChronosRunSpec spec;
-  Json result;
-  double seconds = 0;
-};
+using ChronosRun = RecordedRun<ChronosRunSpec>;
 // The study's records as runs; throws naming the run whose config or result is malformed.
 std::vector<ChronosRun> chronos_runs_of(const std::vector<RunRecord>& records);
 

@@ -52,14 +52,11 @@ const DtGroup* best_fourier(const std::vector<DtGroup>& groups) {
 }  // namespace
 
 std::vector<DtRun> dt_runs_of(const std::vector<RunRecord>& records) {
-  std::vector<DtRun> runs;
-  for (const RunRecord& r : records) {
-    DtRun run{head_run_from_json(r.config, kDtStudy), r.result, r.seconds};
-    for (const char* key : {"params", "curve", "final", "best", "random_return", "expert_return"})
-      check(run.result.contains(key), kReport, "run '{}' has no '{}' in its result", r.label, key);
-    check(run.result.at("final").is_object(), kReport, "run '{}' has no final evaluation", r.label);
-    runs.push_back(std::move(run));
-  }
+  std::vector<DtRun> runs =
+      recorded_runs_of<HeadRunSpec>(records, [](const Json& c) { return head_run_from_json(c, kDtStudy); }, kReport,
+                                    {"params", "curve", "final", "best", "random_return", "expert_return"});
+  for (size_t i = 0; i < runs.size(); ++i)
+    check(runs[i].result.at("final").is_object(), kReport, "run '{}' has no final evaluation", records[i].label);
   return runs;
 }
 
@@ -72,8 +69,11 @@ std::vector<DtGroup> aggregate_dt_runs(const std::vector<DtRun>& runs) {
     const DtRun& first = members.first();
     DtGroup& g = groups.emplace_back(DtGroup{.head = first.spec.head, .task_config = first.spec.task_config});
     g.seeds = members.seeds;
-    auto final_number = [](const char* key) { return [key](const DtRun& r) { return number(r.result.at("final"), key); }; };
-    g.best_normalized = members.stats([](const DtRun& r) { return number(r.result.at("best"), "normalized_return_mean"); });
+    auto final_number = [](const char* key) {
+      return [key](const DtRun& r) { return number(r.result.at("final"), key); };
+    };
+    g.best_normalized =
+        members.stats([](const DtRun& r) { return number(r.result.at("best"), "normalized_return_mean"); });
     g.final_normalized = members.stats(final_number("normalized_return_mean"));
     g.final_return = members.stats(final_number("return_mean"));
     g.smoothness = members.stats(final_number("val_smoothness"));
@@ -99,11 +99,12 @@ std::vector<report::ClaimResult> dt_claims(const std::vector<DtGroup>& groups, i
   const DtGroup* linear = find_group(groups, 0);
   if (!linear) return claims;
   if (const DtGroup* main = find_group(groups, main_frequencies)) {
-    claims.push_back(report::check_claim(
-        fmt::format("{} best-epoch normalised return > linear (Table 2)", main->head.name()), main->best_normalized,
-        linear->best_normalized, report::greater()));
-    claims.push_back(report::check_claim(fmt::format("{} action pmfs smoother than linear (Figure 13)", main->head.name()),
-                                         main->smoothness, linear->smoothness, report::less()));
+    claims.push_back(
+        report::check_claim(fmt::format("{} best-epoch normalised return > linear (Table 2)", main->head.name()),
+                            main->best_normalized, linear->best_normalized, report::greater()));
+    claims.push_back(
+        report::check_claim(fmt::format("{} action pmfs smoother than linear (Figure 13)", main->head.name()),
+                            main->smoothness, linear->smoothness, report::less()));
   }
   if (const DtGroup* best = best_fourier(groups); best && best->head.frequencies != main_frequencies)
     claims.push_back(report::check_claim(
@@ -117,8 +118,9 @@ std::vector<report::ClaimResult> dt_claims(const std::vector<DtGroup>& groups, i
       hi = &g;
     }
   if (lo && hi && lo != hi)
-    claims.push_back(report::check_claim(fmt::format("{} smoother than {} (Figure 4)", lo->head.name(), hi->head.name()),
-                                         lo->smoothness, hi->smoothness, report::less()));
+    claims.push_back(
+        report::check_claim(fmt::format("{} smoother than {} (Figure 4)", lo->head.name(), hi->head.name()),
+                            lo->smoothness, hi->smoothness, report::less()));
   return claims;
 }
 
@@ -133,8 +135,8 @@ Json dt_summary_json(const std::vector<DtGroup>& groups, const StudyInfo& info, 
               {"frequencies", g.head.frequencies},
               {"seeds", g.seeds},
               {"params", g.params},
-              {"best_normalized_return", paper ? report::cell_json(g.best_normalized, *paper, 2)
-                                               : report::stats_json(g.best_normalized)},
+              {"best_normalized_return",
+               paper ? report::cell_json(g.best_normalized, *paper, 2) : report::stats_json(g.best_normalized)},
               {"final_normalized_return", report::stats_json(g.final_normalized)},
               {"final_return", report::stats_json(g.final_return)},
               {"smoothness", report::stats_json(g.smoothness)},
@@ -163,21 +165,23 @@ std::string dt_summary_markdown(const std::vector<DtGroup>& groups, const StudyI
   if (!groups.empty())
     md += fmt::format("Reference returns: random {:.1f}, expert {:.1f}.\n\n", groups.front().random_return,
                       groups.front().expert_return);
-  md += "| head | seeds | best-epoch normalised return | paper (Table 2) | final normalised return | final return | "
-        "pmf smoothness | val accuracy | params |\n|---|---|---|---|---|---|---|---|---|\n";
+  md +=
+      "| head | seeds | best-epoch normalised return | paper (Table 2) | final normalised return | final return | "
+      "pmf smoothness | val accuracy | params |\n|---|---|---|---|---|---|---|---|---|\n";
   for (const DtGroup& g : groups) {
     std::optional<report::PaperValue> paper;
     if (const report::PaperValue* p = paper_value(g.head)) paper = *p;
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", g.head.name(), g.seeds.size(),
                       report::format_stats(g.best_normalized, 2), report::format_paper(paper, 2),
                       report::format_stats(g.final_normalized, 2), report::format_stats(g.final_return, 1),
-                      report::format_stats(g.smoothness, 4), report::format_stats(report::scaled(g.val_accuracy, 100), 1),
-                      g.params);
+                      report::format_stats(g.smoothness, 4),
+                      report::format_stats(report::scaled(g.val_accuracy, 100), 1), g.params);
   }
-  md += "\nSmoothness: Definition 3.2 on the predicted next-action pmfs (18 bins) at held-out windows' last step, "
-        "lower is smoother. The paper's column: Table 2's linear head and the arXiv version's rows per "
-        "number of frequencies (Fourier-8 2.78 +- 0.47, smoothness 0.22 +- 0.04; its best, Fourier-14, 3.70 +- 0.47, "
-        "smoothness 0.39 +- 0.11).\n\n## Claims\n\n";
+  md +=
+      "\nSmoothness: Definition 3.2 on the predicted next-action pmfs (18 bins) at held-out windows' last step, "
+      "lower is smoother. The paper's column: Table 2's linear head and the arXiv version's rows per "
+      "number of frequencies (Fourier-8 2.78 +- 0.47, smoothness 0.22 +- 0.04; its best, Fourier-14, 3.70 +- 0.47, "
+      "smoothness 0.39 +- 0.11).\n\n## Claims\n\n";
   md += report::claims_markdown(dt_claims(groups, main_frequencies));
   return md;
 }

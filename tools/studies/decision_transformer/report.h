@@ -10,15 +10,12 @@
 #include "tools/report/claims.h"
 #include "tools/report/stats.h"
 #include "tools/studies/decision_transformer/plan.h"
+#include "tools/studies/driver/recorded_run.h"
 #include "tools/studies/driver/study.h"
 
 namespace hm::studies {
 
-struct DtRun {
-  HeadRunSpec spec;
-  Json result;
-  double seconds = 0;
-};
+using DtRun = RecordedRun<HeadRunSpec>;
 // The study's records as runs; throws naming the run whose config or result is malformed.
 std::vector<DtRun> dt_runs_of(const std::vector<RunRecord>& records);
 
@@ -32,7 +29,7 @@ struct DtGroup {
   int64_t params = 0;
   report::MetricStats best_normalized, final_normalized, final_return, smoothness, val_accuracy, val_loss;
   report::MetricStats seconds, windows_per_second;
-  double random_return = 0, expert_return = 0;  // the reference policies' mean returns (same for every run)
+  double random_return = 0, expert_return = 0;    // the reference policies' mean returns (same for every run)
   std::vector<std::vector<double>> example_pmfs;  // the first seed's final pmfs of the probe windows
   std::vector<int64_t> example_actions;           // the data set's actions at those windows
 };

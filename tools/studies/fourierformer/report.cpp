@@ -49,15 +49,11 @@ std::vector<std::pair<double, double>> curve_points(const Json& curve, const std
 }  // namespace
 
 std::vector<FfRun> ff_runs_of(const std::vector<RunRecord>& records) {
-  std::vector<FfRun> runs;
-  for (const RunRecord& r : records) {
-    FfRun run{ff_run_from_json(r.config), r.result, r.seconds};
-    for (const char* key : {"params", "curve", "train_loss", "final", "diverged", "items_per_second"})
-      check(run.result.contains(key), kReport, "run '{}' has no '{}' in its result", r.label, key);
-    check(run.result.at("curve").is_array() && !run.result.at("curve").empty(), kReport,
-          "run '{}' has no evaluation in its curve", r.label);
-    runs.push_back(std::move(run));
-  }
+  std::vector<FfRun> runs = recorded_runs_of<FfRunSpec>(
+      records, ff_run_from_json, kReport, {"params", "curve", "train_loss", "final", "diverged", "items_per_second"});
+  for (size_t i = 0; i < runs.size(); ++i)
+    check(runs[i].result.at("curve").is_array() && !runs[i].result.at("curve").empty(), kReport,
+          "run '{}' has no evaluation in its curve", records[i].label);
   return runs;
 }
 
@@ -68,7 +64,8 @@ std::vector<FfGroup> aggregate_ff_runs(const std::vector<FfRun>& runs) {
   std::vector<FfGroup> groups;
   for (const auto& members : by_variant) {
     const FfRunSpec& spec = members.first().spec;
-    FfGroup& g = groups.emplace_back(FfGroup{.task = spec.task, .variant = spec.variant, .task_config = spec.task_config});
+    FfGroup& g =
+        groups.emplace_back(FfGroup{.task = spec.task, .variant = spec.variant, .task_config = spec.task_config});
     g.seeds = members.seeds;
     const bool lm = g.task == FfTask::Lm;
     std::vector<double> val, test, untrained, th, trh, th_std, trh_std, r_final, top1, top5, seconds, rate;

@@ -11,17 +11,14 @@
 #include "tools/report/claims.h"
 #include "tools/report/paper.h"
 #include "tools/report/stats.h"
+#include "tools/studies/driver/recorded_run.h"
 #include "tools/studies/driver/study.h"
 #include "tools/studies/fourierformer/plan.h"
 
 namespace hm::studies {
 
 // One finished run: its grid point and run_fourierformer's result.
-struct FfRun {
-  FfRunSpec spec;
-  Json result;
-  double seconds = 0;
-};
+using FfRun = RecordedRun<FfRunSpec>;
 // The study's records as runs; throws naming the run whose config or result is malformed.
 std::vector<FfRun> ff_runs_of(const std::vector<RunRecord>& records);
 

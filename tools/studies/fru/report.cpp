@@ -78,15 +78,11 @@ GradPoint grad_point(const Json& g) {
 }  // namespace
 
 std::vector<FruRun> fru_runs_of(const std::vector<RunRecord>& records) {
-  std::vector<FruRun> runs;
-  for (const RunRecord& r : records) {
-    FruRun run{fru_run_from_json(r.config), r.result, r.seconds};
-    for (const char* key : {"params", "embedding_params", "curve", "final", "train_loss", "grad_flow"})
-      check(run.result.contains(key), kReport, "run '{}' has no '{}' in its result", r.label, key);
-    check(run.result.at("final").contains(fru_metric(run.spec.part)), kReport, "run '{}' has no final {}", r.label,
-          fru_metric(run.spec.part));
-    runs.push_back(std::move(run));
-  }
+  std::vector<FruRun> runs = recorded_runs_of<FruRunSpec>(
+      records, fru_run_from_json, kReport, {"params", "embedding_params", "curve", "final", "train_loss", "grad_flow"});
+  for (size_t i = 0; i < runs.size(); ++i)
+    check(runs[i].result.at("final").contains(fru_metric(runs[i].spec.part)), kReport, "run '{}' has no final {}",
+          records[i].label, fru_metric(runs[i].spec.part));
   return runs;
 }
 

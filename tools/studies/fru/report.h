@@ -10,17 +10,14 @@
 #include "tools/report/claims.h"
 #include "tools/report/paper.h"
 #include "tools/report/stats.h"
+#include "tools/studies/driver/recorded_run.h"
 #include "tools/studies/driver/study.h"
 #include "tools/studies/fru/plan.h"
 
 namespace hm::studies {
 
 // One finished run: its grid point and run_fru's result.
-struct FruRun {
-  FruRunSpec spec;
-  Json result;
-  double seconds = 0;
-};
+using FruRun = RecordedRun<FruRunSpec>;
 // The study's records as runs; throws naming the run whose config or result is malformed.
 std::vector<FruRun> fru_runs_of(const std::vector<RunRecord>& records);
 
@@ -28,7 +25,7 @@ std::vector<FruRun> fru_runs_of(const std::vector<RunRecord>& records);
 // seeds.
 struct FruGradCurve {
   int64_t epoch = 0;
-  std::vector<double> step;         // each window's mean step ((begin + end - 1) / 2)
+  std::vector<double> step;  // each window's mean step ((begin + end - 1) / 2)
   std::vector<double> l1, l2, linf;
 };
 
@@ -37,13 +34,13 @@ struct FruGroup {
   FruPart part = FruPart::Synthetic;
   std::string dataset, model;
   std::vector<uint64_t> seeds;
-  Json task_config;             // the first seed's overrides (data sizes, epochs, model keys)
-  report::MetricStats metric;   // the final test_mse or test_accuracy
-  report::MetricStats seconds;  // wall time of a run
-  int64_t params = 0;           // every trained parameter
-  int64_t embedding_params = 0; // of which the word embedding (text)
-  report::CurveStats curve;     // the metric against the epoch (0 = untrained)
-  report::CurveStats train_loss;  // mean training loss per epoch (1, 2, ...)
+  Json task_config;                 // the first seed's overrides (data sizes, epochs, model keys)
+  report::MetricStats metric;       // the final test_mse or test_accuracy
+  report::MetricStats seconds;      // wall time of a run
+  int64_t params = 0;               // every trained parameter
+  int64_t embedding_params = 0;     // of which the word embedding (text)
+  report::CurveStats curve;         // the metric against the epoch (0 = untrained)
+  report::CurveStats train_loss;    // mean training loss per epoch (1, 2, ...)
   std::vector<FruGradCurve> grads;  // Figure 5, by epoch (runs with measurements)
   // Per seed: the L2 norm of d loss_t / d h0 in the last window over the first window, at
   // the last measured epoch (1: flat; 1e-3: decayed a thousandfold over the sequence).
