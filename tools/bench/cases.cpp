@@ -126,7 +126,8 @@ std::vector<std::string> recurrent_case_names() {
   return names;
 }
 
-void run_recurrent_cases(const std::vector<std::string>& only, const TimingOptions& opt, const Report& report) {
+void run_recurrent_cases(const std::vector<std::string>& only, const TimingOptions& opt, Device device,
+                         const Report& report) {
   check_names(only, recurrent_case_names(), "--recurrent");
   for (bool fused : {true, false})
     for (const RecurrentCase& c : recurrent_cases()) {
@@ -134,12 +135,13 @@ void run_recurrent_cases(const std::vector<std::string>& only, const TimingOptio
       if (only.empty() ? !fused : !wanted(only, name)) continue;
       Generator gen(1234);
       nn::Recurrent layer(recurrent_kind(c.kind), c.in, c.H, {.fused = fused}, &gen);
-      Tensor x = rand({c.T, c.B, c.in}, {}, &gen);  // (T, B, in), like torch.nn's default layout
+      layer.to(device);
+      Tensor x = rand({c.T, c.B, c.in}, {}, &gen).to(device);  // (T, B, in), like torch.nn's default layout
       auto step = [&] {
         sum(layer.run(x).output).backward();
         for (auto& [pname, p] : layer.named_parameters()) p.zero_grad();
       };
-      report(fmt::format("{:<20} T={} B={} in={} H={}", name, c.T, c.B, c.in, c.H), time_ms(step, opt));
+      report(fmt::format("{:<20} T={} B={} in={} H={}", name, c.T, c.B, c.in, c.H), time_ms(step, opt, device));
     }
 }
 

@@ -31,10 +31,11 @@ void run_fourier_cases(const std::vector<std::string>& only, const TimingOptions
 // Names of the recurrent cases: {lstm, gru, rnn}_{pixel, text}, and each with "_composed"
 // (the step loop, RecurrentOptions::fused = false; run only when named).
 std::vector<std::string> recurrent_case_names();
-// Forward+backward of sum(output) of one nn::LSTM / GRU / RNN layer in float32 on the CPU at the
+// Forward+backward of sum(output) of one nn::LSTM / GRU / RNN layer in float32 on `device` at the
 // FRU paper's shapes: pixel (T=784, B=256, in=1, H=200) and text (T=300, B=32, in=128, H=128);
 // tools/bench/torch/bench_recurrent_torch.py times torch.nn's. `only` picks cases (empty: the fused ones).
-void run_recurrent_cases(const std::vector<std::string>& only, const TimingOptions& opt, const Report& report);
+void run_recurrent_cases(const std::vector<std::string>& only, const TimingOptions& opt, Device device,
+                         const Report& report);
 
 // Names of the toy cases: linear, gmm, fourier, fourier_reg, fourier_mle.
 std::vector<std::string> toy_case_names();
@@ -51,7 +52,8 @@ using FftReport = std::function<void(const std::string& label, double fwd_ms, do
 // and torch.stft on the same shapes. `only` picks cases by name (empty: all).
 void run_fft_cases(const std::vector<std::string>& only, const TimingOptions& opt, const FftReport& report);
 
-// Names of the GPT cases: softmax, fourier (the attention kernel).
+// Names of the GPT cases: softmax, fourier (the attention kernel), and gpt2 (softmax attention at
+// 12 layers, n_embd 768, 12 heads, block 1024, batch 8: the GPU size; run only when named).
 std::vector<std::string> gpt_case_names();
 // One training step (forward, cross-entropy, backward, AdamW) of models::GPT at 4 layers,
 // n_embd 128, 8 heads, block 256, batch 8, vocab 8192, sinusoidal positions, dropout 0.1
@@ -60,10 +62,11 @@ struct GptTiming {
   std::string label;
   double ms = 0, tokens_per_s = 0;
   double gemm_gflop = 0;  // the step's GEMM work (Fourier attention's sinc work is not a GEMM)
-  double floor_ms = 0;    // those GEMMs timed alone as plain row-major sgemm at this thread count
+  double floor_ms = NAN;  // those GEMMs timed alone as plain row-major sgemm at this thread count (CPU only)
 };
 using GptReport = std::function<void(const GptTiming&)>;
-void run_gpt_cases(const std::vector<std::string>& only, const TimingOptions& opt, const GptReport& report);
+void run_gpt_cases(const std::vector<std::string>& only, const TimingOptions& opt, Device device,
+                   const GptReport& report);
 
 // Names of the Decision Transformer cases: linear, fourier (the action head).
 std::vector<std::string> dt_case_names();
@@ -72,7 +75,7 @@ std::vector<std::string> dt_case_names();
 // tools/bench/torch/bench_dt_torch.py times the same model in PyTorch. Reports ms per step and
 // windows per second.
 using DtReport = std::function<void(const std::string& label, double ms, double windows_per_s)>;
-void run_dt_cases(const std::vector<std::string>& only, const TimingOptions& opt, const DtReport& report);
+void run_dt_cases(const std::vector<std::string>& only, const TimingOptions& opt, Device device, const DtReport& report);
 
 // Names of the Chronos cases: train, train_quick, forecast.
 std::vector<std::string> chronos_case_names();
@@ -93,7 +96,8 @@ struct ChronosTiming {
   double initial_loss = NAN;  // train: the loss before any update (~ln 4094 for uniform predictions)
 };
 using ChronosReport = std::function<void(const ChronosTiming&)>;
-void run_chronos_cases(const std::vector<std::string>& only, const TimingOptions& opt, const ChronosReport& report);
+void run_chronos_cases(const std::vector<std::string>& only, const TimingOptions& opt, Device device,
+                       const ChronosReport& report);
 
 // Names of the attention cases on `device`: sdpa_<path>_BxHxNxD (paths reference, composed, flash
 // on CUDA; kernel, composed on the CPU) and fourier_attention_kernel_8x8x512x16.

@@ -43,18 +43,20 @@ std::string model_label(const std::string& name, const models::ChronosConfig& c,
                      c.t5.num_layers, c.t5.num_heads, c.context_length, c.prediction_length, B);
 }
 
-ChronosTiming time_train(const std::string& name, const TimingOptions& opt) {
+ChronosTiming time_train(const std::string& name, const TimingOptions& opt, Device device) {
   const Json config = case_config(name);
   const int64_t B = config.at("batch_size").get<int64_t>();
   Generator gen(1234);
   std::shared_ptr<models::Chronos> model = make_model(config, &gen);
+  model->to(device);
   const models::ChronosConfig& c = model->config;
   const int64_t C = c.context_length, T = c.prediction_length, V = c.t5.vocab_size;
   // Context tokens (B, C + 1): value tokens, then EOS; labels (B, T): bins.
   Tensor context = cat({randint(data::SeriesTokenizer::kSpecialTokens, V, {B, C}, &gen),
                         full({B, 1}, static_cast<double>(data::SeriesTokenizer::kEos), {.dtype = DType::Int64})},
-                       1);
-  Tensor labels = randint(0, model->bins(), {B, T}, &gen);
+                       1)
+                       .to(device);
+  Tensor labels = randint(0, model->bins(), {B, T}, &gen).to(device);
   model->train();
   optim::AdamW adamw(model->named_parameters(),
                      {.lr = config.at("lr").get<double>(), .weight_decay = config.at("weight_decay").get<double>()});
@@ -68,17 +70,18 @@ ChronosTiming time_train(const std::string& name, const TimingOptions& opt) {
         loss.backward();
         adamw.step();
       },
-      opt);
+      opt, device);
   t.label = model_label(name, c, B);
   t.tokens_per_s = static_cast<double>(B * (C + 1 + T)) / (t.ms * 1e-3);  // encoder + decoder positions
   return t;
 }
 
-ChronosTiming time_forecast(const TimingOptions& opt) {
+ChronosTiming time_forecast(const TimingOptions& opt, Device device) {
   constexpr int64_t kSeries = 8, kPaths = 20, kHorizon = 16;
   const Json config = case_config("forecast");
   Generator gen(1234);
   std::shared_ptr<models::Chronos> model = make_model(config, &gen);
+  model->to(device);
   const int64_t C = model->config.context_length;
   // Noisy sines of different periods and levels (the values only pick the tokens).
   std::vector<std::vector<double>> histories(kSeries, std::vector<double>(static_cast<size_t>(C)));
@@ -89,7 +92,7 @@ ChronosTiming time_forecast(const TimingOptions& opt) {
   const models::ForecastOptions fo{.horizon = kHorizon, .samples = kPaths, .seed = 0, .batch_series = kSeries};
   ChronosTiming t;
   t.parameters = model->num_parameters();
-  t.ms = time_ms([&] { models::forecast(*model, histories, fo); }, opt);
+  t.ms = time_ms([&] { models::forecast(*model, histories, fo); }, opt, device);
   t.label = fmt::format("chronos {:<11} E={} L={}+{} C={} series={} paths={} horizon={}", "forecast",
                         model->config.t5.d_model, model->config.t5.num_layers, model->config.t5.num_layers, C, kSeries,
                         kPaths, kHorizon);
@@ -102,14 +105,15 @@ ChronosTiming time_forecast(const TimingOptions& opt) {
 
 std::vector<std::string> chronos_case_names() { return {"train", "train_quick", "forecast"}; }
 
-void run_chronos_cases(const std::vector<std::string>& only, const TimingOptions& opt, const ChronosReport& report) {
+void run_chronos_cases(const std::vector<std::string>& only, const TimingOptions& opt, Device device,
+                       const ChronosReport& report) {
   const std::vector<std::string> names = chronos_case_names();
   for (const std::string& name : only)
     check(std::find(names.begin(), names.end(), name) != names.end(), "bench",
           "--chronos: unknown case '{}' (expected train, train_quick, forecast)", name);
   for (const std::string& name : names) {
     if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) continue;
-    report(name == "forecast" ? time_forecast(opt) : time_train(name, opt));
+    report(name == "forecast" ? time_forecast(opt, device) : time_train(name, opt, device));
   }
 }
 

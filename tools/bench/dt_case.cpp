@@ -13,7 +13,7 @@ namespace hm::bench {
 
 std::vector<std::string> dt_case_names() { return {"linear", "fourier"}; }
 
-void run_dt_cases(const std::vector<std::string>& only, const TimingOptions& opt, const DtReport& report) {
+void run_dt_cases(const std::vector<std::string>& only, const TimingOptions& opt, Device device, const DtReport& report) {
   constexpr int64_t kBatch = 64;
   for (const std::string& name : only)
     check(name == "linear" || name == "fourier", "bench", "--dt: unknown case '{}' (expected linear, fourier)", name);
@@ -24,11 +24,13 @@ void run_dt_cases(const std::vector<std::string>& only, const TimingOptions& opt
     c.head = name, c.fourier_frequencies = 8, c.fourier_gamma = name == "fourier" ? 1e-6 : 0.0;
     Generator gen(1234);
     models::DecisionTransformer model(c, &gen);
+    model.to(device);
     model.train();
     optim::AdamW opt_w(model.named_parameters(), {.lr = 6e-4, .beta1 = 0.9, .beta2 = 0.95, .weight_decay = 0.1});
     const int64_t B = kBatch, K = c.context_length;
-    Tensor rtgs = rand({B, K, 1}, {}, &gen), states = randn({B, K, c.state_dim}, {}, &gen);
-    Tensor actions = randint(0, c.num_actions, {B, K}, &gen), timesteps = randint(0, 900, {B}, &gen);
+    Tensor rtgs = rand({B, K, 1}, {}, &gen).to(device), states = randn({B, K, c.state_dim}, {}, &gen).to(device);
+    Tensor actions = randint(0, c.num_actions, {B, K}, &gen).to(device);
+    Tensor timesteps = randint(0, 900, {B}, &gen).to(device);
     const double ms = time_ms(
         [&] {
           Tensor loss = model.loss(model.forward(rtgs, states, actions, timesteps), actions);
@@ -36,7 +38,7 @@ void run_dt_cases(const std::vector<std::string>& only, const TimingOptions& opt
           loss.backward();
           opt_w.step();
         },
-        opt);
+        opt, device);
     report(fmt::format("dt {:<8} L=6 E=128 H=8 K=30 B={}", name, B), ms, static_cast<double>(B) / (ms * 1e-3));
   }
 }

@@ -75,35 +75,40 @@ double gemm_floor_ms(const std::vector<GemmShape>& g, const TimingOptions& opt) 
   return total;
 }
 
-models::GPTConfig bench_config(bool fourier) {
+models::GPTConfig bench_config(const std::string& name) {
   models::GPTConfig c;
   c.vocab_size = 8192, c.block_size = 256, c.n_layer = 4, c.n_head = 8, c.n_embd = 128;
+  if (name == "gpt2") c.block_size = 1024, c.n_layer = 12, c.n_head = 12, c.n_embd = 768;
   c.dropout = 0.1;
   c.learned_positions = false;  // sinusoidal, as the FourierFormer language models
-  c.attention = fourier ? nn::AttentionKernel::Fourier : nn::AttentionKernel::DotProduct;
+  c.attention = name == "fourier" ? nn::AttentionKernel::Fourier : nn::AttentionKernel::DotProduct;
   return c;
 }
 
 }  // namespace
 
-std::vector<std::string> gpt_case_names() { return {"softmax", "fourier"}; }
+std::vector<std::string> gpt_case_names() { return {"softmax", "fourier", "gpt2"}; }
 
-void run_gpt_cases(const std::vector<std::string>& only, const TimingOptions& opt, const GptReport& report) {
+void run_gpt_cases(const std::vector<std::string>& only, const TimingOptions& opt, Device device,
+                   const GptReport& report) {
   constexpr int64_t kBatch = 8;
   for (const std::string& name : only)
-    check(name == "softmax" || name == "fourier", "bench", "--gpt: unknown case '{}' (expected softmax, fourier)",
-          name);
+    check(name == "softmax" || name == "fourier" || name == "gpt2", "bench",
+          "--gpt: unknown case '{}' (expected softmax, fourier, gpt2)", name);
   for (const std::string& name : gpt_case_names()) {
-    if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) continue;
-    const models::GPTConfig c = bench_config(name == "fourier");
+    // gpt2 (a GPU size: about 5 TFLOP a step) only when named.
+    if (only.empty() ? name == "gpt2" : std::find(only.begin(), only.end(), name) == only.end()) continue;
+    const models::GPTConfig c = bench_config(name);
     Generator gen(1234);
     const std::vector<GemmShape> gemms = step_gemms(c, kBatch);
-    const double floor_ms = gemm_floor_ms(gemms, {.repeat = 5, .warmup = 1});  // first: a profile can skip it
+    // The CPU's GEMM-bound floor, timed first (a profile can skip it); none on a GPU.
+    const double floor_ms = device.is_cpu() ? gemm_floor_ms(gemms, {.repeat = 5, .warmup = 1}) : NAN;
     models::GPT model(c, &gen);
+    model.to(device);
     model.train();
     optim::AdamW opt_w(model.named_parameters(), {.lr = 3e-4});
-    Tensor tokens = randint(0, c.vocab_size, {kBatch, c.block_size}, &gen);   // (B, T)
-    Tensor targets = randint(0, c.vocab_size, {kBatch, c.block_size}, &gen);  // (B, T)
+    Tensor tokens = randint(0, c.vocab_size, {kBatch, c.block_size}, &gen).to(device);   // (B, T)
+    Tensor targets = randint(0, c.vocab_size, {kBatch, c.block_size}, &gen).to(device);  // (B, T)
     const double ms = time_ms(
         [&] {
           Tensor loss = models::GPT::loss(model.forward(tokens), targets);
@@ -111,7 +116,7 @@ void run_gpt_cases(const std::vector<std::string>& only, const TimingOptions& op
           loss.backward();
           opt_w.step();
         },
-        opt);
+        opt, device);
     GptTiming t;
     t.label = fmt::format("gpt {:<8} L={} E={} H={} T={} B={} V={}", name, c.n_layer, c.n_embd, c.n_head, c.block_size,
                           kBatch, c.vocab_size);

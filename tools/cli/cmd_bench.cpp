@@ -29,6 +29,8 @@
 //   harmonic bench --chronos --threads 1            the Chronos T5 (--case train|train_quick|forecast): training
 //                                                    step ms and tokens/s, 20-path forecast latency;
 //                                                    tools/bench/torch/bench_chronos_torch.py times PyTorch
+//   harmonic bench --gpt --dt --chronos --recurrent take --device cuda (GPU time per step; --gpt --case gpt2: the
+//                                                    12-layer d768 GPT at T 1024) and --precision bf16 there
 //   harmonic bench --attention --device cuda        scaled_dot_product_attention (causal, float32) per path
 //                                                    (reference kernels, composed cuBLAS, tiled flash) and
 //                                                    fourier_attention, fwd and fwd+bwd (--case sdpa_flash
@@ -46,11 +48,13 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <optional>
 
 #include "core/atomic_file.h"
 #include "core/json_read.h"
 #include "core/parallel.h"
 #include "cuda/runtime/runtime.h"
+#include "ops/autocast.h"
 #include "ops/registry/registry.h"
 #include "tools/bench/allreduce_case.h"
 #include "tools/bench/cases.h"
@@ -62,7 +66,7 @@ using namespace hm::bench;
 namespace {
 
 struct BenchOptions {
-  std::string op, attrs = "{}", dtype = "float32", json_path, device = "cpu";
+  std::string op, attrs = "{}", dtype = "float32", json_path, device = "cpu", precision = "fp32";
   std::vector<std::string> shapes, cases;
   int threads = 0, repeat = 20, warmup = 3;
   bool backward = false, list_cases = false, fourier = false, recurrent = false, toy = false, gpt = false, fft = false,
@@ -98,6 +102,8 @@ void add(CLI::App& app) {
   cmd->add_flag("--backward", opt.backward, "With --op: also time forward+backward");
   cmd->add_option("--dtype", opt.dtype, "float32 or float64");
   cmd->add_option("--device", opt.device, "cpu or cuda (cuda:0; GPU time per call)");
+  cmd->add_option("--precision", opt.precision,
+                  "fp32, or bf16 on cuda for --gpt/--dt/--chronos/--recurrent (autocast: bf16 GEMMs, float32 weights)");
   cmd->add_option("--json", opt.json_path, "Also write the results as JSON to this file ('-': stdout only)");
 }
 
@@ -145,10 +151,20 @@ int run() {
     });
     return 0;
   }
+  // Where a case ran, for its line: the GPU or the CPU's thread count.
+  const std::string where = device.is_cuda() ? "cuda:0" : fmt::format("threads={}", get_num_threads());
+  check(opt.precision == "fp32" || opt.precision == "bf16", "bench", "--precision must be fp32 or bf16, got '{}'",
+        opt.precision);
+  check(opt.precision == "fp32" || (device.is_cuda() && (opt.gpt || opt.dt || opt.chronos || opt.recurrent)), "bench",
+        "--precision bf16 needs --device cuda and one of --gpt, --dt, --chronos, --recurrent (the CPU GEMMs have no bf16 "
+        "kernel)");
+  // bf16: GEMMs and attention in bfloat16 with float32 master weights, as `harmonic train --precision bf16`.
+  std::optional<AutocastGuard> autocast;
+  if (opt.precision == "bf16") autocast.emplace(DType::BFloat16);
   if (opt.recurrent) {
-    check(device.is_cpu() && dtype == DType::Float32, "bench", "--recurrent times float32 on the CPU only");
-    run_recurrent_cases(opt.cases, timing, [](const std::string& label, double ms) {
-      fmt::print("{:<50} threads={}  fwd+bwd {} ms\n", label, get_num_threads(), ms_text(ms));
+    check(dtype == DType::Float32, "bench", "--recurrent times float32 only");
+    run_recurrent_cases(opt.cases, timing, device, [&](const std::string& label, double ms) {
+      fmt::print("{:<50} {}  fwd+bwd {} ms\n", label, where, ms_text(ms));
       std::fflush(stdout);
     });
     return 0;
@@ -171,22 +187,22 @@ int run() {
     return 0;
   }
   if (opt.dt) {
-    check(device.is_cpu() && dtype == DType::Float32, "bench", "--dt times float32 on the CPU only");
-    run_dt_cases(opt.cases, timing, [](const std::string& label, double ms, double windows_per_s) {
-      fmt::print("{:<40} threads={}  {:8.1f} ms/step  {:7.0f} windows/s\n", label, get_num_threads(), ms, windows_per_s);
+    check(dtype == DType::Float32, "bench", "--dt times float32 only");
+    run_dt_cases(opt.cases, timing, device, [&](const std::string& label, double ms, double windows_per_s) {
+      fmt::print("{:<40} {}  {:8.1f} ms/step  {:7.0f} windows/s\n", label, where, ms, windows_per_s);
       std::fflush(stdout);
     });
     return 0;
   }
   if (opt.chronos) {
-    check(device.is_cpu() && dtype == DType::Float32, "bench", "--chronos times float32 on the CPU only");
-    run_chronos_cases(opt.cases, timing, [](const ChronosTiming& t) {
+    check(dtype == DType::Float32, "bench", "--chronos times float32 only");
+    run_chronos_cases(opt.cases, timing, device, [&](const ChronosTiming& t) {
       if (std::isnan(t.initial_loss))
-        fmt::print("{:<62} threads={}  {:8.1f} ms/forecast  {:7.0f} sampled tok/s  params {}\n", t.label,
-                   get_num_threads(), t.ms, t.tokens_per_s, t.parameters);
+        fmt::print("{:<62} {}  {:8.1f} ms/forecast  {:7.0f} sampled tok/s  params {}\n", t.label, where, t.ms,
+                   t.tokens_per_s, t.parameters);
       else
-        fmt::print("{:<62} threads={}  {:8.1f} ms/step  {:7.0f} tok/s  params {}  loss@init {:.3f}\n", t.label,
-                   get_num_threads(), t.ms, t.tokens_per_s, t.parameters, t.initial_loss);
+        fmt::print("{:<62} {}  {:8.1f} ms/step  {:7.0f} tok/s  params {}  loss@init {:.3f}\n", t.label, where, t.ms,
+                   t.tokens_per_s, t.parameters, t.initial_loss);
       std::fflush(stdout);
     });
     return 0;
@@ -207,11 +223,15 @@ int run() {
     return 0;
   }
   if (opt.gpt) {
-    check(device.is_cpu() && dtype == DType::Float32, "bench", "--gpt times float32 on the CPU only");
-    run_gpt_cases(opt.cases, timing, [](const GptTiming& t) {
-      fmt::print(
-          "{:<48} threads={}  {:8.1f} ms/step  {:7.0f} tok/s  GEMM {:.2f} GFLOP  floor {:7.1f} ms  {:5.1f}% of floor\n",
-          t.label, get_num_threads(), t.ms, t.tokens_per_s, t.gemm_gflop, t.floor_ms, 100.0 * t.floor_ms / t.ms);
+    check(dtype == DType::Float32, "bench", "--gpt times float32 only");
+    run_gpt_cases(opt.cases, timing, device, [&](const GptTiming& t) {
+      if (std::isnan(t.floor_ms))  // on a GPU: the GEMM work's rate instead of a CPU floor
+        fmt::print("{:<48} {}  {:8.1f} ms/step  {:7.0f} tok/s  GEMM {:.2f} GFLOP  {:7.1f} GEMM TFLOP/s\n", t.label,
+                   where, t.ms, t.tokens_per_s, t.gemm_gflop, t.gemm_gflop / t.ms);
+      else
+        fmt::print(
+            "{:<48} {}  {:8.1f} ms/step  {:7.0f} tok/s  GEMM {:.2f} GFLOP  floor {:7.1f} ms  {:5.1f}% of floor\n",
+            t.label, where, t.ms, t.tokens_per_s, t.gemm_gflop, t.floor_ms, 100.0 * t.floor_ms / t.ms);
       std::fflush(stdout);
     });
     return 0;
