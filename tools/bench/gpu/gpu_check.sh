@@ -8,9 +8,13 @@
 #      evaluates, checkpoints and resumes on cuda:0; every study's first quick run on cuda:0)
 #   2. the tiled attention kernels' check (tools/bench/gpu/flash_check.sh), when present
 #   3. the 12-layer d768 GPT step (N 1024, B 8): Harmonic's profile and PyTorch's step
-#   4. every task's smoke run on cuda and on the CPU: ms/step from the profiler
-#   5. compute-sanitizer memcheck over small task runs on cuda
-#   6. the op benchmarks against PyTorch on the same GPU
+#   4. the paper models against their PyTorch peers on the same GPU: `harmonic bench --dt`, --gpt
+#      (softmax, fourier), --chronos (train, forecast), --recurrent with --device cuda, each beside
+#      tools/bench/torch/bench_*_torch.py --device cuda; a bf16 pair for dt and gpt; one summary
+#      line per case with both times and torch/Harmonic (GPU_CHECK_PAPER_SECONDS, 120, in all)
+#   5. every task's smoke run on cuda and on the CPU: ms/step from the profiler
+#   6. compute-sanitizer memcheck over small task runs on cuda
+#   7. the op benchmarks against PyTorch on the same GPU
 # Ends with a summary; the full log is $OUT/gpu_check.log when OUT is set (else /tmp).
 #
 #   bash tools/bench/gpu/gpu_check.sh
@@ -79,7 +83,80 @@ for flags in "--sdpa" "" "--sdpa --bf16"; do
   note "torch gpt 12x768 ${flags:-materialised}: $(echo "$r" | grep -oE '[0-9.]+ ms/step' || echo FAILED)"
 done
 
-step "4. every task: smoke run, ms/step (profiler, 10 steps after a warm-up step)"
+step "4. the paper models' training steps: Harmonic against PyTorch on the same GPU"
+# Each pair runs `harmonic bench --X --device cuda --repeat 5 --warmup 2` and its PyTorch peer with
+# the same repeat and warm-up, each under `timeout` (its own limit, cut to what is left of this
+# step's budget and of the deadline, so the step ends by paper_end); the raw lines go to the log
+# and $out/paper_models.log, one summary line per case to the summary.
+paper_end=$((SECONDS + ${GPU_CHECK_PAPER_SECONDS:-120}))
+((paper_end > deadline)) && paper_end=$deadline
+: >"$out/paper_models.log"
+# bounded LIMIT FILE CMD...: CMD under timeout min(LIMIT, what is left until paper_end), output to FILE.
+bounded() {
+  local limit=$1 file=$2
+  shift 2
+  local left=$((paper_end - SECONDS))
+  ((left < limit)) && limit=$left
+  if ((limit < 3)); then echo "not run: the step's time is spent" >"$file"; return 124; fi
+  timeout "$limit" "$@" >"$file" 2>&1
+}
+# Summary lines of one pair: per case (the label's model and case words) Harmonic's and PyTorch's
+# ms (ms/step, ms/forecast, or fwd+bwd ms) and torch/Harmonic (> 1: Harmonic is faster).
+# Arguments: the two output files and the two exit codes.
+pair_rows() {
+  python3 - "$@" <<'EOF'
+import re, sys
+def rows(path):
+    found = {}
+    for line in open(path, errors="replace"):
+        m = re.search(r"([\d.]+) ms/(?:step|forecast)|fwd\+bwd\s+([\d.]+) ms", line)
+        words = line.split()
+        if not m or not words:
+            continue
+        if words[0] == "torch":
+            words = words[1:]
+        key = " ".join(words[:2] if words[0] in ("dt", "gpt", "chronos") else words[:1])
+        found.setdefault(key, float(m[1] or m[2]))
+    return found
+harmonic, torch = rows(sys.argv[1]), rows(sys.argv[2])
+for key in list(harmonic) + [k for k in torch if k not in harmonic]:
+    h, t = harmonic.get(key), torch.get(key)
+    hs = f"{h:.2f} ms" if h is not None else f"no time (exit {sys.argv[3]})"
+    ts = f"{t:.2f} ms" if t is not None else f"no time (exit {sys.argv[4]})"
+    ratio = f"  torch/harmonic {t / h:.2f}" if h and t else ""
+    print(f"{key}: harmonic {hs}  torch {ts}{ratio}")
+if not harmonic and not torch:
+    print(f"no timings (harmonic exit {sys.argv[3]}, torch exit {sys.argv[4]})")
+EOF
+}
+# pair TAG LIMIT HARMONIC_BENCH_ARGS... -- PEER_SCRIPT PEER_ARGS...: both sides, then the summary lines.
+pair() {
+  local tag=$1 limit=$2
+  shift 2
+  local hm_args=()
+  while (($#)) && [[ $1 != -- ]]; do hm_args+=("$1"); shift; done
+  shift
+  late "paper $tag ${hm_args[*]}" && return
+  if ((paper_end - SECONDS < 3)); then note "skipped (step budget): paper $tag ${hm_args[*]}"; return; fi
+  local h_out=/tmp/paper-harmonic.log t_out=/tmp/paper-torch.log hrc trc
+  bounded "$limit" "$h_out" "$H" bench "${hm_args[@]}" --device cuda --repeat 5 --warmup 2
+  hrc=$?
+  bounded "$limit" "$t_out" python3 "$@" --device cuda --repeat 5 --warmup 2
+  trc=$?
+  { echo "# $tag: harmonic bench ${hm_args[*]} --device cuda --repeat 5 --warmup 2 (exit $hrc)"; cat "$h_out"
+    echo "# $tag: python3 $* --device cuda --repeat 5 --warmup 2 (exit $trc)"; cat "$t_out"; } |
+    tee -a "$log" >>"$out/paper_models.log"
+  while IFS= read -r row; do note "paper $tag $row"; done < <(pair_rows "$h_out" "$t_out" "$hrc" "$trc")
+}
+peers=tools/bench/torch
+pair fp32 20 --dt -- "$peers/bench_dt_torch.py"
+pair fp32 25 --gpt --case softmax --case fourier -- "$peers/bench_gpt_torch.py" --case softmax --case fourier --sdpa
+pair fp32 20 --chronos --case train --case forecast -- "$peers/bench_chronos_torch.py" --case train --case forecast
+pair fp32 30 --recurrent -- "$peers/bench_recurrent_torch.py"
+pair bf16 15 --dt --precision bf16 -- "$peers/bench_dt_torch.py" --bf16
+pair bf16 15 --gpt --case softmax --precision bf16 -- "$peers/bench_gpt_torch.py" --case softmax --sdpa --bf16
+
+step "5. every task: smoke run, ms/step (profiler, 10 steps after a warm-up step)"
 printf "%-16s %12s %12s\n" task "cuda ms/step" "cpu ms/step" | tee -a "$log"
 for task in $("$H" train --list | grep -E '^[a-z]' | awk '{print $1}'); do
   late "task $task" && break
@@ -96,7 +173,7 @@ for task in $("$H" train --list | grep -E '^[a-z]' | awk '{print $1}'); do
   summary+=("task $line")
 done
 
-step "5. compute-sanitizer memcheck over task runs on cuda"
+step "6. compute-sanitizer memcheck over task runs on cuda"
 for task in fourier-toy kjv-lm; do
   late "memcheck $task" && break
   start=$SECONDS
@@ -107,7 +184,7 @@ for task in fourier-toy kjv-lm; do
   note "memcheck $task: exit $rc ($(grep -m1 -oE 'ERROR SUMMARY: [0-9]+ errors?' "/tmp/san-$task.log" || tail -1 "/tmp/san-$task.log")) in $((SECONDS - start)) s"
 done
 
-step "6. op benchmarks against PyTorch $(python3 -c 'import torch; print(torch.__version__)') on the same GPU"
+step "7. op benchmarks against PyTorch $(python3 -c 'import torch; print(torch.__version__)') on the same GPU"
 late "op benchmarks" || timeout 60 python3 tools/bench/torch/bench_torch.py --compare "$H" --device cuda --rounds 1 --repeat 20 2>&1 | tee -a "$log"
 
 echo

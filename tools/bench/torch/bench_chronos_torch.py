@@ -23,8 +23,14 @@ Prints ms and tokens/s like Harmonic, the parameter count and the loss at init (
 Timing: time_ms of tools/bench/torch/bench_torch.py (the method of tools/bench/timing.h).
 Usage (python3-torch lives at /usr/bin/python3):
   OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /usr/bin/python3 tools/bench/torch/bench_chronos_torch.py --threads 1
+  python3 tools/bench/torch/bench_chronos_torch.py --device cuda [--bf16]   # on a GPU machine
+On cuda (cuda:0, against `harmonic bench --chronos --device cuda`) the model is initialised on the
+CPU and moved (the same weights), the inputs are drawn on the CPU and moved, the forecast's draws
+come from the device's generator; TF32 stays off (float32) unless --bf16: bf16 autocast around
+the forward and loss (the training steps and the forecast), float32 weights and AdamW.
 """
 import argparse
+import contextlib
 import math
 import os
 import sys
@@ -34,6 +40,7 @@ import torch.nn.functional as F
 from torch import nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_torch  # noqa: E402
 from bench_torch import time_ms  # noqa: E402
 
 V, PAD, EOS, SPECIAL, BUCKETS, MAX_DISTANCE, LOW, HIGH = 4096, 0, 1, 2, 32, 128, -15.0, 15.0
@@ -43,6 +50,12 @@ SIZES = {  # name -> (d_model, layers, heads, d_kv, d_ff, dropout, context, hori
     "forecast": (64, 2, 4, 16, 256, 0.1, 128, 16),
 }
 BATCH, SERIES, PATHS, HORIZON = 32, 8, 20, 16
+BF16 = False  # --bf16: autocast on cuda
+
+
+def autocast():
+    """bf16 autocast on cuda around forward and loss with --bf16; nothing otherwise."""
+    return torch.autocast(device_type="cuda", dtype=torch.bfloat16) if BF16 else contextlib.nullcontext()
 
 
 def relative_position_bucket(rel, bidirectional):
@@ -68,8 +81,9 @@ class RelativeBias(nn.Module):
         self.bidirectional = bidirectional
 
     def forward(self, q_len, k_len, q_offset=0):  # -> (1, H, q, k)
-        q = torch.arange(q_offset, q_offset + q_len).unsqueeze(1)
-        k = torch.arange(k_len).unsqueeze(0)
+        device = self.table.weight.device
+        q = torch.arange(q_offset, q_offset + q_len, device=device).unsqueeze(1)
+        k = torch.arange(k_len, device=device).unsqueeze(0)
         return self.table(relative_position_bucket(k - q, self.bidirectional)).permute(2, 0, 1).unsqueeze(0)
 
 
@@ -172,7 +186,8 @@ class ChronosT5(nn.Module):
 
     @staticmethod
     def pad_bias(context):  # (B, S) -> (B, 1, 1, S): -inf at PAD
-        return torch.zeros(context.shape).masked_fill(context == PAD, float("-inf"))[:, None, None, :]
+        bias = torch.zeros(context.shape, device=context.device).masked_fill(context == PAD, float("-inf"))
+        return bias[:, None, None, :]
 
     def encode(self, context):  # (B, C + 1) -> (B, C + 1, E)
         s = context.size(1)
@@ -187,7 +202,8 @@ class ChronosT5(nn.Module):
         past = caches[0]["self"]["k"].size(2) if caches and "k" in caches[0]["self"] else 0
         self_bias = self.decoder_bias(t, past + t, past)
         if t > 1:
-            self_bias = self_bias.masked_fill(torch.ones(t, past + t, dtype=torch.bool).triu(past + 1), float("-inf"))
+            blocked = torch.ones(t, past + t, dtype=torch.bool, device=ids.device).triu(past + 1)
+            self_bias = self_bias.masked_fill(blocked, float("-inf"))
         memory_bias = self.pad_bias(context)
         x = F.dropout(self.shared(ids), self.drop, self.training)
         for i, layer in enumerate(self.decoder):
@@ -196,27 +212,29 @@ class ChronosT5(nn.Module):
         return self.lm_head(h)[..., SPECIAL:]
 
     def loss(self, context, labels):  # labels (B, T) bins
-        dec = torch.cat([torch.full((labels.size(0), 1), PAD), labels[:, :-1] + SPECIAL], 1)
+        dec = torch.cat([torch.full((labels.size(0), 1), PAD, device=labels.device), labels[:, :-1] + SPECIAL], 1)
         logits = self.decode(dec, self.encode(context), context)
-        return F.cross_entropy(logits.reshape(-1, logits.size(-1)), labels.reshape(-1))
+        return F.cross_entropy(logits.reshape(-1, logits.size(-1)).float(), labels.reshape(-1))
 
 
-def make_model(case):
+def make_model(case, device):
     d_model, layers, heads, d_kv, d_ff, drop, context, horizon = SIZES[case]
     torch.manual_seed(1234)
-    return ChronosT5(d_model, layers, heads, d_kv, d_ff, drop), context, horizon
+    return ChronosT5(d_model, layers, heads, d_kv, d_ff, drop).to(device), context, horizon
 
 
-def time_train(case, warmup, repeat):
-    model, C, T = make_model(case)
+def time_train(case, warmup, repeat, device):
+    model, C, T = make_model(case, device)
     model.train()
-    context = torch.cat([torch.randint(SPECIAL, V, (BATCH, C)), torch.full((BATCH, 1), EOS)], 1)
-    labels = torch.randint(0, V - SPECIAL, (BATCH, T))
+    context = torch.cat([torch.randint(SPECIAL, V, (BATCH, C)), torch.full((BATCH, 1), EOS)], 1).to(device)
+    labels = torch.randint(0, V - SPECIAL, (BATCH, T)).to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
-    init_loss = model.loss(context, labels).item()
+    with autocast():
+        init_loss = model.loss(context, labels).item()
 
     def step():
-        loss = model.loss(context, labels)
+        with autocast():
+            loss = model.loss(context, labels)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
@@ -228,19 +246,22 @@ def time_train(case, warmup, repeat):
 @torch.no_grad()
 def forecast(model, histories, C):
     """histories (N, C) -> sampled values (N, PATHS, HORIZON); the encoder runs once."""
-    n = histories.size(0)
+    n, device = histories.size(0), histories.device
     scale = histories.abs().mean(1, keepdim=True).clamp_min(1e-10)  # mean scaling
     width = (HIGH - LOW) / (V - SPECIAL)
     bins = ((histories / scale - LOW) / width).floor().clamp(0, V - SPECIAL - 1).long()
-    context = torch.cat([bins + SPECIAL, torch.full((n, 1), EOS)], 1)  # (N, C + 1)
-    memory = model.encode(context).repeat_interleave(PATHS, 0)  # (N S, C + 1, E): path s of series b is b S + s
+    context = torch.cat([bins + SPECIAL, torch.full((n, 1), EOS, device=device)], 1)  # (N, C + 1)
+    with autocast():
+        memory = model.encode(context).repeat_interleave(PATHS, 0)  # (N S, C + 1, E): path s of series b is b S + s
     context = context.repeat_interleave(PATHS, 0)
     caches = [{"self": {}, "cross": {}} for _ in model.decoder]
-    nxt, drawn = torch.full((n * PATHS, 1), PAD), []
+    nxt, drawn = torch.full((n * PATHS, 1), PAD, device=device), []
     for _ in range(HORIZON):
-        probs = model.decode(nxt, memory, context, caches)[:, 0].softmax(-1)  # (N S, bins)
+        with autocast():
+            logits = model.decode(nxt, memory, context, caches)[:, 0]
+        probs = logits.float().softmax(-1)  # (N S, bins)
         cdf = probs.cumsum(-1)
-        u = torch.rand(n * PATHS, 1) * cdf[:, -1:]
+        u = torch.rand(n * PATHS, 1, device=device) * cdf[:, -1:]
         b = torch.searchsorted(cdf, u).clamp_max(V - SPECIAL - 1)  # inverse-CDF draw
         drawn.append(b)
         nxt = b + SPECIAL
@@ -248,12 +269,12 @@ def forecast(model, histories, C):
     return centres.view(n, PATHS, HORIZON) * scale.double().unsqueeze(2)
 
 
-def time_forecast(warmup, repeat):
-    model, C, _ = make_model("forecast")
+def time_forecast(warmup, repeat, device):
+    model, C, _ = make_model("forecast", device)
     model.eval()
     i = torch.arange(C, dtype=torch.float64)
     histories = torch.stack([10.0 + s + 3.0 * torch.sin(2 * math.pi * i / (8.0 + 3.0 * s)) for s in range(SERIES)])
-    histories = (histories + 0.3 * torch.randn(SERIES, C, dtype=torch.float64)).float()
+    histories = (histories + 0.3 * torch.randn(SERIES, C, dtype=torch.float64)).float().to(device)
     ms = time_ms(lambda: forecast(model, histories, C), repeat, warmup)
     return model, ms, SERIES * PATHS * HORIZON / (ms * 1e-3)
 
@@ -264,20 +285,32 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--case", action="append", choices=list(SIZES))
+    ap.add_argument("--device", default="cpu", help="cpu or cuda (cuda:0)")
+    ap.add_argument("--bf16", action="store_true", help="cuda: bf16 autocast")
     args = ap.parse_args()
+    if args.bf16 and args.device == "cpu":
+        ap.error("--bf16 needs --device cuda")
+    global BF16
+    BF16 = args.bf16
+    bench_torch.DEVICE = args.device  # time_ms synchronises the device around its timed runs
     torch.set_num_threads(args.threads)
+    if args.device != "cpu":
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+    where = torch.cuda.get_device_name() if args.device != "cpu" else f"threads={args.threads}"
+    precision = " bf16" if args.bf16 else ""
     for case in args.case or list(SIZES):
         d_model, layers, heads, _, _, _, C, T = SIZES[case]
         if case == "forecast":
-            model, ms, rate = time_forecast(args.warmup, args.repeat)
+            model, ms, rate = time_forecast(args.warmup, args.repeat, args.device)
             label = f"chronos {case:<11} E={d_model} L={layers}+{layers} C={C} series={SERIES} paths={PATHS} " \
-                    f"horizon={HORIZON}"
-            print(f"torch {label:<62} threads={args.threads}  {ms:8.1f} ms/forecast  {rate:7.0f} sampled tok/s  "
+                    f"horizon={HORIZON}{precision}"
+            print(f"torch {label:<62} {where}  {ms:8.1f} ms/forecast  {rate:7.0f} sampled tok/s  "
                   f"params {sum(p.numel() for p in model.parameters())}", flush=True)
         else:
-            model, ms, rate, loss = time_train(case, args.warmup, args.repeat)
-            label = f"chronos {case:<11} E={d_model} L={layers}+{layers} H={heads} C={C} T={T} B={BATCH}"
-            print(f"torch {label:<62} threads={args.threads}  {ms:8.1f} ms/step  {rate:7.0f} tok/s  "
+            model, ms, rate, loss = time_train(case, args.warmup, args.repeat, args.device)
+            label = f"chronos {case:<11} E={d_model} L={layers}+{layers} H={heads} C={C} T={T} B={BATCH}{precision}"
+            print(f"torch {label:<62} {where}  {ms:8.1f} ms/step  {rate:7.0f} tok/s  "
                   f"params {sum(p.numel() for p in model.parameters())}  loss@init {loss:.3f}", flush=True)
 
 

@@ -13,8 +13,13 @@ One step = forward, cross-entropy (+ regulariser), zero_grad, backward, AdamW(6e
 weight decay 0.1) step, batch 64. Prints ms/step and windows/s (median over timed runs).
 Usage (python3-torch lives at /usr/bin/python3):
   OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /usr/bin/python3 tools/bench/torch/bench_dt_torch.py --threads 1
+  python3 tools/bench/torch/bench_dt_torch.py --device cuda [--bf16]   # on a GPU machine
+On cuda (cuda:0, against `harmonic bench --dt --device cuda`) TF32 stays off (float32) unless
+--bf16: bf16 autocast around forward and loss, float32 weights and AdamW, as Harmonic's
+--precision bf16.
 """
 import argparse
+import contextlib
 import math
 import time
 
@@ -76,9 +81,9 @@ class FourierHead(nn.Module):
         im = alpha @ self.sin + beta @ self.cos
         p = (re * re + im * im) / (2 * (alpha * alpha + beta * beta).sum(-1, keepdim=True))
         y = p / p.sum(-1, keepdim=True)
-        a = torch.complex(alpha, beta)  # (..., N+1)
+        a = torch.complex(alpha.float(), beta.float())  # (..., N+1); no bf16 complex under autocast
         c = torch.stack([(a[..., : self.n + 1 - k] * a[..., k:].conj()).sum(-1) for k in range(1, self.n + 1)], -1)
-        ks = torch.arange(1, self.n + 1, dtype=torch.float32)
+        ks = torch.arange(1, self.n + 1, dtype=torch.float32, device=x.device)
         self.reg = GAMMA * (2 * math.pi**2 / self.m) * (ks**2 * c.abs() ** 2).sum(-1).mean()
         return torch.log(y + 1e-5)
 
@@ -105,29 +110,33 @@ class DecisionTransformer(nn.Module):
         return self.head(self.ln_f(x).view(b, k, 3, E)[:, :, 1])  # (B, K, A) at the state tokens
 
 
-def time_case(head, warmup, repeat):
+def time_case(head, warmup, repeat, device="cpu", bf16=False):
     torch.manual_seed(0)
-    model = DecisionTransformer(head)
+    model = DecisionTransformer(head).to(device)  # initialised on the CPU: the same weights on every device
     model.train()
     opt = torch.optim.AdamW(model.parameters(), lr=6e-4, betas=(0.9, 0.95), weight_decay=0.1)
-    rtgs, states = torch.rand(B, K, 1), torch.randn(B, K, S)
-    actions, timesteps = torch.randint(0, A, (B, K)), torch.randint(0, 900, (B,))
+    rtgs, states = torch.rand(B, K, 1).to(device), torch.randn(B, K, S).to(device)
+    actions, timesteps = torch.randint(0, A, (B, K)).to(device), torch.randint(0, 900, (B,)).to(device)
+    sync = torch.cuda.synchronize if device != "cpu" else (lambda: None)
 
     def step():
-        scores = model(rtgs, states, actions, timesteps)
-        loss = F.cross_entropy(scores.reshape(-1, A), actions.reshape(-1))
-        if head == "fourier":
-            loss = loss + model.head.reg
+        with torch.autocast(device_type="cuda", dtype=torch.bfloat16) if bf16 else contextlib.nullcontext():
+            scores = model(rtgs, states, actions, timesteps)
+            loss = F.cross_entropy(scores.reshape(-1, A).float(), actions.reshape(-1))
+            if head == "fourier":
+                loss = loss + model.head.reg
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
 
     for _ in range(warmup):
         step()
+    sync()
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
         step()
+        sync()
         times.append(time.perf_counter() - t0)
     return sorted(times)[len(times) // 2] * 1e3
 
@@ -138,11 +147,20 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--case", action="append", choices=["linear", "fourier"])
+    ap.add_argument("--device", default="cpu", help="cpu or cuda (cuda:0)")
+    ap.add_argument("--bf16", action="store_true", help="cuda: bf16 autocast")
     args = ap.parse_args()
+    if args.bf16 and args.device == "cpu":
+        ap.error("--bf16 needs --device cuda")
     torch.set_num_threads(args.threads)
+    if args.device != "cpu":
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+    where = torch.cuda.get_device_name() if args.device != "cpu" else f"threads={args.threads}"
     for head in args.case or ["linear", "fourier"]:
-        ms = time_case(head, args.warmup, args.repeat)
-        print(f"torch dt {head:<8} L={L} E={E} H={H} K={K} B={B}  threads={args.threads}  "
+        ms = time_case(head, args.warmup, args.repeat, args.device, args.bf16)
+        label = head + (" bf16" if args.bf16 else "")
+        print(f"torch dt {label:<8} L={L} E={E} H={H} K={K} B={B}  {where}  "
               f"{ms:8.1f} ms/step  {B / (ms * 1e-3):7.0f} windows/s", flush=True)
 
 

@@ -1,10 +1,16 @@
 #!/usr/bin/env python3
 """PyTorch peer of `harmonic bench --recurrent`: forward + backward of the sum of the outputs of
-one torch.nn.LSTM / GRU / RNN layer (float32, CPU, time-major input, default init, zero initial
+one torch.nn.LSTM / GRU / RNN layer (float32, time-major input, default init, zero initial
 state), at the FRU paper's shapes: pixel (T=784, B=256, in=1, H=200) and text (T=300, B=32,
 in=128, H=128). Prints the median milliseconds per step over --reps steps after --warmup.
-Usage: bench_recurrent_torch.py [--case lstm_pixel ...] [--threads N] [--reps R] [--warmup W]"""
+On --device cuda (cuda:0, against `harmonic bench --recurrent --device cuda`) the layer is
+initialised on the CPU and moved (the same weights) and runs cuDNN's fused RNN, the peer a
+PyTorch user gets; TF32 stays off (float32) unless --bf16 (bf16 autocast around the forward
+and the sum; float32 weights).
+Usage: bench_recurrent_torch.py [--case lstm_pixel ...] [--threads N] [--reps R] [--warmup W]
+                                [--device cuda [--bf16]]"""
 import argparse
+import contextlib
 import statistics
 import time
 
@@ -15,24 +21,29 @@ LAYERS = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU, "rnn": torch.nn.RNN}
 CASES = [f"{kind}_{shape}" for kind in LAYERS for shape in SHAPES]
 
 
-def time_case(name, reps, warmup):
+def time_case(name, reps, warmup, device="cpu", bf16=False):
     kind, shape = name.split("_")
     T, B, n_in, H = SHAPES[shape]
     torch.manual_seed(0)
-    layer = LAYERS[kind](n_in, H)
-    x = torch.rand(T, B, n_in)
+    layer = LAYERS[kind](n_in, H).to(device)
+    x = torch.rand(T, B, n_in).to(device)
+    sync = torch.cuda.synchronize if device != "cpu" else (lambda: None)
 
     def step():
-        out, _ = layer(x)
-        out.sum().backward()
+        with torch.autocast(device_type="cuda", dtype=torch.bfloat16) if bf16 else contextlib.nullcontext():
+            out, _ = layer(x)
+            total = out.float().sum()
+        total.backward()
         layer.zero_grad(set_to_none=True)
 
     for _ in range(warmup):
         step()
+    sync()
     times = []
     for _ in range(reps):
         t0 = time.perf_counter()
         step()
+        sync()
         times.append(time.perf_counter() - t0)
     return statistics.median(times) * 1e3, T, B, n_in, H
 
@@ -41,14 +52,22 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--case", action="append", choices=CASES, help="cases to run (default: all)")
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--reps", "--repeat", dest="reps", type=int, default=3, help="timed steps (the median is printed)")
     ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--device", default="cpu", help="cpu or cuda (cuda:0)")
+    ap.add_argument("--bf16", action="store_true", help="cuda: bf16 autocast")
     a = ap.parse_args()
+    if a.bf16 and a.device == "cpu":
+        ap.error("--bf16 needs --device cuda")
     torch.set_num_threads(a.threads)
+    if a.device != "cpu":
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+    where = torch.cuda.get_device_name() if a.device != "cpu" else f"threads={torch.get_num_threads()}"
     for name in a.case or CASES:
-        ms, T, B, n_in, H = time_case(name, a.reps, a.warmup)
-        label = f"{name:<20} T={T} B={B} in={n_in} H={H}"
-        print(f"torch {label:<44} threads={torch.get_num_threads()}  fwd+bwd {ms:9.1f} ms", flush=True)
+        ms, T, B, n_in, H = time_case(name, a.reps, a.warmup, a.device, a.bf16)
+        label = f"{name:<20} T={T} B={B} in={n_in} H={H}" + (" bf16" if a.bf16 else "")
+        print(f"torch {label:<44} {where}  fwd+bwd {ms:9.1f} ms", flush=True)
 
 
 if __name__ == "__main__":
