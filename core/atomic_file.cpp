@@ -1,4 +1,3 @@
-#include <atomic>
 #include "core/atomic_file.h"
 
 #include <fcntl.h>
@@ -6,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -69,7 +69,15 @@ void write_file_atomic(const std::string& path, const std::vector<std::string_vi
   static std::atomic<uint64_t> sequence{0};
   const std::string tmp = fmt::format("{}.tmp.{}.{}", path, ::getpid(), sequence.fetch_add(1));
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail(tmp, "open", errno);
+  if (fd < 0) {
+    const int err = errno;
+    // Name what the user gave, not the temporary beside it.
+    const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    HM_CHECK(err != ENOENT || dir.empty() || std::filesystem::is_directory(dir, ec), "write_file_atomic",
+             "cannot write '{}': its folder '{}' does not exist (create it first)", path, dir.string());
+    fail(tmp, "open", err);
+  }
   try {
     for (std::string_view piece : pieces) write_all(fd, piece, tmp);
     if (::fsync(fd) != 0) fail(tmp, "fsync", errno);

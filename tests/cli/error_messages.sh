@@ -50,4 +50,12 @@ expect "[study] --jobs must be >= 1" "got -2" -- study fourier-toy --quick --job
 # A value whose padded range overflows a double is named with its file, line and key.
 printf '{"step": 1, "loss": 1e308}\n{"step": 2, "loss": -1e308}\n' >"$dir/huge.jsonl"
 expect "[metrics_plot]" "$dir/huge.jsonl' line 1" '"loss" is 1e+308' -- plot --metrics "$dir/huge.jsonl" --out "$dir/p.svg"
+# A missing output folder is named, not the temporary file written beside the output.
+expect "[write_file_atomic]" "$dir/nofolder/p.svg" "its folder '$dir/nofolder' does not exist" -- \
+  plot --metrics "$dir/file.jsonl" --out "$dir/nofolder/p.svg"
+# A checkpoint that is not there, in a run that holds others: they are named instead of "train first".
+"$harmonic" train mlp-spirals --steps 2 --out "$dir/spirals" >/dev/null 2>&1
+expect "[eval]" "no checkpoint at '$dir/spirals/typo.safetensors'" "holds checkpoint_last.safetensors" -- \
+  eval --checkpoint "$dir/spirals/typo.safetensors"
+expect "[eval]" "(train first: train <task> --out $dir/none)" -- eval --out "$dir/none"
 [[ $failures -eq 0 ]] || { echo "$failures message(s) wrong"; exit 1; }

@@ -148,7 +148,7 @@ TEST_CASE("safetensors: writes are atomic and replace the old file") {
   CHECK(tmp.entries().size() == 1);  // no "<path>.tmp.<pid>" left behind
   // A failing write names the path and leaves the old file alone.
   CHECK(throws_with([&] { write_file_atomic(tmp.file("missing_dir/x.bin"), "abc"); },
-                    {"[write_file_atomic]", "missing_dir", "open"}));
+                    {"[write_file_atomic]", "missing_dir", "does not exist"}));
   write_file_atomic(tmp.file("raw.bin"), std::vector<std::string_view>{"ab", "", "cd"});
   std::ifstream in(tmp.file("raw.bin"), std::ios::binary);
   std::string content((std::istreambuf_iterator<char>(in)), {});

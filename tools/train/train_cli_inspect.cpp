@@ -2,6 +2,7 @@
 // checkpoint, evaluated or its gradients measured on the batch training would take next.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/atomic_file.h"
@@ -55,8 +56,17 @@ LoadedRun load_run(RunArgs& a, const char* fn) {
                                   a.out, trainer.value("monitor", std::string())));
     }
   }
-  check(std::filesystem::exists(run.path), fn, "no checkpoint at '{}' (train first: train <task> --out {})", run.path,
-        a.out);
+  if (!std::filesystem::exists(run.path)) {
+    // A run directory that exists has other checkpoints to name; a missing one needs training.
+    std::vector<std::string> kept;
+    std::error_code ec;
+    if (std::filesystem::is_directory(a.out, ec))
+      for (const auto& e : std::filesystem::directory_iterator(a.out, ec))
+        if (e.path().extension() == ".safetensors") kept.push_back(e.path().filename().string());
+    std::sort(kept.begin(), kept.end());
+    check(!kept.empty(), fn, "no checkpoint at '{}' (train first: train <task> --out {})", run.path, a.out);
+    throw_error(fn, fmt::format("no checkpoint at '{}'; {} holds {}", run.path, a.out, fmt::join(kept, ", ")));
+  }
   optim::CheckpointInfo head = optim::read_checkpoint_info(run.path);
   const std::string task = checkpoint_task(head);
   check(!task.empty(), fn, "'{}' names no task (not a trainer checkpoint?)", run.path);
