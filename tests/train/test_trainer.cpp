@@ -8,6 +8,8 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <thread>
 
 #include "data/datasets.h"
 #include "optim/checkpoint.h"
@@ -119,6 +121,36 @@ TEST_CASE("trainer: full-batch mlp-spirals reproduces the demo's losses") {
   REQUIRE(losses.size() == expected.size());
   for (size_t i = 0; i < losses.size(); ++i) CHECK(losses[i] == doctest::Approx(expected[i]).epsilon(1e-5));
   CHECK(r.eval.contains("val_accuracy"));
+}
+
+// The throughput metrics.jsonl records at a step that also evaluates is the one the progress
+// line printed: measured before the evaluation, whose time is not training.
+TEST_CASE("trainer: metrics.jsonl's items/s at an evaluated step is the progress line's") {
+  ScratchDir dir;
+  const TaskSpec& spec = find_task("mlp-spirals");
+  Json c = small_spirals(6);
+  apply_override(c, "trainer.log_every=3");
+  apply_override(c, "trainer.eval_every=3");
+  auto task = build_task(spec, c, Device::cpu());
+  Trainer trainer(*task, spec.name, c, dir.str());
+  const std::string log_path = dir.file("log.txt");
+  FILE* log = std::fopen(log_path.c_str(), "w");
+  REQUIRE(log != nullptr);
+  trainer.log = log;
+  // A slow evaluation hook: counted into the rate, it would lower it many times over.
+  trainer.on_eval = [](int64_t, const Json&) { std::this_thread::sleep_for(std::chrono::milliseconds(300)); };
+  trainer.fit();
+  std::fclose(log);
+  std::ifstream in(log_path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = text.find("step 6/6");
+  REQUIRE(at != std::string::npos);
+  const size_t bar = text.rfind(" | ", text.find(" items/s", at));
+  const double printed = std::stod(text.substr(bar + 3));
+  const std::vector<Json> lines = read_jsonl(dir.str() + "/metrics.jsonl");
+  REQUIRE(lines.back()["step"] == 6);
+  CHECK(lines.back().contains("val_accuracy"));
+  CHECK(lines.back()["items_per_s"].get<double>() == doctest::Approx(printed).epsilon(0.05));
 }
 
 TEST_CASE("trainer: metrics.jsonl, config.json and periodic checkpoints") {

@@ -331,11 +331,15 @@ FitResult Trainer::fit() {
         nlohmann::ordered_json record;
         if (log_now) {
           const double n = static_cast<double>(log_count_);
+          // The session's throughput as the progress line shows it: measured before an evaluation
+          // at this step, whose time is not training.
+          const double session = now_seconds() - session_start_;
           record = {{"step", step_},
                     {"epoch", r.epoch},
                     {"loss", loss_sum_ / n},
                     {"lr", r.lr},
-                    {"grad_norm", grad_norm_sum_ / n}};
+                    {"grad_norm", grad_norm_sum_ / n},
+                    {"items_per_s", session > 0 ? static_cast<double>(session_items_) / session : 0.0}};
           loss_sum_ = grad_norm_sum_ = 0, log_count_ = 0;
           progress(r, record["loss"].get<double>());
         }

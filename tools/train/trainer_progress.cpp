@@ -31,7 +31,8 @@ void Trainer::write_metrics(const nlohmann::ordered_json& record) {
   nlohmann::ordered_json line = record;
   const double session = now_seconds() - session_start_;
   line["time"] = elapsed_before_ + session;
-  line["items_per_s"] = session > 0 ? static_cast<double>(session_items_) / session : 0.0;
+  if (!line.contains("items_per_s"))  // an evaluation-only line: the rate up to now
+    line["items_per_s"] = session > 0 ? static_cast<double>(session_items_) / session : 0.0;
   if (const Task::Throughput t = task_.throughput(); t.unit != "items")
     line[t.unit + "_per_s"] = line["items_per_s"].get<double>() * static_cast<double>(t.per_item);
   append_line(out_dir_ + "/metrics.jsonl", line.dump());
