@@ -355,6 +355,8 @@ TEST_CASE("plot: metrics.jsonl series and errors") {
   CHECK(p.series[0].y == std::vector<double>{2.0, 1.5, 1.0});
   CHECK(p.series[1].x == std::vector<double>{20});
   CHECK(p.x_label == "step");
+  CHECK(p.y_label == "loss, val_loss");  // titled and labelled without being asked
+  CHECK(p.title == fmt::format("loss, val_loss against step ({})", path.parent_path().filename().string()));
   std::vector<Element> els = parse_xml(to_svg(p));
   CHECK(named(els, "polyline").size() == 2);
   CHECK(throws_with([&] { metrics_plot(path.string(), "step", {"acc"}); },
@@ -381,6 +383,7 @@ TEST_CASE("plot: metrics.jsonl series and errors") {
   CHECK(two.series[0].label == "a");
   CHECK(two.series[1].label == "b");
   CHECK(two.y_label == "loss");
+  CHECK(two.title == "loss against step, 2 runs");
   LinePlot four = metrics_plot(runs, "step", {"loss", "val_loss"});
   REQUIRE(four.series.size() == 4);
   CHECK(four.series[3].label == "b: val_loss");

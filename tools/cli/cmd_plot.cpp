@@ -19,7 +19,7 @@ struct PlotArgs {
 int run_plot() {
   report::LinePlot p =
       report::metrics_plot(args.metrics, args.x, args.ys.empty() ? std::vector<std::string>{"loss"} : args.ys);
-  p.title = args.title;
+  if (!args.title.empty()) p.title = args.title;  // else the metrics and the run
   p.log_x = args.log_x;
   p.log_y = args.log_y;
   p.width = args.width;
@@ -43,7 +43,7 @@ Registration reg{
        cmd->add_option("--y", args.ys, "metric to plot (repeatable; default loss)")->allow_extra_args(false);
        cmd->add_option("--x", args.x, "x axis key")->capture_default_str();
        cmd->add_option("--out", args.out, "output .svg or .png")->capture_default_str();
-       cmd->add_option("--title", args.title, "plot title");
+       cmd->add_option("--title", args.title, "plot title (default: the metrics, the x key and the run)");
        cmd->add_flag("--log-x", args.log_x, "logarithmic x axis (points at x <= 0 are left out)");
        cmd->add_flag("--log-y", args.log_y, "logarithmic y axis");
        cmd->add_option("--width", args.width, "image width (pixels)")->capture_default_str();

@@ -52,7 +52,10 @@ LinePlot metrics_plot(const std::string& path, const std::string& x, const std::
   for (const Series& s : plot.series)
     check(!s.x.empty(), "metrics_plot", "'{}' has no numeric '{}' values against '{}' (keys present: {})", path,
           s.label, x, fmt::join(seen, ", "));
-  if (ys.size() == 1) plot.y_label = ys[0];
+  plot.y_label = fmt::format("{}", fmt::join(ys, ", "));
+  const std::filesystem::path run = std::filesystem::path(path).parent_path();
+  plot.title = fmt::format("{} against {}{}", plot.y_label, x,
+                           run.empty() ? std::string() : fmt::format(" ({})", run.filename().string()));
   return plot;
 }
 
@@ -77,7 +80,8 @@ LinePlot metrics_plot(const std::vector<std::string>& paths, const std::string& 
       plot.series.push_back(std::move(s));
     }
   }
-  if (ys.size() == 1) plot.y_label = ys[0];
+  plot.y_label = fmt::format("{}", fmt::join(ys, ", "));
+  plot.title = fmt::format("{} against {}, {} runs", plot.y_label, x, paths.size());
   return plot;
 }
 
