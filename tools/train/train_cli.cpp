@@ -81,6 +81,7 @@ std::vector<std::string> TrainArgs::shorthand_overrides() const {
   if (!epochs.empty()) out.insert(out.end(), {"trainer.epochs=" + epochs, "trainer.steps=0"});  // steps > 0 would win
   if (!lr.empty()) out.push_back("lr=" + lr);
   if (!batch_size.empty()) out.push_back("batch_size=" + batch_size);
+  if (!tensorboard.empty()) out.push_back("trainer.tensorboard=" + tensorboard);
   return out;
 }
 
@@ -137,6 +138,9 @@ void add_train_commands(CLI::App& app) {
   cmd->add_option("--epochs", t.epochs, "train for N epochs (--set trainer.epochs=N --set trainer.steps=0)");
   cmd->add_option("--lr", t.lr, "learning rate (--set lr=X)");
   cmd->add_option("--batch-size", t.batch_size, "batch size (--set batch_size=N)");
+  cmd->add_option("--tensorboard", t.tensorboard,
+                  "also write TensorBoard event files to DIR: metrics as scalars, the config as text "
+                  "(--set trainer.tensorboard=DIR)");
   cmd->add_option("--profile", t.profile,
                   "print a per-kernel and per-phase time table of N steps (after one warm-up step); also OUT/profile.json")
       ->check(CLI::NonNegativeNumber);

@@ -24,7 +24,7 @@ struct TrainArgs : RunArgs {
   bool smoke = false;    // the task's smoke config (TaskSpec::smoke) under the overrides
   int64_t profile = 0;   // steps to profile (Trainer::profile_steps)
   // The shorthands --steps, --epochs, --lr, --batch-size: the text of each one given.
-  std::string steps, epochs, lr, batch_size;
+  std::string steps, epochs, lr, batch_size, tensorboard;
   std::vector<std::string> shorthand_overrides() const;  // as --set assignments
 };
 

@@ -21,6 +21,7 @@
 #include "ops/autocast.h"
 #include "ops/ops.h"
 #include "optim/clip.h"
+#include "tools/train/tensorboard.h"
 #include "optim/schedule.h"
 #include "tools/train/trainer_internal.h"
 
@@ -133,6 +134,8 @@ void Trainer::apply_lr(int64_t step) {
     opt.set_lr(g, initial == base ? lr : initial * (lr / base));
   }
 }
+
+Trainer::~Trainer() = default;
 
 double Trainer::micro_step(const data::Batch& batch, double scale, int64_t batch_index) {
   data::Batch b;

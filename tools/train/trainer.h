@@ -42,6 +42,8 @@
 
 namespace hm::train {
 
+class TensorBoardWriter;
+
 // The "trainer" section of every task's config (README: "Trainer config keys").
 struct TrainerOptions {
   int64_t steps = 0;   // optimizer steps; 0: epochs * steps per epoch
@@ -75,6 +77,9 @@ struct TrainerOptions {
   double ddp_bucket_mb = 25;
   bool ddp_overlap = true;
   double dist_timeout = 300;
+  // A folder for TensorBoard event files (every metrics.jsonl value as a scalar, the resolved
+  // config as text); "": none. `harmonic train --tensorboard DIR`.
+  std::string tensorboard;
 
   Json to_json() const;
   static TrainerOptions from_json(const Json& j);  // j: the "trainer" section
@@ -149,6 +154,7 @@ class Trainer {
  public:
   // config: the complete config (default_config + overrides); out_dir "" writes no files.
   Trainer(Task& task, std::string task_name, Json config, std::string out_dir);
+  ~Trainer();  // out of line: the TensorBoard writer is an incomplete type here
 
   // Restores a checkpoint of this task (model, optimizer, generators, position in the data,
   // logging and best-metric bookkeeping) and rewinds metrics.jsonl to its step. Call before
@@ -242,6 +248,7 @@ class Trainer {
   int64_t session_steps_ = 0, session_items_ = 0;
   bool line_open_ = false;  // a TTY progress line without its newline yet
   std::unique_ptr<Profiler> profiler_;
+  std::unique_ptr<TensorBoardWriter> tensorboard_;  // opened by the first metrics line
   int64_t profile_from_ = -1;  // the step the profile started after
   // Starts or ends the profile around optimizer steps.
   void profile_before_step(int64_t session_total);

@@ -33,11 +33,13 @@ Json TrainerOptions::to_json() const {
             {"dist_timeout", dist_timeout}};
   if (checkpoint_seconds != late_keys().at("checkpoint_seconds").get<double>())
     j["checkpoint_seconds"] = checkpoint_seconds;
+  if (!tensorboard.empty()) j["tensorboard"] = tensorboard;
   return j;
 }
 
 const Json& TrainerOptions::late_keys() {
-  static const Json keys = {{"checkpoint_seconds", TrainerOptions{}.checkpoint_seconds}};  // rng-lm, fourier-toy
+  static const Json keys = {{"checkpoint_seconds", TrainerOptions{}.checkpoint_seconds},  // rng-lm, fourier-toy
+                            {"tensorboard", TrainerOptions{}.tensorboard}};
   return keys;
 }
 
@@ -70,6 +72,7 @@ TrainerOptions TrainerOptions::from_json(const Json& j) {
     get("ddp_bucket_mb", o.ddp_bucket_mb, false);
     get("ddp_overlap", o.ddp_overlap, false);
     get("dist_timeout", o.dist_timeout, false);
+    get("tensorboard", o.tensorboard, false);
   } catch (const Json::exception& e) {
     throw_error("Trainer", fmt::format("bad trainer section {}: {}", j.dump(), e.what()));
   }
@@ -123,6 +126,7 @@ const std::vector<std::string>& resume_safe_keys() {
                                                 "trainer.early_stopping_patience",
                                                 "trainer.precision",
                                                 "trainer.ddp_bucket_mb",
+                                                "trainer.tensorboard",
                                                 "trainer.ddp_overlap",
                                                 "trainer.dist_timeout",
                                                 "lr"};

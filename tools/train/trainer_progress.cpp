@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/atomic_file.h"
+#include "tools/train/tensorboard.h"
 #include "tools/train/trainer.h"
 #include "tools/train/trainer_internal.h"
 
@@ -27,6 +28,16 @@ void Trainer::end_progress_line() {
 }
 
 void Trainer::write_metrics(const nlohmann::ordered_json& record) {
+  if (!options_.tensorboard.empty()) {
+    if (!tensorboard_) {
+      tensorboard_ = std::make_unique<TensorBoardWriter>(options_.tensorboard);
+      tensorboard_->text(step_, "config", "```\n" + config_.dump(2) + "\n```");  // markdown, as TensorBoard shows text
+    }
+    std::vector<std::pair<std::string, double>> scalars;
+    for (const auto& [k, v] : record.items())
+      if (v.is_number() && k != "step" && k != "epoch") scalars.emplace_back(k, v.get<double>());
+    tensorboard_->scalars(step_, scalars);
+  }
   if (out_dir_.empty()) return;
   nlohmann::ordered_json line = record;
   const double session = now_seconds() - session_start_;
