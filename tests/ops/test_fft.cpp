@@ -19,9 +19,6 @@
 
 using namespace hm;
 using namespace hm::test;
-using hm::test::allclose;
-using hm::test::leaf64;
-using hm::test::throws_with;
 using cld = std::complex<long double>;
 
 namespace {

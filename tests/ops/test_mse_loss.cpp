@@ -21,9 +21,6 @@ namespace cpu_cases {
 
 using namespace hm;
 using namespace hm::test;
-using hm::test::allclose;
-using hm::test::leaf64;
-using hm::test::throws_with;
 using Inputs = std::vector<Tensor>;
 
 namespace {

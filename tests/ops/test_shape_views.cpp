@@ -6,10 +6,6 @@
 
 using namespace hm;
 using namespace hm::test;
-using hm::test::allclose;
-using hm::test::iota;
-using hm::test::leaf64;
-using hm::test::throws_with;
 using Inputs = std::vector<Tensor>;
 
 TEST_CASE("reshape/view: views when strides allow, copies otherwise") {

@@ -6,9 +6,6 @@
 
 using namespace hm;
 using namespace hm::test;
-using hm::test::allclose;
-using hm::test::leaf64;
-using hm::test::throws_with;
 
 namespace {
 
