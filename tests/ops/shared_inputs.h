@@ -17,6 +17,12 @@ inline Tensor normal(const Shape& shape, uint64_t seed, DType dtype = DType::Flo
   return randn(shape, {.dtype = dtype}, &gen);
 }
 
+// scale * N(0, 1), drawn in float64 and then converted: the same values in either dtype.
+inline Tensor scaled_normal(const Shape& shape, uint64_t seed, double scale = 1.0, DType dtype = DType::Float64) {
+  Generator gen(seed);
+  return mul(randn(shape, {.dtype = DType::Float64}, &gen), scale).to(dtype);
+}
+
 // X_k = sum_j x_j exp(sign 2 pi i j k / n), angles reduced exactly in integers (a table of the
 // n roots, indexed by j k mod n).
 inline std::vector<std::complex<long double>> direct_dft(const std::vector<std::complex<long double>>& x,

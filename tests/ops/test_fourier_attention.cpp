@@ -374,15 +374,6 @@ namespace cuda_cases {
 using namespace hm;
 using namespace hm::test;
 
-namespace {
-
-Tensor normal(const Shape& shape, uint64_t seed, double scale = 1.0, DType dtype = DType::Float64) {
-  Generator gen(seed);
-  return mul(randn(shape, {.dtype = DType::Float64}, &gen), scale).to(dtype);
-}
-
-}  // namespace
-
 TEST_CASE("[cuda] fourier_attention matches the CPU (masks, dropout, recompute, dtypes)") {
   announce_targets();
   Tensor pad = bool_mask({0, 1, 0, 0, 1, 1, 1, 1, 1, 1}, {2, 5});  // batch 1: every key padded
@@ -391,8 +382,8 @@ TEST_CASE("[cuda] fourier_attention matches the CPU (masks, dropout, recompute, 
       for (int mode = 0; mode < 4; ++mode) {  // none, causal, padding (odd p), causal + padding + dropout
         CAPTURE(recompute);
         CAPTURE(mode);
-        const std::vector<Tensor> inputs = {normal({2, 2, 4, 3}, 1, 0.5, dt), normal({2, 2, 5, 3}, 2, 0.5, dt),
-                                            normal({2, 2, 5, 2}, 3, 1.0, dt),
+        const std::vector<Tensor> inputs = {scaled_normal({2, 2, 4, 3}, 1, 0.5, dt), scaled_normal({2, 2, 5, 3}, 2, 0.5, dt),
+                                            scaled_normal({2, 2, 5, 2}, 3, 1.0, dt),
                                             from_vector(std::vector<double>{0.5, 2.0, 1.0}, {3}).to(dt), pad};
         check_against_cpu(
             "fourier_attention",

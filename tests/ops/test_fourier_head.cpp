@@ -16,6 +16,7 @@
 #include "ops/fru_recurrence.h"
 #include "tests/device_harness.h"
 #include "tests/helpers.h"
+#include "tests/ops/shared_inputs.h"
 
 namespace cpu_cases {
 
@@ -256,15 +257,6 @@ namespace cuda_cases {
 using namespace hm;
 using namespace hm::test;
 
-namespace {
-
-Tensor normal(const Shape& shape, uint64_t seed, double scale = 1.0, DType dtype = DType::Float64) {
-  Generator gen(seed);
-  return mul(randn(shape, {.dtype = DType::Float64}, &gen), scale).to(dtype);
-}
-
-}  // namespace
-
 TEST_CASE("[cuda] fourier_head_log_pmf matches the CPU (even and odd bins, float32 and float64)") {
   announce_targets();
   for (DType dt : {DType::Float64, DType::Float32})
@@ -272,7 +264,7 @@ TEST_CASE("[cuda] fourier_head_log_pmf matches the CPU (even and odd bins, float
       CAPTURE(bins);
       check_against_cpu(
           "fourier_head_log_pmf", [bins](const std::vector<Tensor>& x) { return fourier_head_log_pmf(x[0], bins); },
-          {normal({3, 2, 10}, 11 + bins, 0.5, dt)},
+          {scaled_normal({3, 2, 10}, 11 + bins, 0.5, dt)},
           // one bin: every output is log(1 + 1e-5) ~ 1e-5, where float32's rounding of the
           // 1 + 1e-5 inside the log (6e-8) is already a 1e-2 relative error, and the CPU's
           // vectorised log and libm's logf round it differently.

@@ -20,6 +20,7 @@
 #include "tests/device_harness.h"
 #include "tests/fru_twins.h"
 #include "tests/helpers.h"
+#include "tests/ops/shared_inputs.h"
 
 namespace cpu_cases {
 
@@ -160,15 +161,6 @@ namespace cuda_cases {
 using namespace hm;
 using namespace hm::test;
 
-namespace {
-
-Tensor normal(const Shape& shape, uint64_t seed, double scale = 1.0, DType dtype = DType::Float64) {
-  Generator gen(seed);
-  return mul(randn(shape, {.dtype = DType::Float64}, &gen), scale).to(dtype);
-}
-
-}  // namespace
-
 TEST_CASE("[cuda] fru_recurrence matches the CPU (float32 and float64, with and without mu0)") {
   announce_targets();
   const int64_t T = 5, B = 3, d = 4, R = 3, K = 2;
@@ -176,9 +168,9 @@ TEST_CASE("[cuda] fru_recurrence matches the CPU (float32 and float64, with and 
     for (bool with_mu0 : {true, false}) {
       CAPTURE(with_mu0);
       const Tensor decay = from_vector(std::vector<double>{0.5, 0.9}, {K}).to(dt);
-      std::vector<Tensor> inputs = {normal({T, B, d}, 21, 0.5, dt), normal({R, K * d}, 22, 0.3, dt),
-                                    normal({R}, 23, 0.2, dt), normal({d, R}, 24, 0.3, dt), normal({T, K}, 25, 0.2, dt)};
-      if (with_mu0) inputs.push_back(normal({B, K * d}, 26, 0.5, dt));
+      std::vector<Tensor> inputs = {scaled_normal({T, B, d}, 21, 0.5, dt), scaled_normal({R, K * d}, 22, 0.3, dt),
+                                    scaled_normal({R}, 23, 0.2, dt), scaled_normal({d, R}, 24, 0.3, dt), scaled_normal({T, K}, 25, 0.2, dt)};
+      if (with_mu0) inputs.push_back(scaled_normal({B, K * d}, 26, 0.5, dt));
       check_against_cpu(
           "fru_recurrence",
           [=](const std::vector<Tensor>& x) {
