@@ -21,8 +21,8 @@ Cases (as the Harmonic ones):
                KV cache, one inverse-CDF draw per path and step
 Prints ms and tokens/s like Harmonic, the parameter count and the loss at init (~ln 4094 = 8.32).
 Timing: time_ms of tools/bench/torch/bench_torch.py (the method of tools/bench/timing.h).
-Usage (python3-torch lives at /usr/bin/python3):
-  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /usr/bin/python3 tools/bench/torch/bench_chronos_torch.py --threads 1
+Usage (the peer's python: ~/.cache/harmonic/torch-venv/bin/python from .ci/install-deps --with-torch):
+  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 ~/.cache/harmonic/torch-venv/bin/python tools/bench/torch/bench_chronos_torch.py --threads 1
   python3 tools/bench/torch/bench_chronos_torch.py --device cuda [--bf16]   # on a GPU machine
 On cuda (cuda:0, against `harmonic bench --chronos --device cuda`) the model is initialised on the
 CPU and moved (the same weights), the inputs are drawn on the CPU and moved, the forecast's draws

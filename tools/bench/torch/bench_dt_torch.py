@@ -11,8 +11,8 @@ state tokens: linear (18, no bias) or the Fourier head with 8 frequencies (its p
 bin centres, log(pmf + 1e-5), regulariser gamma 1e-6 * 2 pi^2 / m * sum k^2 |c_k|^2).
 One step = forward, cross-entropy (+ regulariser), zero_grad, backward, AdamW(6e-4, (0.9, 0.95),
 weight decay 0.1) step, batch 64. Prints ms/step and windows/s (median over timed runs).
-Usage (python3-torch lives at /usr/bin/python3):
-  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /usr/bin/python3 tools/bench/torch/bench_dt_torch.py --threads 1
+Usage (the peer's python: ~/.cache/harmonic/torch-venv/bin/python from .ci/install-deps --with-torch):
+  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 ~/.cache/harmonic/torch-venv/bin/python tools/bench/torch/bench_dt_torch.py --threads 1
   python3 tools/bench/torch/bench_dt_torch.py --device cuda [--bf16]   # on a GPU machine
 On cuda (cuda:0, against `harmonic bench --dt --device cuda`) TF32 stays off (float32) unless
 --bf16: bf16 autocast around forward and loss, float32 weights and AdamW, as Harmonic's

@@ -5,7 +5,7 @@ also runs `harmonic bench --fft --case NAME` case by case, alternating which fra
 first over --rounds rounds, and prints the ratio Harmonic / torch of the medians (< 1 means
 Harmonic is faster).
 
-    /usr/bin/python3 tools/bench/torch/bench_fft_torch.py --compare build/harmonic --threads 1 --rounds 3
+    ~/.cache/harmonic/torch-venv/bin/python tools/bench/torch/bench_fft_torch.py --compare build/harmonic --threads 1 --rounds 3
 """
 import argparse
 import os

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """PyTorch eager baseline for Harmonic's fused fourier_attention: the FourierFormer
 kernel written the obvious way, materialising the (B, H, N, N, D) difference tensor.
-Times forward+backward and reports peak RSS growth. Usage: /usr/bin/python3 tools/bench/torch/bench_fourier_attention_torch.py [B H N D reps [threads]]"""
+Times forward+backward and reports peak RSS growth. Usage: ~/.cache/harmonic/torch-venv/bin/python tools/bench/torch/bench_fourier_attention_torch.py [B H N D reps [threads]]"""
 import resource
 import sys
 import time

@@ -6,7 +6,7 @@ Two compositions:
   paper: the reference code's route -- autocorrelation c_k via a complex conv-like sum, then
          p(b_j) = 1/2 + Re(sum_k c_k/c_0 e^{i pi k b_j}) as a complex matmul, normalise, log.
   real:  the complex-free form -- [R | I] = coeffs @ table, q = R^2 + I^2, y = q / sum q, log.
-Usage (python3-torch lives at /usr/bin/python3): /usr/bin/python3 tools/bench/torch/bench_fourier_torch.py [--threads 2] [--reps 50]
+Usage (the peer's python: ~/.cache/harmonic/torch-venv/bin/python from .ci/install-deps --with-torch): python tools/bench/torch/bench_fourier_torch.py [--threads 2] [--reps 50]
 """
 import argparse
 import math

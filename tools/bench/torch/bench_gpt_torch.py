@@ -14,8 +14,8 @@ Attention (torch 1.13 has no F.scaled_dot_product_attention):
            masked softmax, dropout, @ v (as tools/bench/torch/bench_fourier_attention_torch.py)
   sdpa     (--sdpa) F.scaled_dot_product_attention (torch 2.x), causal, dropout
 Prints ms/step and tokens/s (median over timed runs).
-Usage (python3-torch lives at /usr/bin/python3):
-  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /usr/bin/python3 tools/bench/torch/bench_gpt_torch.py --threads 1
+Usage (the peer's python: ~/.cache/harmonic/torch-venv/bin/python from .ci/install-deps --with-torch):
+  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 ~/.cache/harmonic/torch-venv/bin/python tools/bench/torch/bench_gpt_torch.py --threads 1
   python3 tools/bench/torch/bench_gpt_torch.py --device cuda --size gpt2 --case softmax --sdpa   # on a GPU machine
 --size gpt2 is the 12-layer d768 model (12 heads, block 1024, batch 8, vocab 8192) of
 `harmonic train kjv-lm --device cuda` at the same sizes; on cuda TF32 stays off (float32) unless

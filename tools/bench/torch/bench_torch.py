@@ -3,8 +3,8 @@
 with --compare it also runs `harmonic bench` case by case, interleaved with PyTorch in the same
 run, and prints a table with the ratio torch ms / harmonic ms (> 1: Harmonic is faster).
 
-    /usr/bin/python3 tools/bench/torch/bench_torch.py --threads 1
-    /usr/bin/python3 tools/bench/torch/bench_torch.py --compare build/harmonic --threads 2 --rounds 3
+    ~/.cache/harmonic/torch-venv/bin/python tools/bench/torch/bench_torch.py --threads 1
+    ~/.cache/harmonic/torch-venv/bin/python tools/bench/torch/bench_torch.py --compare build/harmonic --threads 2 --rounds 3
     python3 tools/bench/torch/bench_torch.py --compare build/harmonic --device cuda   # on a GPU machine
 
 Method (as tools/cli/cmd_bench.cpp): warm up, pick an inner count so one timed run lasts >= 1 ms,

@@ -21,8 +21,8 @@ Heads, written the way the authors' toy code computes them (nate-gillman/fourier
   fourier-mle  fourier_head_mle.py: the same series at one target per row,
                mean(-log(p(y) + 1e-10)), complex or real form (|A(y)|^2 / (2 sum |a_l|^2))
 Prints us/step per head (median over timed runs); --form picks the Fourier forms to time.
-Usage (python3-torch lives at /usr/bin/python3):
-  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /usr/bin/python3 tools/bench/torch/bench_toy_torch.py --threads 1
+Usage (the peer's python: ~/.cache/harmonic/torch-venv/bin/python from .ci/install-deps --with-torch):
+  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 ~/.cache/harmonic/torch-venv/bin/python tools/bench/torch/bench_toy_torch.py --threads 1
 """
 import argparse
 import math

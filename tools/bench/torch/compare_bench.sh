@@ -7,11 +7,11 @@
 #   tools/bench/torch/compare_bench.sh 4                # threads 4
 #   HARMONIC_BIN=build-rel/harmonic ROUNDS=5 REPEAT=30 tools/bench/torch/compare_bench.sh 1 2
 #
-# Needs PyTorch in $PYTHON (default /usr/bin/python3). Run it on an idle machine: the
+# Needs PyTorch in $PYTHON (default: peer_python.sh's choice, the PyPI venv first). Run it on an idle machine: the
 # numbers of a busy one (parallel builds) say little, most of all with several threads.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
-python="${PYTHON:-/usr/bin/python3}"
+source "$repo/tools/bench/torch/peer_python.sh"; python="$PYTHON"
 bin="${HARMONIC_BIN:-}"
 if [[ -z "$bin" ]]; then
   for candidate in "$repo"/build/harmonic "$repo"/build-*/harmonic; do

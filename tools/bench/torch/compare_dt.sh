@@ -8,7 +8,7 @@
 #   HARMONIC_BIN=build/harmonic ROUNDS=3 tools/bench/torch/compare_dt.sh 1
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
-python="${PYTHON:-/usr/bin/python3}"
+source "$repo/tools/bench/torch/peer_python.sh"; python="$PYTHON"
 bin="${HARMONIC_BIN:-$repo/build/harmonic}"
 [[ -x "$bin" ]] || { echo "compare_dt.sh: no harmonic executable at $bin; set HARMONIC_BIN" >&2; exit 1; }
 source "$repo/tools/bench/torch/peer_blas_env.sh"

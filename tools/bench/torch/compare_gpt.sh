@@ -11,7 +11,7 @@
 # TORCH_FOURIER=0 to skip it.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
-python="${PYTHON:-/usr/bin/python3}"
+source "$repo/tools/bench/torch/peer_python.sh"; python="$PYTHON"
 bin="${HARMONIC_BIN:-$repo/build/harmonic}"
 [[ -x "$bin" ]] || { echo "compare_gpt.sh: no harmonic executable at $bin; set HARMONIC_BIN" >&2; exit 1; }
 source "$repo/tools/bench/torch/peer_blas_env.sh"
