@@ -92,7 +92,7 @@ TEST_CASE("trainer accumulate: an epoch's partial last group, steps per epoch, e
                     {"trainer.accumulate must be >= 1"}));
 }
 
-TEST_CASE("trainer validation: val_ metrics beside the test metrics, on_eval, metrics.jsonl") {
+TEST_CASE("trainer validation: val_ metrics at every evaluation, the test metrics at the last one only") {
   ScratchDir dir;
   ScriptedTask task({0.5, 0.25});
   Json c = ScriptedTask::config({"trainer.steps=4", "trainer.eval_every=2"});
@@ -103,14 +103,36 @@ TEST_CASE("trainer validation: val_ metrics beside the test metrics, on_eval, me
   FitResult r = t.fit();
   REQUIRE(evals.size() == 2);
   CHECK(evals[0].first == 2);
-  CHECK(evals[0].second == Json{{"test_metric", 1.0}, {"val_loss", 0.5}});
-  CHECK(evals[1].second["val_loss"] == 0.25);
+  CHECK(evals[0].second == Json{{"val_loss", 0.5}});  // no look at the test split during training
+  CHECK(evals[1].second == Json{{"test_metric", 1.0}, {"val_loss", 0.25}});
   CHECK(r.eval == evals[1].second);
   std::vector<Json> lines = read_jsonl(dir / "metrics.jsonl");
   REQUIRE(lines.size() == 2);
+  CHECK(!lines[0].contains("test_metric"));
   CHECK(lines[1]["val_loss"] == 0.25);
   CHECK(lines[1]["test_metric"] == 1.0);
   CHECK(!fs::exists(dir.path / "checkpoint_best.safetensors"));  // no monitor: no best checkpoint
+}
+
+TEST_CASE("trainer test_metrics=every: the test metrics at every evaluation, and a test metric as monitor") {
+  ScratchDir dir;
+  ScriptedTask task({0.5, 0.25});
+  Json c = ScriptedTask::config({"trainer.steps=4", "trainer.eval_every=2", "trainer.test_metrics=every"});
+  Trainer t(task, "scripted", c, dir.str());
+  t.log = nullptr;
+  std::vector<Json> evals;
+  t.on_eval = [&](int64_t, const Json& m) { evals.push_back(m); };
+  t.fit();
+  REQUIRE(evals.size() == 2);
+  CHECK(evals[0] == Json{{"test_metric", 1.0}, {"val_loss", 0.5}});
+  CHECK(read_jsonl(dir / "metrics.jsonl")[0]["test_metric"] == 1.0);
+  // Selecting on the test split must be asked for by name.
+  CHECK(throws_with([] { TrainerOptions::from_json(ScriptedTask::config({"trainer.monitor=test_metric"})["trainer"]); },
+                    {"trainer.monitor 'test_metric' is not a validation metric", "trainer.test_metrics=every"}));
+  CHECK_NOTHROW(TrainerOptions::from_json(
+      ScriptedTask::config({"trainer.monitor=test_metric", "trainer.test_metrics=every"})["trainer"]));
+  CHECK(throws_with([] { TrainerOptions::from_json(ScriptedTask::config({"trainer.test_metrics=never"})["trainer"]); },
+                    {"trainer.test_metrics 'never' is not end or every"}));
 }
 
 TEST_CASE("trainer monitor: checkpoint_best at the best evaluation (min and max), unknown metric refused") {
@@ -161,6 +183,11 @@ TEST_CASE("trainer early stopping: patience evaluations without improvement end 
   CHECK(text.find("early stopping at step 4/10: val_loss has not improved for 2 evaluations (best 0.8 at step 2)") !=
         std::string::npos);
   CHECK(optim::read_checkpoint_info(dir / "checkpoint_last.safetensors").step == 4);
+  // The stopping evaluation is the run's last: it has the test metrics, the ones before it do not.
+  CHECK(r.eval == Json{{"test_metric", 1.0}, {"val_loss", 0.85}});
+  std::vector<Json> lines = read_jsonl(dir / "metrics.jsonl");
+  CHECK(!lines.at(2).contains("test_metric"));
+  CHECK(lines.back()["test_metric"] == 1.0);
   CHECK(throws_with(
       [] { TrainerOptions::from_json(ScriptedTask::config({"trainer.early_stopping_patience=3"})["trainer"]); },
       {"early_stopping_patience needs trainer.monitor"}));

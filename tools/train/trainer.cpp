@@ -108,21 +108,29 @@ int64_t Trainer::total_steps() const {
   return options_.steps > 0 ? options_.steps : options_.epochs * steps_per_epoch();
 }
 
-Json Trainer::evaluate() {
+namespace {
+
+// The task's metrics in eval mode under no-grad (train mode restored after): its validation
+// split's ("val_" prefixed) and its test metrics, each when asked for.
+Json task_metrics(Task& task, const std::string& name, bool validation, bool test) {
   NoGradGuard no_grad;
-  nn::Module& model = task_.model();
+  nn::Module& model = task.model();
   model.eval();
-  Json val = task_.validate();
-  Json metrics = task_.evaluate();
+  Json val = validation ? task.validate() : Json::object();
+  Json metrics = test ? task.evaluate() : Json::object();
   model.train();
-  check(metrics.is_object(), "Trainer::evaluate", "task '{}' returned {} instead of a JSON object", task_name_,
+  check(metrics.is_object(), "Trainer::evaluate", "task '{}' returned {} instead of a JSON object", name,
         metrics.dump());
   check(val.is_object() || val.is_null(), "Trainer::evaluate", "task '{}': validate() returned {}, not an object",
-        task_name_, val.dump());
+        name, val.dump());
   if (val.is_object())
     for (const auto& [k, v] : val.items()) metrics["val_" + k] = v;
   return metrics;
 }
+
+}  // namespace
+
+Json Trainer::evaluate(bool test) { return task_metrics(task_, task_name_, true, test); }
 
 void Trainer::apply_lr(int64_t step) {
   // Every group at initial_lr * lr_scale * schedule(step) / schedule.lr, as LRScheduler does.
@@ -347,12 +355,22 @@ FitResult Trainer::fit() {
           progress(r, record["loss"].get<double>());
         }
         if (eval_now) {
-          result.eval = evaluate();
-          early_stop = track_best(result.eval);
-          if (record.empty()) record = {{"step", step_}, {"epoch", r.epoch}};
-          for (const auto& [key, v] : result.eval.items()) record[key] = v;
-          print_eval(result.eval);
-          if (on_eval) on_eval(step_, result.eval);
+          // The test split at the run's last evaluation only (trainer.test_metrics), which is
+          // also the one where early stopping ends it.
+          const bool test = done || options_.test_metrics == "every";
+          Json metrics = evaluate(test);
+          if (!metrics.empty()) {
+            early_stop = track_best(metrics);
+            if (early_stop && !test) {
+              const Json test_only = task_metrics(task_, task_name_, false, true);
+              for (const auto& [key, v] : test_only.items()) metrics[key] = v;
+            }
+            result.eval = metrics;
+            if (record.empty()) record = {{"step", step_}, {"epoch", r.epoch}};
+            for (const auto& [key, v] : metrics.items()) record[key] = v;
+            print_eval(metrics);
+            if (on_eval) on_eval(step_, metrics);
+          }
         }
         if (!record.empty()) write_metrics(record);
         const bool checkpoint_due =

@@ -67,7 +67,12 @@ struct TrainerOptions {
   double end_lr_factor = 0.0;
   double lr_decay = 1.0;                // staircase: lr * lr_decay^(step // lr_decay_every) (FRU paper)
   int64_t lr_decay_every = 1000;        // staircase period in steps
-  std::string monitor;                  // an eval metric ("val_loss"); "": no best checkpoint
+  // When the task's test metrics (Task::evaluate) are computed: "end", at the run's last
+  // evaluation only (the evaluations before it run the validation split, Task::validate, so
+  // nothing during training looks at the test split), or "every" evaluation (the paper studies,
+  // whose figures are test curves).
+  std::string test_metrics = "end";
+  std::string monitor;                  // a validation metric ("val_loss"); "": no best checkpoint
   std::string monitor_mode = "min";     // min | max: which direction is better
   int64_t early_stopping_patience = 0;  // evaluations without improvement; 0: off (needs monitor)
   std::string precision = "fp32";       // fp32 | bf16 (CUDA autocast of the GEMMs)
@@ -166,8 +171,8 @@ class Trainer {
   // requested.
   FitResult fit();
   // The task's validation metrics ("val_" prefixed) and evaluation metrics, in eval mode
-  // under no-grad (train mode restored after).
-  Json evaluate();
+  // under no-grad (train mode restored after); with test = false the validation metrics only.
+  Json evaluate(bool test = true);
   // A checkpoint of the current state.
   void save_checkpoint(const std::string& path) const;
 

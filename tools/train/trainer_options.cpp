@@ -34,12 +34,14 @@ Json TrainerOptions::to_json() const {
   if (checkpoint_seconds != late_keys().at("checkpoint_seconds").get<double>())
     j["checkpoint_seconds"] = checkpoint_seconds;
   if (!tensorboard.empty()) j["tensorboard"] = tensorboard;
+  if (test_metrics != late_keys().at("test_metrics").get<std::string>()) j["test_metrics"] = test_metrics;
   return j;
 }
 
 const Json& TrainerOptions::late_keys() {
   static const Json keys = {{"checkpoint_seconds", TrainerOptions{}.checkpoint_seconds},  // rng-lm, fourier-toy
-                            {"tensorboard", TrainerOptions{}.tensorboard}};
+                            {"tensorboard", TrainerOptions{}.tensorboard},
+                            {"test_metrics", TrainerOptions{}.test_metrics}};
   return keys;
 }
 
@@ -73,6 +75,7 @@ TrainerOptions TrainerOptions::from_json(const Json& j) {
     get("ddp_overlap", o.ddp_overlap, false);
     get("dist_timeout", o.dist_timeout, false);
     get("tensorboard", o.tensorboard, false);
+    get("test_metrics", o.test_metrics, false);
   } catch (const Json::exception& e) {
     throw_error("Trainer", fmt::format("bad trainer section {}: {}", j.dump(), e.what()));
   }
@@ -93,6 +96,14 @@ TrainerOptions TrainerOptions::from_json(const Json& j) {
         o.monitor_mode);
   check(o.early_stopping_patience >= 0, "Trainer", "trainer.early_stopping_patience must be >= 0, got {}",
         o.early_stopping_patience);
+  check(o.test_metrics == "end" || o.test_metrics == "every", "Trainer", "trainer.test_metrics '{}' is not end or every",
+        o.test_metrics);
+  // Selecting a checkpoint (or stopping) on test metrics would fit the test split.
+  check(o.monitor.empty() || o.monitor.starts_with("val_") || o.test_metrics == "every", "Trainer",
+        "trainer.monitor '{}' is not a validation metric (val_...): the test metrics are computed at the end only "
+        "(trainer.test_metrics=end); monitor a val_ metric, or set trainer.test_metrics=every to select on the "
+        "test split knowingly",
+        o.monitor);
   check(o.early_stopping_patience == 0 || !o.monitor.empty(), "Trainer",
         "trainer.early_stopping_patience needs trainer.monitor (the metric to watch, e.g. val_loss)");
   check(o.precision == "fp32" || o.precision == "bf16", "Trainer", "trainer.precision '{}' is not fp32 or bf16",
@@ -112,6 +123,7 @@ const std::vector<std::string>& resume_safe_keys() {
                                                 "trainer.epochs",
                                                 "trainer.log_every",
                                                 "trainer.eval_every",
+                                                "trainer.test_metrics",
                                                 "trainer.checkpoint_every",
                                                 "trainer.checkpoint_seconds",
                                                 "trainer.keep_checkpoints",

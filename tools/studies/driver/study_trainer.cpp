@@ -8,6 +8,7 @@ namespace hm::studies {
 
 void StudyFit::configure(Json& config, const std::string& work_dir) {
   config["trainer"]["checkpoint_seconds"] = work_dir.empty() ? 0.0 : kStudyCheckpointSeconds;
+  config["trainer"]["test_metrics"] = "every";  // the papers' curves are test curves
 }
 
 StudyFit::StudyFit(train::Trainer& trainer, Json& result) : trainer_(trainer), result_(result) {
