@@ -141,31 +141,40 @@ CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::stri
 
   const size_t first_data = has_header ? 1 : 0;
   std::vector<std::string> skipped;
-  if (opt.skip_text_columns && opt.columns.empty() && opt.column_indices.empty() && lines.size() > first_data) {
+  std::vector<int64_t> text_columns;  // unselected columns of text, kept as cells
+  if (opt.skip_text_columns && lines.size() > first_data) {
     const Line& line = lines[first_data];
     std::vector<std::string> cells = split_line(line.text, opt.delimiter, source, line.number);
-    std::vector<int64_t> numeric;
-    for (int64_t c : keep) {
-      const bool text = c < std::ssize(cells) && !parse_number(cells[c]) && !is_missing_marker(cells[c]);
-      if (text)
-        skipped.push_back(names[c]);
-      else
-        numeric.push_back(c);
+    auto is_text = [&](int64_t c) { return c < std::ssize(cells) && !parse_number(cells[c]) && !is_missing_marker(cells[c]); };
+    const bool selected = !opt.columns.empty() || !opt.column_indices.empty();
+    for (int64_t c = 0; c < ncols; ++c)
+      if (is_text(c) && (!selected || std::find(keep.begin(), keep.end(), c) == keep.end())) text_columns.push_back(c);
+    if (!selected) {
+      std::vector<int64_t> numeric;
+      for (int64_t c : keep) {
+        if (is_text(c))
+          skipped.push_back(names[c]);
+        else
+          numeric.push_back(c);
+      }
+      keep = numeric;
+      check(!keep.empty(), kFn, "'{}': no numeric column (line {} has text in every column: {}){}", source,
+            line.number, fmt::join(skipped, ", "), hint);
     }
-    keep = numeric;
-    check(!keep.empty(), kFn, "'{}': no numeric column (line {} has text in every column: {}){}", source, line.number,
-          fmt::join(skipped, ", "), hint);
   }
   const auto rows = static_cast<int64_t>(lines.size() - first_data);
   check(rows > 0, kFn, "'{}': no data rows after the header (line {})", source, lines[0].number);
   const auto nkeep = static_cast<int64_t>(keep.size());
   std::vector<double> values(static_cast<size_t>(rows * nkeep));
+  std::vector<std::vector<std::string>> text_cells(text_columns.size());
   for (int64_t r = 0; r < rows; ++r) {
     const Line& line = lines[first_data + r];
     std::vector<std::string> cells = split_line(line.text, opt.delimiter, source, line.number);
     const auto got = static_cast<int64_t>(cells.size());
     check(got <= ncols, kFn, "'{}' line {}: {} cells but line {} has {} (extra cell at column {})", source, line.number,
           got, lines[0].number, ncols, ncols + 1);
+    for (size_t t = 0; t < text_columns.size(); ++t)
+      text_cells[t].push_back(text_columns[t] < got ? cells[text_columns[t]] : std::string());
     for (int64_t k = 0; k < nkeep; ++k) {
       const int64_t c = keep[k];
       if (opt.missing_as_nan && (c >= got || is_missing_marker(cells[c]))) {
@@ -190,6 +199,8 @@ CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::stri
   out.values = from_vector(values, {rows, nkeep}, {.dtype = opt.dtype});
   for (int64_t c : keep) out.names.push_back(names[c]);
   out.skipped = skipped;
+  for (int64_t c : text_columns) out.text_names.push_back(names[c]);
+  out.text_cells = std::move(text_cells);
   return out;
 }
 

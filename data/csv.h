@@ -28,7 +28,8 @@ struct CsvOptions {
   bool missing_as_nan = false;
   // With neither `columns` nor `column_indices`: drop the columns whose first data cell is
   // text that is not a number or a missing marker (a date or label column); they are listed
-  // in CsvTable::skipped.
+  // in CsvTable::skipped. With a selection or without, the unselected text columns' cells are
+  // kept (CsvTable::text_cells).
   bool skip_text_columns = false;
   // What the error messages call the column and delimiter settings: these fields for a
   // library caller, a command's own flags (e.g. "--column") for a command line.
@@ -39,6 +40,10 @@ struct CsvTable {
   Tensor values;                   // (rows, selected columns)
   std::vector<std::string> names;    // selected column names ("0", "1", ... without a header)
   std::vector<std::string> skipped;  // columns dropped by skip_text_columns
+  // With skip_text_columns: every unselected column whose first data cell is text (a date or
+  // label column), by name, and its raw cells, one per data row ("" where a line is short).
+  std::vector<std::string> text_names;
+  std::vector<std::vector<std::string>> text_cells;
 };
 
 // Reads a CSV file: RFC 4180 style double quotes (no newlines inside), blank lines skipped,

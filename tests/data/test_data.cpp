@@ -292,6 +292,23 @@ TEST_CASE("data: Fashion-MNIST from the Debian package") {
 
 // -- CSV ------------------------------------------------------------------------------------
 
+TEST_CASE("data: CSV text columns kept as cells beside the numbers (dates, labels)") {
+  const std::string text = "month,sales,region,temp\n2024-01,1,north,5\n2024-02,2,south\n";
+  CsvTable all = parse_csv(text, {.missing_as_nan = true, .skip_text_columns = true});
+  CHECK(all.names == std::vector<std::string>{"sales", "temp"});
+  CHECK(all.skipped == std::vector<std::string>{"month", "region"});
+  CHECK(all.text_names == all.skipped);
+  CHECK(all.text_cells == std::vector<std::vector<std::string>>{{"2024-01", "2024-02"}, {"north", "south"}});
+  // With a selection nothing is dropped, and the unselected text columns' cells still come back.
+  CsvTable one = parse_csv(text, {.columns = {"temp"}, .missing_as_nan = true, .skip_text_columns = true});
+  CHECK(one.names == std::vector<std::string>{"temp"});
+  CHECK(one.skipped.empty());
+  CHECK(one.text_names == std::vector<std::string>{"month", "region"});
+  CHECK(one.text_cells.at(1) == std::vector<std::string>{"north", "south"});
+  // Without skip_text_columns no cells are kept.
+  CHECK(parse_csv(text, {.columns = {"sales"}}).text_names.empty());
+}
+
 TEST_CASE("data: CSV header detection, column selection, errors with line and column") {
   CsvTable t =
       parse_csv("date,open,close\n2024-01-01, 1.5 ,2\n\n2024-01-02,\"3\",-4e1\r\n", {.columns = {"close", "open"}});

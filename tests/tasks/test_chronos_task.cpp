@@ -170,3 +170,61 @@ TEST_CASE("forecast_csv: columns, missing values, eval tails, and clear errors")
                     {"column 'y'", "no observed value"}));
   CHECK(throws_with([&] { train::forecast_csv(model, {.csv = good, .horizon = 2, .plot = "x.jpg"}); }, {".png or .svg"}));
 }
+
+TEST_CASE("forecast_csv: a date column labels the forecast rows and the plot, extended by its step") {
+  ScratchDir dir;
+  Generator gen(3);
+  models::ChronosConfig mc;
+  mc.t5.vocab_size = 4096;
+  mc.t5.d_model = 16, mc.t5.d_kv = 8, mc.t5.d_ff = 32, mc.t5.num_layers = 1, mc.t5.num_heads = 2;
+  mc.context_length = 16;
+  models::Chronos model(mc, data::SeriesTokenizer::uniform(4096), &gen);
+  // Monthly rows from 2023-01; column b starts two rows late (its first date is 2023-03).
+  std::string text = "month,a,b,year\n";
+  for (int t = 0; t < 24; ++t)
+    text += fmt::format("{}-{:02},{},{},{}\n", 2023 + t / 12, t % 12 + 1, 10 + t % 4, t < 2 ? "" : std::to_string(t),
+                        2000 + t);
+  const std::string path = dir.str() + "/monthly.csv";
+  std::ofstream(path) << text;
+
+  train::ForecastCsvResult r = train::forecast_csv(
+      model, {.csv = path, .columns = {"a", "b"}, .horizon = 3, .samples = 4, .out = dir.str() + "/fc.csv",
+              .plot = dir.str() + "/fc.svg", .plot_history = 0});
+  REQUIRE(r.dates.has_value());
+  CHECK(r.date_column == "month");
+  CHECK(r.first_rows == std::vector<int64_t>{0, 2});
+  const std::string table = test::read_text(dir.str() + "/fc.csv");
+  CHECK(table.starts_with("series,step,date,median,"));
+  CHECK(table.find("\na,1,2025-01,") != std::string::npos);
+  CHECK(table.find("\nb,3,2025-03,") != std::string::npos);
+  // The plot: the whole history (plot_history 0), date ticks, the median joined to the last point.
+  const std::string svg = test::read_text(dir.str() + "/fc_a.svg");
+  CHECK(svg.find("2023-01") != std::string::npos);
+  CHECK(svg.find("month (one step: month)") != std::string::npos);
+
+  // --eval: the held-out rows keep their own dates.
+  r = train::forecast_csv(model, {.csv = path, .columns = {"a"}, .horizon = 2, .samples = 3, .eval = true});
+  CHECK(train::forecast_table(r).find("\na,1,2024-11,") != std::string::npos);
+
+  // A numeric column of years named as the date column is the axis, not a series.
+  r = train::forecast_csv(model, {.csv = path, .columns = {"a", "year"}, .horizon = 2, .samples = 3,
+                                  .date_column = "year"});
+  CHECK(r.names == std::vector<std::string>{"a"});
+  CHECK(r.dates->step_name() == "year");
+  CHECK(train::forecast_table(r).find("\na,1,2024,") != std::string::npos);
+
+  CHECK(throws_with([&] { train::forecast_csv(model, {.csv = path, .columns = {"a"}, .horizon = 2, .date_column = "when"}); },
+                    {"--date-column 'when' is not a column", "month"}));
+  CHECK(throws_with([&] { train::forecast_csv(model, {.csv = path, .columns = {"a", "b"}, .horizon = 2, .date_column = "b"}); },
+                    {"--date-column 'b' row 1", "not a date or a whole number"}));
+  // Dates that are not evenly spaced: numbered steps, and a note that says why.
+  const std::string gappy = dir.str() + "/gappy.csv";
+  std::ofstream(gappy) << "day,v\n2024-01-01,1\n2024-01-02,2\n2024-01-04,3\n2024-01-05,4\n2024-01-06,5\n";
+  r = train::forecast_csv(model, {.csv = gappy, .horizon = 2, .samples = 3});
+  CHECK_FALSE(r.dates.has_value());
+  CHECK(r.notes.back().find("not evenly spaced") != std::string::npos);
+  CHECK(train::forecast_table(r).starts_with("series,step,median,"));
+  CHECK(throws_with([&] { train::forecast_csv(model, {.csv = gappy, .horizon = 2, .date_column = "day"}); },
+                    {"--date-column 'day' does not read as evenly spaced dates", "rows 2-3"}));
+}
+

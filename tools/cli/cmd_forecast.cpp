@@ -35,7 +35,8 @@ void print_scores(const train::ForecastCsvResult& r, int64_t season) {
 
 int run_forecast() {
   if (args.threads > 0) set_num_threads(args.threads);
-  train::ChronosForecaster f = train::load_chronos(args.checkpoint, Device::parse(args.device), args.which);
+  const std::string checkpoint = args.checkpoint.empty() ? train::shipped_forecaster_dir() : args.checkpoint;
+  train::ChronosForecaster f = train::load_chronos(checkpoint, Device::parse(args.device), args.which);
   if (!args.save_model.empty()) {
     train::save_chronos(args.save_model, *f.model, f.task_config);
     fmt::print(stderr, "saved the model to {}\n", args.save_model);
@@ -49,7 +50,10 @@ int run_forecast() {
              f.source, args.csv.samples);
   if (!args.csv.out.empty()) fmt::print(stderr, "wrote {}\n", args.csv.out);
   for (const std::string& p : r.plots) fmt::print(stderr, "wrote {}\n", p);
-  if (args.csv.out.empty()) fmt::print("{}", train::forecast_table(r));
+  if (!r.date_column.empty())
+    fmt::print(stderr, "dates from column '{}' (one step: {})\n", r.date_column, r.dates->step_name());
+  // --eval answers with the scores; the forecast itself goes to --out when asked for.
+  if (args.csv.out.empty() && !args.csv.eval) fmt::print("{}", train::forecast_table(r));
   if (r.relative) print_scores(r, args.csv.season_length);
   return 0;
 }
@@ -62,13 +66,17 @@ Registration reg{
            "Probabilistic forecasts of a CSV's series (one per column; empty/NA cells are missing values) from a "
            "chronos model");
        cmd->add_option("--checkpoint", args.checkpoint,
-                       "a chronos run directory, trainer checkpoint or saved model directory")
-           ->required();
+                       fmt::format("a chronos run directory, trainer checkpoint or saved model directory (default: the "
+                                   "shipped forecaster, {})",
+                                   train::kShippedForecaster));
        cmd->add_option("--which", args.which, "of a run directory: last or best checkpoint")->capture_default_str();
        cmd->add_option("--csv", args.csv.csv, "the input CSV with a header line")->required();
        cmd->add_option("--column", args.csv.columns, "the column(s) to forecast (repeatable; default: every numeric one)");
        cmd->add_option("--delimiter", args.csv.delimiter, "the cell separator (e.g. ';'; a tab as $'\\t')")
            ->capture_default_str();
+       cmd->add_option("--date-column", args.csv.date_column,
+                       "the column of dates that labels the rows (default: the first text column of evenly spaced "
+                       "dates)");
        cmd->add_option("--horizon", args.csv.horizon, "steps to forecast")->required();
        cmd->add_option("--samples", args.csv.samples, "sample paths per series")->capture_default_str();
        cmd->add_option("--context", args.csv.context, "history points the model reads (0: its training context)")
@@ -77,9 +85,12 @@ Registration reg{
        cmd->add_option("--out", args.csv.out, "write the forecast CSV here (default: print it)");
        cmd->add_option("--plot", args.csv.plot,
                        "draw history and forecast fan (.png or .svg; several series: one file each, <stem>_<column>)");
+       cmd->add_option("--plot-history", args.csv.plot_history,
+                       "history points drawn (0: all; default: the model's context or 3 x the horizon, whichever is "
+                       "longer)");
        cmd->add_flag("--eval", args.csv.eval,
                      "hold out the last --horizon points of each series, forecast them and print MASE / WQL relative "
-                     "to seasonal naive");
+                     "to seasonal naive (the forecast CSV only with --out)");
        cmd->add_option("--season-length", args.csv.season_length, "season length m of MASE and the naive baseline")
            ->capture_default_str();
        cmd->add_option("--device", args.device, "cpu, cuda or cuda:N")->capture_default_str();

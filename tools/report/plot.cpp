@@ -344,6 +344,8 @@ namespace detail {
 void draw(const LinePlot& plot, Canvas& c) {
   const Frame f = frame_of(plot);
   auto [ticks, labels] = numeric_xticks(f);
+  if (plot.x_tick_label)
+    for (size_t i = 0; i < ticks.size(); ++i) labels[i] = plot.x_tick_label(ticks[i]);
   draw_axes(c, f, plot.title, plot.x_label, plot.y_label, ticks, labels);
   std::vector<std::pair<std::string, int>> legend;
   std::vector<Rgb> colors;

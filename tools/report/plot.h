@@ -7,6 +7,7 @@
 // Both formats are drawn from one layout (Frame), so a value lands on the same pixel in
 // each; SVG coordinates are printed with two decimals.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,9 @@ struct LinePlot {
   std::vector<Series> series;
   bool log_x = false;  // e.g. model size or a frequency sweep: equal steps per decade
   bool log_y = false;
+  // Optional text of each x tick (the ticks stay "nice" numbers), e.g. the date of a time step;
+  // "" leaves a tick unlabelled.
+  std::function<std::string(double)> x_tick_label = {};
   int width = 720, height = 450;
 };
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -15,14 +16,68 @@ namespace {
 
 constexpr std::string_view kFn = "forecast";
 
-// Column c of a (rows, columns) float64 table without its leading and trailing missing values.
-std::vector<double> trimmed_column(const std::vector<double>& table, int64_t rows, int64_t cols, int64_t c) {
+// Column c of a (rows, columns) float64 table without its leading and trailing missing values,
+// and the row of its first value.
+std::pair<std::vector<double>, int64_t> trimmed_column(const std::vector<double>& table, int64_t rows, int64_t cols,
+                                                       int64_t c) {
   int64_t first = 0, last = rows;
   while (first < rows && !std::isfinite(table[first * cols + c])) ++first;
   while (last > first && !std::isfinite(table[(last - 1) * cols + c])) --last;
   std::vector<double> x;
   for (int64_t r = first; r < last; ++r) x.push_back(table[r * cols + c]);
-  return x;
+  return {x, first};
+}
+
+// The date axis: --date-column's cells (a text column, or a numeric one of whole numbers such as
+// years, which then is no series), or else the first text column that reads as dates.
+void find_dates(const ForecastCsvOptions& o, data::CsvTable& table, std::vector<double>& values, ForecastCsvResult& r) {
+  if (!o.date_column.empty()) {
+    std::vector<std::string> cells;
+    auto text = std::find(table.text_names.begin(), table.text_names.end(), o.date_column);
+    auto numeric = std::find(table.names.begin(), table.names.end(), o.date_column);
+    if (text != table.text_names.end()) {
+      cells = table.text_cells[static_cast<size_t>(text - table.text_names.begin())];
+    } else {
+      check(numeric != table.names.end(), kFn, "'{}': --date-column '{}' is not a column of it (columns: {}{}{})", o.csv,
+            o.date_column, fmt::join(table.names, ", "), table.text_names.empty() ? "" : ", ",
+            fmt::join(table.text_names, ", "));
+      const auto c = numeric - table.names.begin(), cols = std::ssize(table.names);
+      check(cols > 1, kFn, "'{}': --date-column '{}' is the only numeric column: nothing is left to forecast", o.csv,
+            o.date_column);
+      std::vector<double> rest;
+      for (size_t i = 0; i < values.size(); ++i) {
+        const auto col = static_cast<int64_t>(i) % cols;
+        if (col != c) {
+          rest.push_back(values[i]);
+          continue;
+        }
+        const double v = values[i];
+        check(std::isfinite(v) && v == std::floor(v) && std::abs(v) < 1e15, kFn,
+              "'{}': --date-column '{}' row {}: {} is not a date or a whole number", o.csv, o.date_column,
+              static_cast<int64_t>(i) / cols + 1, v);
+        cells.push_back(fmt::format("{}", static_cast<int64_t>(v)));
+      }
+      values = std::move(rest);
+      table.names.erase(numeric);
+    }
+    std::string why;
+    r.dates = data::parse_date_axis(cells, &why);
+    check(r.dates.has_value(), kFn, "'{}': --date-column '{}' does not read as evenly spaced dates: {}", o.csv,
+          o.date_column, why);
+    r.date_column = o.date_column;
+    return;
+  }
+  std::string first_why;
+  for (size_t t = 0; t < table.text_names.size(); ++t) {
+    std::string why;
+    r.dates = data::parse_date_axis(table.text_cells[t], &why);
+    if (r.dates) {
+      r.date_column = table.text_names[t];
+      return;
+    }
+    if (first_why.empty()) first_why = fmt::format("column '{}' is not read as dates ({})", table.text_names[t], why);
+  }
+  if (!first_why.empty()) r.notes.push_back(first_why + ": the forecast rows are numbered steps");
 }
 
 int64_t observed(const std::vector<double>& x) {
@@ -39,6 +94,8 @@ std::string plot_path(const std::string& plot, const std::string& name, size_t s
   return (p.parent_path() / (p.stem().string() + "_" + safe + p.extension().string())).string();
 }
 
+// History (the last `show_history` points; 0: all) and the forecast fan. The median starts at
+// the last observed point, so the forecast continues the line; with dates, the x ticks are dates.
 void draw(const ForecastCsvResult& r, size_t i, const std::string& path, int64_t show_history) {
   const std::vector<double>& h = r.histories[i];
   const models::SeriesForecast& f = r.forecasts[i];
@@ -46,10 +103,21 @@ void draw(const ForecastCsvResult& r, size_t i, const std::string& path, int64_t
   report::LinePlot plot;
   plot.title = fmt::format("{}: forecast of {} steps ({} paths)", r.names[i], H, f.paths.size());
   plot.x_label = "time step";
-  plot.y_label = "value";
+  plot.y_label = r.names[i];
+  if (r.dates) {
+    plot.x_label = fmt::format("{} (one step: {})", r.date_column, r.dates->step_name());
+    plot.x_tick_label = [&dates = *r.dates, first = r.first_rows[i]](double x) {
+      return x == std::round(x) ? dates.label(first + static_cast<int64_t>(x)) : std::string();
+    };
+  }
   report::Series hist{.label = "history"};
-  for (int64_t t = std::max<int64_t>(0, T - show_history); t < T; ++t) hist.x.push_back(t), hist.y.push_back(h[t]);
+  for (int64_t t = show_history > 0 ? std::max<int64_t>(0, T - show_history) : 0; t < T; ++t)
+    hist.x.push_back(static_cast<double>(t)), hist.y.push_back(h[t]);
   report::Series median{.label = "median, 10-90% band", .color = 1};
+  if (std::isfinite(h.back())) {
+    median.x.push_back(static_cast<double>(T - 1));
+    median.y.push_back(h.back()), median.y_low.push_back(h.back()), median.y_high.push_back(h.back());
+  }
   for (int64_t s = 0; s < H; ++s) {
     median.x.push_back(static_cast<double>(T + s));
     median.y.push_back(f.median[s]);
@@ -68,9 +136,10 @@ void draw(const ForecastCsvResult& r, size_t i, const std::string& path, int64_t
 }  // namespace
 
 ForecastCsvResult forecast_csv(models::Chronos& model, const ForecastCsvOptions& o) {
-  check(o.horizon >= 1 && o.samples >= 1 && o.context >= 0 && o.season_length >= 1, kFn,
-        "need horizon >= 1, samples >= 1, context >= 0 and season length >= 1, got {}, {}, {}, {}", o.horizon,
-        o.samples, o.context, o.season_length);
+  check(o.horizon >= 1 && o.samples >= 1 && o.context >= 0 && o.season_length >= 1 && o.plot_history >= -1, kFn,
+        "need horizon >= 1, samples >= 1, context >= 0, season length >= 1 and plot history >= 0, got {}, {}, {}, {}, "
+        "{}",
+        o.horizon, o.samples, o.context, o.season_length, o.plot_history);
   if (!o.plot.empty()) {
     const std::string ext = std::filesystem::path(o.plot).extension().string();
     check(ext == ".png" || ext == ".svg", kFn, "--plot '{}' must end in .png or .svg", o.plot);
@@ -87,12 +156,14 @@ ForecastCsvResult forecast_csv(models::Chronos& model, const ForecastCsvOptions&
   ForecastCsvResult r;
   if (!table.skipped.empty())
     r.notes.push_back(fmt::format("skipped non-numeric column(s): {}", fmt::join(table.skipped, ", ")));
-  const int64_t rows = table.values.size(0), cols = table.values.size(1);
-  const std::vector<double> values = table.values.contiguous().to_vector();
+  const int64_t rows = table.values.size(0);
+  std::vector<double> values = table.values.contiguous().to_vector();
+  find_dates(o, table, values, r);
+  const auto cols = std::ssize(table.names);
   const int64_t need = kMinObserved + (o.eval ? o.horizon : 0);
   for (int64_t c = 0; c < cols; ++c) {
     const std::string& name = table.names[c];
-    std::vector<double> x = trimmed_column(values, rows, cols, c);
+    auto [x, first_row] = trimmed_column(values, rows, cols, c);
     check(!x.empty(), kFn, "'{}' column '{}': no observed value (every cell is missing)", o.csv, name);
     if (o.eval) {
       check(std::ssize(x) >= need && observed(std::vector<double>(x.begin(), x.end() - o.horizon)) >= kMinObserved,
@@ -117,6 +188,7 @@ ForecastCsvResult forecast_csv(models::Chronos& model, const ForecastCsvOptions&
           o.eval ? ", and its MASE is undefined (zero seasonal-naive error): left out of the relative scores" : ""));
     r.names.push_back(name);
     r.histories.push_back(std::move(x));
+    r.first_rows.push_back(first_row);
   }
   r.forecasts = models::forecast(
       model, r.histories, {.horizon = o.horizon, .samples = o.samples, .seed = o.seed, .context_length = o.context});
@@ -131,7 +203,7 @@ ForecastCsvResult forecast_csv(models::Chronos& model, const ForecastCsvOptions&
     const int64_t context = o.context > 0 ? o.context : model.config.context_length;
     for (size_t i = 0; i < r.names.size(); ++i) {
       r.plots.push_back(plot_path(o.plot, r.names[i], r.names.size()));
-      draw(r, i, r.plots.back(), std::max<int64_t>(context, 3 * o.horizon));
+      draw(r, i, r.plots.back(), o.plot_history >= 0 ? o.plot_history : std::max<int64_t>(context, 3 * o.horizon));
     }
   }
   return r;
@@ -139,7 +211,7 @@ ForecastCsvResult forecast_csv(models::Chronos& model, const ForecastCsvOptions&
 
 std::string forecast_table(const ForecastCsvResult& r) {
   const std::vector<double> levels = nn::forecast_quantile_levels();
-  std::string out = "series,step,median";
+  std::string out = r.dates ? "series,step,date,median" : "series,step,median";
   for (double q : levels) out += fmt::format(",q{:g}", q);
   if (!r.truths.empty()) out += ",actual";
   out += "\n";
@@ -153,7 +225,9 @@ std::string forecast_table(const ForecastCsvResult& r) {
       name = "\"" + escaped + "\"";
     }
     for (size_t h = 0; h < f.median.size(); ++h) {
-      out += fmt::format("{},{},{:.6g}", name, h + 1, f.median[h]);
+      out += fmt::format("{},{},", name, h + 1);
+      if (r.dates) out += r.dates->label(r.first_rows[i] + std::ssize(r.histories[i]) + static_cast<int64_t>(h)) + ",";
+      out += fmt::format("{:.6g}", f.median[h]);
       for (const auto& q : f.quantiles) out += fmt::format(",{:.6g}", q[h]);
       if (!r.truths.empty()) out += fmt::format(",{:.6g}", r.truths[i][h]);
       out += "\n";

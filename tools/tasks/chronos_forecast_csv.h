@@ -10,6 +10,9 @@
 //     trimmed (columns of different lengths), inner ones stay NaN and are fed to the model
 //     as PAD tokens with attention mask 0 (Chronos' handling of gaps)
 //   - a series needs kMinObserved observed values (plus the horizon with eval)
+//   - dates: the CSV's date column (--date-column, or else the first text column whose cells
+//     read as evenly spaced dates, data/dates.h) labels the forecast rows and the plot's x axis,
+//     extended past the last row by its step; without one the rows are numbered steps
 //   - a constant series is forecast like any other (mean scaling maps it to +-1, or keeps 0);
 //     a note says so, and with eval its MASE is undefined (zero seasonal-naive error) and it is
 //     left out of the relative scores
@@ -18,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "data/dates.h"
 #include "models/chronos.h"
 #include "nn/forecast_metrics.h"
 
@@ -35,6 +39,8 @@ struct ForecastCsvOptions {
   uint64_t seed = 0;
   std::string out;       // forecast CSV ("" : none)
   std::string plot;      // .png or .svg ("" : none); several series: one file per series, <stem>_<column><ext>
+  std::string date_column;  // "" : the first text column that reads as evenly spaced dates, if any
+  int64_t plot_history = -1;  // history points drawn: -1 = max(context, 3 x horizon), 0 = all
   bool eval = false;     // hold out the last horizon points of each series and score the forecast
   int64_t season_length = 1;  // m of MASE's seasonal-naive scale and of the naive baseline
 };
@@ -42,6 +48,9 @@ struct ForecastCsvOptions {
 struct ForecastCsvResult {
   std::vector<std::string> names;                 // the series
   std::vector<std::vector<double>> histories;     // what the model saw (trimmed; without the tail with eval)
+  std::vector<int64_t> first_rows;                // each history's first data row in the file
+  std::optional<data::DateAxis> dates;            // the date column's axis (row -> date), if any
+  std::string date_column;                        // its name
   std::vector<std::vector<double>> truths;        // eval: the held-out tails
   std::vector<models::SeriesForecast> forecasts;  // one per series
   std::vector<nn::SeriesScores> scores;           // eval: per series
@@ -52,7 +61,7 @@ struct ForecastCsvResult {
 
 ForecastCsvResult forecast_csv(models::Chronos& model, const ForecastCsvOptions& options);
 
-// The forecast CSV: series,step,median,q0.1,...,q0.9[,actual].
+// The forecast CSV: series,step[,date],median,q0.1,...,q0.9[,actual].
 std::string forecast_table(const ForecastCsvResult& result);
 
 }  // namespace hm::train

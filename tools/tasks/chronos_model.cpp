@@ -1,5 +1,8 @@
 #include "tools/tasks/chronos_model.h"
 
+#include <fmt/ranges.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -191,6 +194,28 @@ void save_chronos(const std::string& dir, const models::Chronos& model, const Js
   model.save(dir + "/model.safetensors");
   const Json config = {{"format", kFormat}, {"version", 1}, {"task", task_config}};
   write_file_atomic(dir + "/config.json", config.dump(2) + "\n");
+}
+
+std::string shipped_forecaster_dir() {
+  std::vector<fs::path> places;
+  if (const char* env = std::getenv("HARMONIC_PRETRAINED"); env && *env) {
+    places.emplace_back(env);  // set: the only place
+  } else {
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) places.push_back(exe.parent_path().parent_path() / "share" / "harmonic" / "pretrained");
+    places.emplace_back(HARMONIC_SOURCE_PRETRAINED);
+  }
+  std::vector<std::string> searched;
+  for (const fs::path& p : places) {
+    const std::string dir = (p / kShippedForecaster).string();
+    if (is_saved_dir(dir)) return dir;
+    searched.push_back(dir);
+  }
+  throw_error("harmonic forecast",
+              fmt::format("the shipped forecaster '{}' is in none of {} (set HARMONIC_PRETRAINED to the folder "
+                          "holding it, or pass --checkpoint)",
+                          kShippedForecaster, fmt::join(searched, ", ")));
 }
 
 }  // namespace hm::train
