@@ -5,11 +5,11 @@
 #include <cmath>
 #include <unordered_map>
 
-#include "autograd/grad_mode.h"
-#include "autograd/grad_ready.h"
-#include "autograd/node.h"
-#include "core/factories.h"
-#include "ops/elementwise.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/autograd/grad_ready.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/elementwise.h"
 
 namespace hm::autograd {
 namespace {

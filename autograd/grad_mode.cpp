@@ -1,4 +1,4 @@
-#include "autograd/grad_mode.h"
+#include "harmonic/autograd/grad_mode.h"
 
 #include <atomic>
 

@@ -1,7 +1,7 @@
 // The hooks live in a table keyed by the leaf's TensorImpl (TensorImpl itself stays a plain
 // struct). Each entry keeps a weak_ptr to its leaf: a freed leaf's entry is expired, never
 // handed to a new tensor that reuses the address, and is dropped at the next registration.
-#include "autograd/grad_ready.h"
+#include "harmonic/autograd/grad_ready.h"
 
 #include <atomic>
 #include <mutex>

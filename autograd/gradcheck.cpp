@@ -1,9 +1,9 @@
-#include "autograd/gradcheck.h"
+#include "harmonic/autograd/gradcheck.h"
 
 #include <cmath>
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
 
 namespace hm {
 

@@ -1,4 +1,4 @@
-#include "core/atomic_file.h"
+#include "harmonic/core/atomic_file.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -10,7 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/blas_runtime.h"
+#include "harmonic/core/blas_runtime.h"
 
 #include <cstdlib>
 #include <string>

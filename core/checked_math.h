@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm {
 

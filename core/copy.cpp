@@ -1,8 +1,8 @@
 // CPU kernels for strided copy-with-conversion and fill, the two writes core/ needs itself.
 #include <type_traits>
 
-#include "core/strided_loop.h"
-#include "core/tensor.h"
+#include "harmonic/core/strided_loop.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/cpu_allocator.h"
+#include "harmonic/core/cpu_allocator.h"
 
 #include <sys/sysinfo.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include <mutex>
 #include <vector>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm {
 namespace {

@@ -14,8 +14,8 @@
 #include <string_view>
 #include <utility>
 
-#include "core/device.h"
-#include "core/error.h"
+#include "harmonic/core/device.h"
+#include "harmonic/core/error.h"
 
 namespace hm {
 

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm {
 

@@ -1,6 +1,6 @@
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
-#include "core/device.h"
+#include "harmonic/core/device.h"
 
 namespace hm {
 

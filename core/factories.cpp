@@ -1,8 +1,8 @@
-#include "core/factories.h"
+#include "harmonic/core/factories.h"
 
 #include <cmath>
 
-#include "core/philox.h"
+#include "harmonic/core/philox.h"
 
 namespace hm {
 namespace {

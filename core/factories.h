@@ -4,8 +4,8 @@
 #include <initializer_list>
 #include <vector>
 
-#include "core/random.h"
-#include "core/tensor.h"
+#include "harmonic/core/random.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

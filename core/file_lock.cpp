@@ -1,4 +1,4 @@
-#include "core/file_lock.h"
+#include "harmonic/core/file_lock.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm {
 

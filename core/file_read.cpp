@@ -1,8 +1,8 @@
-#include "core/file_read.h"
+#include "harmonic/core/file_read.h"
 
 #include <filesystem>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm {
 

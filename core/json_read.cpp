@@ -1,8 +1,8 @@
-#include "core/json_read.h"
+#include "harmonic/core/json_read.h"
 
 #include <algorithm>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm {
 namespace {

@@ -1,8 +1,8 @@
-#include "core/parallel.h"
+#include "harmonic/core/parallel.h"
 
 #include <atomic>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm {
 namespace {

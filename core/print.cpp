@@ -1,8 +1,8 @@
-#include "core/print.h"
+#include "harmonic/core/print.h"
 
 #include <cmath>
 
-#include "autograd/node.h"
+#include "harmonic/autograd/node.h"
 
 namespace hm {
 namespace {

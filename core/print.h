@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 std::string to_string(const Tensor& t);

@@ -1,5 +1,5 @@
 // The op-level profiler (see core/profiler.h).
-#include "core/profiler.h"
+#include "harmonic/core/profiler.h"
 
 #include <fmt/format.h>
 

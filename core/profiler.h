@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/device.h"
-#include "core/dispatch.h"
+#include "harmonic/core/device.h"
+#include "harmonic/core/dispatch.h"
 
 namespace hm {
 

@@ -1,9 +1,9 @@
-#include "core/random.h"
+#include "harmonic/core/random.h"
 
 #include <mutex>
 
-#include "core/parallel.h"
-#include "core/philox.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/core/philox.h"
 
 namespace hm {
 

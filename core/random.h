@@ -3,7 +3,7 @@
 #pragma once
 #include <cstdint>
 
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

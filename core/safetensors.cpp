@@ -1,4 +1,4 @@
-#include "core/safetensors.h"
+#include "harmonic/core/safetensors.h"
 
 #include <algorithm>
 #include <bit>
@@ -11,10 +11,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "autograd/grad_mode.h"
-#include "core/atomic_file.h"
-#include "core/file_read.h"
-#include "core/json_read.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/atomic_file.h"
+#include "harmonic/core/file_read.h"
+#include "harmonic/core/json_read.h"
 
 namespace hm {
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

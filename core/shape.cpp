@@ -1,8 +1,8 @@
-#include "core/shape.h"
+#include "harmonic/core/shape.h"
 
 #include <algorithm>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm {
 

@@ -1,6 +1,6 @@
-#include "core/storage.h"
+#include "harmonic/core/storage.h"
 
-#include "core/cpu_allocator.h"
+#include "harmonic/core/cpu_allocator.h"
 
 #include <cstdlib>
 #include <cstring>

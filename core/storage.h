@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "core/device.h"
-#include "core/dispatch.h"
+#include "harmonic/core/device.h"
+#include "harmonic/core/dispatch.h"
 
 namespace hm {
 

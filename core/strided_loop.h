@@ -6,8 +6,8 @@
 #include <array>
 #include <cstdint>
 
-#include "core/parallel.h"
-#include "core/shape.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/core/shape.h"
 
 namespace hm {
 

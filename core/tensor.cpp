@@ -1,8 +1,8 @@
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
-#include "autograd/grad_mode.h"
-#include "autograd/node.h"
-#include "core/checked_math.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/core/checked_math.h"
 
 namespace hm {
 

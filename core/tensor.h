@@ -3,13 +3,14 @@
 // reshape/permute/slice/expand share storage; contiguous() copies only when needed.
 #pragma once
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "core/dtype.h"
-#include "core/shape.h"
-#include "core/storage.h"
+#include "harmonic/core/dtype.h"
+#include "harmonic/core/shape.h"
+#include "harmonic/core/storage.h"
 
 namespace hm {
 
@@ -88,6 +89,23 @@ class Tensor {
   uint64_t version() const;
   void bump_version() const;
 
+  // -- PyTorch-style methods: thin forwards to the free functions of the same name ---------
+  // (ops/shape_views.h, ops/sum.h, ops/matmul.h; defined in core/tensor_methods.cpp). Inside
+  // Tensor's own member functions these names mean the members: call the ops as hm::sum(...).
+  Tensor reshape(Shape shape) const;
+  Tensor view(Shape shape) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor permute(const std::vector<int64_t>& dims) const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor squeeze() const;  // every size-1 dim
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor operator[](int64_t index) const;  // select(0, index): x[i] drops the first dim
+  Tensor sum(const Dims& dims = {}, bool keepdim = false) const;
+  Tensor mean(const Dims& dims = {}, bool keepdim = false) const;
+  Tensor matmul(const Tensor& other) const;
+
  private:
   std::shared_ptr<TensorImpl> impl_;
 };
@@ -105,6 +123,9 @@ struct TensorImpl {
   std::shared_ptr<autograd::Node> grad_fn;  // null for leaves
   std::vector<GradHook> hooks;              // hooks of a leaf; a non-leaf keeps them on grad_fn
 };
+
+// The values as hm::to_string prints them (core/print.h): std::cout << x.
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 // Throws: `fn` asked for host access to t's device memory outside a kernel.
 [[noreturn]] void throw_device_memory_access(std::string_view fn, const Tensor& t);

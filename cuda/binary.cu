@@ -4,11 +4,11 @@
 // (ops/binary_grad_functors.h) and the CudaMath policy; the in-place add_/mul_.
 #include <type_traits>
 
-#include "cuda/runtime/emulation.h"
-#include "cuda/launch.cuh"
-#include "cuda/math.cuh"
-#include "ops/binary_grad_functors.h"
-#include "ops/binary_kernels.h"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/launch.cuh"
+#include "harmonic/cuda/math.cuh"
+#include "harmonic/ops/binary_grad_functors.h"
+#include "harmonic/ops/binary_kernels.h"
 
 namespace hm::cuda {
 namespace {

@@ -20,7 +20,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "cuda/launch.cuh"
+#include "harmonic/cuda/launch.cuh"
 
 namespace hm::cuda {
 

@@ -1,9 +1,9 @@
 // CUDA kernel of where, which also serves masked_fill (ops/compare_select_kernels.h); the
 // comparisons run through the binary kernel (cuda/binary.cu).
-#include "cuda/runtime/emulation.h"
-#include "cuda/launch.cuh"
-#include "cuda/math.cuh"
-#include "ops/compare_select_kernels.h"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/launch.cuh"
+#include "harmonic/cuda/math.cuh"
+#include "harmonic/ops/compare_select_kernels.h"
 
 namespace hm::cuda {
 namespace {

@@ -6,10 +6,10 @@
 // device first; the count comes back to the host (the slot returns it), so a loss syncs.
 #include <limits>
 
-#include "cuda/runtime/emulation.h"
-#include "cuda/rows.cuh"
-#include "ops/class_layout.h"
-#include "ops/cross_entropy_kernels.h"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/rows.cuh"
+#include "harmonic/ops/class_layout.h"
+#include "harmonic/ops/cross_entropy_kernels.h"
 
 namespace hm::cuda {
 namespace {

@@ -1,10 +1,10 @@
 // CUDA kernel of cumsum (ops/cumsum_kernels.h): scans the contiguous (outer, n, inner) view,
 // one thread per line or a block per long row.
-#include "cuda/block_reduce.cuh"
-#include "cuda/runtime/emulation.h"
-#include "cuda/math.cuh"
-#include "ops/cumsum_kernels.h"
-#include "ops/reduce_functors.h"
+#include "harmonic/cuda/block_reduce.cuh"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/math.cuh"
+#include "harmonic/ops/cumsum_kernels.h"
+#include "harmonic/ops/reduce_functors.h"
 
 namespace hm::cuda {
 namespace {

@@ -1,9 +1,9 @@
 // CUDA dropout: keep_i = dropout_keep(seed, offset, i) of ops/dropout_functors.h, the CPU's mask
 // (ops/cpu/dropout.cpp) bit for bit.
-#include "cuda/runtime/emulation.h"
-#include "cuda/rows.cuh"
-#include "ops/dropout_functors.h"
-#include "ops/dropout_kernels.h"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/rows.cuh"
+#include "harmonic/ops/dropout_functors.h"
+#include "harmonic/ops/dropout_kernels.h"
 
 namespace hm::cuda {
 namespace {

@@ -1,9 +1,9 @@
 // CUDA embedding (the formulas of ops/cpu/embedding.cpp): a gather; backward scatters with
 // atomicAdd on the device (the summation order of repeated indices is not fixed there; the host
 // twin adds in index order).
-#include "cuda/runtime/emulation.h"
-#include "cuda/rows.cuh"
-#include "ops/embedding_kernels.h"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/rows.cuh"
+#include "harmonic/ops/embedding_kernels.h"
 
 namespace hm::cuda {
 namespace {

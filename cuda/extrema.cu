@@ -2,11 +2,11 @@
 // first indices (ties, NaN as on the CPU). Each is an op of the block reduction in cuda/block_reduce.cuh over the
 // contiguous (outer, r, inner) view the op layer builds; the scalar rules are the CPU's
 // (ops/reduce_functors.h).
-#include "cuda/block_reduce.cuh"
-#include "cuda/runtime/emulation.h"
-#include "cuda/math.cuh"
-#include "ops/extrema_kernels.h"
-#include "ops/reduce_functors.h"
+#include "harmonic/cuda/block_reduce.cuh"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/math.cuh"
+#include "harmonic/ops/extrema_kernels.h"
+#include "harmonic/ops/reduce_functors.h"
 
 namespace hm::cuda {
 namespace {

@@ -11,11 +11,11 @@
 #include <mutex>
 #include <tuple>
 
-#include "cuda/runtime/emulation.h"
-#include "cuda/launch.cuh"
-#include "ops/cpu/fft_plan.h"
-#include "ops/fft_functors.h"
-#include "ops/fft_kernels.h"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/launch.cuh"
+#include "harmonic/ops/cpu/fft_plan.h"
+#include "harmonic/ops/fft_functors.h"
+#include "harmonic/ops/fft_kernels.h"
 
 namespace hm::cuda {
 namespace {

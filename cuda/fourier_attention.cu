@@ -13,12 +13,12 @@
 //            row order, in double. Deterministic on the device and equal on the host twin.
 #include <limits>
 
-#include "core/dtype.h"
-#include "cuda/runtime/emulation.h"
-#include "cuda/launch.cuh"
-#include "cuda/math.cuh"
-#include "ops/fourier_attention_kernels.h"
-#include "ops/dropout_functors.h"
+#include "harmonic/core/dtype.h"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/launch.cuh"
+#include "harmonic/cuda/math.cuh"
+#include "harmonic/ops/fourier_attention_kernels.h"
+#include "harmonic/ops/dropout_functors.h"
 
 namespace hm::cuda {
 namespace {

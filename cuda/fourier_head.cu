@@ -2,11 +2,11 @@
 // thread per row of z (rows, 4h), the row's bins in the CPU's order. The rows are short
 // (m is a few hundred bins at most) and numerous (batch x time), so a thread per row needs no
 // cross-thread reduction.
-#include "cuda/runtime/emulation.h"
-#include "cuda/launch.cuh"
-#include "cuda/math.cuh"
-#include "ops/fourier_head_functors.h"
-#include "ops/fourier_head_kernels.h"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/launch.cuh"
+#include "harmonic/cuda/math.cuh"
+#include "harmonic/ops/fourier_head_functors.h"
+#include "harmonic/ops/fourier_head_kernels.h"
 
 namespace hm::cuda {
 namespace {

@@ -10,10 +10,10 @@
 //           (q, s) over all (t, b) with mu_{t-1}, d w_pr per (j, q), d b_r per q.
 // Parallelism is only B in pass 1, which suits the small-batch recurrent use; the GEMM-heavy
 // CPU path stays faster for large B and state (a tiled version is future work).
-#include "core/dtype.h"
-#include "cuda/runtime/emulation.h"
-#include "cuda/launch.cuh"
-#include "ops/fru_recurrence_kernels.h"
+#include "harmonic/core/dtype.h"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/launch.cuh"
+#include "harmonic/ops/fru_recurrence_kernels.h"
 
 namespace hm::cuda {
 namespace {

@@ -25,10 +25,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/host_device.h"
-#include "core/tensor.h"
-#include "cuda/runtime/check.cuh"
-#include "cuda/runtime/context.cuh"
+#include "harmonic/core/host_device.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/cuda/runtime/check.cuh"
+#include "harmonic/cuda/runtime/context.cuh"
 
 namespace hm::cuda {
 

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/host_device.h"
+#include "harmonic/core/host_device.h"
 
 namespace hm::cuda {
 

@@ -8,10 +8,10 @@
 // The host twin is a naive loop with the same accumulation types (float for bf16 inputs).
 #include <climits>
 
-#include "cuda/runtime/emulation.h"
-#include "cuda/launch.cuh"
-#include "ops/autocast.h"
-#include "ops/matmul_kernels.h"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/launch.cuh"
+#include "harmonic/ops/autocast.h"
+#include "harmonic/ops/matmul_kernels.h"
 
 namespace hm::cuda {
 namespace {

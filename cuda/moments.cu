@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cuda/block_reduce.cuh"
-#include "cuda/runtime/emulation.h"
-#include "cuda/math.cuh"
-#include "ops/moments_kernels.h"
-#include "ops/reduce_functors.h"
+#include "harmonic/cuda/block_reduce.cuh"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/math.cuh"
+#include "harmonic/ops/moments_kernels.h"
+#include "harmonic/ops/reduce_functors.h"
 
 namespace hm::cuda {
 namespace {

@@ -2,9 +2,9 @@
 // (ops/cpu/mse_loss.cpp); the total is a deterministic double sum (reduce_total).
 #include <limits>
 
-#include "cuda/runtime/emulation.h"
-#include "cuda/rows.cuh"
-#include "ops/mse_loss_kernels.h"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/rows.cuh"
+#include "harmonic/ops/mse_loss_kernels.h"
 
 namespace hm::cuda {
 namespace {

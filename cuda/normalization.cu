@@ -2,9 +2,9 @@
 // for D >= 1024) per row (cuda/rows.cuh); dweight / dbias are column sums over rows,
 // deterministic: pass one sums fixed row chunks per column (threads adjacent in the column, so
 // loads coalesce), pass two adds the chunks in order.
-#include "cuda/runtime/emulation.h"
-#include "cuda/rows.cuh"
-#include "ops/normalization_kernels.h"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/rows.cuh"
+#include "harmonic/ops/normalization_kernels.h"
 
 namespace hm::cuda {
 namespace {

@@ -4,11 +4,11 @@
 #include <cmath>
 #include <limits>
 
-#include "cuda/block_reduce.cuh"
-#include "cuda/runtime/emulation.h"
-#include "cuda/math.cuh"
-#include "ops/norms_kernels.h"
-#include "ops/reduce_functors.h"
+#include "harmonic/cuda/block_reduce.cuh"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/math.cuh"
+#include "harmonic/ops/norms_kernels.h"
+#include "harmonic/ops/reduce_functors.h"
 
 namespace hm::cuda {
 namespace {

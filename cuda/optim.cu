@@ -1,9 +1,9 @@
 // CUDA kernels of the fused optimizer updates: one elementwise pass per parameter running
 // the HM_HD update functions of optim/optim_functors.h, the same code as the CPU loop
 // (optim/cpu_kernels.cpp). The run-time flags become template arguments, as on the CPU.
-#include "cuda/runtime/emulation.h"
-#include "cuda/launch.cuh"
-#include "optim/optim_kernels.h"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/launch.cuh"
+#include "harmonic/optim/optim_kernels.h"
 
 namespace hm::cuda {
 namespace {

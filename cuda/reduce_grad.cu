@@ -1,10 +1,10 @@
 // CUDA kernel of the elementwise reduction gradients (ops/reduce_grad_kernels.h): maps
 // (x, r, g) with the CPU's functors (ops/reduce_functors.h).
-#include "cuda/block_reduce.cuh"
-#include "cuda/runtime/emulation.h"
-#include "cuda/math.cuh"
-#include "ops/reduce_grad_kernels.h"
-#include "ops/reduce_functors.h"
+#include "harmonic/cuda/block_reduce.cuh"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/math.cuh"
+#include "harmonic/ops/reduce_grad_kernels.h"
+#include "harmonic/ops/reduce_functors.h"
 
 namespace hm::cuda {
 namespace {

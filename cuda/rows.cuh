@@ -10,7 +10,7 @@
 #pragma once
 #include <vector>
 
-#include "cuda/launch.cuh"
+#include "harmonic/cuda/launch.cuh"
 
 namespace hm::cuda {
 

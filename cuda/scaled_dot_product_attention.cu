@@ -18,13 +18,13 @@
 // cover the case (cuda/scaled_dot_product_attention_flash.cu); these stay their reference.
 #include <limits>
 
-#include "core/dtype.h"
-#include "cuda/runtime/emulation.h"
-#include "cuda/launch.cuh"
-#include "cuda/math.cuh"
-#include "cuda/scaled_dot_product_attention_flash.cuh"
-#include "ops/dropout_functors.h"
-#include "ops/scaled_dot_product_attention_kernels.h"
+#include "harmonic/core/dtype.h"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/launch.cuh"
+#include "harmonic/cuda/math.cuh"
+#include "harmonic/cuda/scaled_dot_product_attention_flash.cuh"
+#include "harmonic/ops/dropout_functors.h"
+#include "harmonic/ops/scaled_dot_product_attention_kernels.h"
 
 namespace hm::cuda {
 namespace {

@@ -22,15 +22,15 @@
 // The block code is written once over a `Threads` policy: on the device each phase is the
 // thread's own work then __syncthreads(); the host twin runs the phase for thread 0..127 in turn
 // (the same tiles, per-thread state and summation order), so CPU-only machines test it.
-#include "cuda/scaled_dot_product_attention_flash.cuh"
+#include "harmonic/cuda/scaled_dot_product_attention_flash.cuh"
 
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <vector>
 
-#include "ops/dropout_functors.h"
-#include "ops/scaled_dot_product_attention_tiles.h"
+#include "harmonic/ops/dropout_functors.h"
+#include "harmonic/ops/scaled_dot_product_attention_tiles.h"
 
 namespace hm::cuda {
 namespace {

@@ -6,9 +6,9 @@
 // Exec::Host runs the same block code on the CPU, thread by thread and phase by phase between
 // the barriers, with the same tiles and summation order (the host twin).
 #pragma once
-#include "core/tensor.h"
-#include "cuda/launch.cuh"
-#include "ops/scaled_dot_product_attention_kernels.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/cuda/launch.cuh"
+#include "harmonic/ops/scaled_dot_product_attention_kernels.h"
 
 namespace hm::cuda {
 

@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <type_traits>
 
-#include "cuda/runtime/emulation.h"
-#include "cuda/launch.cuh"
-#include "cuda/math.cuh"
-#include "ops/shape_copies_kernels.h"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/launch.cuh"
+#include "harmonic/cuda/math.cuh"
+#include "harmonic/ops/shape_copies_kernels.h"
 
 namespace hm::cuda {
 namespace {

@@ -4,10 +4,10 @@
 //   inner > 1:  a thread per (outer, inner) position walks the C classes (coalesced in j).
 #include <limits>
 
-#include "cuda/runtime/emulation.h"
-#include "cuda/rows.cuh"
-#include "ops/class_layout.h"
-#include "ops/softmax_kernels.h"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/rows.cuh"
+#include "harmonic/ops/class_layout.h"
+#include "harmonic/ops/softmax_kernels.h"
 
 namespace hm::cuda {
 namespace {

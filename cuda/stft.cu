@@ -1,9 +1,9 @@
 // CUDA bodies of the stft framing slots (ops/stft_kernels.h): the per-element functors of
 // ops/fft_functors.h, which the host twins run too.
-#include "cuda/runtime/emulation.h"
-#include "cuda/launch.cuh"
-#include "ops/fft_functors.h"
-#include "ops/stft_kernels.h"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/launch.cuh"
+#include "harmonic/ops/fft_functors.h"
+#include "harmonic/ops/stft_kernels.h"
 
 namespace hm::cuda {
 namespace {

@@ -6,9 +6,9 @@
 //                 8 rows of threads stride along r, combined in order through shared memory.
 // When there are too few outputs to fill the device, r is split over grid.y: pass one
 // writes (splits, m) partial sums, pass two sums them with the same code.
-#include "cuda/runtime/emulation.h"
-#include "cuda/launch.cuh"
-#include "ops/sum_kernels.h"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/launch.cuh"
+#include "harmonic/ops/sum_kernels.h"
 
 namespace hm::cuda {
 namespace {

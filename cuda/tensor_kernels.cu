@@ -1,9 +1,9 @@
 // CUDA kernels core/ needs itself: strided copy with dtype conversion, fill, and the
 // Philox uniform / normal draws (the same numbers as the CPU for the same seed and offset).
-#include "core/philox.h"
-#include "core/random.h"
-#include "cuda/runtime/emulation.h"
-#include "cuda/launch.cuh"
+#include "harmonic/core/philox.h"
+#include "harmonic/core/random.h"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/launch.cuh"
 
 namespace hm::cuda {
 namespace {

@@ -3,10 +3,10 @@
 // share formulas, edge cases and PyTorch conventions; only the libm underneath differs.
 #include <type_traits>
 
-#include "cuda/runtime/emulation.h"
-#include "cuda/launch.cuh"
-#include "cuda/math.cuh"
-#include "ops/unary_kernels.h"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/launch.cuh"
+#include "harmonic/cuda/math.cuh"
+#include "harmonic/ops/unary_kernels.h"
 
 namespace hm::cuda {
 namespace {

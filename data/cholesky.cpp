@@ -1,11 +1,11 @@
-#include "data/cholesky.h"
+#include "harmonic/data/cholesky.h"
 
 #include <cblas.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm::data {
 namespace {

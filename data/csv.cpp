@@ -1,4 +1,4 @@
-#include "data/csv.h"
+#include "harmonic/data/csv.h"
 
 #include <fmt/ranges.h>
 
@@ -10,8 +10,8 @@
 #include <optional>
 #include <sstream>
 
-#include "core/factories.h"
-#include "core/file_read.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/core/file_read.h"
 
 namespace hm::data {
 namespace {

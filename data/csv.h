@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm::data {
 

@@ -1,12 +1,12 @@
-#include "data/dataset.h"
+#include "harmonic/data/dataset.h"
 
 #include <algorithm>
 #include <numeric>
 
-#include "core/factories.h"
-#include "core/philox.h"
-#include "ops/indexing.h"
-#include "ops/shape_ops.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/core/philox.h"
+#include "harmonic/ops/indexing.h"
+#include "harmonic/ops/shape_ops.h"
 
 namespace hm::data {
 namespace {

@@ -1,4 +1,4 @@
-#include "data/datasets.h"
+#include "harmonic/data/datasets.h"
 
 #include <sys/wait.h>
 
@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <memory>
 
-#include "core/atomic_file.h"
-#include "data/idx.h"
-#include "data/text.h"
-#include "ops/shape_ops.h"
+#include "harmonic/core/atomic_file.h"
+#include "harmonic/data/idx.h"
+#include "harmonic/data/text.h"
+#include "harmonic/ops/shape_ops.h"
 
 namespace hm::data {
 namespace fs = std::filesystem;

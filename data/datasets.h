@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "data/dataset.h"
+#include "harmonic/data/dataset.h"
 
 namespace hm::data {
 

@@ -1,4 +1,4 @@
-#include "data/dates.h"
+#include "harmonic/data/dates.h"
 
 #include <fmt/format.h>
 

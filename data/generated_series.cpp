@@ -1,9 +1,9 @@
-#include "data/generated_series.h"
+#include "harmonic/data/generated_series.h"
 
 #include <algorithm>
 
-#include "core/error.h"
-#include "data/series_rng.h"
+#include "harmonic/core/error.h"
+#include "harmonic/data/series_rng.h"
 
 namespace hm::data {
 namespace {

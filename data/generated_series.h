@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "data/kernel_synth.h"
-#include "data/ts_mixup.h"
+#include "harmonic/data/kernel_synth.h"
+#include "harmonic/data/ts_mixup.h"
 
 namespace hm::data {
 

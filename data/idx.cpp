@@ -1,4 +1,4 @@
-#include "data/idx.h"
+#include "harmonic/data/idx.h"
 
 #include <zlib.h>
 
@@ -10,8 +10,8 @@
 #include <fstream>
 #include <vector>
 
-#include "core/factories.h"
-#include "core/file_read.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/core/file_read.h"
 
 namespace hm::data {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm::data {
 

@@ -1,4 +1,4 @@
-#include "data/image_folder.h"
+#include "harmonic/data/image_folder.h"
 
 // Declarations only: Debian's libstb (-lstb) carries the implementations.
 #include <stb/stb_image.h>
@@ -11,8 +11,8 @@
 #include <fstream>
 #include <memory>
 
-#include "core/factories.h"
-#include "core/file_read.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/core/file_read.h"
 
 namespace hm::data {
 namespace fs = std::filesystem;

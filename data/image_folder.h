@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/tensor.h"
-#include "data/dataset.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/data/dataset.h"
 
 namespace hm::data {
 

@@ -1,13 +1,13 @@
-#include "data/kernel_synth.h"
+#include "harmonic/data/kernel_synth.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <numbers>
 
-#include "core/error.h"
-#include "data/cholesky.h"
-#include "data/series_rng.h"
+#include "harmonic/core/error.h"
+#include "harmonic/data/cholesky.h"
+#include "harmonic/data/series_rng.h"
 
 namespace hm::data {
 

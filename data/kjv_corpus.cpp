@@ -1,11 +1,11 @@
-#include "data/kjv_corpus.h"
+#include "harmonic/data/kjv_corpus.h"
 
 #include <algorithm>
 #include <cmath>
 #include <random>
 #include <unordered_set>
 
-#include "core/factories.h"
+#include "harmonic/core/factories.h"
 
 namespace hm::data {
 

@@ -46,9 +46,9 @@
 #include <string>
 #include <vector>
 
-#include "core/tensor.h"
-#include "data/kjv_genre.h"
-#include "data/text.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/data/kjv_genre.h"
+#include "harmonic/data/text.h"
 
 namespace hm::data {
 

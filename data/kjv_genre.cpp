@@ -1,12 +1,12 @@
-#include "data/kjv_genre.h"
+#include "harmonic/data/kjv_genre.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <random>
 
-#include "core/factories.h"
-#include "data/datasets.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/data/datasets.h"
 
 namespace hm::data {
 namespace {

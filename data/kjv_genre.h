@@ -62,9 +62,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/tensor.h"
-#include "data/dataset.h"
-#include "data/text.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/data/dataset.h"
+#include "harmonic/data/text.h"
 
 namespace hm::data {
 

@@ -1,11 +1,11 @@
-#include "data/loader.h"
+#include "harmonic/data/loader.h"
 
 #include <omp.h>
 
 #include <algorithm>
 #include <numeric>
 
-#include "autograd/grad_mode.h"
+#include "harmonic/autograd/grad_mode.h"
 
 namespace hm::data {
 

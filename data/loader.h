@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "data/dataset.h"
+#include "harmonic/data/dataset.h"
 
 namespace hm::data {
 

@@ -1,12 +1,12 @@
-#include "data/metronome.h"
+#include "harmonic/data/metronome.h"
 
 #include <cmath>
 #include <numbers>
 
-#include "core/error.h"
-#include "core/factories.h"
-#include "core/parallel.h"
-#include "data/series_rng.h"
+#include "harmonic/core/error.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/data/series_rng.h"
 
 namespace hm::data {
 namespace {

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm::data {
 

@@ -1,10 +1,10 @@
-#include "data/metronome_spectrogram.h"
+#include "harmonic/data/metronome_spectrogram.h"
 
-#include "autograd/grad_mode.h"
-#include "core/error.h"
-#include "ops/fft.h"
-#include "ops/stft.h"
-#include "ops/ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/error.h"
+#include "harmonic/ops/fft.h"
+#include "harmonic/ops/stft.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::data {
 namespace {

@@ -6,8 +6,8 @@
 #pragma once
 #include <cstdint>
 
-#include "core/tensor.h"
-#include "data/metronome.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/data/metronome.h"
 
 namespace hm::data {
 

@@ -1,13 +1,13 @@
-#include "data/mix_series.h"
+#include "harmonic/data/mix_series.h"
 
 #include <cmath>
 #include <vector>
 
-#include "core/checked_math.h"
-#include "core/cpu_allocator.h"
-#include "core/factories.h"
-#include "core/random.h"
-#include "ops/shape_ops.h"
+#include "harmonic/core/checked_math.h"
+#include "harmonic/core/cpu_allocator.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/core/random.h"
+#include "harmonic/ops/shape_ops.h"
 
 namespace hm::data {
 

@@ -38,8 +38,8 @@
 #include <memory>
 #include <string_view>
 
-#include "core/tensor.h"
-#include "data/dataset.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/data/dataset.h"
 
 namespace hm::data {
 

@@ -1,11 +1,11 @@
-#include "data/series_tokenizer.h"
+#include "harmonic/data/series_tokenizer.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "core/error.h"
-#include "core/factories.h"
-#include "data/ts_mixup.h"
+#include "harmonic/core/error.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/data/ts_mixup.h"
 
 namespace hm::data {
 

@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm::data {
 

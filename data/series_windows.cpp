@@ -1,7 +1,7 @@
-#include "data/series_windows.h"
+#include "harmonic/data/series_windows.h"
 
-#include "core/factories.h"
-#include "data/series_rng.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/data/series_rng.h"
 
 namespace hm::data {
 namespace {

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/tensor.h"
-#include "data/series_tokenizer.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/data/series_tokenizer.h"
 
 namespace hm::data {
 

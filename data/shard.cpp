@@ -1,8 +1,8 @@
-#include "data/shard.h"
+#include "harmonic/data/shard.h"
 
 #include <algorithm>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm::data {
 

@@ -1,9 +1,9 @@
-#include "data/split.h"
+#include "harmonic/data/split.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm::data {
 

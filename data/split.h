@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "data/dataset.h"
+#include "harmonic/data/dataset.h"
 
 namespace hm::data {
 

@@ -1,10 +1,10 @@
-#include "data/synthetic.h"
+#include "harmonic/data/synthetic.h"
 
 #include <cmath>
 #include <vector>
 
-#include "core/checked_math.h"
-#include "core/factories.h"
+#include "harmonic/core/checked_math.h"
+#include "harmonic/core/factories.h"
 
 namespace hm::data {
 

@@ -1,4 +1,4 @@
-#include "data/text.h"
+#include "harmonic/data/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,10 +9,10 @@
 #include <set>
 #include <sstream>
 
-#include "core/atomic_file.h"
-#include "core/factories.h"
-#include "core/file_read.h"
-#include "core/json_read.h"
+#include "harmonic/core/atomic_file.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/core/file_read.h"
+#include "harmonic/core/json_read.h"
 
 namespace hm::data {
 namespace {

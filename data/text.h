@@ -14,8 +14,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/tensor.h"
-#include "data/dataset.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/data/dataset.h"
 
 namespace hm::data {
 

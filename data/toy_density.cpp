@@ -1,13 +1,13 @@
-#include "data/toy_density.h"
+#include "harmonic/data/toy_density.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
 
-#include "core/factories.h"
-#include "core/random.h"
-#include "ops/fourier_head.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/core/random.h"
+#include "harmonic/ops/fourier_head.h"
 
 namespace hm::data {
 

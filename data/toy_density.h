@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm::data {
 

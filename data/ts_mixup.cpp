@@ -1,10 +1,10 @@
-#include "data/ts_mixup.h"
+#include "harmonic/data/ts_mixup.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "core/error.h"
-#include "data/series_rng.h"
+#include "harmonic/core/error.h"
+#include "harmonic/data/series_rng.h"
 
 namespace hm::data {
 

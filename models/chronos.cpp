@@ -1,13 +1,13 @@
-#include "models/chronos.h"
+#include "harmonic/models/chronos.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
-#include "nn/forecast_metrics.h"
-#include "nn/init.h"
-#include "ops/ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/nn/forecast_metrics.h"
+#include "harmonic/nn/init.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::models {
 namespace {

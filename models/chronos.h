@@ -17,10 +17,10 @@
 #include <memory>
 #include <vector>
 
-#include "core/random.h"
-#include "data/series_tokenizer.h"
-#include "models/t5.h"
-#include "nn/fourier_head.h"
+#include "harmonic/core/random.h"
+#include "harmonic/data/series_tokenizer.h"
+#include "harmonic/models/t5.h"
+#include "harmonic/nn/fourier_head.h"
 
 namespace hm::models {
 

@@ -1,8 +1,8 @@
-#include "models/decision_transformer.h"
+#include "harmonic/models/decision_transformer.h"
 
-#include "core/factories.h"
-#include "nn/init.h"
-#include "ops/ops.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/nn/init.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::models {
 

@@ -11,12 +11,12 @@
 #include <memory>
 #include <string>
 
-#include "core/random.h"
-#include "nn/dropout.h"
-#include "nn/embedding.h"
-#include "nn/fourier_head.h"
-#include "nn/linear.h"
-#include "nn/transformer.h"
+#include "harmonic/core/random.h"
+#include "harmonic/nn/dropout.h"
+#include "harmonic/nn/embedding.h"
+#include "harmonic/nn/fourier_head.h"
+#include "harmonic/nn/linear.h"
+#include "harmonic/nn/transformer.h"
 
 namespace hm::models {
 

@@ -1,16 +1,16 @@
-#include "models/fourier_toy.h"
+#include "harmonic/models/fourier_toy.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
 
-#include "autograd/grad_mode.h"
-#include "core/error.h"
-#include "core/factories.h"
-#include "nn/density_metrics.h"
-#include "ops/fourier_head.h"
-#include "ops/ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/error.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/nn/density_metrics.h"
+#include "harmonic/ops/fourier_head.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::models {
 namespace {

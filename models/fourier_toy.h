@@ -5,12 +5,12 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/random.h"
-#include "core/tensor.h"
-#include "data/toy_density.h"
-#include "nn/fourier_head.h"
-#include "nn/linear.h"
-#include "nn/module.h"
+#include "harmonic/core/random.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/data/toy_density.h"
+#include "harmonic/nn/fourier_head.h"
+#include "harmonic/nn/linear.h"
+#include "harmonic/nn/module.h"
 
 namespace hm::models {
 

@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "core/random.h"
-#include "models/sampling.h"
-#include "nn/dropout.h"
-#include "nn/embedding.h"
-#include "nn/linear.h"
-#include "nn/transformer.h"
+#include "harmonic/core/random.h"
+#include "harmonic/models/sampling.h"
+#include "harmonic/nn/dropout.h"
+#include "harmonic/nn/embedding.h"
+#include "harmonic/nn/linear.h"
+#include "harmonic/nn/transformer.h"
 
 namespace hm::models {
 

@@ -1,4 +1,4 @@
-#include "models/sampling.h"
+#include "harmonic/models/sampling.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <numeric>
 #include <vector>
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
 
 namespace hm::models {
 namespace {

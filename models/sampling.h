@@ -1,7 +1,7 @@
 // Next-token choice for autoregressive generation (GPT, T5): greedy, temperature, top-k, top-p.
 #pragma once
-#include "core/random.h"
-#include "core/tensor.h"
+#include "harmonic/core/random.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm::models {
 

@@ -1,10 +1,10 @@
-#include "models/spectrogram_transformer.h"
+#include "harmonic/models/spectrogram_transformer.h"
 
 #include <cmath>
 
-#include "core/error.h"
-#include "models/gpt.h"  // sinusoidal_positions
-#include "ops/ops.h"
+#include "harmonic/core/error.h"
+#include "harmonic/models/gpt.h"  // sinusoidal_positions
+#include "harmonic/ops/ops.h"
 
 namespace hm::models {
 namespace {

@@ -1,10 +1,10 @@
-#include "models/spiral_mlp.h"
+#include "harmonic/models/spiral_mlp.h"
 
 #include <cmath>
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
-#include "ops/ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::models {
 namespace {

@@ -2,9 +2,9 @@
 // (tools/demos/spiral_sgd.h: `harmonic demo`, the end-to-end test) and by the "mlp-spirals"
 // task through the Trainer, so both exercise the same model.
 #pragma once
-#include "core/random.h"
-#include "core/tensor.h"
-#include "nn/linear.h"
+#include "harmonic/core/random.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/nn/linear.h"
 
 namespace hm::models {
 

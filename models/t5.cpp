@@ -1,12 +1,12 @@
-#include "models/t5.h"
+#include "harmonic/models/t5.h"
 
 #include <cmath>
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
-#include "models/sampling.h"
-#include "nn/init.h"
-#include "ops/ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/models/sampling.h"
+#include "harmonic/nn/init.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::models {
 namespace {

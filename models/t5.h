@@ -8,11 +8,11 @@
 #include <memory>
 #include <vector>
 
-#include "core/random.h"
-#include "nn/dropout.h"
-#include "nn/embedding.h"
-#include "nn/linear.h"
-#include "nn/transformer.h"
+#include "harmonic/core/random.h"
+#include "harmonic/nn/dropout.h"
+#include "harmonic/nn/embedding.h"
+#include "harmonic/nn/linear.h"
+#include "harmonic/nn/transformer.h"
 
 namespace hm::models {
 

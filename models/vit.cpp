@@ -1,9 +1,9 @@
-#include "models/vit.h"
+#include "harmonic/models/vit.h"
 
-#include "autograd/grad_mode.h"
-#include "nn/fourier_score.h"
-#include "nn/init.h"
-#include "ops/ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/nn/fourier_score.h"
+#include "harmonic/nn/init.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::models {
 

@@ -1,4 +1,4 @@
-#include "nn/activation.h"
+#include "harmonic/nn/activation.h"
 
 namespace hm::nn {
 

@@ -3,8 +3,8 @@
 #include <memory>
 #include <string>
 
-#include "nn/module.h"
-#include "ops/elementwise.h"
+#include "harmonic/nn/module.h"
+#include "harmonic/ops/elementwise.h"
 
 namespace hm::nn {
 

@@ -1,14 +1,14 @@
-#include "nn/attention.h"
+#include "harmonic/nn/attention.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
-#include "nn/fourier_score.h"
-#include "ops/ops.h"
-#include "ops/scaled_dot_product_attention.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/nn/fourier_score.h"
+#include "harmonic/ops/ops.h"
+#include "harmonic/ops/scaled_dot_product_attention.h"
 
 namespace hm::nn {
 namespace {

@@ -7,9 +7,9 @@
 #include <memory>
 #include <optional>
 
-#include "core/random.h"
-#include "nn/linear.h"
-#include "nn/module.h"
+#include "harmonic/core/random.h"
+#include "harmonic/nn/linear.h"
+#include "harmonic/nn/module.h"
 
 namespace hm::nn {
 

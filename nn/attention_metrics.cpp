@@ -1,6 +1,6 @@
-#include "nn/attention_metrics.h"
+#include "harmonic/nn/attention_metrics.h"
 
-#include "ops/ops.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::nn {
 

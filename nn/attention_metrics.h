@@ -1,6 +1,6 @@
 // Diagnostics of attention layers.
 #pragma once
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm::nn {
 

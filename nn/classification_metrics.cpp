@@ -1,8 +1,8 @@
-#include "nn/classification_metrics.h"
+#include "harmonic/nn/classification_metrics.h"
 
 #include <cmath>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm::nn {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm::nn {
 

@@ -1,12 +1,12 @@
-#include "nn/density_metrics.h"
+#include "harmonic/nn/density_metrics.h"
 
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <vector>
 
-#include "core/factories.h"
-#include "ops/dft.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/dft.h"
 
 namespace hm::nn {
 

@@ -1,7 +1,7 @@
 // Metrics of predicted distributions over bins (Fourier head paper, section 3 and 4.1).
 // Evaluation only: float64 results, no autograd.
 #pragma once
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm::nn {
 

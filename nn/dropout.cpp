@@ -1,6 +1,6 @@
-#include "nn/dropout.h"
+#include "harmonic/nn/dropout.h"
 
-#include "ops/nn_functional.h"
+#include "harmonic/ops/nn_functional.h"
 
 namespace hm::nn {
 

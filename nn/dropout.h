@@ -1,8 +1,8 @@
 // Dropout: zeroes elements with probability p and scales the rest by 1/(1-p) in training;
 // the identity in eval().
 #pragma once
-#include "core/random.h"
-#include "nn/module.h"
+#include "harmonic/core/random.h"
+#include "harmonic/nn/module.h"
 
 namespace hm::nn {
 

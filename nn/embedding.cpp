@@ -1,10 +1,10 @@
-#include "nn/embedding.h"
+#include "harmonic/nn/embedding.h"
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
-#include "nn/init.h"
-#include "ops/nn_functional.h"
-#include "ops/shape_ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/nn/init.h"
+#include "harmonic/ops/nn_functional.h"
+#include "harmonic/ops/shape_ops.h"
 
 namespace hm::nn {
 

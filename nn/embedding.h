@@ -1,7 +1,7 @@
 // Lookup table layer.
 #pragma once
-#include "core/random.h"
-#include "nn/module.h"
+#include "harmonic/core/random.h"
+#include "harmonic/nn/module.h"
 
 namespace hm::nn {
 

@@ -1,10 +1,10 @@
-#include "nn/forecast_metrics.h"
+#include "harmonic/nn/forecast_metrics.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm::nn {
 namespace {

@@ -1,14 +1,14 @@
-#include "nn/fourier_head.h"
+#include "harmonic/nn/fourier_head.h"
 
 #include <cmath>
 #include <numbers>
 
-#include "autograd/grad_mode.h"
-#include "core/checked_math.h"
-#include "core/factories.h"
-#include "ops/fourier_head.h"
-#include "ops/head_losses.h"
-#include "ops/ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/checked_math.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/fourier_head.h"
+#include "harmonic/ops/head_losses.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::nn {
 namespace {

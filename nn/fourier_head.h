@@ -3,9 +3,9 @@
 #pragma once
 #include <memory>
 
-#include "core/random.h"
-#include "nn/linear.h"
-#include "nn/module.h"
+#include "harmonic/core/random.h"
+#include "harmonic/nn/linear.h"
+#include "harmonic/nn/module.h"
 
 namespace hm::nn {
 

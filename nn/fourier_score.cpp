@@ -1,7 +1,7 @@
-#include "nn/fourier_score.h"
+#include "harmonic/nn/fourier_score.h"
 
-#include "core/factories.h"
-#include "ops/fourier_attention.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/fourier_attention.h"
 
 namespace hm::nn {
 

@@ -4,7 +4,7 @@
 // the fused ops/fourier_attention op; forward() gives the logits for masks the fused op does
 // not take (attn_mask, additive_bias), composed from plain ops (even p only).
 #pragma once
-#include "nn/attention.h"
+#include "harmonic/nn/attention.h"
 
 namespace hm::nn {
 

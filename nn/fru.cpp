@@ -1,19 +1,19 @@
 // FRU / SRU layers (nn/fru.h): parameters, the fused and the composed recurrence, and the
 // gradient-inspection helper of the FRU paper's Figure 5.
-#include "nn/fru.h"
+#include "harmonic/nn/fru.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 
-#include "autograd/grad_mode.h"
-#include "core/checked_math.h"
-#include "core/cpu_allocator.h"
-#include "core/factories.h"
-#include "nn/init.h"
-#include "ops/fru_recurrence_kernels.h"
-#include "ops/fru_recurrence.h"
-#include "ops/ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/checked_math.h"
+#include "harmonic/core/cpu_allocator.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/nn/init.h"
+#include "harmonic/ops/fru_recurrence_kernels.h"
+#include "harmonic/ops/fru_recurrence.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::nn {
 namespace {

@@ -16,9 +16,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/random.h"
-#include "nn/module.h"
-#include "nn/recurrent.h"
+#include "harmonic/core/random.h"
+#include "harmonic/nn/module.h"
+#include "harmonic/nn/recurrent.h"
 
 namespace hm::nn {
 

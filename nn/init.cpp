@@ -1,13 +1,13 @@
-#include "nn/init.h"
+#include "harmonic/nn/init.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <vector>
 
-#include "autograd/grad_mode.h"
-#include "core/error.h"
-#include "core/factories.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/error.h"
+#include "harmonic/core/factories.h"
 
 namespace hm::nn::init {
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 #include <utility>
 
-#include "core/random.h"
-#include "core/tensor.h"
+#include "harmonic/core/random.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm::nn {
 namespace init {

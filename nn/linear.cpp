@@ -1,10 +1,10 @@
-#include "nn/linear.h"
+#include "harmonic/nn/linear.h"
 
 #include <cmath>
 
-#include "core/factories.h"
-#include "nn/init.h"
-#include "ops/matmul.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/nn/init.h"
+#include "harmonic/ops/matmul.h"
 
 namespace hm::nn {
 

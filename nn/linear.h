@@ -1,7 +1,7 @@
 // Fully connected layer.
 #pragma once
-#include "core/random.h"
-#include "nn/module.h"
+#include "harmonic/core/random.h"
+#include "harmonic/nn/module.h"
 
 namespace hm::nn {
 

@@ -1,12 +1,12 @@
-#include "nn/lora.h"
+#include "harmonic/nn/lora.h"
 
 #include <cmath>
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
-#include "nn/init.h"
-#include "ops/elementwise.h"
-#include "ops/matmul.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/nn/init.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/matmul.h"
 
 namespace hm::nn {
 namespace {

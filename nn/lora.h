@@ -12,9 +12,9 @@
 #include <memory>
 #include <string>
 
-#include "core/random.h"
-#include "nn/dropout.h"
-#include "nn/linear.h"
+#include "harmonic/core/random.h"
+#include "harmonic/nn/dropout.h"
+#include "harmonic/nn/linear.h"
 
 namespace hm::nn {
 

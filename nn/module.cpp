@@ -1,11 +1,11 @@
-#include "nn/module.h"
+#include "harmonic/nn/module.h"
 
 #include <algorithm>
 #include <functional>
 #include <set>
 
-#include "autograd/grad_mode.h"
-#include "core/safetensors.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/safetensors.h"
 
 namespace hm::nn {
 namespace {

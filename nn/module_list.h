@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "nn/module.h"
+#include "harmonic/nn/module.h"
 
 namespace hm::nn {
 

@@ -1,7 +1,7 @@
-#include "nn/normalization.h"
+#include "harmonic/nn/normalization.h"
 
-#include "core/factories.h"
-#include "ops/nn_functional.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/nn_functional.h"
 
 namespace hm::nn {
 

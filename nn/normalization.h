@@ -1,6 +1,6 @@
 // Normalisation layers over the trailing dims.
 #pragma once
-#include "nn/module.h"
+#include "harmonic/nn/module.h"
 
 namespace hm::nn {
 

@@ -1,8 +1,8 @@
-#include "nn/patch_embedding.h"
+#include "harmonic/nn/patch_embedding.h"
 
-#include "core/factories.h"
-#include "nn/init.h"
-#include "ops/ops.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/nn/init.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::nn {
 

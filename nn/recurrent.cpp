@@ -1,14 +1,14 @@
-#include "nn/recurrent.h"
+#include "harmonic/nn/recurrent.h"
 
 #include <cmath>
 
-#include "core/factories.h"
-#include "nn/init.h"
-#include "ops/elementwise.h"
-#include "ops/matmul.h"
-#include "ops/nn_functional.h"
-#include "ops/rnn_recurrence.h"
-#include "ops/shape_ops.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/nn/init.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/matmul.h"
+#include "harmonic/ops/nn_functional.h"
+#include "harmonic/ops/rnn_recurrence.h"
+#include "harmonic/ops/shape_ops.h"
 
 namespace hm::nn {
 namespace {

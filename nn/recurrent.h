@@ -9,8 +9,8 @@
 #pragma once
 #include <vector>
 
-#include "core/random.h"
-#include "nn/module.h"
+#include "harmonic/core/random.h"
+#include "harmonic/nn/module.h"
 
 namespace hm::nn {
 

@@ -1,9 +1,9 @@
-#include "nn/sequential.h"
+#include "harmonic/nn/sequential.h"
 
-#include "nn/activation.h"
-#include "nn/dropout.h"
-#include "nn/linear.h"
-#include "ops/shape_ops.h"
+#include "harmonic/nn/activation.h"
+#include "harmonic/nn/dropout.h"
+#include "harmonic/nn/linear.h"
+#include "harmonic/ops/shape_ops.h"
 
 namespace hm::nn {
 

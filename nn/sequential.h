@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/random.h"
-#include "nn/module.h"
+#include "harmonic/core/random.h"
+#include "harmonic/nn/module.h"
 
 namespace hm::nn {
 

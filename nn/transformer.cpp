@@ -1,7 +1,7 @@
-#include "nn/transformer.h"
+#include "harmonic/nn/transformer.h"
 
-#include "nn/normalization.h"
-#include "ops/ops.h"
+#include "harmonic/nn/normalization.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::nn {
 namespace {

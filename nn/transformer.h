@@ -5,10 +5,10 @@
 #include <memory>
 #include <vector>
 
-#include "nn/attention.h"
-#include "nn/dropout.h"
-#include "nn/linear.h"
-#include "nn/module_list.h"
+#include "harmonic/nn/attention.h"
+#include "harmonic/nn/dropout.h"
+#include "harmonic/nn/linear.h"
+#include "harmonic/nn/module_list.h"
 
 namespace hm::nn {
 

@@ -5,7 +5,7 @@
 #pragma once
 #include <cstdint>
 
-#include "core/random.h"
+#include "harmonic/core/random.h"
 
 namespace hm {
 

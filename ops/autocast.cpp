@@ -1,9 +1,9 @@
 // Thread-local autocast mode and the TF32 switch (see ops/autocast.h).
-#include "ops/autocast.h"
+#include "harmonic/ops/autocast.h"
 
 #include <atomic>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm {
 namespace {

@@ -13,7 +13,7 @@
 #pragma once
 #include <optional>
 
-#include "core/dtype.h"
+#include "harmonic/core/dtype.h"
 
 namespace hm {
 

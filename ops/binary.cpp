@@ -1,13 +1,13 @@
 // add, sub, mul, div and their scalar forms, pow(tensor, tensor), maximum/minimum and the in-place
 // optimizer updates add_/mul_: forward and backward side by side. The per-element derivatives
 // of pow/maximum/minimum live in ops/binary_grad_functors.h.
-#include "autograd/grad_mode.h"
-#include "autograd/node.h"
-#include "core/factories.h"
-#include "ops/binary_kernels.h"
-#include "ops/elementwise.h"
-#include "ops/elementwise_common.h"
-#include "ops/reduce.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/binary_kernels.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/elementwise_common.h"
+#include "harmonic/ops/reduce.h"
 
 namespace hm {
 namespace detail {

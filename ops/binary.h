@@ -4,8 +4,8 @@
 // tensor to int64, and `/` (true division) always gives a floating result.
 // Gradients of broadcast inputs are summed back to the input's shape (sum_to in ops/sum.h).
 #pragma once
-#include "core/scalar.h"
-#include "core/tensor.h"
+#include "harmonic/core/scalar.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

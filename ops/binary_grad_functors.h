@@ -5,8 +5,8 @@
 #pragma once
 #include <cmath>
 
-#include "core/host_device.h"
-#include "ops/binary_functors.h"
+#include "harmonic/core/host_device.h"
+#include "harmonic/ops/binary_functors.h"
 
 namespace hm {
 // clang-format off

@@ -1,9 +1,9 @@
 // Kernel slots of the binary ops (ops/binary.h; see core/dispatch.h): the broadcast forward, the
 // backward of pow/maximum/minimum, and the in-place optimizer updates.
 #pragma once
-#include "core/dispatch.h"
-#include "core/tensor.h"
-#include "ops/binary_functors.h"
+#include "harmonic/core/dispatch.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/ops/binary_functors.h"
 
 namespace hm {
 

@@ -1,12 +1,12 @@
 // The comparisons, logical_not, where and masked_fill: forward and backward side by side.
-#include "autograd/grad_mode.h"
-#include "autograd/node.h"
-#include "core/factories.h"
-#include "ops/compare_select_kernels.h"
-#include "ops/elementwise.h"
-#include "ops/elementwise_common.h"
-#include "ops/reduce.h"
-#include "ops/unary_kernels.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/compare_select_kernels.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/elementwise_common.h"
+#include "harmonic/ops/reduce.h"
+#include "harmonic/ops/unary_kernels.h"
 
 namespace hm {
 namespace {

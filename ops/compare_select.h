@@ -1,8 +1,8 @@
 // Comparisons (bool results, not differentiable) and selection with NumPy broadcasting.
 // A number beside a tensor is compared in the dtype PyTorch promotes the pair to.
 #pragma once
-#include "core/scalar.h"
-#include "core/tensor.h"
+#include "harmonic/core/scalar.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

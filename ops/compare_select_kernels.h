@@ -1,9 +1,9 @@
 // Kernel slot of where, which also serves masked_fill (ops/compare_select.h; see
 // core/dispatch.h). Comparisons run through binary_kernel (ops/binary_kernels.h).
 #pragma once
-#include "core/dispatch.h"
-#include "core/tensor.h"
-#include "ops/binary_kernels.h"
+#include "harmonic/core/dispatch.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/ops/binary_kernels.h"
 
 namespace hm {
 

@@ -2,11 +2,11 @@
 // Cross entropy follows PyTorch exactly, including label smoothing with ignore_index:
 //   loss_i = (1 - eps) (lse_i - x_i[t_i]) + eps / C sum_c (lse_i - x_i[c]),
 // ignored targets contribute 0 and Mean divides by the number of non-ignored targets.
-#include "autograd/grad_mode.h"
-#include "autograd/node.h"
-#include "ops/cross_entropy_kernels.h"
-#include "ops/elementwise_common.h"
-#include "ops/cross_entropy.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/ops/cross_entropy_kernels.h"
+#include "harmonic/ops/elementwise_common.h"
+#include "harmonic/ops/cross_entropy.h"
 
 namespace hm {
 namespace {

@@ -1,7 +1,7 @@
 // Classification losses over class indices: cross_entropy and nll_loss.
 #pragma once
-#include "core/tensor.h"
-#include "ops/reduction.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/ops/reduction.h"
 
 namespace hm {
 

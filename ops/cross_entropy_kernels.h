@@ -1,9 +1,9 @@
 // Kernel slots of cross_entropy and nll_loss (ops/cross_entropy.h; see core/dispatch.h).
 // Inputs arrive contiguous; outputs are allocated by the op.
 #pragma once
-#include "core/dispatch.h"
-#include "core/tensor.h"
-#include "ops/cross_entropy.h"
+#include "harmonic/core/dispatch.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/ops/cross_entropy.h"
 
 namespace hm {
 

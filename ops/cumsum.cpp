@@ -1,9 +1,9 @@
 // Inclusive cumulative sum along one dim; its gradient is the reversed cumulative sum of
 // the output gradient (dx_k = sum_{j >= k} g_j), the same kernel scanning from the back.
-#include "autograd/node.h"
-#include "ops/cumsum_kernels.h"
-#include "ops/reduce.h"
-#include "ops/reduce_common.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/ops/cumsum_kernels.h"
+#include "harmonic/ops/reduce.h"
+#include "harmonic/ops/reduce_common.h"
 
 namespace hm {
 namespace {

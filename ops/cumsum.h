@@ -1,6 +1,6 @@
 // Inclusive cumulative sum along one dim.
 #pragma once
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

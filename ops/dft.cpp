@@ -1,8 +1,8 @@
-#include "ops/dft.h"
+#include "harmonic/ops/dft.h"
 
 #include <cstdint>
 
-#include "ops/cpu/fft_plan.h"
+#include "harmonic/ops/cpu/fft_plan.h"
 
 namespace hm {
 

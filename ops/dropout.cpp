@@ -1,10 +1,10 @@
 // dropout: a counter-based mask that backward regenerates from (seed, offset) instead of
 // storing it.
-#include "autograd/grad_mode.h"
-#include "autograd/node.h"
-#include "core/factories.h"
-#include "ops/dropout.h"
-#include "ops/dropout_kernels.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/dropout.h"
+#include "harmonic/ops/dropout_kernels.h"
 
 namespace hm {
 

@@ -1,7 +1,7 @@
 // Dropout.
 #pragma once
-#include "core/random.h"
-#include "core/tensor.h"
+#include "harmonic/core/random.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

@@ -3,8 +3,8 @@
 #pragma once
 #include <cstdint>
 
-#include "core/host_device.h"
-#include "core/philox.h"
+#include "harmonic/core/host_device.h"
+#include "harmonic/core/philox.h"
 
 namespace hm {
 

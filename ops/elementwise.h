@@ -1,5 +1,5 @@
 // The elementwise ops: binary arithmetic, unary math, comparisons and selection.
 #pragma once
-#include "ops/binary.h"
-#include "ops/compare_select.h"
-#include "ops/unary.h"
+#include "harmonic/ops/binary.h"
+#include "harmonic/ops/compare_select.h"
+#include "harmonic/ops/unary.h"

@@ -3,8 +3,8 @@
 #include <string_view>
 #include <utility>
 
-#include "core/scalar.h"
-#include "ops/binary_functors.h"
+#include "harmonic/core/scalar.h"
+#include "harmonic/ops/binary_functors.h"
 
 namespace hm::detail {
 

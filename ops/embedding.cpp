@@ -1,9 +1,9 @@
 // embedding: a gather with a race-free scatter-add backward.
-#include "autograd/grad_mode.h"
-#include "autograd/node.h"
-#include "core/factories.h"
-#include "ops/embedding_kernels.h"
-#include "ops/embedding.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/embedding_kernels.h"
+#include "harmonic/ops/embedding.h"
 
 namespace hm {
 

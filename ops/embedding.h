@@ -1,6 +1,6 @@
 // Embedding lookup.
 #pragma once
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

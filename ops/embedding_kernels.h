@@ -1,7 +1,7 @@
 // Kernel slots of embedding (ops/embedding.h; see core/dispatch.h).
 #pragma once
-#include "core/dispatch.h"
-#include "core/tensor.h"
+#include "harmonic/core/dispatch.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

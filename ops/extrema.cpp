@@ -1,14 +1,14 @@
 // amax/amin over any dims, max/min along one dim with indices, argmax/argmin: forward and
 // backward side by side. amax/amin split the gradient evenly between tied extrema (like
 // PyTorch); max/min send it to the returned index only.
-#include "autograd/node.h"
-#include "core/factories.h"
-#include "ops/elementwise.h"
-#include "ops/elementwise_common.h"
-#include "ops/extrema_kernels.h"
-#include "ops/reduce.h"
-#include "ops/reduce_common.h"
-#include "ops/reduce_grad_kernels.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/elementwise_common.h"
+#include "harmonic/ops/extrema_kernels.h"
+#include "harmonic/ops/reduce.h"
+#include "harmonic/ops/reduce_common.h"
+#include "harmonic/ops/reduce_grad_kernels.h"
 
 namespace hm {
 namespace {

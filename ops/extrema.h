@@ -1,6 +1,6 @@
 // Maxima and minima over dims (empty list = all dims), with their indices along one dim.
 #pragma once
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

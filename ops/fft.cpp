@@ -7,17 +7,17 @@
 //         the ignored imaginary parts of DC and Nyquist;
 //   fft / ifft:            the other direction with the same scale (the DFT matrix is
 //         symmetric, so its adjoint is its conjugate).
-#include "core/factories.h"
-#include "ops/fft.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/fft.h"
 
 #include <cmath>
 #include <vector>
 
-#include "autograd/grad_mode.h"
-#include "autograd/node.h"
-#include "ops/elementwise.h"
-#include "ops/fft_kernels.h"
-#include "ops/shape_ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/fft_kernels.h"
+#include "harmonic/ops/shape_ops.h"
 
 namespace hm {
 namespace {

@@ -13,7 +13,7 @@
 #include <optional>
 #include <string_view>
 
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

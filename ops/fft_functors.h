@@ -6,8 +6,8 @@
 #pragma once
 #include <cstdint>
 
-#include "core/host_device.h"
-#include "ops/stft_kernels.h"
+#include "harmonic/core/host_device.h"
+#include "harmonic/ops/stft_kernels.h"
 
 namespace hm {
 

@@ -1,15 +1,15 @@
 // fourier_attention: argument checks, the saved state and the backward closure; the compute
 // is in the fourier_attention kernel slots (ops/cpu/fourier_attention.cpp on the CPU).
-#include "ops/fourier_attention.h"
+#include "harmonic/ops/fourier_attention.h"
 
-#include "autograd/grad_mode.h"
-#include "autograd/node.h"
-#include "core/factories.h"
-#include "ops/attention_dropout.h"
-#include "ops/elementwise.h"
-#include "ops/fourier_attention_kernels.h"
-#include "ops/reduce.h"
-#include "ops/shape_ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/attention_dropout.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/fourier_attention_kernels.h"
+#include "harmonic/ops/reduce.h"
+#include "harmonic/ops/shape_ops.h"
 
 namespace hm {
 namespace {

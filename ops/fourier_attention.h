@@ -10,8 +10,8 @@
 #pragma once
 #include <cstdint>
 
-#include "core/random.h"
-#include "core/tensor.h"
+#include "harmonic/core/random.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

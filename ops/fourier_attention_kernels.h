@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/dispatch.h"
-#include "core/host_device.h"
-#include "core/tensor.h"
+#include "harmonic/core/dispatch.h"
+#include "harmonic/core/host_device.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

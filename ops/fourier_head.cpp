@@ -15,7 +15,7 @@
 //   dL/dq_j = (h_j - sum_k h_k y_k) / Q                (through the normalisation)
 //   dL/dR_j = 2 R_j dL/dq_j,  dL/dI_j = 2 I_j dL/dq_j   (folded into dL/dz, ops/cpu/fourier_head.cpp)
 //   dL/dx   = dL/dz [C | S]^T                           (one GEMM)
-#include "ops/fourier_head.h"
+#include "harmonic/ops/fourier_head.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,15 +24,15 @@
 #include <numbers>
 #include <tuple>
 
-#include "autograd/grad_mode.h"
-#include "autograd/node.h"
-#include "core/checked_math.h"
-#include "core/factories.h"
-#include "ops/elementwise.h"
-#include "ops/fourier_head_kernels.h"
-#include "ops/matmul_kernels.h"
-#include "ops/reduce.h"
-#include "ops/shape_ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/core/checked_math.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/fourier_head_kernels.h"
+#include "harmonic/ops/matmul_kernels.h"
+#include "harmonic/ops/reduce.h"
+#include "harmonic/ops/shape_ops.h"
 
 namespace hm {
 namespace {

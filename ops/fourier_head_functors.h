@@ -9,7 +9,7 @@
 #pragma once
 #include <cstdint>
 
-#include "core/host_device.h"
+#include "harmonic/core/host_device.h"
 
 // `#pragma omp simd` where the host compiles a loop; nothing in device code.
 #define HM_FOURIER_PRAGMA(x) _Pragma(#x)

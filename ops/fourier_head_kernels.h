@@ -4,8 +4,8 @@
 // [alpha.C | alpha.S | beta.C | beta.S], each (h), with C = cos(pi l b_j), S = sin(pi l b_j),
 // and the kernels rebuild both mirrored bins from them.
 #pragma once
-#include "core/dispatch.h"
-#include "core/tensor.h"
+#include "harmonic/core/dispatch.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

@@ -1,12 +1,12 @@
 // Fused FRU/SRU recurrence: checks, allocation and the tape entry; the compute is in
 // ops/cpu/fru_recurrence.cpp behind the slots of ops/fru_recurrence_kernels.h.
-#include "ops/fru_recurrence.h"
+#include "harmonic/ops/fru_recurrence.h"
 
-#include "autograd/node.h"
-#include "core/error.h"
-#include "core/factories.h"
-#include "ops/fru_recurrence_kernels.h"
-#include "ops/ops.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/core/error.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/fru_recurrence_kernels.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm {
 namespace {

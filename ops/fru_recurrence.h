@@ -2,7 +2,7 @@
 // recurrent unit, which has the same shape with constant coefficients): ONE tape entry with a
 // hand-written backward through time. See ops/fru_recurrence_kernels.h for the exact recurrence.
 #pragma once
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

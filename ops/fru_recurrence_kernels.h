@@ -2,8 +2,8 @@
 // layout so every step is one contiguous (B, ...) block and the weight gradients are single
 // GEMMs over all T*B rows.
 #pragma once
-#include "core/dispatch.h"
-#include "core/tensor.h"
+#include "harmonic/core/dispatch.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

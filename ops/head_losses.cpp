@@ -1,18 +1,18 @@
 // Head losses (ops/head_losses.h): checks, the fused path through the kernel slots of
 // ops/head_losses_kernels.h where the device binds them, the composed forms elsewhere. The
 // formulas and derivatives are in ops/cpu/head_losses.cpp and ops/cpu/head_losses_gmm.cpp.
-#include "ops/head_losses.h"
+#include "harmonic/ops/head_losses.h"
 
 #include <cmath>
 #include <numbers>
 
-#include "autograd/grad_mode.h"
-#include "autograd/node.h"
-#include "ops/elementwise.h"
-#include "ops/fourier_head.h"
-#include "ops/head_losses_kernels.h"
-#include "ops/reduce.h"
-#include "ops/shape_ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/fourier_head.h"
+#include "harmonic/ops/head_losses_kernels.h"
+#include "harmonic/ops/reduce.h"
+#include "harmonic/ops/shape_ops.h"
 
 namespace hm {
 namespace {

@@ -7,8 +7,8 @@
 // All tensors contiguous, one float dtype (float32/float64) except where noted; `rows` is the
 // product of the leading dims; outputs and gradients are written, never accumulated.
 #pragma once
-#include "core/dispatch.h"
-#include "core/tensor.h"
+#include "harmonic/core/dispatch.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

@@ -1,11 +1,11 @@
 // The gather/scatter family. Each op and its backward sit together; the backward of a
 // gather is a scatter_add into zeros and vice versa. Bounds are checked in the kernels.
-#include "ops/indexing.h"
+#include "harmonic/ops/indexing.h"
 
-#include "autograd/node.h"
-#include "core/factories.h"
-#include "ops/indexing_kernels.h"
-#include "ops/shape_common.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/indexing_kernels.h"
+#include "harmonic/ops/shape_common.h"
 
 namespace hm {
 

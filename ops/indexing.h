@@ -1,7 +1,7 @@
 // Gather/scatter family. Index tensors are int64; out-of-range indices throw (naming the
 // offending value), they never read or write out of bounds.
 #pragma once
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

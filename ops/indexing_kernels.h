@@ -5,8 +5,8 @@
 #pragma once
 #include <string_view>
 
-#include "core/dispatch.h"
-#include "core/tensor.h"
+#include "harmonic/core/dispatch.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

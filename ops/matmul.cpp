@@ -4,13 +4,13 @@
 // cannot express (e.g. both strides of a matrix != 1).
 #include <optional>
 
-#include "autograd/grad_mode.h"
-#include "autograd/node.h"
-#include "ops/autocast.h"
-#include "ops/elementwise_common.h"
-#include "ops/matmul.h"
-#include "ops/matmul_kernels.h"
-#include "ops/reduce.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/ops/autocast.h"
+#include "harmonic/ops/elementwise_common.h"
+#include "harmonic/ops/matmul.h"
+#include "harmonic/ops/matmul_kernels.h"
+#include "harmonic/ops/reduce.h"
 
 namespace hm {
 namespace {

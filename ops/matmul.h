@@ -1,6 +1,6 @@
 // Matrix products on OpenBLAS (CPU) and cuBLAS (CUDA).
 #pragma once
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

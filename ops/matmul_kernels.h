@@ -3,8 +3,8 @@
 // maps onto cblas_?gemm on the CPU and cublas?gemmStridedBatched (or a loop of them over the
 // outer batch dims) on CUDA.
 #pragma once
-#include "core/dispatch.h"
-#include "core/tensor.h"
+#include "harmonic/core/dispatch.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

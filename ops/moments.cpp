@@ -2,12 +2,12 @@
 // through the fused two-pass moments kernel, backward analytic from the saved mean.
 //   var: dx = g * 2 (x - mean) / (N - correction)
 //   std: dx = g * (x - mean) / ((N - correction) std), 0 where std = 0 (like PyTorch)
-#include "autograd/node.h"
-#include "ops/elementwise.h"
-#include "ops/elementwise_common.h"
-#include "ops/moments_kernels.h"
-#include "ops/reduce.h"
-#include "ops/reduce_common.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/elementwise_common.h"
+#include "harmonic/ops/moments_kernels.h"
+#include "harmonic/ops/reduce.h"
+#include "harmonic/ops/reduce_common.h"
 
 namespace hm {
 namespace {

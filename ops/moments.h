@@ -1,6 +1,6 @@
 // Variance and standard deviation over dims (empty list = all dims).
 #pragma once
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

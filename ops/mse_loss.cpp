@@ -1,9 +1,9 @@
 // mse_loss: one fused kernel forward and one backward.
-#include "autograd/grad_mode.h"
-#include "autograd/node.h"
-#include "ops/elementwise_common.h"
-#include "ops/mse_loss.h"
-#include "ops/mse_loss_kernels.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/ops/elementwise_common.h"
+#include "harmonic/ops/mse_loss.h"
+#include "harmonic/ops/mse_loss_kernels.h"
 
 namespace hm {
 

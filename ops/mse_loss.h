@@ -1,7 +1,7 @@
 // Mean squared error.
 #pragma once
-#include "core/tensor.h"
-#include "ops/reduction.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/ops/reduction.h"
 
 namespace hm {
 

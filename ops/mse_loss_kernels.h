@@ -1,8 +1,8 @@
 // Kernel slots of mse_loss (ops/mse_loss.h; see core/dispatch.h). Inputs arrive contiguous.
 #pragma once
-#include "core/dispatch.h"
-#include "core/tensor.h"
-#include "ops/reduction.h"
+#include "harmonic/core/dispatch.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/ops/reduction.h"
 
 namespace hm {
 

@@ -1,8 +1,8 @@
 // The neural-network functions: softmax family, losses, normalisations, embedding, dropout.
 #pragma once
-#include "ops/cross_entropy.h"
-#include "ops/dropout.h"
-#include "ops/embedding.h"
-#include "ops/mse_loss.h"
-#include "ops/normalization.h"
-#include "ops/softmax.h"
+#include "harmonic/ops/cross_entropy.h"
+#include "harmonic/ops/dropout.h"
+#include "harmonic/ops/embedding.h"
+#include "harmonic/ops/mse_loss.h"
+#include "harmonic/ops/normalization.h"
+#include "harmonic/ops/softmax.h"

@@ -2,11 +2,11 @@
 // (mean, rstd), and fused backward kernels producing dx, dweight and dbias in one pass.
 #include <cmath>
 
-#include "autograd/grad_mode.h"
-#include "autograd/node.h"
-#include "ops/elementwise_common.h"
-#include "ops/nn_functional.h"
-#include "ops/normalization_kernels.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/ops/elementwise_common.h"
+#include "harmonic/ops/nn_functional.h"
+#include "harmonic/ops/normalization_kernels.h"
 
 namespace hm {
 namespace {

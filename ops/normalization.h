@@ -1,6 +1,6 @@
 // Layer and RMS normalisation over trailing dims.
 #pragma once
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

@@ -1,8 +1,8 @@
 // Kernel slots of layer_norm and rms_norm over the trailing D elements of each of R rows
 // (ops/normalization.h; see core/dispatch.h). Inputs arrive contiguous.
 #pragma once
-#include "core/dispatch.h"
-#include "core/tensor.h"
+#include "harmonic/core/dispatch.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

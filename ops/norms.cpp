@@ -7,13 +7,13 @@
 #include <cmath>
 #include <limits>
 
-#include "autograd/node.h"
-#include "core/factories.h"
-#include "ops/elementwise.h"
-#include "ops/norms_kernels.h"
-#include "ops/reduce.h"
-#include "ops/reduce_common.h"
-#include "ops/reduce_grad_kernels.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/norms_kernels.h"
+#include "harmonic/ops/reduce.h"
+#include "harmonic/ops/reduce_common.h"
+#include "harmonic/ops/reduce_grad_kernels.h"
 
 namespace hm {
 namespace {

@@ -1,6 +1,6 @@
 // logsumexp and p-norms over dims.
 #pragma once
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

@@ -4,8 +4,8 @@
 // reduced dims form one block of a dense tensor, and with one permuting copy otherwise. Outputs
 // are freshly allocated contiguous tensors with outer * inner elements.
 #pragma once
-#include "core/dispatch.h"
-#include "core/tensor.h"
+#include "harmonic/core/dispatch.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

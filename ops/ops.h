@@ -1,8 +1,8 @@
 // Every operator family.
 #pragma once
-#include "ops/elementwise.h"
-#include "ops/indexing.h"
-#include "ops/matmul.h"
-#include "ops/nn_functional.h"
-#include "ops/reduce.h"
-#include "ops/shape_ops.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/indexing.h"
+#include "harmonic/ops/matmul.h"
+#include "harmonic/ops/nn_functional.h"
+#include "harmonic/ops/reduce.h"
+#include "harmonic/ops/shape_ops.h"

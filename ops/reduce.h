@@ -1,7 +1,7 @@
 // The reductions: sum/mean, extrema, moments, norms and cumsum.
 #pragma once
-#include "ops/cumsum.h"
-#include "ops/extrema.h"
-#include "ops/moments.h"
-#include "ops/norms.h"
-#include "ops/sum.h"
+#include "harmonic/ops/cumsum.h"
+#include "harmonic/ops/extrema.h"
+#include "harmonic/ops/moments.h"
+#include "harmonic/ops/norms.h"
+#include "harmonic/ops/sum.h"

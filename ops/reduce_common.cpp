@@ -1,8 +1,8 @@
-#include "ops/reduce_common.h"
+#include "harmonic/ops/reduce_common.h"
 
 #include <algorithm>
 
-#include "core/shape.h"
+#include "harmonic/core/shape.h"
 
 namespace hm::detail {
 

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm::detail {
 

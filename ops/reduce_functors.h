@@ -4,7 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "core/host_device.h"
+#include "harmonic/core/host_device.h"
 
 namespace hm::fn {
 

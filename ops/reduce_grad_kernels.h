@@ -3,8 +3,8 @@
 #pragma once
 #include <cstdint>
 
-#include "core/dispatch.h"
-#include "core/tensor.h"
+#include "harmonic/core/dispatch.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

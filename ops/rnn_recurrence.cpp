@@ -1,14 +1,14 @@
 // Fused RNN/LSTM/GRU recurrences: checks, allocation and the tape entry (the compute is in
 // ops/cpu/rnn_recurrence.cpp behind the slots of ops/rnn_recurrence_kernels.h), and their composed twins.
-#include "ops/rnn_recurrence.h"
+#include "harmonic/ops/rnn_recurrence.h"
 
-#include "autograd/node.h"
-#include "core/error.h"
-#include "core/factories.h"
-#include "ops/elementwise.h"
-#include "ops/matmul.h"
-#include "ops/rnn_recurrence_kernels.h"
-#include "ops/shape_ops.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/core/error.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/matmul.h"
+#include "harmonic/ops/rnn_recurrence_kernels.h"
+#include "harmonic/ops/shape_ops.h"
 
 namespace hm {
 namespace {

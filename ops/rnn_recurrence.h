@@ -6,7 +6,7 @@
 #pragma once
 #include <utility>
 
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

@@ -3,24 +3,24 @@
 // slots (ops/cpu/ on the CPU, cuda/ on the device). Also the composed twin, the specification
 // the fused op is tested against, which CUDA runs where its weights fit (its cuBLAS GEMMs
 // were 50-100x the reference kernel's speed on an H200).
-#include "ops/scaled_dot_product_attention.h"
+#include "harmonic/ops/scaled_dot_product_attention.h"
 
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 
-#include "autograd/grad_mode.h"
-#include "autograd/node.h"
-#include "core/factories.h"
-#include "cuda/runtime/runtime.h"
-#include "ops/attention_dropout.h"
-#include "ops/elementwise.h"
-#include "ops/matmul.h"
-#include "ops/nn_functional.h"
-#include "ops/reduce.h"
-#include "ops/scaled_dot_product_attention_kernels.h"
-#include "ops/shape_ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/cuda/runtime/runtime.h"
+#include "harmonic/ops/attention_dropout.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/matmul.h"
+#include "harmonic/ops/nn_functional.h"
+#include "harmonic/ops/reduce.h"
+#include "harmonic/ops/scaled_dot_product_attention_kernels.h"
+#include "harmonic/ops/shape_ops.h"
 
 namespace hm {
 namespace {

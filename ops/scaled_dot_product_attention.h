@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <optional>
 
-#include "core/random.h"
-#include "core/tensor.h"
-#include "ops/fourier_attention.h"  // FusedAttentionMask
+#include "harmonic/core/random.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/ops/fourier_attention.h"  // FusedAttentionMask
 
 namespace hm {
 

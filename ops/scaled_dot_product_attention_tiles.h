@@ -6,7 +6,7 @@
 #pragma once
 #include <cstdint>
 
-#include "core/host_device.h"
+#include "harmonic/core/host_device.h"
 
 namespace hm {
 

@@ -3,12 +3,12 @@
 // of their own; flip and the triangular masks use the slots in ops/shape_copies_kernels.h.
 #include <algorithm>
 
-#include "autograd/node.h"
-#include "core/checked_math.h"
-#include "core/factories.h"
-#include "ops/shape_common.h"
-#include "ops/shape_copies_kernels.h"
-#include "ops/shape_ops.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/core/checked_math.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/shape_common.h"
+#include "harmonic/ops/shape_copies_kernels.h"
+#include "harmonic/ops/shape_ops.h"
 
 namespace hm {
 

@@ -2,13 +2,13 @@
 // recorded on the tape with a backward that maps the gradient back to the input's layout.
 #include <algorithm>
 
-#include "autograd/node.h"
-#include "core/checked_math.h"
-#include "core/factories.h"
-#include "ops/binary_kernels.h"
-#include "ops/reduce.h"
-#include "ops/shape_common.h"
-#include "ops/shape_ops.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/core/checked_math.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/binary_kernels.h"
+#include "harmonic/ops/reduce.h"
+#include "harmonic/ops/shape_common.h"
+#include "harmonic/ops/shape_ops.h"
 
 namespace hm {
 

@@ -1,9 +1,9 @@
 // softmax and log_softmax over any dim: one fused kernel each way. Backward needs only the
 // output y:  softmax: dx = y (g - sum(g y));  log_softmax: dx = g - exp(y) sum(g).
-#include "autograd/grad_mode.h"
-#include "autograd/node.h"
-#include "ops/nn_functional.h"
-#include "ops/softmax_kernels.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/ops/nn_functional.h"
+#include "harmonic/ops/softmax_kernels.h"
 
 namespace hm {
 namespace {

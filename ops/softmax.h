@@ -1,6 +1,6 @@
 // softmax and log_softmax over one dim.
 #pragma once
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

@@ -1,8 +1,8 @@
 // Kernel slots of softmax and log_softmax (ops/softmax.h; see core/dispatch.h). x arrives
 // contiguous; outputs are allocated by the op.
 #pragma once
-#include "core/dispatch.h"
-#include "core/tensor.h"
+#include "harmonic/core/dispatch.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

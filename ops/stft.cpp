@@ -8,14 +8,14 @@
 #include <numbers>
 #include <vector>
 
-#include "autograd/grad_mode.h"
-#include "autograd/node.h"
-#include "ops/elementwise.h"
-#include "ops/fft.h"
-#include "ops/reduce.h"
-#include "ops/shape_ops.h"
-#include "ops/stft.h"
-#include "ops/stft_kernels.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/fft.h"
+#include "harmonic/ops/reduce.h"
+#include "harmonic/ops/shape_ops.h"
+#include "harmonic/ops/stft.h"
+#include "harmonic/ops/stft_kernels.h"
 
 namespace hm {
 namespace {

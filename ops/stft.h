@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <optional>
 
-#include "core/factories.h"
-#include "core/tensor.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

@@ -1,10 +1,10 @@
 // sum, mean and sum_to: the reductions every broadcasting backward relies on.
-#include "autograd/node.h"
-#include "ops/elementwise.h"
-#include "ops/reduce.h"
-#include "ops/reduce_common.h"
-#include "ops/shape_ops.h"
-#include "ops/sum_kernels.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/reduce.h"
+#include "harmonic/ops/reduce_common.h"
+#include "harmonic/ops/shape_ops.h"
+#include "harmonic/ops/sum_kernels.h"
 
 namespace hm {
 using detail::dropped_shape;

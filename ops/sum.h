@@ -1,7 +1,7 @@
 // Sums and means over any set of dims (empty list = all dims), with keepdim, and the helper
 // every broadcasting backward uses.
 #pragma once
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

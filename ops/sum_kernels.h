@@ -2,8 +2,8 @@
 #pragma once
 #include <vector>
 
-#include "core/dispatch.h"
-#include "core/tensor.h"
+#include "harmonic/core/dispatch.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

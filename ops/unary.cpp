@@ -1,9 +1,9 @@
 // The unary elementwise ops. Each op's forward formula and derivative sit side by side in
 // its functor (ops/unary_functors.h); this file checks inputs, runs the forward kernel and
 // records a backward that is one fused kernel pass over (saved, grad).
-#include "autograd/node.h"
-#include "ops/elementwise.h"
-#include "ops/unary_kernels.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/unary_kernels.h"
 
 namespace hm {
 namespace {

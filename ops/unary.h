@@ -1,6 +1,6 @@
 // Unary math on float dtypes (neg and abs also on int64), each with its gradient.
 #pragma once
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm {
 

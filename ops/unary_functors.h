@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/host_device.h"
+#include "harmonic/core/host_device.h"
 
 namespace hm {
 

@@ -1,8 +1,8 @@
 // Kernel slots of the unary ops (ops/unary.h; see core/dispatch.h) and their fused backward.
 #pragma once
-#include "core/dispatch.h"
-#include "core/tensor.h"
-#include "ops/unary_functors.h"
+#include "harmonic/core/dispatch.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/ops/unary_functors.h"
 
 namespace hm {
 

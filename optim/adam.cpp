@@ -1,10 +1,10 @@
 // Adam and AdamW: hyperparameter checks, lazily created moments, the fused kernel call.
-#include "optim/adam.h"
+#include "harmonic/optim/adam.h"
 
 #include <cmath>
 
-#include "core/factories.h"
-#include "optim/optim_kernels.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/optim/optim_kernels.h"
 
 namespace hm::optim {
 

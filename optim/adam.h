@@ -2,7 +2,7 @@
 // the Adam update), with torch.optim's exact updates: bias corrections, eps outside the
 // square root, optional AMSGrad (the running max of the second moment normalises).
 #pragma once
-#include "optim/optimizer.h"
+#include "harmonic/optim/optimizer.h"
 
 namespace hm::optim {
 

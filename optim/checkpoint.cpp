@@ -1,5 +1,5 @@
 // Checkpoints: model + optimizer + generators + step/config in one atomic safetensors file.
-#include "optim/checkpoint.h"
+#include "harmonic/optim/checkpoint.h"
 
 #include <cstdio>
 #include <cstring>
@@ -8,10 +8,10 @@
 #include <memory>
 #include <set>
 
-#include "core/atomic_file.h"
-#include "core/file_read.h"
-#include "core/json_read.h"
-#include "core/safetensors.h"
+#include "harmonic/core/atomic_file.h"
+#include "harmonic/core/file_read.h"
+#include "harmonic/core/json_read.h"
+#include "harmonic/core/safetensors.h"
 
 namespace hm::optim {
 namespace {

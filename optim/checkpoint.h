@@ -17,9 +17,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/random.h"
-#include "nn/module.h"
-#include "optim/optimizer.h"
+#include "harmonic/core/random.h"
+#include "harmonic/nn/module.h"
+#include "harmonic/optim/optimizer.h"
 
 namespace hm::optim {
 

@@ -1,13 +1,13 @@
 // Gradient clipping, composed from the reduction and elementwise ops so it runs on any
 // device; only the total norm (one scalar) comes back to the host.
-#include "optim/clip.h"
+#include "harmonic/optim/clip.h"
 
 #include <cmath>
 
-#include "autograd/grad_mode.h"
-#include "ops/elementwise.h"
-#include "ops/reduce.h"
-#include "ops/shape_ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/reduce.h"
+#include "harmonic/ops/shape_ops.h"
 
 namespace hm::optim {
 

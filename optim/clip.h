@@ -2,7 +2,7 @@
 #pragma once
 #include <vector>
 
-#include "core/tensor.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm::optim {
 

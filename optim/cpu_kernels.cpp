@@ -2,8 +2,8 @@
 // per-element functor of optim/optim_functors.h inlined into a loop that vectorises. The
 // runtime flags (momentum, Nesterov, first step, amsgrad) become template arguments so no
 // branch remains inside the loop.
-#include "core/parallel.h"
-#include "optim/optim_kernels.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/optim/optim_kernels.h"
 
 namespace hm::optim {
 namespace {

@@ -1,7 +1,7 @@
-// Everything of the training stack's optimisation side: #include "optim/optim.h".
+// Everything of the training stack's optimisation side: #include <harmonic/optim/optim.h>.
 #pragma once
-#include "optim/adam.h"
-#include "optim/clip.h"
-#include "optim/optimizer.h"
-#include "optim/schedule.h"
-#include "optim/sgd.h"
+#include "harmonic/optim/adam.h"
+#include "harmonic/optim/clip.h"
+#include "harmonic/optim/optimizer.h"
+#include "harmonic/optim/schedule.h"
+#include "harmonic/optim/sgd.h"

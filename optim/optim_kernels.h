@@ -3,9 +3,9 @@
 // tensor is contiguous with the parameter's shape, dtype (float32/float64) and device; the
 // CPU kernels live in optim/cpu_kernels.cpp, a CUDA backend binds `.cuda`.
 #pragma once
-#include "core/dispatch.h"
-#include "core/tensor.h"
-#include "optim/optim_functors.h"
+#include "harmonic/core/dispatch.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/optim/optim_functors.h"
 
 namespace hm::optim {
 

@@ -1,14 +1,14 @@
 // Optimizer base: parameter groups, the update loop, and exact state save/restore.
-#include "optim/optimizer.h"
+#include "harmonic/optim/optimizer.h"
 
 #include <cmath>
 #include <map>
 #include <set>
 
-#include "autograd/grad_mode.h"
-#include "core/json_read.h"
-#include "core/safetensors.h"
-#include "nn/module.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/json_read.h"
+#include "harmonic/core/safetensors.h"
+#include "harmonic/nn/module.h"
 
 namespace hm::optim {
 

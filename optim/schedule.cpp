@@ -1,11 +1,11 @@
 // Learning-rate schedules and the scheduler that applies them to an optimizer's groups.
-#include "optim/schedule.h"
+#include "harmonic/optim/schedule.h"
 
 #include <cmath>
 #include <numbers>
 
-#include "core/error.h"
-#include "optim/optimizer.h"
+#include "harmonic/core/error.h"
+#include "harmonic/optim/optimizer.h"
 
 namespace hm::optim {
 

@@ -1,8 +1,8 @@
 // SGD: hyperparameter checks and the per-parameter call of the fused kernel.
-#include "optim/sgd.h"
+#include "harmonic/optim/sgd.h"
 
-#include "core/factories.h"
-#include "optim/optim_kernels.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/optim/optim_kernels.h"
 
 namespace hm::optim {
 

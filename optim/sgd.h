@@ -1,7 +1,7 @@
 // Stochastic gradient descent with momentum, dampening, Nesterov and L2 weight decay, with
 // torch.optim.SGD's exact update (the momentum buffer starts as the first step's direction).
 #pragma once
-#include "optim/optimizer.h"
+#include "harmonic/optim/optimizer.h"
 
 namespace hm::optim {
 

@@ -5,7 +5,7 @@
 #pragma once
 #include <doctest/doctest.h>
 
-#include "data/datasets.h"
+#include "harmonic/data/datasets.h"
 
 namespace hm::test {
 

@@ -15,10 +15,10 @@
 #include <functional>
 #include <string>
 
-#include "cuda/runtime/runtime.h"
+#include "harmonic/cuda/runtime/runtime.h"
 #include "tests/helpers.h"
 #ifdef HARMONIC_WITH_CUDA
-#include "cuda/runtime/emulation.h"
+#include "harmonic/cuda/runtime/emulation.h"
 #endif
 
 namespace hm::test {

@@ -4,7 +4,7 @@
 #include <memory>
 #include <utility>
 
-#include "core/random.h"
+#include "harmonic/core/random.h"
 
 namespace hm::test {
 

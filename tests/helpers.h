@@ -13,8 +13,17 @@
 #include <string>
 #include <vector>
 
-#include "core/harmonic.h"
-#include "nn/module.h"
+#include "harmonic/autograd/gradcheck.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/autograd/node.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/core/print.h"
+#include "harmonic/core/random.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/cuda/runtime/runtime.h"
+#include "harmonic/nn/module.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::test {
 

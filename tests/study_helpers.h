@@ -6,7 +6,7 @@
 #include <string>
 
 #include "tests/helpers.h"
-#include "tools/studies/driver/driver.h"
+#include "harmonic/tools/studies/driver/driver.h"
 
 namespace hm::test {
 

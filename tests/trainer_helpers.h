@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "nn/linear.h"
-#include "ops/ops.h"
-#include "optim/sgd.h"
-#include "tools/train/config.h"
-#include "tools/train/trainer.h"
+#include "harmonic/nn/linear.h"
+#include "harmonic/ops/ops.h"
+#include "harmonic/optim/sgd.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/trainer.h"
 
 namespace hm::test {
 

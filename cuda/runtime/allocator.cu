@@ -8,11 +8,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/storage.h"
-#include "cuda/runtime/allocator.h"
-#include "cuda/runtime/check.cuh"
-#include "cuda/runtime/context.h"
-#include "cuda/runtime/runtime.h"
+#include "harmonic/core/storage.h"
+#include "harmonic/cuda/runtime/allocator.h"
+#include "harmonic/cuda/runtime/check.cuh"
+#include "harmonic/cuda/runtime/context.h"
+#include "harmonic/cuda/runtime/runtime.h"
 
 namespace hm::cuda {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <cstdio>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 #define HM_CUDA_CHECK(call) ::hm::cuda::check_cuda((call), #call, __FILE__, __LINE__)
 #define HM_CUBLAS_CHECK(call) ::hm::cuda::check_cublas((call), #call, __FILE__, __LINE__)

@@ -6,11 +6,11 @@
 #include <mutex>
 #include <vector>
 
-#include "core/storage.h"
-#include "cuda/runtime/allocator.h"
-#include "cuda/runtime/check.cuh"
-#include "cuda/runtime/context.cuh"
-#include "cuda/runtime/runtime.h"
+#include "harmonic/core/storage.h"
+#include "harmonic/cuda/runtime/allocator.h"
+#include "harmonic/cuda/runtime/check.cuh"
+#include "harmonic/cuda/runtime/context.cuh"
+#include "harmonic/cuda/runtime/runtime.h"
 
 namespace hm::cuda {
 namespace {

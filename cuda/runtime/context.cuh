@@ -9,7 +9,7 @@
 
 #include <cstddef>
 
-#include "cuda/runtime/context.h"
+#include "harmonic/cuda/runtime/context.h"
 
 namespace hm::cuda {
 

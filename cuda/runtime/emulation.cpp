@@ -1,7 +1,7 @@
 // Host twins registry and the HostEmulation scope (see cuda/runtime/emulation.h).
-#include "cuda/runtime/emulation.h"
+#include "harmonic/cuda/runtime/emulation.h"
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm::cuda {
 namespace {

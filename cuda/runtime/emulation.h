@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/dispatch.h"
+#include "harmonic/core/dispatch.h"
 
 namespace hm::cuda {
 

@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "cuda/runtime/allocator.h"
-#include "cuda/runtime/check.cuh"
-#include "cuda/runtime/context.h"
-#include "cuda/runtime/runtime.h"
+#include "harmonic/cuda/runtime/allocator.h"
+#include "harmonic/cuda/runtime/check.cuh"
+#include "harmonic/cuda/runtime/context.h"
+#include "harmonic/cuda/runtime/runtime.h"
 
 namespace hm::cuda {
 

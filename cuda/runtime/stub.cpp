@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "core/error.h"
-#include "cuda/runtime/allocator.h"
-#include "cuda/runtime/context.h"
-#include "cuda/runtime/runtime.h"
-#include "cuda/runtime/timing.h"
+#include "harmonic/core/error.h"
+#include "harmonic/cuda/runtime/allocator.h"
+#include "harmonic/cuda/runtime/context.h"
+#include "harmonic/cuda/runtime/runtime.h"
+#include "harmonic/cuda/runtime/timing.h"
 
 namespace hm::cuda {
 namespace {

@@ -4,11 +4,11 @@
 #include <mutex>
 #include <vector>
 
-#include "core/profiler.h"
-#include "cuda/runtime/check.cuh"
-#include "cuda/runtime/context.cuh"
-#include "cuda/runtime/runtime.h"
-#include "cuda/runtime/timing.h"
+#include "harmonic/core/profiler.h"
+#include "harmonic/cuda/runtime/check.cuh"
+#include "harmonic/cuda/runtime/context.cuh"
+#include "harmonic/cuda/runtime/runtime.h"
+#include "harmonic/cuda/runtime/timing.h"
 
 namespace hm::cuda {
 namespace {

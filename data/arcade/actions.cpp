@@ -1,8 +1,8 @@
-#include "data/arcade/actions.h"
+#include "harmonic/data/arcade/actions.h"
 
 #include <array>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm::arcade {
 namespace {

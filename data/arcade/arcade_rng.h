@@ -5,7 +5,7 @@
 #pragma once
 #include <cstdint>
 
-#include "core/philox.h"
+#include "harmonic/core/philox.h"
 
 namespace hm::arcade {
 

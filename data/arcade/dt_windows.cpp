@@ -1,11 +1,11 @@
-#include "data/arcade/dt_windows.h"
+#include "harmonic/data/arcade/dt_windows.h"
 
 #include <algorithm>
 
-#include "core/error.h"
-#include "core/factories.h"
-#include "ops/elementwise.h"
-#include "ops/shape_ops.h"
+#include "harmonic/core/error.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/shape_ops.h"
 
 namespace hm::arcade {
 

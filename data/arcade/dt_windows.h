@@ -14,8 +14,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "data/arcade/offline_dataset.h"
-#include "data/dataset.h"
+#include "harmonic/data/arcade/offline_dataset.h"
+#include "harmonic/data/dataset.h"
 
 namespace hm::arcade {
 

@@ -1,4 +1,4 @@
-#include "data/arcade/offline_dataset.h"
+#include "harmonic/data/arcade/offline_dataset.h"
 
 #include <fmt/format.h>
 
@@ -6,12 +6,12 @@
 #include <filesystem>
 #include <memory>
 
-#include "core/error.h"
-#include "core/factories.h"
-#include "core/safetensors.h"
-#include "data/arcade/actions.h"
-#include "data/arcade/policies.h"
-#include "data/datasets.h"
+#include "harmonic/core/error.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/core/safetensors.h"
+#include "harmonic/data/arcade/actions.h"
+#include "harmonic/data/arcade/policies.h"
+#include "harmonic/data/datasets.h"
 
 namespace hm::arcade {
 namespace {

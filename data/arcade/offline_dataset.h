@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "core/tensor.h"
-#include "data/arcade/seaquest_env.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/data/arcade/seaquest_env.h"
 
 namespace hm::arcade {
 

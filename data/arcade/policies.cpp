@@ -1,10 +1,10 @@
-#include "data/arcade/policies.h"
+#include "harmonic/data/arcade/policies.h"
 
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm::arcade {
 namespace {

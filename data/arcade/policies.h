@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "data/arcade/arcade_rng.h"
-#include "data/arcade/seaquest_env.h"
+#include "harmonic/data/arcade/arcade_rng.h"
+#include "harmonic/data/arcade/seaquest_env.h"
 
 namespace hm::arcade {
 

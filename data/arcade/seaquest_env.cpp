@@ -1,9 +1,9 @@
 // The game's rules (seaquest_env.h); the observation and the frame are in seaquest_view.cpp.
-#include "data/arcade/seaquest_env.h"
+#include "harmonic/data/arcade/seaquest_env.h"
 
 #include <algorithm>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm::arcade {
 namespace {

@@ -31,8 +31,8 @@
 #include <string_view>
 #include <vector>
 
-#include "data/arcade/actions.h"
-#include "data/arcade/arcade_rng.h"
+#include "harmonic/data/arcade/actions.h"
+#include "harmonic/data/arcade/arcade_rng.h"
 
 namespace hm::arcade {
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "data/arcade/seaquest_env.h"
+#include "harmonic/data/arcade/seaquest_env.h"
 
 namespace hm::arcade {
 namespace {

@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "nn/distributed/process_group.h"
+#include "harmonic/nn/distributed/process_group.h"
 
 namespace hm::dist::detail {
 

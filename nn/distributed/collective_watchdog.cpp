@@ -1,4 +1,4 @@
-#include "nn/distributed/collective_watchdog.h"
+#include "harmonic/nn/distributed/collective_watchdog.h"
 
 #include <fmt/format.h>
 

@@ -1,8 +1,8 @@
-#include "nn/distributed/data_parallel.h"
+#include "harmonic/nn/distributed/data_parallel.h"
 
-#include "autograd/grad_ready.h"
-#include "core/factories.h"
-#include "ops/ops.h"
+#include "harmonic/autograd/grad_ready.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::dist {
 

@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "nn/distributed/process_group.h"
+#include "harmonic/nn/distributed/process_group.h"
 
 namespace hm::dist {
 

@@ -1,13 +1,13 @@
 // The single-process group, the choice of backend, and the checks every backend shares.
-#include "nn/distributed/process_group.h"
+#include "harmonic/nn/distributed/process_group.h"
 
 #include <cstdlib>
 #include <mutex>
 
-#include "core/factories.h"
-#include "cuda/runtime/runtime.h"
-#include "nn/distributed/backends.h"
-#include "ops/ops.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/cuda/runtime/runtime.h"
+#include "harmonic/nn/distributed/backends.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::dist {
 namespace {

@@ -18,8 +18,8 @@
 #include <memory>
 #include <string>
 
-#include "core/device.h"
-#include "core/tensor.h"
+#include "harmonic/core/device.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm::dist {
 

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "nn/distributed/backends.h"
-#include "nn/distributed/collective_watchdog.h"
-#include "ops/ops.h"
+#include "harmonic/nn/distributed/backends.h"
+#include "harmonic/nn/distributed/collective_watchdog.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::dist::detail {
 namespace {

@@ -10,10 +10,10 @@
 #include <cstdio>
 #include <cstring>
 
-#include "cuda/runtime/context.h"
-#include "cuda/runtime/runtime.h"
-#include "nn/distributed/backends.h"
-#include "nn/distributed/collective_watchdog.h"
+#include "harmonic/cuda/runtime/context.h"
+#include "harmonic/cuda/runtime/runtime.h"
+#include "harmonic/nn/distributed/backends.h"
+#include "harmonic/nn/distributed/collective_watchdog.h"
 
 namespace hm::cuda {
 cudaStream_t stream(int device);  // cuda/runtime/context.cuh (a device header host code does not include)

@@ -3,9 +3,9 @@
 // fused pow/maximum/minimum backward; the in-place add_/mul_.
 #include <type_traits>
 
-#include "core/strided_loop.h"
-#include "ops/binary_grad_functors.h"
-#include "ops/binary_kernels.h"
+#include "harmonic/core/strided_loop.h"
+#include "harmonic/ops/binary_grad_functors.h"
+#include "harmonic/ops/binary_kernels.h"
 
 namespace hm {
 namespace {

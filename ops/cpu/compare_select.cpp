@@ -1,7 +1,7 @@
 // CPU kernel of where (also serving masked_fill): strided rows from StridedLoop, with
 // vectorised contiguous fast paths. Comparisons run through the binary kernel (binary.cpp).
-#include "core/strided_loop.h"
-#include "ops/compare_select_kernels.h"
+#include "harmonic/core/strided_loop.h"
+#include "harmonic/ops/compare_select_kernels.h"
 
 namespace hm {
 namespace {

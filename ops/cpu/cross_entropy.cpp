@@ -8,11 +8,11 @@
 #include <limits>
 #include <vector>
 
-#include "core/parallel.h"
-#include "ops/cpu/lane_extremum.h"
-#include "ops/cpu/vec_math.h"
-#include "ops/class_layout.h"
-#include "ops/cross_entropy_kernels.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/ops/cpu/lane_extremum.h"
+#include "harmonic/ops/cpu/vec_math.h"
+#include "harmonic/ops/class_layout.h"
+#include "harmonic/ops/cross_entropy_kernels.h"
 
 namespace hm {
 namespace {

@@ -1,8 +1,8 @@
 // CPU inclusive prefix sum along the middle dim of x (outer, n, inner). With inner == 1 each
 // row is a sequential scan (rows in parallel); otherwise whole rows of inner elements are
 // added at once, which vectorises. reverse scans from the back (cumsum's gradient).
-#include "ops/cpu/reduce_loops.h"
-#include "ops/cumsum_kernels.h"
+#include "harmonic/ops/cpu/reduce_loops.h"
+#include "harmonic/ops/cumsum_kernels.h"
 
 namespace hm {
 namespace {

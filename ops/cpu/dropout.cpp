@@ -2,10 +2,10 @@
 // ops/dropout_functors.h), computed here a SIMD batch of Philox blocks at a time
 // (ops/cpu/dropout_mask.h), which is exactly the per-element definition the CUDA kernel uses. Backward runs the same
 // kernel on the gradient.
-#include "core/parallel.h"
-#include "ops/cpu/dropout_mask.h"
-#include "ops/dropout_functors.h"
-#include "ops/dropout_kernels.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/ops/cpu/dropout_mask.h"
+#include "harmonic/ops/dropout_functors.h"
+#include "harmonic/ops/dropout_kernels.h"
 
 namespace hm {
 namespace {

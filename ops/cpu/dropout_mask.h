@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "core/philox.h"
+#include "harmonic/core/philox.h"
 
 #if defined(__AVX512F__)
 #include <immintrin.h>

@@ -4,8 +4,8 @@
 // does not depend on the thread count).
 #include <cstring>
 
-#include "core/parallel.h"
-#include "ops/embedding_kernels.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/ops/embedding_kernels.h"
 
 namespace hm {
 namespace {

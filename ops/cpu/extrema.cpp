@@ -5,10 +5,10 @@
 #include <limits>
 #include <type_traits>
 
-#include "ops/cpu/lane_extremum.h"
-#include "ops/cpu/reduce_loops.h"
-#include "ops/extrema_kernels.h"
-#include "ops/reduce_functors.h"
+#include "harmonic/ops/cpu/lane_extremum.h"
+#include "harmonic/ops/cpu/reduce_loops.h"
+#include "harmonic/ops/extrema_kernels.h"
+#include "harmonic/ops/reduce_functors.h"
 
 namespace hm {
 namespace {

@@ -2,9 +2,9 @@
 // ops/cpu/fft_plan.h, OpenMP over rows.
 #include <vector>
 
-#include "core/parallel.h"
-#include "ops/cpu/fft_plan.h"
-#include "ops/fft_kernels.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/ops/cpu/fft_plan.h"
+#include "harmonic/ops/fft_kernels.h"
 
 namespace hm {
 namespace {

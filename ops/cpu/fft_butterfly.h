@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "ops/cpu/fft_lanes.h"
+#include "harmonic/ops/cpu/fft_lanes.h"
 
 namespace hm::cpu_fft {
 

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <utility>
 
-#include "ops/cpu/fft_lane_type.h"
+#include "harmonic/ops/cpu/fft_lane_type.h"
 
 namespace hm::cpu_fft {
 

@@ -6,7 +6,7 @@
 //
 // The Stockham stages (ops/cpu/fft_butterfly.h) ping-pong between the caller's arrays and the
 // work buffer. Every function here runs on V = T (one row) or V = Lanes<T> (kLanes<T> rows).
-#include "ops/cpu/fft_plan.h"
+#include "harmonic/ops/cpu/fft_plan.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,8 +16,8 @@
 #include <type_traits>
 #include <utility>
 
-#include "core/error.h"
-#include "ops/cpu/fft_butterfly.h"
+#include "harmonic/core/error.h"
+#include "harmonic/ops/cpu/fft_butterfly.h"
 
 namespace hm::cpu_fft {
 namespace {

@@ -16,7 +16,7 @@
 #include <memory>
 #include <vector>
 
-#include "ops/cpu/fft_lane_type.h"
+#include "harmonic/ops/cpu/fft_lane_type.h"
 
 namespace hm::cpu_fft {
 

@@ -10,9 +10,9 @@
 #include <numbers>
 #include <vector>
 
-#include "core/parallel.h"
-#include "ops/cpu/fft_lanes.h"
-#include "ops/cpu/fft_plan.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/ops/cpu/fft_lanes.h"
+#include "harmonic/ops/cpu/fft_plan.h"
 
 namespace hm::cpu_fft {
 

@@ -11,10 +11,10 @@
 #include <limits>
 #include <vector>
 
-#include "core/parallel.h"
-#include "ops/cpu/fourier_attention_f32.h"
-#include "ops/fourier_attention_kernels.h"
-#include "ops/dropout_functors.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/ops/cpu/fourier_attention_f32.h"
+#include "harmonic/ops/fourier_attention_kernels.h"
+#include "harmonic/ops/dropout_functors.h"
 
 namespace hm {
 namespace {

@@ -11,17 +11,17 @@
 //           each (i, j, d) term c_j (cot x - 1/x) is computed once and summed into the row sum
 //           S_id (dq_id = R_d S_id) and the column sum T_jd (dk_jd = -R_d T_jd); dR_d =
 //           sum_i q_id S_id - sum_j k_jd T_jd, taken about the keys' mean (exact, less rounding).
-#include "ops/cpu/fourier_attention_f32.h"
+#include "harmonic/ops/cpu/fourier_attention_f32.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
 
-#include "core/parallel.h"
-#include "ops/cpu/dropout_mask.h"
-#include "ops/cpu/sinc_math.h"
-#include "ops/fourier_attention_kernels.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/ops/cpu/dropout_mask.h"
+#include "harmonic/ops/cpu/sinc_math.h"
+#include "harmonic/ops/fourier_attention_kernels.h"
 
 namespace hm::detail {
 namespace {

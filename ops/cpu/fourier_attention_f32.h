@@ -2,8 +2,8 @@
 // called by the CPU kernel slots of ops/fourier_attention_kernels.h for float32 tensors; the
 // arguments are those of the slots.
 #pragma once
-#include "core/tensor.h"
-#include "ops/fourier_attention_kernels.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/ops/fourier_attention_kernels.h"
 
 namespace hm::detail {
 

@@ -7,10 +7,10 @@
 //   (terms with an index outside 0..N are zero).
 #include <cmath>
 
-#include "core/parallel.h"
-#include "ops/cpu/vec_math.h"
-#include "ops/fourier_head_functors.h"
-#include "ops/fourier_head_kernels.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/ops/cpu/vec_math.h"
+#include "harmonic/ops/fourier_head_functors.h"
+#include "harmonic/ops/fourier_head_kernels.h"
 
 namespace hm {
 namespace {

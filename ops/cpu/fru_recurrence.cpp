@@ -23,9 +23,9 @@
 #include <cmath>
 #include <vector>
 
-#include "core/parallel.h"
-#include "ops/cpu/fru_recurrence_setup.h"
-#include "ops/fru_recurrence_kernels.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/ops/cpu/fru_recurrence_setup.h"
+#include "harmonic/ops/fru_recurrence_kernels.h"
 
 namespace hm::fru_cpu {
 

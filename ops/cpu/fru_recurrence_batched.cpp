@@ -10,7 +10,7 @@
 // so M_t is read once per step instead of once per row.
 #include <algorithm>
 
-#include "ops/cpu/fru_recurrence_setup.h"
+#include "harmonic/ops/cpu/fru_recurrence_setup.h"
 
 namespace hm::fru_cpu {
 

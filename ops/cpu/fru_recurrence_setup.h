@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/tensor.h"
-#include "ops/cpu/gemm_rows.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/ops/cpu/gemm_rows.h"
 
 namespace hm::fru_cpu {
 

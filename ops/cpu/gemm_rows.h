@@ -2,7 +2,7 @@
 // Inside a parallel region it runs on the calling thread (ops/cpu/matmul.cpp), so a kernel can
 // give each thread its own block of rows.
 #pragma once
-#include "ops/matmul_kernels.h"
+#include "harmonic/ops/matmul_kernels.h"
 
 namespace hm {
 

@@ -10,7 +10,7 @@
 #include <numbers>
 #include <vector>
 
-#include "ops/head_losses_kernels.h"
+#include "harmonic/ops/head_losses_kernels.h"
 
 namespace hm {
 namespace {

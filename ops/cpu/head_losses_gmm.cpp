@@ -11,8 +11,8 @@
 #include <numbers>
 #include <vector>
 
-#include "ops/cpu/vec_math.h"
-#include "ops/head_losses_kernels.h"
+#include "harmonic/ops/cpu/vec_math.h"
+#include "harmonic/ops/head_losses_kernels.h"
 
 namespace hm {
 namespace {

@@ -4,8 +4,8 @@
 // over work items that own disjoint output elements.
 #include <atomic>
 
-#include "core/strided_loop.h"
-#include "ops/indexing_kernels.h"
+#include "harmonic/core/strided_loop.h"
+#include "harmonic/ops/indexing_kernels.h"
 
 namespace hm {
 namespace {

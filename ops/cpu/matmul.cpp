@@ -6,8 +6,8 @@
 // spinning pthreads and OpenMP's) no longer compete for the cores between ops.
 #include <cblas.h>
 
-#include "core/parallel.h"
-#include "ops/matmul_kernels.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/ops/matmul_kernels.h"
 
 namespace hm {
 namespace {

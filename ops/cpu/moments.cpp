@@ -3,8 +3,8 @@
 // and far more accurate than E[x^2] - E[x]^2 when the mean is large. Accumulates in double.
 #include <cmath>
 
-#include "ops/cpu/reduce_loops.h"
-#include "ops/moments_kernels.h"
+#include "harmonic/ops/cpu/reduce_loops.h"
+#include "harmonic/ops/moments_kernels.h"
 
 namespace hm {
 namespace {

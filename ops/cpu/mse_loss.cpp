@@ -2,8 +2,8 @@
 // thread count), backward as one elementwise pass.
 #include <vector>
 
-#include "core/parallel.h"
-#include "ops/mse_loss_kernels.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/ops/mse_loss_kernels.h"
 
 namespace hm {
 namespace {

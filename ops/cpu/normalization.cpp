@@ -7,8 +7,8 @@
 #include <cmath>
 #include <vector>
 
-#include "core/parallel.h"
-#include "ops/normalization_kernels.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/ops/normalization_kernels.h"
 
 namespace hm {
 namespace {

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <limits>
 
-#include "ops/cpu/lane_extremum.h"
-#include "ops/cpu/reduce_loops.h"
-#include "ops/cpu/vec_math.h"
-#include "ops/norms_kernels.h"
+#include "harmonic/ops/cpu/lane_extremum.h"
+#include "harmonic/ops/cpu/reduce_loops.h"
+#include "harmonic/ops/cpu/vec_math.h"
+#include "harmonic/ops/norms_kernels.h"
 
 namespace hm {
 namespace {

@@ -1,10 +1,10 @@
 // CPU kernel of the elementwise reduction gradients: out = f(x, r, g) with r and g the
 // reduction's result and gradient broadcast over the reduced dims. The common layout
 // (reduced dims trailing) gives rows where r and g are constant, which vectorise.
-#include "core/strided_loop.h"
-#include "ops/cpu/vec_math.h"
-#include "ops/reduce_functors.h"
-#include "ops/reduce_grad_kernels.h"
+#include "harmonic/core/strided_loop.h"
+#include "harmonic/ops/cpu/vec_math.h"
+#include "harmonic/ops/reduce_functors.h"
+#include "harmonic/ops/reduce_grad_kernels.h"
 
 namespace hm {
 namespace {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "core/parallel.h"
+#include "harmonic/core/parallel.h"
 
 namespace hm::cpu {
 

@@ -10,11 +10,11 @@
 #include <cmath>
 #include <vector>
 
-#include "core/factories.h"
-#include "core/parallel.h"
-#include "ops/cpu/gemm_rows.h"
-#include "ops/cpu/vec_math.h"
-#include "ops/rnn_recurrence_kernels.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/ops/cpu/gemm_rows.h"
+#include "harmonic/ops/cpu/vec_math.h"
+#include "harmonic/ops/rnn_recurrence_kernels.h"
 
 namespace hm {
 namespace {

@@ -25,12 +25,12 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/parallel.h"
-#include "ops/cpu/dropout_mask.h"
-#include "ops/cpu/gemm_rows.h"
-#include "ops/cpu/lane_extremum.h"
-#include "ops/cpu/vec_math.h"
-#include "ops/scaled_dot_product_attention_kernels.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/ops/cpu/dropout_mask.h"
+#include "harmonic/ops/cpu/gemm_rows.h"
+#include "harmonic/ops/cpu/lane_extremum.h"
+#include "harmonic/ops/cpu/vec_math.h"
+#include "harmonic/ops/scaled_dot_product_attention_kernels.h"
 
 namespace hm {
 namespace {

@@ -2,8 +2,8 @@
 // negative strides) and the triangular masks of tril/triu.
 #include <algorithm>
 
-#include "core/parallel.h"
-#include "ops/shape_copies_kernels.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/ops/shape_copies_kernels.h"
 
 namespace hm {
 namespace {

@@ -19,7 +19,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "ops/cpu/vec_math.h"
+#include "harmonic/ops/cpu/vec_math.h"
 
 namespace hm::vm {
 

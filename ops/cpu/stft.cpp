@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/parallel.h"
-#include "ops/fft_functors.h"
-#include "ops/stft_kernels.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/ops/fft_functors.h"
+#include "harmonic/ops/stft_kernels.h"
 
 namespace hm {
 namespace {

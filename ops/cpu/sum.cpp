@@ -3,8 +3,8 @@
 // bias-gradient case). Anything else is permuted into the first layout with one copy.
 #include <numeric>
 
-#include "core/parallel.h"
-#include "ops/sum_kernels.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/ops/sum_kernels.h"
 
 namespace hm {
 namespace {

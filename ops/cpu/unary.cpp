@@ -3,9 +3,9 @@
 // libm call blocks the vectoriser), split across threads when large.
 #include <type_traits>
 
-#include "core/parallel.h"
-#include "ops/cpu/vec_math.h"
-#include "ops/unary_kernels.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/ops/cpu/vec_math.h"
+#include "harmonic/ops/unary_kernels.h"
 
 namespace hm {
 namespace {

@@ -1,8 +1,8 @@
 // Op table entries for ops/elementwise.h: arithmetic, unary math, comparisons and selection.
 // Inputs: "x" float differentiable, "~x" float constant, "#x" int64, "!x" bool (registry.h).
-#include "ops/elementwise.h"
+#include "harmonic/ops/elementwise.h"
 
-#include "ops/registry/registry.h"
+#include "harmonic/ops/registry/registry.h"
 
 namespace hm::ops {
 namespace {

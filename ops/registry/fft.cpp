@@ -1,9 +1,9 @@
 // Op table entries for the FFT family (ops/fft.h). Complex values are a trailing dim of 2;
 // "n" and "hop" default to null (the op's own default: the input length, n_fft / 4).
-#include "ops/fft.h"
-#include "ops/stft.h"
+#include "harmonic/ops/fft.h"
+#include "harmonic/ops/stft.h"
 
-#include "ops/registry/registry.h"
+#include "harmonic/ops/registry/registry.h"
 
 namespace hm::ops {
 namespace {

@@ -2,11 +2,11 @@
 // ops/fourier_attention.h and ops/fru_recurrence.h. The composed twins of the fused ops
 // (namespace detail) are entries too ("<op>_composed"): the sweep holds fused against composed,
 // and `harmonic bench --op` can time both.
-#include "ops/fourier_attention.h"
-#include "ops/fourier_head.h"
-#include "ops/fru_recurrence.h"
-#include "ops/head_losses.h"
-#include "ops/registry/registry.h"
+#include "harmonic/ops/fourier_attention.h"
+#include "harmonic/ops/fourier_head.h"
+#include "harmonic/ops/fru_recurrence.h"
+#include "harmonic/ops/head_losses.h"
+#include "harmonic/ops/registry/registry.h"
 
 namespace hm::ops {
 namespace {

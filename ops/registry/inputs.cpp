@@ -1,9 +1,9 @@
 // Generated inputs for `harmonic bench` and the op sweep (tests/ops/test_op_registry.cpp).
 #include <algorithm>
 
-#include "core/factories.h"
-#include "ops/elementwise.h"
-#include "ops/registry/registry.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/registry/registry.h"
 
 namespace hm::ops {
 

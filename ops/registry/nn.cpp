@@ -4,15 +4,15 @@
 #include <algorithm>
 #include <optional>
 
-#include "core/checked_math.h"
-#include "core/random.h"
-#include "ops/indexing.h"
-#include "ops/matmul.h"
-#include "ops/nn_functional.h"
-#include "ops/registry/registry.h"
-#include "ops/rnn_recurrence.h"
-#include "ops/scaled_dot_product_attention.h"
-#include "ops/shape_ops.h"
+#include "harmonic/core/checked_math.h"
+#include "harmonic/core/random.h"
+#include "harmonic/ops/indexing.h"
+#include "harmonic/ops/matmul.h"
+#include "harmonic/ops/nn_functional.h"
+#include "harmonic/ops/registry/registry.h"
+#include "harmonic/ops/rnn_recurrence.h"
+#include "harmonic/ops/scaled_dot_product_attention.h"
+#include "harmonic/ops/shape_ops.h"
 
 namespace hm::ops {
 namespace {

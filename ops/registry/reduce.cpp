@@ -1,8 +1,8 @@
 // Op table entries for ops/reduce.h (cumsum and sum_to included). A "dim" of null (the
 // default of sum, mean, ...) reduces every dim; max/min give the values (argmax/argmin the indices).
-#include "ops/reduce.h"
+#include "harmonic/ops/reduce.h"
 
-#include "ops/registry/registry.h"
+#include "harmonic/ops/registry/registry.h"
 
 namespace hm::ops {
 namespace {

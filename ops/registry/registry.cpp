@@ -1,12 +1,12 @@
 // The op table's machinery: attribute parsing, entry parsing and lookup with suggestions.
-#include "ops/registry/registry.h"
+#include "harmonic/ops/registry/registry.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "core/factories.h"
-#include "core/json_read.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/core/json_read.h"
 
 namespace hm::ops {
 

@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/random.h"
-#include "core/tensor.h"
-#include "ops/reduce.h"
+#include "harmonic/core/random.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/ops/reduce.h"
 
 namespace hm::ops {
 

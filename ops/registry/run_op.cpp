@@ -1,11 +1,11 @@
 // run_op: named tensors through one forward and backward pass (ops/registry/run_op.h).
-#include "ops/registry/run_op.h"
+#include "harmonic/ops/registry/run_op.h"
 
 #include <algorithm>
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
-#include "core/safetensors.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/core/safetensors.h"
 
 namespace hm::ops {
 

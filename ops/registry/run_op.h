@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "ops/registry/registry.h"
+#include "harmonic/ops/registry/registry.h"
 
 namespace hm::ops {
 

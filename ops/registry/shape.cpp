@@ -2,8 +2,8 @@
 // (split, chunk) take an "index" choosing the output.
 #include <limits>
 
-#include "ops/registry/registry.h"
-#include "ops/shape_ops.h"
+#include "harmonic/ops/registry/registry.h"
+#include "harmonic/ops/shape_ops.h"
 
 namespace hm::ops {
 namespace {

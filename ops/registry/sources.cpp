@@ -1,7 +1,7 @@
 // The stem table of ops/registry/sources.h.
-#include "ops/registry/sources.h"
+#include "harmonic/ops/registry/sources.h"
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm::ops {
 

@@ -3,7 +3,7 @@
 // all-reduce from there), and in the order backward finishes the leaves.
 #include <map>
 
-#include "autograd/grad_ready.h"
+#include "harmonic/autograd/grad_ready.h"
 #include "tests/helpers.h"
 
 using namespace hm;

@@ -2,9 +2,9 @@
 // into one buffer per input (Node::accumulate_into) instead of one full-size zeros tensor per
 // slice. Values, hooks, retain_grad/retain_graph and anomaly mode must be as before, and the
 // memory a backward allocates must grow linearly with the number of slices.
-#include "autograd/gradcheck.h"
-#include "autograd/grad_mode.h"
-#include "core/cpu_allocator.h"
+#include "harmonic/autograd/gradcheck.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/cpu_allocator.h"
 #include "tests/helpers.h"
 
 using namespace hm;

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/blas_runtime.h"
-#include "core/build_info.h"
+#include "harmonic/core/blas_runtime.h"
+#include "harmonic/core/build_info.h"
 
 TEST_CASE("blas: the OpenBLAS core for an instruction set") {
   CHECK(hm::blas_core_for(true, true, true) == "SkylakeX");

@@ -5,9 +5,9 @@
 #include <cstring>
 #include <thread>
 
-#include "core/cpu_allocator.h"
-#include "core/factories.h"
-#include "ops/ops.h"
+#include "harmonic/core/cpu_allocator.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/ops.h"
 
 using namespace hm;
 

@@ -5,17 +5,17 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/json_read.h"
-#include "core/safetensors.h"
-#include "data/text.h"
-#include "optim/checkpoint.h"
-#include "optim/sgd.h"
+#include "harmonic/core/json_read.h"
+#include "harmonic/core/safetensors.h"
+#include "harmonic/data/text.h"
+#include "harmonic/optim/checkpoint.h"
+#include "harmonic/optim/sgd.h"
 #include "tests/helpers.h"
-#include "tools/report/plot.h"
-#include "tools/studies/driver/study_dir.h"
-#include "tools/tasks/chronos_model.h"
-#include "tools/tasks/language_model.h"
-#include "tools/train/config.h"
+#include "harmonic/tools/report/plot.h"
+#include "harmonic/tools/studies/driver/study_dir.h"
+#include "harmonic/tools/tasks/chronos_model.h"
+#include "harmonic/tools/tasks/language_model.h"
+#include "harmonic/tools/train/config.h"
 
 namespace fs = std::filesystem;
 using namespace hm;

@@ -10,8 +10,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_file.h"
-#include "core/safetensors.h"
+#include "harmonic/core/atomic_file.h"
+#include "harmonic/core/safetensors.h"
 #include "tests/helpers.h"
 
 using namespace hm;

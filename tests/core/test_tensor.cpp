@@ -1,3 +1,5 @@
+#include <sstream>
+
 #include "tests/helpers.h"
 
 using namespace hm;
@@ -16,6 +18,35 @@ TEST_CASE("tensor: factories, metadata and item") {
   CHECK(allclose(linspace(-1, 1, 5), {-1, -0.5, 0, 0.5, 1}));
   CHECK(full({}, 2.5).item<double>() == 2.5);
   CHECK(throws_with([] { zeros({2}).item<double>(); }, {"[item]", "(2,)"}));
+}
+
+TEST_CASE("tensor methods: x.reshape(...), x.sum(...), x[i], std::ostream << x forward to the ops") {
+  Tensor x = arange(6).to(DType::Float32).reshape({2, 3});  // [[0 1 2] [3 4 5]]
+  CHECK(x.shape() == Shape{2, 3});
+  CHECK(x.size(-1) == 3);
+  CHECK(x.view({3, 2}).shape() == Shape{3, 2});
+  CHECK(x.unsqueeze(0).shape() == Shape{1, 2, 3});
+  CHECK(x.unsqueeze(0).squeeze(0).shape() == Shape{2, 3});
+  CHECK(x.unsqueeze(1).squeeze().shape() == Shape{2, 3});
+  CHECK(x.transpose(0, 1).to_vector() == std::vector<double>{0, 3, 1, 4, 2, 5});
+  CHECK(x.permute({1, 0}).to_vector() == x.transpose(0, 1).to_vector());
+  CHECK(x.flatten().shape() == Shape{6});
+  CHECK(x[1].to_vector() == std::vector<double>{3, 4, 5});
+  CHECK(x.select(1, 2).to_vector() == std::vector<double>{2, 5});
+  CHECK(x.sum().item<double>() == 15);
+  CHECK(x.sum({1}).to_vector() == std::vector<double>{3, 12});
+  CHECK(x.sum({0}, true).shape() == Shape{1, 3});
+  CHECK(x.mean({1}).to_vector() == std::vector<double>{1, 4});
+  CHECK(x.matmul(x.transpose(0, 1)).to_vector() == std::vector<double>{5, 14, 14, 50});
+  // The methods are the ops: the same gradients and the same errors.
+  Tensor w = ones({2, 3}).requires_grad_();
+  (w * x).sum().backward();
+  CHECK(w.grad().to_vector() == x.to_vector());
+  CHECK(throws_with([&] { x.reshape({4, 2}); }, {"reshape"}));
+  CHECK(throws_with([&] { (void)x[2]; }, {"select", "2"}));
+  std::ostringstream os;
+  os << x;
+  CHECK(os.str() == to_string(x));
 }
 
 TEST_CASE("tensor: dtype conversion round trip, bfloat16 rounding") {

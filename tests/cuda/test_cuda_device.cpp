@@ -5,10 +5,10 @@
 #include <cstring>
 #include <functional>
 
-#include "cuda/runtime/allocator.h"
-#include "cuda/runtime/runtime.h"
-#include "cuda/runtime/timing.h"
-#include "ops/binary_kernels.h"
+#include "harmonic/cuda/runtime/allocator.h"
+#include "harmonic/cuda/runtime/runtime.h"
+#include "harmonic/cuda/runtime/timing.h"
+#include "harmonic/ops/binary_kernels.h"
 #include "tests/device_harness.h"
 
 using namespace hm;

@@ -4,12 +4,12 @@
 #include <doctest/doctest.h>
 #include <limits>
 
-#include "ops/autocast.h"
-#include "ops/elementwise.h"
-#include "ops/nn_functional.h"
-#include "ops/reduce.h"
-#include "ops/scaled_dot_product_attention.h"
-#include "ops/shape_ops.h"
+#include "harmonic/ops/autocast.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/nn_functional.h"
+#include "harmonic/ops/reduce.h"
+#include "harmonic/ops/scaled_dot_product_attention.h"
+#include "harmonic/ops/shape_ops.h"
 #include "tests/device_harness.h"
 
 namespace part0_cases {

@@ -4,10 +4,10 @@
 // crossing an episode boundary).
 #include <set>
 
-#include "core/safetensors.h"
-#include "data/arcade/dt_windows.h"
-#include "data/arcade/offline_dataset.h"
-#include "data/arcade/policies.h"
+#include "harmonic/core/safetensors.h"
+#include "harmonic/data/arcade/dt_windows.h"
+#include "harmonic/data/arcade/offline_dataset.h"
+#include "harmonic/data/arcade/policies.h"
 #include "tests/helpers.h"
 
 using namespace hm;

@@ -6,10 +6,10 @@
 #include <numeric>
 #include <set>
 
-#include "data/arcade/policies.h"
-#include "data/arcade/seaquest_env.h"
+#include "harmonic/data/arcade/policies.h"
+#include "harmonic/data/arcade/seaquest_env.h"
 #include "tests/helpers.h"
-#include "tools/demos/arcade_demo.h"
+#include "harmonic/tools/demos/arcade_demo.h"
 
 using namespace hm;
 using namespace hm::arcade;

@@ -4,11 +4,11 @@
 #include <cmath>
 #include <set>
 
-#include "data/cholesky.h"
-#include "data/generated_series.h"
-#include "data/kernel_synth.h"
-#include "data/series_rng.h"
-#include "data/ts_mixup.h"
+#include "harmonic/data/cholesky.h"
+#include "harmonic/data/generated_series.h"
+#include "harmonic/data/kernel_synth.h"
+#include "harmonic/data/series_rng.h"
+#include "harmonic/data/ts_mixup.h"
 #include "tests/helpers.h"
 
 using namespace hm;

@@ -2,8 +2,8 @@
 // mixed-precision bins, reserved PAD/EOS tokens, missing values.
 #include <cmath>
 
-#include "data/series_rng.h"
-#include "data/series_tokenizer.h"
+#include "harmonic/data/series_rng.h"
+#include "harmonic/data/series_tokenizer.h"
 #include "tests/helpers.h"
 
 using namespace hm;

@@ -7,13 +7,13 @@
 #include <fstream>
 #include <set>
 
-#include "data/csv.h"
-#include "data/datasets.h"
-#include "data/idx.h"
-#include "data/image_folder.h"
-#include "data/loader.h"
-#include "data/synthetic.h"
-#include "data/text.h"
+#include "harmonic/data/csv.h"
+#include "harmonic/data/datasets.h"
+#include "harmonic/data/idx.h"
+#include "harmonic/data/image_folder.h"
+#include "harmonic/data/loader.h"
+#include "harmonic/data/synthetic.h"
+#include "harmonic/data/text.h"
 #include "tests/helpers.h"
 
 using namespace hm;

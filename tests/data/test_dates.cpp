@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
-#include "data/dates.h"
+#include "harmonic/data/dates.h"
 
 using hm::data::DateAxis;
 using hm::data::parse_date_axis;

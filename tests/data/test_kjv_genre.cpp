@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <set>
 
-#include "data/datasets.h"
-#include "data/kjv_genre.h"
-#include "ops/shape_ops.h"
+#include "harmonic/data/datasets.h"
+#include "harmonic/data/kjv_genre.h"
+#include "harmonic/ops/shape_ops.h"
 #include "tests/data_helpers.h"
 #include "tests/helpers.h"
 

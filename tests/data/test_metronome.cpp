@@ -4,11 +4,11 @@
 #include <cmath>
 #include <map>
 
-#include "data/metronome.h"
-#include "data/metronome_spectrogram.h"
-#include "ops/fft.h"
-#include "ops/stft.h"
-#include "ops/ops.h"
+#include "harmonic/data/metronome.h"
+#include "harmonic/data/metronome_spectrogram.h"
+#include "harmonic/ops/fft.h"
+#include "harmonic/ops/stft.h"
+#include "harmonic/ops/ops.h"
 #include "tests/helpers.h"
 
 using namespace hm;

@@ -6,8 +6,8 @@
 #include <complex>
 #include <numeric>
 
-#include "data/mix_series.h"
-#include "ops/dft.h"
+#include "harmonic/data/mix_series.h"
+#include "harmonic/ops/dft.h"
 #include "tests/helpers.h"
 
 using namespace hm;

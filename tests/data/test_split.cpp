@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "data/split.h"
+#include "harmonic/data/split.h"
 #include "tests/helpers.h"
 
 using namespace hm;

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <numeric>
 
-#include "data/toy_density.h"
-#include "ops/fourier_head.h"
+#include "harmonic/data/toy_density.h"
+#include "harmonic/ops/fourier_head.h"
 #include "tests/helpers.h"
 
 using namespace hm;

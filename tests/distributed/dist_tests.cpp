@@ -8,15 +8,15 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "core/factories.h"
-#include "cuda/runtime/runtime.h"
-#include "data/shard.h"
-#include "nn/distributed/data_parallel.h"
-#include "nn/distributed/process_group.h"
-#include "nn/linear.h"
-#include "ops/ops.h"
-#include "tools/train/task.h"
-#include "tools/train/trainer.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/cuda/runtime/runtime.h"
+#include "harmonic/data/shard.h"
+#include "harmonic/nn/distributed/data_parallel.h"
+#include "harmonic/nn/distributed/process_group.h"
+#include "harmonic/nn/linear.h"
+#include "harmonic/ops/ops.h"
+#include "harmonic/tools/train/task.h"
+#include "harmonic/tools/train/trainer.h"
 
 using namespace hm;
 using train::Json;

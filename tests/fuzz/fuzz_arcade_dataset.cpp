@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <memory>
 
-#include "data/arcade/dt_windows.h"
-#include "data/arcade/offline_dataset.h"
+#include "harmonic/data/arcade/dt_windows.h"
+#include "harmonic/data/arcade/offline_dataset.h"
 #include "tests/fuzz/fuzz_targets.h"
 
 namespace hm::fuzz {

@@ -1,8 +1,8 @@
 // Target "checkpoint": a training checkpoint restored into a small model and its Adam state,
 // as optim::load_checkpoint does for `harmonic eval`/`grads` and the Trainer's resume.
-#include "nn/linear.h"
-#include "optim/adam.h"
-#include "optim/checkpoint.h"
+#include "harmonic/nn/linear.h"
+#include "harmonic/optim/adam.h"
+#include "harmonic/optim/checkpoint.h"
 #include "tests/fuzz/fuzz_targets.h"
 
 namespace hm::fuzz {

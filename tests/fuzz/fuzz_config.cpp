@@ -3,10 +3,10 @@
 // registered task's defaults, as `harmonic train` does, then read as the trainer's options;
 // the --set strings also go to every study's options and grid, as `harmonic study --set` does.
 #include "tests/fuzz/fuzz_targets.h"
-#include "tools/studies/driver/study.h"
-#include "tools/train/config.h"
-#include "tools/train/task.h"
-#include "tools/train/trainer.h"
+#include "harmonic/tools/studies/driver/study.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/task.h"
+#include "harmonic/tools/train/trainer.h"
 
 namespace hm::fuzz {
 

@@ -1,6 +1,6 @@
 // Target "csv": numeric CSV files (data::read_csv). The first byte picks the options a caller
 // could pass (header mode, delimiter, dtype, columns by name or position); the rest is the file.
-#include "data/csv.h"
+#include "harmonic/data/csv.h"
 #include "tests/fuzz/fuzz_targets.h"
 
 namespace hm::fuzz {

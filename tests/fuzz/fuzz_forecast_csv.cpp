@@ -2,9 +2,9 @@
 // tiny untrained Chronos: the CSV's series with missing cells, trimming, too-short and constant
 // series, forecast, written as the forecast table and drawn as SVG; with --eval, scored. The
 // first byte picks the options a user could pass (eval, horizon, season length, one column).
-#include "models/chronos.h"
+#include "harmonic/models/chronos.h"
 #include "tests/fuzz/fuzz_targets.h"
-#include "tools/tasks/chronos_forecast_csv.h"
+#include "harmonic/tools/tasks/chronos_forecast_csv.h"
 
 namespace hm::fuzz {
 namespace {

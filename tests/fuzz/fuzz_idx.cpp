@@ -1,6 +1,6 @@
 // Target "idx": IDX files (Fashion-MNIST images and labels), plain or gzip-compressed, read as
 // the data sets and `harmonic info` read them.
-#include "data/idx.h"
+#include "harmonic/data/idx.h"
 #include "tests/fuzz/fuzz_targets.h"
 
 namespace hm::fuzz {

@@ -2,7 +2,7 @@
 // of loss and val_loss against step, then drawn (SVG with a linear and a log y axis, and the
 // pixels of a small PNG).
 #include "tests/fuzz/fuzz_targets.h"
-#include "tools/report/plot.h"
+#include "harmonic/tools/report/plot.h"
 
 namespace hm::fuzz {
 

@@ -1,8 +1,8 @@
 // Target "op_attrs": `harmonic op NAME --attrs JSON`: the input's first '\0'-separated field is
 // the op name, the second its attributes; the op runs forward and backward (run_op) on its
 // registry example's inputs, as the command runs it on the tensors of --inputs.
-#include "core/json_read.h"
-#include "ops/registry/run_op.h"
+#include "harmonic/core/json_read.h"
+#include "harmonic/ops/registry/run_op.h"
 #include "tests/fuzz/fuzz_targets.h"
 
 namespace hm::fuzz {

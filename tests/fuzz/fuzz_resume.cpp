@@ -1,11 +1,11 @@
 // Target "resume": `harmonic train mlp-spirals --resume`: a run's checkpoint_last.safetensors
 // read for its task and config (read_checkpoint_info), then restored by Trainer::resume into
 // the task (model, SGD momentum, generators, the trainer's bookkeeping in "extra").
-#include "optim/checkpoint.h"
+#include "harmonic/optim/checkpoint.h"
 #include "tests/fuzz/fuzz_targets.h"
-#include "tools/train/config.h"
-#include "tools/train/task.h"
-#include "tools/train/trainer.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/task.h"
+#include "harmonic/tools/train/trainer.h"
 
 namespace hm::fuzz {
 

@@ -1,6 +1,6 @@
 // Target "safetensors": any file given to `harmonic op --inputs`, `harmonic info`, a saved
 // model or a checkpoint goes through load_safetensors first.
-#include "core/safetensors.h"
+#include "harmonic/core/safetensors.h"
 #include "tests/fuzz/fuzz_targets.h"
 
 namespace hm::fuzz {

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "tests/fuzz/fuzz_targets.h"
-#include "tools/studies/driver/driver.h"
+#include "harmonic/tools/studies/driver/driver.h"
 
 namespace hm::fuzz {
 

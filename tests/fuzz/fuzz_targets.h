@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm::fuzz {
 

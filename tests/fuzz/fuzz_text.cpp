@@ -1,6 +1,6 @@
 // Target "text": a text corpus (`harmonic eval --text FILE`, the KJV corpora) read with
 // read_text, both tokenizers fit on it, the text encoded and decoded, and next-token blocks cut.
-#include "data/text.h"
+#include "harmonic/data/text.h"
 #include "tests/fuzz/fuzz_targets.h"
 
 namespace hm::fuzz {

@@ -1,6 +1,6 @@
 // Target "tokenizer": a saved vocabulary (tokenizer.json beside a saved language model or a
 // kjv-lm checkpoint) loaded with load_tokenizer, then used to encode and decode.
-#include "data/text.h"
+#include "harmonic/data/text.h"
 #include "tests/fuzz/fuzz_targets.h"
 
 namespace hm::fuzz {

@@ -3,7 +3,7 @@
 // Run through tests/fuzz/run.sh TARGET MINUTES.
 #include <cstdio>
 
-#include "core/parallel.h"
+#include "harmonic/core/parallel.h"
 #include "tests/fuzz/fuzz_targets.h"
 
 #ifndef HM_FUZZ_TARGET

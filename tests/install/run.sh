@@ -15,6 +15,7 @@ prefix=$work/prefix
 
 cmake --install "$build" --prefix "$prefix" >"$work/install.log"
 echo "installed into $prefix: $(find "$prefix/include/harmonic" -name '*.h' | wc -l) headers, $(ls "$prefix/lib" | tr "\n" " ")"
+[[ -f "$prefix/include/harmonic/harmonic.h" ]] || { echo "no include/harmonic/harmonic.h (the umbrella)"; exit 1; }
 
 cmake -S "$src/tests/install" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
       -DHARMONIC_EXAMPLE_SOURCE="$src/tests/train/test_readme_example.cpp" >"$work/consumer-configure.log"
@@ -31,7 +32,7 @@ echo "build-tree package (-DHarmonic_DIR=$build) ran"
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 flags=$(pkg-config --cflags --libs harmonic)
 echo "pkg-config --cflags --libs harmonic: $flags"
-printf '#include "core/harmonic.h"\nint main() { return hm::ones({2, 3}).numel() == 6 ? 0 : 1; }\n' >"$work/one.cpp"
+printf '#include <harmonic/harmonic.h>\nint main() { return hm::ones({2, 3}).numel() == 6 ? 0 : 1; }\n' >"$work/one.cpp"
 # shellcheck disable=SC2086  # the flags are meant to split
 ${CXX:-c++} ${CXXFLAGS:-} "$work/one.cpp" -o "$work/one" $flags ${LDFLAGS:-}
 LD_LIBRARY_PATH=$prefix/lib "$work/one"

@@ -2,11 +2,11 @@
 // sampled forecasts with the encoder run once and the decoder's KV cache.
 #include <cmath>
 
-#include "core/factories.h"
-#include "data/ts_mixup.h"
-#include "models/chronos.h"
-#include "ops/ops.h"
-#include "optim/adam.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/data/ts_mixup.h"
+#include "harmonic/models/chronos.h"
+#include "harmonic/ops/ops.h"
+#include "harmonic/optim/adam.h"
 #include "tests/helpers.h"
 
 using namespace hm;

@@ -3,11 +3,11 @@
 // inputs named, and that a few Adam steps fit a small batch of actions with either head.
 #include <cmath>
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
-#include "models/decision_transformer.h"
-#include "ops/ops.h"
-#include "optim/adam.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/models/decision_transformer.h"
+#include "harmonic/ops/ops.h"
+#include "harmonic/optim/adam.h"
 #include "tests/helpers.h"
 
 using namespace hm;

@@ -2,9 +2,9 @@
 // equal to full recomputation, and a tiny GPT that overfits under plain SGD.
 #include <cmath>
 
-#include "models/gpt.h"
-#include "models/sampling.h"
-#include "models/t5.h"
+#include "harmonic/models/gpt.h"
+#include "harmonic/models/sampling.h"
+#include "harmonic/models/t5.h"
 #include "tests/helpers.h"
 
 using namespace hm;

@@ -8,17 +8,17 @@
 #include <filesystem>
 #include <numeric>
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
-#include "data/datasets.h"
-#include "models/vit.h"
-#include "ops/ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/data/datasets.h"
+#include "harmonic/models/vit.h"
+#include "harmonic/ops/ops.h"
 #include "tests/data_helpers.h"
 #include "tests/helpers.h"
-#include "tools/tasks/fashion_vit.h"
-#include "tools/train/classifier_metrics.h"
-#include "tools/train/config.h"
-#include "tools/train/trainer.h"
+#include "harmonic/tools/tasks/fashion_vit.h"
+#include "harmonic/tools/train/classifier_metrics.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/trainer.h"
 
 using namespace hm;
 using hm::test::have_fashion;

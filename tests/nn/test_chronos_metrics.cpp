@@ -1,7 +1,7 @@
 // Forecast metrics (nn/forecast_metrics.h) against hand-computed cases.
 #include <cmath>
 
-#include "nn/forecast_metrics.h"
+#include "harmonic/nn/forecast_metrics.h"
 #include "tests/helpers.h"
 
 using namespace hm;

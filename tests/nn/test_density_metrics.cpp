@@ -3,8 +3,8 @@
 #include <cmath>
 #include <complex>
 
-#include "nn/density_metrics.h"
-#include "ops/dft.h"
+#include "harmonic/nn/density_metrics.h"
+#include "harmonic/ops/dft.h"
 #include "tests/helpers.h"
 
 using namespace hm;

@@ -5,10 +5,10 @@
 #include <limits>
 #include <utility>
 
-#include "autograd/gradcheck.h"
-#include "nn/fru.h"
-#include "nn/linear.h"
-#include "ops/fru_recurrence.h"
+#include "harmonic/autograd/gradcheck.h"
+#include "harmonic/nn/fru.h"
+#include "harmonic/nn/linear.h"
+#include "harmonic/ops/fru_recurrence.h"
 #include "tests/fru_twins.h"
 #include "tests/helpers.h"
 

@@ -3,12 +3,12 @@
 // for softmax and Fourier attention, and top-p sampling (models/sampling.h).
 #include <cmath>
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
-#include "models/gpt.h"
-#include "models/sampling.h"
-#include "nn/attention.h"
-#include "ops/ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/models/gpt.h"
+#include "harmonic/models/sampling.h"
+#include "harmonic/nn/attention.h"
+#include "harmonic/ops/ops.h"
 #include "tests/helpers.h"
 
 using namespace hm;

@@ -2,8 +2,8 @@
 #include <cmath>
 #include <limits>
 
-#include "models/t5.h"
-#include "nn/attention.h"
+#include "harmonic/models/t5.h"
+#include "harmonic/nn/attention.h"
 #include "tests/helpers.h"
 
 using namespace hm;

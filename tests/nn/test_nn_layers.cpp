@@ -4,13 +4,13 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "nn/activation.h"
-#include "nn/dropout.h"
-#include "nn/embedding.h"
-#include "nn/init.h"
-#include "nn/linear.h"
-#include "nn/normalization.h"
-#include "nn/sequential.h"
+#include "harmonic/nn/activation.h"
+#include "harmonic/nn/dropout.h"
+#include "harmonic/nn/embedding.h"
+#include "harmonic/nn/init.h"
+#include "harmonic/nn/linear.h"
+#include "harmonic/nn/normalization.h"
+#include "harmonic/nn/sequential.h"
 #include "tests/helpers.h"
 
 using namespace hm;

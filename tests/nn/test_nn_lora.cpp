@@ -2,12 +2,12 @@
 // replace_module and apply_lora on a GPT (LoRA freezing).
 #include <cmath>
 
-#include "models/gpt.h"
-#include "nn/activation.h"
-#include "nn/attention.h"
-#include "nn/lora.h"
-#include "optim/adam.h"
-#include "nn/sequential.h"
+#include "harmonic/models/gpt.h"
+#include "harmonic/nn/activation.h"
+#include "harmonic/nn/attention.h"
+#include "harmonic/nn/lora.h"
+#include "harmonic/optim/adam.h"
+#include "harmonic/nn/sequential.h"
 #include "tests/helpers.h"
 
 using namespace hm;

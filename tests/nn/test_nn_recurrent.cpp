@@ -2,8 +2,8 @@
 // float64 gradchecks, batch_first/unbatched layouts, inter-layer dropout, errors.
 #include <cmath>
 
-#include "nn/linear.h"
-#include "nn/recurrent.h"
+#include "harmonic/nn/linear.h"
+#include "harmonic/nn/recurrent.h"
 #include "tests/helpers.h"
 
 using namespace hm;

@@ -2,8 +2,8 @@
 #include <cmath>
 #include <map>
 
-#include "nn/patch_embedding.h"
-#include "nn/transformer.h"
+#include "harmonic/nn/patch_embedding.h"
+#include "harmonic/nn/transformer.h"
 #include "tests/helpers.h"
 
 using namespace hm;

@@ -4,14 +4,14 @@
 #include <cstdlib>
 #include <thread>
 
-#include "cuda/runtime/runtime.h"
-#include "data/dataset.h"
-#include "data/loader.h"
-#include "data/shard.h"
-#include "nn/distributed/collective_watchdog.h"
-#include "nn/distributed/data_parallel.h"
-#include "nn/distributed/process_group.h"
-#include "nn/linear.h"
+#include "harmonic/cuda/runtime/runtime.h"
+#include "harmonic/data/dataset.h"
+#include "harmonic/data/loader.h"
+#include "harmonic/data/shard.h"
+#include "harmonic/nn/distributed/collective_watchdog.h"
+#include "harmonic/nn/distributed/data_parallel.h"
+#include "harmonic/nn/distributed/process_group.h"
+#include "harmonic/nn/linear.h"
 #include "tests/helpers.h"
 
 using namespace hm;

@@ -6,8 +6,8 @@
 #include <numbers>
 #include <vector>
 
-#include "autograd/gradcheck.h"
-#include "autograd/node.h"
+#include "harmonic/autograd/gradcheck.h"
+#include "harmonic/autograd/node.h"
 #include "tests/device_harness.h"
 
 namespace hm::test {

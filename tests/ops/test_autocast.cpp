@@ -1,16 +1,16 @@
 // Autocast: bf16 GEMMs with float32 results and gradients, and the guard's rules.
 #include <doctest/doctest.h>
 
-#include "core/factories.h"
-#include "core/random.h"
-#include "ops/autocast.h"
-#include "ops/elementwise.h"
-#include "ops/matmul.h"
-#include "ops/matmul_kernels.h"
-#include "ops/reduce.h"
-#include "ops/scaled_dot_product_attention.h"
-#include "ops/shape_ops.h"
-#include "optim/optim_kernels.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/core/random.h"
+#include "harmonic/ops/autocast.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/matmul.h"
+#include "harmonic/ops/matmul_kernels.h"
+#include "harmonic/ops/reduce.h"
+#include "harmonic/ops/scaled_dot_product_attention.h"
+#include "harmonic/ops/shape_ops.h"
+#include "harmonic/optim/optim_kernels.h"
 #include "tests/device_harness.h"
 #include "tests/ops/shared_inputs.h"
 

@@ -1,5 +1,5 @@
 // dropout.
-#include "core/philox.h"
+#include "harmonic/core/philox.h"
 #include "tests/helpers.h"
 
 using namespace hm;

@@ -8,11 +8,11 @@
 #include <numbers>
 #include <thread>
 
-#include "autograd/gradcheck.h"
-#include "core/safetensors.h"
-#include "ops/cpu/fft_plan.h"
-#include "ops/fft.h"
-#include "ops/stft.h"
+#include "harmonic/autograd/gradcheck.h"
+#include "harmonic/core/safetensors.h"
+#include "harmonic/ops/cpu/fft_plan.h"
+#include "harmonic/ops/fft.h"
+#include "harmonic/ops/stft.h"
 #include "tests/device_harness.h"
 #include "tests/helpers.h"
 #include "tests/ops/shared_inputs.h"

@@ -19,15 +19,15 @@
 #include <cstdlib>
 #include <string>
 
-#include "autograd/grad_mode.h"
-#include "core/safetensors.h"
-#include "nn/attention.h"
-#include "nn/fourier_head.h"
-#include "nn/fourier_score.h"
-#include "nn/fru.h"
-#include "ops/fourier_attention.h"
-#include "ops/fourier_head.h"
-#include "ops/ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/safetensors.h"
+#include "harmonic/nn/attention.h"
+#include "harmonic/nn/fourier_head.h"
+#include "harmonic/nn/fourier_score.h"
+#include "harmonic/nn/fru.h"
+#include "harmonic/ops/fourier_attention.h"
+#include "harmonic/ops/fourier_head.h"
+#include "harmonic/ops/ops.h"
 #include "tests/helpers.h"
 
 using namespace hm;

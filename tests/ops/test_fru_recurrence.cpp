@@ -9,14 +9,14 @@
 // builds always the kernels' host twins) and compare with the CPU.
 #include <doctest/doctest.h>
 
-#include "autograd/gradcheck.h"
-#include "core/factories.h"
-#include "core/random.h"
-#include "nn/fru.h"
-#include "ops/elementwise.h"
-#include "ops/fourier_attention.h"
-#include "ops/fourier_head.h"
-#include "ops/fru_recurrence.h"
+#include "harmonic/autograd/gradcheck.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/core/random.h"
+#include "harmonic/nn/fru.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/fourier_attention.h"
+#include "harmonic/ops/fourier_head.h"
+#include "harmonic/ops/fru_recurrence.h"
 #include "tests/device_harness.h"
 #include "tests/fru_twins.h"
 #include "tests/helpers.h"

@@ -3,11 +3,11 @@
 // the composed fallback on a device whose kernel slot is unbound.
 #include <functional>
 
-#include "autograd/gradcheck.h"
-#include "ops/fourier_head.h"
-#include "ops/head_losses.h"
-#include "ops/fourier_head_kernels.h"
-#include "ops/head_losses_kernels.h"
+#include "harmonic/autograd/gradcheck.h"
+#include "harmonic/ops/fourier_head.h"
+#include "harmonic/ops/head_losses.h"
+#include "harmonic/ops/fourier_head_kernels.h"
+#include "harmonic/ops/head_losses_kernels.h"
 #include "tests/helpers.h"
 
 using namespace hm;

@@ -12,16 +12,16 @@
 #include <cmath>
 #include <limits>
 
-#include "core/factories.h"
-#include "core/shape.h"
-#include "data/mix_series.h"
-#include "nn/fourier_head.h"
-#include "nn/fru.h"
-#include "ops/fourier_head.h"
-#include "ops/nn_functional.h"
-#include "ops/reduce.h"
-#include "ops/registry/run_op.h"
-#include "ops/shape_ops.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/core/shape.h"
+#include "harmonic/data/mix_series.h"
+#include "harmonic/nn/fourier_head.h"
+#include "harmonic/nn/fru.h"
+#include "harmonic/ops/fourier_head.h"
+#include "harmonic/ops/nn_functional.h"
+#include "harmonic/ops/reduce.h"
+#include "harmonic/ops/registry/run_op.h"
+#include "harmonic/ops/shape_ops.h"
 #include "tests/helpers.h"
 
 using namespace hm;

@@ -6,9 +6,9 @@
 #include <cmath>
 #include <set>
 
-#include "autograd/gradcheck.h"
-#include "ops/registry/run_op.h"
-#include "ops/registry/sources.h"
+#include "harmonic/autograd/gradcheck.h"
+#include "harmonic/ops/registry/run_op.h"
+#include "harmonic/ops/registry/sources.h"
 #include "tests/helpers.h"
 
 using namespace hm;

@@ -8,8 +8,8 @@
 #include <limits>
 #include <set>
 
-#include "core/safetensors.h"
-#include "ops/registry/run_op.h"
+#include "harmonic/core/safetensors.h"
+#include "harmonic/ops/registry/run_op.h"
 #include "tests/helpers.h"
 
 using namespace hm;

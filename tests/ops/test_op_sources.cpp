@@ -8,8 +8,8 @@
 #include <set>
 #include <sstream>
 
-#include "ops/registry/registry.h"
-#include "ops/registry/sources.h"
+#include "harmonic/ops/registry/registry.h"
+#include "harmonic/ops/registry/sources.h"
 #include "tests/helpers.h"
 
 using namespace hm;

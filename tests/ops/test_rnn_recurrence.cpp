@@ -2,9 +2,9 @@
 // input, fused == composed (outputs and gradients, float32 and float64, batch 1, T 1, without
 // biases or initial states), errors that name the function and the shapes, and nn::LSTM/GRU/RNN
 // fused == composed with several layers, batch_first and dropout.
-#include "autograd/gradcheck.h"
-#include "nn/recurrent.h"
-#include "ops/rnn_recurrence.h"
+#include "harmonic/autograd/gradcheck.h"
+#include "harmonic/nn/recurrent.h"
+#include "harmonic/ops/rnn_recurrence.h"
 #include "tests/helpers.h"
 
 using namespace hm;

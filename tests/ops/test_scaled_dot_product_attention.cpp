@@ -7,19 +7,19 @@
 #include <cmath>
 #include <doctest/doctest.h>
 
-#include "autograd/gradcheck.h"
-#include "core/factories.h"
-#include "core/random.h"
-#include "nn/attention.h"
-#include "ops/elementwise.h"
-#include "ops/matmul.h"
-#include "ops/matmul_kernels.h"
-#include "ops/nn_functional.h"
-#include "ops/reduce.h"
-#include "ops/scaled_dot_product_attention.h"
-#include "ops/scaled_dot_product_attention_kernels.h"  // kSdpaDirectRows
-#include "ops/shape_ops.h"
-#include "optim/optim_kernels.h"
+#include "harmonic/autograd/gradcheck.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/core/random.h"
+#include "harmonic/nn/attention.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/matmul.h"
+#include "harmonic/ops/matmul_kernels.h"
+#include "harmonic/ops/nn_functional.h"
+#include "harmonic/ops/reduce.h"
+#include "harmonic/ops/scaled_dot_product_attention.h"
+#include "harmonic/ops/scaled_dot_product_attention_kernels.h"  // kSdpaDirectRows
+#include "harmonic/ops/shape_ops.h"
+#include "harmonic/optim/optim_kernels.h"
 #include "tests/device_harness.h"
 #include "tests/helpers.h"
 #include "tests/ops/shared_inputs.h"

@@ -17,14 +17,14 @@
 #include <set>
 #include <string>
 
-#include "core/factories.h"
-#include "core/random.h"
-#include "cuda/runtime/runtime.h"
-#include "ops/elementwise.h"
-#include "ops/scaled_dot_product_attention.h"
-#include "ops/scaled_dot_product_attention_kernels.h"
-#include "ops/scaled_dot_product_attention_tiles.h"
-#include "ops/shape_ops.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/core/random.h"
+#include "harmonic/cuda/runtime/runtime.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/scaled_dot_product_attention.h"
+#include "harmonic/ops/scaled_dot_product_attention_kernels.h"
+#include "harmonic/ops/scaled_dot_product_attention_tiles.h"
+#include "harmonic/ops/shape_ops.h"
 #include "tests/device_harness.h"
 
 using namespace hm;

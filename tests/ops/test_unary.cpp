@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "autograd/node.h"
+#include "harmonic/autograd/node.h"
 #include "tests/device_harness.h"
 #include "tests/helpers.h"
 #include "tests/ops/shared_inputs.h"

@@ -10,7 +10,7 @@
 #include <limits>
 #include <vector>
 
-#include "ops/cpu/vec_math.h"
+#include "harmonic/ops/cpu/vec_math.h"
 
 using namespace hm;
 

@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/safetensors.h"
-#include "nn/sequential.h"
-#include "optim/checkpoint.h"
-#include "optim/optim.h"
+#include "harmonic/core/safetensors.h"
+#include "harmonic/nn/sequential.h"
+#include "harmonic/optim/checkpoint.h"
+#include "harmonic/optim/optim.h"
 #include "tests/helpers.h"
 
 using namespace hm;

@@ -6,8 +6,8 @@
 #include <memory>
 #include <numbers>
 
-#include "nn/module.h"
-#include "optim/optim.h"
+#include "harmonic/nn/module.h"
+#include "harmonic/optim/optim.h"
 #include "tests/helpers.h"
 
 using namespace hm;

@@ -10,9 +10,9 @@
 #include <map>
 #include <sstream>
 
-#include "core/file_read.h"
+#include "harmonic/core/file_read.h"
 #include "tests/helpers.h"
-#include "tools/report/plot.h"
+#include "harmonic/tools/report/plot.h"
 
 using namespace hm;
 using namespace hm::report;

@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "tests/helpers.h"
-#include "tools/report/claims.h"
-#include "tools/report/markdown.h"
-#include "tools/report/paper.h"
-#include "tools/report/seed_groups.h"
-#include "tools/report/stats.h"
+#include "harmonic/tools/report/claims.h"
+#include "harmonic/tools/report/markdown.h"
+#include "harmonic/tools/report/paper.h"
+#include "harmonic/tools/report/seed_groups.h"
+#include "harmonic/tools/report/stats.h"
 
 using namespace hm;
 using namespace hm::report;

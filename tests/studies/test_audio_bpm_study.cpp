@@ -7,11 +7,11 @@
 
 #include "tests/helpers.h"
 #include "tests/study_helpers.h"
-#include "tools/studies/audio_bpm/figures.h"
-#include "tools/studies/audio_bpm/plan.h"
-#include "tools/studies/audio_bpm/report.h"
-#include "tools/studies/driver/driver.h"
-#include "tools/studies/driver/study.h"
+#include "harmonic/tools/studies/audio_bpm/figures.h"
+#include "harmonic/tools/studies/audio_bpm/plan.h"
+#include "harmonic/tools/studies/audio_bpm/report.h"
+#include "harmonic/tools/studies/driver/driver.h"
+#include "harmonic/tools/studies/driver/study.h"
 
 using namespace hm;
 using namespace hm::studies;

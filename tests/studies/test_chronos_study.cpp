@@ -8,14 +8,14 @@
 
 #include "tests/helpers.h"
 #include "tests/study_helpers.h"
-#include "tools/studies/chronos/figures.h"
-#include "tools/studies/chronos/plan.h"
-#include "tools/studies/chronos/report.h"
-#include "tools/studies/chronos/run.h"
-#include "tools/studies/driver/driver.h"
-#include "tools/tasks/chronos_model.h"
-#include "tools/train/config.h"
-#include "tools/train/task.h"
+#include "harmonic/tools/studies/chronos/figures.h"
+#include "harmonic/tools/studies/chronos/plan.h"
+#include "harmonic/tools/studies/chronos/report.h"
+#include "harmonic/tools/studies/chronos/run.h"
+#include "harmonic/tools/studies/driver/driver.h"
+#include "harmonic/tools/tasks/chronos_model.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/task.h"
 
 using namespace hm;
 using namespace hm::studies;

@@ -11,14 +11,14 @@
 
 #include "tests/helpers.h"
 #include "tests/study_helpers.h"
-#include "tools/studies/decision_transformer/figures.h"
-#include "tools/studies/decision_transformer/plan.h"
-#include "tools/studies/decision_transformer/report.h"
-#include "tools/studies/driver/driver.h"
-#include "tools/tasks/arcade_dt.h"
-#include "tools/tasks/dt_rollout.h"
-#include "tools/train/config.h"
-#include "tools/train/trainer.h"
+#include "harmonic/tools/studies/decision_transformer/figures.h"
+#include "harmonic/tools/studies/decision_transformer/plan.h"
+#include "harmonic/tools/studies/decision_transformer/report.h"
+#include "harmonic/tools/studies/driver/driver.h"
+#include "harmonic/tools/tasks/arcade_dt.h"
+#include "harmonic/tools/tasks/dt_rollout.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/trainer.h"
 
 using namespace hm;
 using namespace hm::studies;

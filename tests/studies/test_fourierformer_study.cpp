@@ -8,9 +8,9 @@
 #include <set>
 
 #include "tests/helpers.h"
-#include "tools/studies/fourierformer/figures.h"
-#include "tools/studies/fourierformer/plan.h"
-#include "tools/studies/fourierformer/report.h"
+#include "harmonic/tools/studies/fourierformer/figures.h"
+#include "harmonic/tools/studies/fourierformer/plan.h"
+#include "harmonic/tools/studies/fourierformer/report.h"
 
 using namespace hm;
 using namespace hm::studies;

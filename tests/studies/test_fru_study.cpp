@@ -6,11 +6,11 @@
 #include <set>
 
 #include "tests/helpers.h"
-#include "tools/studies/driver/driver.h"
-#include "tools/studies/fru/plan.h"
-#include "tools/studies/fru/report.h"
-#include "tools/studies/fru/run.h"
-#include "data/datasets.h"
+#include "harmonic/tools/studies/driver/driver.h"
+#include "harmonic/tools/studies/fru/plan.h"
+#include "harmonic/tools/studies/fru/report.h"
+#include "harmonic/tools/studies/fru/run.h"
+#include "harmonic/data/datasets.h"
 
 using namespace hm;
 using namespace hm::studies;

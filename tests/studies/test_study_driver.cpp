@@ -9,15 +9,15 @@
 #include <fstream>
 #include <thread>
 
-#include "core/atomic_file.h"
-#include "core/file_lock.h"
-#include "optim/checkpoint.h"
+#include "harmonic/core/atomic_file.h"
+#include "harmonic/core/file_lock.h"
+#include "harmonic/optim/checkpoint.h"
 #include "tests/helpers.h"
 #include "tests/trainer_helpers.h"
-#include "tools/studies/driver/driver.h"
-#include "tools/studies/driver/study_trainer.h"
-#include "tools/train/run_pool.h"
-#include "tools/train/trainer.h"
+#include "harmonic/tools/studies/driver/driver.h"
+#include "harmonic/tools/studies/driver/study_trainer.h"
+#include "harmonic/tools/train/run_pool.h"
+#include "harmonic/tools/train/trainer.h"
 
 using namespace hm;
 using namespace hm::studies;

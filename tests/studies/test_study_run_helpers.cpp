@@ -3,9 +3,9 @@
 #include <doctest/doctest.h>
 
 #include "tests/helpers.h"
-#include "tools/studies/driver/head_run.h"
-#include "tools/studies/driver/run_config.h"
-#include "tools/studies/driver/study_trainer.h"
+#include "harmonic/tools/studies/driver/head_run.h"
+#include "harmonic/tools/studies/driver/run_config.h"
+#include "harmonic/tools/studies/driver/study_trainer.h"
 
 using namespace hm::studies;
 using hm::test::throws_with;

@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "tests/helpers.h"
-#include "tools/studies/driver/summary_files.h"
+#include "harmonic/tools/studies/driver/summary_files.h"
 
 using namespace hm;
 using namespace hm::studies;

@@ -10,9 +10,9 @@
 #include <sstream>
 
 #include "tests/helpers.h"
-#include "tools/studies/fourier_toy/figures.h"
-#include "tools/studies/fourier_toy/plan.h"
-#include "tools/studies/fourier_toy/report.h"
+#include "harmonic/tools/studies/fourier_toy/figures.h"
+#include "harmonic/tools/studies/fourier_toy/plan.h"
+#include "harmonic/tools/studies/fourier_toy/report.h"
 
 namespace hm::test {
 namespace {

@@ -3,15 +3,15 @@
 // spectrogram transformer's shapes and heads, and a tiny audio-bpm run whose loss falls.
 #include <cmath>
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
-#include "models/spectrogram_transformer.h"
-#include "nn/classification_metrics.h"
-#include "ops/ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/models/spectrogram_transformer.h"
+#include "harmonic/nn/classification_metrics.h"
+#include "harmonic/ops/ops.h"
 #include "tests/helpers.h"
-#include "tools/tasks/audio_bpm.h"
-#include "tools/train/config.h"
-#include "tools/train/trainer.h"
+#include "harmonic/tools/tasks/audio_bpm.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/trainer.h"
 
 using namespace hm;
 using hm::test::ScratchDir;

@@ -4,12 +4,12 @@
 #include <cmath>
 #include <fstream>
 
-#include "models/chronos.h"
+#include "harmonic/models/chronos.h"
 #include "tests/helpers.h"
-#include "tools/tasks/chronos_forecast_csv.h"
-#include "tools/tasks/chronos_model.h"
-#include "tools/train/config.h"
-#include "tools/train/trainer.h"
+#include "harmonic/tools/tasks/chronos_forecast_csv.h"
+#include "harmonic/tools/tasks/chronos_model.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/trainer.h"
 
 using namespace hm;
 using hm::test::ScratchDir;

@@ -3,12 +3,12 @@
 #include <cmath>
 #include <numbers>
 
-#include "models/fourier_toy.h"
-#include "nn/fourier_head.h"
+#include "harmonic/models/fourier_toy.h"
+#include "harmonic/nn/fourier_head.h"
 #include "tests/helpers.h"
-#include "tools/studies/fourier_toy/run.h"
-#include "tools/train/task.h"
-#include "tools/train/trainer.h"
+#include "harmonic/tools/studies/fourier_toy/run.h"
+#include "harmonic/tools/train/task.h"
+#include "harmonic/tools/train/trainer.h"
 
 using namespace hm;
 using namespace hm::models;

@@ -9,17 +9,17 @@
 #include <cstdlib>
 #include <numeric>
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
-#include "data/datasets.h"
-#include "ops/ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/data/datasets.h"
+#include "harmonic/ops/ops.h"
 #include "tests/data_helpers.h"
 #include "tests/helpers.h"
-#include "tools/tasks/fru_image.h"
-#include "tools/tasks/fru_text.h"
-#include "tools/train/config.h"
-#include "tools/train/grad_over_time.h"
-#include "tools/train/trainer.h"
+#include "harmonic/tools/tasks/fru_image.h"
+#include "harmonic/tools/tasks/fru_text.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/grad_over_time.h"
+#include "harmonic/tools/train/trainer.h"
 
 using namespace hm;
 using hm::test::have_fashion;

@@ -6,14 +6,14 @@
 #include <cmath>
 #include <fstream>
 
-#include "nn/recurrent.h"
-#include "ops/ops.h"
+#include "harmonic/nn/recurrent.h"
+#include "harmonic/ops/ops.h"
 #include "tests/helpers.h"
-#include "tools/tasks/fru_synthetic.h"
-#include "tools/train/config.h"
-#include "tools/train/grad_over_time.h"
-#include "tools/train/train_cli.h"
-#include "tools/train/trainer.h"
+#include "harmonic/tools/tasks/fru_synthetic.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/grad_over_time.h"
+#include "harmonic/tools/train/train_cli.h"
+#include "harmonic/tools/train/trainer.h"
 
 using namespace hm;
 using namespace hm::train;

@@ -6,18 +6,18 @@
 #include <fstream>
 #include <set>
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
-#include "data/datasets.h"
-#include "data/kjv_corpus.h"
-#include "ops/ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/data/datasets.h"
+#include "harmonic/data/kjv_corpus.h"
+#include "harmonic/ops/ops.h"
 #include "tests/data_helpers.h"
 #include "tests/helpers.h"
-#include "tools/tasks/kjv_lm.h"
-#include "tools/tasks/language_model.h"
-#include "tools/tasks/lm_text.h"
-#include "tools/train/config.h"
-#include "tools/train/trainer.h"
+#include "harmonic/tools/tasks/kjv_lm.h"
+#include "harmonic/tools/tasks/language_model.h"
+#include "harmonic/tools/tasks/lm_text.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/trainer.h"
 
 using namespace hm;
 using hm::test::have_kjv;

@@ -5,19 +5,19 @@
 #include <cmath>
 #include <set>
 
-#include "core/factories.h"
-#include "data/text.h"
-#include "models/gpt.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/data/text.h"
+#include "harmonic/models/gpt.h"
 #include "tests/helpers.h"
-#include "tools/studies/driver/driver.h"
-#include "tools/studies/rng_lm/plan.h"
-#include "tools/studies/rng_lm/report.h"
-#include "tools/tasks/language_model.h"
-#include "tools/tasks/rng_lm.h"
-#include "tools/tasks/rng_lm_data.h"
-#include "tools/tasks/rng_lm_metrics.h"
-#include "tools/train/config.h"
-#include "tools/train/trainer.h"
+#include "harmonic/tools/studies/driver/driver.h"
+#include "harmonic/tools/studies/rng_lm/plan.h"
+#include "harmonic/tools/studies/rng_lm/report.h"
+#include "harmonic/tools/tasks/language_model.h"
+#include "harmonic/tools/tasks/rng_lm.h"
+#include "harmonic/tools/tasks/rng_lm_data.h"
+#include "harmonic/tools/tasks/rng_lm_metrics.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/trainer.h"
 
 using namespace hm;
 using namespace hm::train;

@@ -8,18 +8,18 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/profiler.h"
-#include "cuda/runtime/allocator.h"
+#include "harmonic/core/profiler.h"
+#include "harmonic/cuda/runtime/allocator.h"
 #include "tests/data_helpers.h"
 #include "tests/device_harness.h"
 #include "tests/trainer_helpers.h"
-#include "tools/demos/spiral_sgd.h"
-#include "tools/studies/driver/study.h"
-#include "tools/tasks/chronos_forecast_csv.h"
-#include "tools/tasks/chronos_model.h"
-#include "tools/tasks/language_model.h"
-#include "tools/tasks/lm_text.h"
-#include "tools/train/train_cli.h"
+#include "harmonic/tools/demos/spiral_sgd.h"
+#include "harmonic/tools/studies/driver/study.h"
+#include "harmonic/tools/tasks/chronos_forecast_csv.h"
+#include "harmonic/tools/tasks/chronos_model.h"
+#include "harmonic/tools/tasks/language_model.h"
+#include "harmonic/tools/tasks/lm_text.h"
+#include "harmonic/tools/train/train_cli.h"
 
 namespace hm::test {
 namespace {

@@ -1,4 +1,4 @@
-#include "tools/demos/spiral_sgd.h"
+#include "harmonic/tools/demos/spiral_sgd.h"
 #include "tests/helpers.h"
 
 using namespace hm;

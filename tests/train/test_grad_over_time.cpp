@@ -5,13 +5,13 @@
 #include <filesystem>
 #include <fstream>
 
-#include "nn/fru.h"
-#include "ops/ops.h"
-#include "optim/sgd.h"
+#include "harmonic/nn/fru.h"
+#include "harmonic/ops/ops.h"
+#include "harmonic/optim/sgd.h"
 #include "tests/helpers.h"
-#include "tools/train/grad_over_time.h"
-#include "tools/train/train_cli.h"
-#include "tools/train/train_cli_args.h"
+#include "harmonic/tools/train/grad_over_time.h"
+#include "harmonic/tools/train/train_cli.h"
+#include "harmonic/tools/train/train_cli_args.h"
 
 using namespace hm;
 using namespace hm::train;

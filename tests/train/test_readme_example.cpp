@@ -3,12 +3,7 @@
 #include "tests/helpers.h"
 
 // README-EXAMPLE-BEGIN
-#include "core/harmonic.h"
-#include "data/loader.h"
-#include "nn/linear.h"
-#include "nn/sequential.h"
-#include "nn/activation.h"
-#include "optim/adam.h"
+#include <harmonic/harmonic.h>  // the whole API; or one header each, e.g. <harmonic/nn/linear.h>
 
 double train_xor_like(int epochs) {
   using namespace hm;

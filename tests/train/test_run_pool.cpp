@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "tests/helpers.h"
-#include "tools/train/run_pool.h"
+#include "harmonic/tools/train/run_pool.h"
 
 using namespace hm;
 using hm::test::throws_with;

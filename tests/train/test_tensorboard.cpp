@@ -7,9 +7,9 @@
 
 #include "tests/helpers.h"
 #include "tests/trainer_helpers.h"
-#include "tools/train/tensorboard.h"
-#include "tools/train/train_cli_args.h"
-#include "tools/train/trainer.h"
+#include "harmonic/tools/train/tensorboard.h"
+#include "harmonic/tools/train/train_cli_args.h"
+#include "harmonic/tools/train/trainer.h"
 
 namespace hm::test {
 namespace {

@@ -11,16 +11,16 @@
 #include <string>
 #include <thread>
 
-#include "data/datasets.h"
-#include "optim/checkpoint.h"
-#include "optim/clip.h"
+#include "harmonic/data/datasets.h"
+#include "harmonic/optim/checkpoint.h"
+#include "harmonic/optim/clip.h"
 #include "tests/helpers.h"
 #include "tests/trainer_helpers.h"
-#include "tools/demos/spiral_sgd.h"
-#include "tools/train/classifier_metrics.h"
-#include "tools/train/config.h"
-#include "tools/train/grad_inspect.h"
-#include "tools/train/trainer.h"
+#include "harmonic/tools/demos/spiral_sgd.h"
+#include "harmonic/tools/train/classifier_metrics.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/grad_inspect.h"
+#include "harmonic/tools/train/trainer.h"
 
 using namespace hm;
 using namespace hm::train;

@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "optim/checkpoint.h"
+#include "harmonic/optim/checkpoint.h"
 #include "tests/helpers.h"
 #include "tests/trainer_helpers.h"
-#include "tools/train/did_you_mean.h"
-#include "tools/train/train_cli.h"
+#include "harmonic/tools/train/did_you_mean.h"
+#include "harmonic/tools/train/train_cli.h"
 
 using namespace hm;
 using namespace hm::train;

@@ -2,7 +2,7 @@
 // "val_" metrics, the best checkpoint, early stopping, precision, on_eval.
 #include <filesystem>
 
-#include "optim/checkpoint.h"
+#include "harmonic/optim/checkpoint.h"
 #include "tests/helpers.h"
 #include "tests/trainer_helpers.h"
 

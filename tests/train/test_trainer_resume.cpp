@@ -2,8 +2,8 @@
 // others are refused naming the key; the best-metric bookkeeping carries over.
 #include <functional>
 
-#include "core/safetensors.h"
-#include "optim/checkpoint.h"
+#include "harmonic/core/safetensors.h"
+#include "harmonic/optim/checkpoint.h"
 #include "tests/helpers.h"
 #include "tests/trainer_helpers.h"
 

@@ -8,12 +8,7 @@
 // validation split (data::split_dataset) beside a separately drawn test set.
 #include <numeric>
 
-#include "core/harmonic.h"
-#include "data/split.h"
-#include "nn/sequential.h"
-#include "optim/adam.h"
-#include "tools/train/task.h"
-#include "tools/train/train_cli.h"
+#include <harmonic/harmonic.h>
 
 namespace {
 using namespace hm;

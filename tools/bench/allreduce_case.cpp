@@ -1,9 +1,9 @@
-#include "tools/bench/allreduce_case.h"
+#include "harmonic/tools/bench/allreduce_case.h"
 
 #include <algorithm>
 #include <chrono>
 
-#include "core/factories.h"
+#include "harmonic/core/factories.h"
 
 namespace hm::bench {
 

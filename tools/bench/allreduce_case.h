@@ -6,7 +6,7 @@
 #include <functional>
 #include <vector>
 
-#include "nn/distributed/process_group.h"
+#include "harmonic/nn/distributed/process_group.h"
 
 namespace hm::bench {
 

@@ -5,14 +5,14 @@
 #include <algorithm>
 #include <cmath>
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
-#include "ops/fourier_attention.h"
-#include "ops/elementwise.h"
-#include "ops/reduce.h"
-#include "ops/scaled_dot_product_attention.h"
-#include "ops/scaled_dot_product_attention_kernels.h"
-#include "tools/bench/cases.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/fourier_attention.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/reduce.h"
+#include "harmonic/ops/scaled_dot_product_attention.h"
+#include "harmonic/ops/scaled_dot_product_attention_kernels.h"
+#include "harmonic/tools/bench/cases.h"
 
 namespace hm::bench {
 namespace {

@@ -1,20 +1,20 @@
 // The benchmark cases of `harmonic bench` (tools/bench/cases.h).
-#include "tools/bench/cases.h"
+#include "harmonic/tools/bench/cases.h"
 
 #include <algorithm>
 
-#include "core/factories.h"
-#include "nn/fru.h"
-#include "nn/recurrent.h"
-#include "ops/elementwise.h"
-#include "ops/fourier_attention.h"
-#include "ops/fourier_head.h"
-#include "ops/registry/registry.h"
-#include "ops/shape_ops.h"
-#include "optim/adam.h"
-#include "optim/clip.h"
-#include "optim/schedule.h"
-#include "tools/tasks/fourier_toy.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/nn/fru.h"
+#include "harmonic/nn/recurrent.h"
+#include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/fourier_attention.h"
+#include "harmonic/ops/fourier_head.h"
+#include "harmonic/ops/registry/registry.h"
+#include "harmonic/ops/shape_ops.h"
+#include "harmonic/optim/adam.h"
+#include "harmonic/optim/clip.h"
+#include "harmonic/optim/schedule.h"
+#include "harmonic/tools/tasks/fourier_toy.h"
 
 namespace hm::bench {
 

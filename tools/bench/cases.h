@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/bench/timing.h"
+#include "harmonic/tools/bench/timing.h"
 
 namespace hm::bench {
 

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
-#include "ops/ops.h"
-#include "optim/adam.h"
-#include "tools/bench/cases.h"
-#include "tools/tasks/chronos_model.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/ops.h"
+#include "harmonic/optim/adam.h"
+#include "harmonic/tools/bench/cases.h"
+#include "harmonic/tools/tasks/chronos_model.h"
 
 namespace hm::bench {
 namespace {

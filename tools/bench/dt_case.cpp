@@ -4,10 +4,10 @@
 // actions, batch 64: forward, cross-entropy (+ the Fourier regulariser), backward, AdamW.
 #include <algorithm>
 
-#include "core/factories.h"
-#include "models/decision_transformer.h"
-#include "optim/adam.h"
-#include "tools/bench/cases.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/models/decision_transformer.h"
+#include "harmonic/optim/adam.h"
+#include "harmonic/tools/bench/cases.h"
 
 namespace hm::bench {
 

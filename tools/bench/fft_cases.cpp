@@ -2,12 +2,12 @@
 // times torch.fft.rfft and torch.stft on the same shapes.
 #include <algorithm>
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
-#include "ops/fft.h"
-#include "ops/stft.h"
-#include "ops/reduce.h"
-#include "tools/bench/cases.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/fft.h"
+#include "harmonic/ops/stft.h"
+#include "harmonic/ops/reduce.h"
+#include "harmonic/tools/bench/cases.h"
 
 namespace hm::bench {
 namespace {

@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/factories.h"
-#include "core/parallel.h"
-#include "models/gpt.h"
-#include "ops/cpu/gemm_rows.h"
-#include "optim/adam.h"
-#include "tools/bench/cases.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/models/gpt.h"
+#include "harmonic/ops/cpu/gemm_rows.h"
+#include "harmonic/optim/adam.h"
+#include "harmonic/tools/bench/cases.h"
 
 namespace hm::bench {
 namespace {

@@ -1,13 +1,13 @@
 // Timing of functions and table ops (tools/bench/timing.h).
-#include "tools/bench/timing.h"
+#include "harmonic/tools/bench/timing.h"
 
 #include <algorithm>
 #include <chrono>
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
-#include "cuda/runtime/timing.h"
-#include "ops/registry/registry.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/cuda/runtime/timing.h"
+#include "harmonic/ops/registry/registry.h"
 
 namespace hm::bench {
 

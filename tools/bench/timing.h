@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/device.h"
-#include "core/tensor.h"
+#include "harmonic/core/device.h"
+#include "harmonic/core/tensor.h"
 
 namespace hm::bench {
 

@@ -50,16 +50,16 @@
 #include <fstream>
 #include <optional>
 
-#include "core/atomic_file.h"
-#include "core/json_read.h"
-#include "core/parallel.h"
-#include "cuda/runtime/runtime.h"
-#include "ops/autocast.h"
-#include "ops/registry/registry.h"
-#include "tools/bench/allreduce_case.h"
-#include "tools/bench/cases.h"
-#include "tools/cli/commands.h"
-#include "tools/cli/threads_option.h"
+#include "harmonic/core/atomic_file.h"
+#include "harmonic/core/json_read.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/cuda/runtime/runtime.h"
+#include "harmonic/ops/autocast.h"
+#include "harmonic/ops/registry/registry.h"
+#include "harmonic/tools/bench/allreduce_case.h"
+#include "harmonic/tools/bench/cases.h"
+#include "harmonic/tools/cli/commands.h"
+#include "harmonic/tools/cli/threads_option.h"
 
 namespace hm::cli {
 using namespace hm::bench;

@@ -8,12 +8,12 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "core/error.h"
-#include "core/parallel.h"
-#include "tools/cli/commands.h"
-#include "tools/cli/threads_option.h"
-#include "tools/demos/arcade_demo.h"
-#include "tools/demos/spiral_sgd.h"
+#include "harmonic/core/error.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/tools/cli/commands.h"
+#include "harmonic/tools/cli/threads_option.h"
+#include "harmonic/tools/demos/arcade_demo.h"
+#include "harmonic/tools/demos/spiral_sgd.h"
 
 namespace hm::cli {
 namespace {

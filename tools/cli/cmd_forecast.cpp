@@ -4,11 +4,11 @@
 
 #include <cmath>
 
-#include "core/parallel.h"
-#include "tools/cli/commands.h"
-#include "tools/cli/threads_option.h"
-#include "tools/tasks/chronos_forecast_csv.h"
-#include "tools/tasks/chronos_model.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/tools/cli/commands.h"
+#include "harmonic/tools/cli/threads_option.h"
+#include "harmonic/tools/tasks/chronos_forecast_csv.h"
+#include "harmonic/tools/tasks/chronos_model.h"
 
 namespace hm::cli {
 namespace {

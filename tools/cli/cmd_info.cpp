@@ -2,10 +2,10 @@
 // machine.
 #include <fmt/format.h>
 
-#include "core/build_info.h"
-#include "core/harmonic.h"
-#include "nn/distributed/process_group.h"
-#include "tools/cli/commands.h"
+#include "harmonic/core/build_info.h"
+#include "harmonic/core/harmonic.h"
+#include "harmonic/nn/distributed/process_group.h"
+#include "harmonic/tools/cli/commands.h"
 
 namespace hm::cli {
 

@@ -6,11 +6,11 @@
 // --where NAME` the files of its API, autograd, kernels and tests (ops/registry/sources.h).
 #include <fmt/format.h>
 
-#include "core/device.h"
-#include "core/json_read.h"
-#include "tools/cli/commands.h"
-#include "ops/registry/run_op.h"
-#include "ops/registry/sources.h"
+#include "harmonic/core/device.h"
+#include "harmonic/core/json_read.h"
+#include "harmonic/tools/cli/commands.h"
+#include "harmonic/ops/registry/run_op.h"
+#include "harmonic/ops/registry/sources.h"
 
 namespace hm::cli {
 using namespace hm::ops;

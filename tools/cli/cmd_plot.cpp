@@ -1,8 +1,8 @@
 // `harmonic plot`: training curves from one or several runs' metrics.jsonl as SVG or PNG.
 #include <fmt/format.h>
 
-#include "tools/cli/commands.h"
-#include "tools/report/plot.h"
+#include "harmonic/tools/cli/commands.h"
+#include "harmonic/tools/report/plot.h"
 
 namespace hm::cli {
 using namespace hm::report;

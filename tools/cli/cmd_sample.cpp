@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "core/parallel.h"
-#include "tools/cli/commands.h"
-#include "tools/cli/threads_option.h"
-#include "tools/tasks/lm_text.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/tools/cli/commands.h"
+#include "harmonic/tools/cli/threads_option.h"
+#include "harmonic/tools/tasks/lm_text.h"
 
 namespace hm::cli {
 namespace {

@@ -2,9 +2,9 @@
 // driver (tools/studies/driver/driver.h); `harmonic study --list` names them.
 #include <fmt/format.h>
 
-#include "core/error.h"
-#include "tools/cli/commands.h"
-#include "tools/studies/driver/driver.h"
+#include "harmonic/core/error.h"
+#include "harmonic/tools/cli/commands.h"
+#include "harmonic/tools/studies/driver/driver.h"
 
 namespace hm::cli {
 namespace {

@@ -6,13 +6,13 @@
 //   eval --checkpoint SAVED_DIR       the kjv-lm task's metrics of a saved language model
 #include <fmt/format.h>
 
-#include "core/parallel.h"
-#include "tools/cli/commands.h"
-#include "tools/tasks/kjv_lm.h"
-#include "tools/tasks/lm_text.h"
-#include "tools/train/config.h"
-#include "tools/train/train_cli.h"
-#include "tools/train/trainer.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/tools/cli/commands.h"
+#include "harmonic/tools/tasks/kjv_lm.h"
+#include "harmonic/tools/tasks/lm_text.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/train_cli.h"
+#include "harmonic/tools/train/trainer.h"
 
 namespace hm::cli {
 namespace {

@@ -2,11 +2,11 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "core/build_info.h"
-#include "nn/distributed/process_group.h"
-#include "tools/cli/commands.h"
-#include "tools/cli/omp_wait.h"
-#include "tools/train/did_you_mean.h"
+#include "harmonic/core/build_info.h"
+#include "harmonic/nn/distributed/process_group.h"
+#include "harmonic/tools/cli/commands.h"
+#include "harmonic/tools/cli/omp_wait.h"
+#include "harmonic/tools/train/did_you_mean.h"
 
 int main(int argc, char** argv) {
   hm::cli::exec_with_passive_omp_wait(argv);  // before any OpenMP work; see omp_wait.cpp

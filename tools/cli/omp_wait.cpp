@@ -5,7 +5,7 @@
 // libraries load, before main: setting it from a .preinit_array function made libgomp report
 // PASSIVE but did not remove the slowdown, so the process is started again with it set.
 // Measurements: README, "Threads on a busy machine".
-#include "tools/cli/omp_wait.h"
+#include "harmonic/tools/cli/omp_wait.h"
 
 #include <unistd.h>
 

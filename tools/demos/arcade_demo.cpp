@@ -1,10 +1,10 @@
-#include "tools/demos/arcade_demo.h"
+#include "harmonic/tools/demos/arcade_demo.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "core/error.h"
-#include "tools/report/plot.h"
+#include "harmonic/core/error.h"
+#include "harmonic/tools/report/plot.h"
 
 namespace hm::demos {
 

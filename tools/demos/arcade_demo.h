@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "data/arcade/offline_dataset.h"
-#include "data/arcade/policies.h"
+#include "harmonic/data/arcade/offline_dataset.h"
+#include "harmonic/data/arcade/policies.h"
 
 namespace hm::demos {
 

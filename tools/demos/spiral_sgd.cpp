@@ -1,10 +1,10 @@
-#include "tools/demos/spiral_sgd.h"
+#include "harmonic/tools/demos/spiral_sgd.h"
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
-#include "data/synthetic.h"
-#include "models/spiral_mlp.h"
-#include "ops/ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/data/synthetic.h"
+#include "harmonic/models/spiral_mlp.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::demos {
 

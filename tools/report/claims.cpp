@@ -1,11 +1,11 @@
 // Claims checked on seed means and seed by seed (see claims.h).
-#include "tools/report/claims.h"
+#include "harmonic/tools/report/claims.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
-#include "tools/report/markdown.h"
+#include "harmonic/tools/report/markdown.h"
 
 namespace hm::report {
 namespace {

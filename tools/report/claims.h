@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/report/stats.h"
+#include "harmonic/tools/report/stats.h"
 
 namespace hm::report {
 

@@ -1,4 +1,4 @@
-#include "tools/report/format.h"
+#include "harmonic/tools/report/format.h"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
 // Markdown tables (see markdown.h).
-#include "tools/report/markdown.h"
+#include "harmonic/tools/report/markdown.h"
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm::report {
 

@@ -1,5 +1,5 @@
 // Measured numbers beside a paper's (see paper.h).
-#include "tools/report/paper.h"
+#include "harmonic/tools/report/paper.h"
 
 #include <fmt/format.h>
 

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "tools/report/stats.h"
+#include "harmonic/tools/report/stats.h"
 
 namespace hm::report {
 

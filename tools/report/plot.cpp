@@ -1,15 +1,15 @@
 // Plot layout (ranges, ticks, legend) drawn through a Canvas. The two canvases:
 // tools/report/plot_svg.cpp and tools/report/plot_png.cpp; metrics.jsonl: plot_metrics.cpp.
-#include "tools/report/plot.h"
+#include "harmonic/tools/report/plot.h"
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
 
-#include "core/atomic_file.h"
-#include "core/error.h"
-#include "tools/report/plot_canvas.h"
+#include "harmonic/core/atomic_file.h"
+#include "harmonic/core/error.h"
+#include "harmonic/tools/report/plot_canvas.h"
 
 namespace hm::report {
 

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "tools/report/plot.h"
+#include "harmonic/tools/report/plot.h"
 
 namespace hm::report::detail {
 

@@ -4,11 +4,11 @@
 #include <fstream>
 #include <set>
 
-#include "core/atomic_file.h"
-#include "core/error.h"
-#include "core/file_read.h"
-#include "core/json_read.h"
-#include "tools/report/plot.h"
+#include "harmonic/core/atomic_file.h"
+#include "harmonic/core/error.h"
+#include "harmonic/core/file_read.h"
+#include "harmonic/core/json_read.h"
+#include "harmonic/tools/report/plot.h"
 
 namespace hm::report {
 

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/error.h"
-#include "tools/report/plot_canvas.h"
+#include "harmonic/core/error.h"
+#include "harmonic/tools/report/plot_canvas.h"
 
 // stb_easy_font is all static functions (no implementation macro); stb_image_write's
 // implementation is in -lstb.

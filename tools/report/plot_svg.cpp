@@ -1,8 +1,8 @@
 // The SVG side of the plots: each drawing call becomes one element (coordinates with two
 // decimals; a series is one <polyline data-label="..."> per unbroken run, a band one
 // <polygon class="band" data-label="..."> with fill-opacity).
-#include "core/error.h"
-#include "tools/report/plot_canvas.h"
+#include "harmonic/core/error.h"
+#include "harmonic/tools/report/plot_canvas.h"
 
 namespace hm::report {
 

@@ -7,8 +7,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/error.h"
-#include "tools/report/stats.h"
+#include "harmonic/core/error.h"
+#include "harmonic/tools/report/stats.h"
 
 namespace hm::report {
 

@@ -1,11 +1,11 @@
 // Statistics over seeds (see stats.h).
-#include "tools/report/stats.h"
+#include "harmonic/tools/report/stats.h"
 
 #include <cmath>
 #include <limits>
 #include <map>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm::report {
 

@@ -1,16 +1,16 @@
-#include "tools/tasks/arcade_dt.h"
+#include "harmonic/tools/tasks/arcade_dt.h"
 
 #include <cmath>
 #include <map>
 #include <mutex>
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
-#include "data/arcade/policies.h"
-#include "nn/density_metrics.h"
-#include "ops/ops.h"
-#include "tools/report/stats.h"
-#include "tools/tasks/dt_rollout.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/data/arcade/policies.h"
+#include "harmonic/nn/density_metrics.h"
+#include "harmonic/ops/ops.h"
+#include "harmonic/tools/report/stats.h"
+#include "harmonic/tools/tasks/dt_rollout.h"
 
 namespace hm::train {
 namespace {

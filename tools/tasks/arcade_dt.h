@@ -25,13 +25,13 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "core/device.h"
-#include "core/random.h"
-#include "data/arcade/dt_windows.h"
-#include "data/arcade/policies.h"
-#include "models/decision_transformer.h"
-#include "optim/adam.h"
-#include "tools/train/task.h"
+#include "harmonic/core/device.h"
+#include "harmonic/core/random.h"
+#include "harmonic/data/arcade/dt_windows.h"
+#include "harmonic/data/arcade/policies.h"
+#include "harmonic/models/decision_transformer.h"
+#include "harmonic/optim/adam.h"
+#include "harmonic/tools/train/task.h"
 
 namespace hm::train {
 

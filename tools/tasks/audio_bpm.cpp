@@ -1,16 +1,16 @@
-#include "tools/tasks/audio_bpm.h"
+#include "harmonic/tools/tasks/audio_bpm.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <mutex>
 
-#include "autograd/grad_mode.h"
-#include "core/error.h"
-#include "data/dataset.h"
-#include "nn/classification_metrics.h"
-#include "nn/density_metrics.h"
-#include "ops/ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/error.h"
+#include "harmonic/data/dataset.h"
+#include "harmonic/nn/classification_metrics.h"
+#include "harmonic/nn/density_metrics.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::train {
 namespace {

@@ -22,12 +22,12 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "core/device.h"
-#include "core/random.h"
-#include "data/metronome_spectrogram.h"
-#include "models/spectrogram_transformer.h"
-#include "optim/adam.h"
-#include "tools/train/task.h"
+#include "harmonic/core/device.h"
+#include "harmonic/core/random.h"
+#include "harmonic/data/metronome_spectrogram.h"
+#include "harmonic/models/spectrogram_transformer.h"
+#include "harmonic/optim/adam.h"
+#include "harmonic/tools/train/task.h"
 
 namespace hm::train {
 

@@ -1,4 +1,4 @@
-#include "tools/tasks/chronos_forecast_csv.h"
+#include "harmonic/tools/tasks/chronos_forecast_csv.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -7,9 +7,9 @@
 #include <cmath>
 #include <filesystem>
 
-#include "core/atomic_file.h"
-#include "data/csv.h"
-#include "tools/report/plot.h"
+#include "harmonic/core/atomic_file.h"
+#include "harmonic/data/csv.h"
+#include "harmonic/tools/report/plot.h"
 
 namespace hm::train {
 namespace {

@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "data/dates.h"
-#include "models/chronos.h"
-#include "nn/forecast_metrics.h"
+#include "harmonic/data/dates.h"
+#include "harmonic/models/chronos.h"
+#include "harmonic/nn/forecast_metrics.h"
 
 namespace hm::train {
 

@@ -1,4 +1,4 @@
-#include "tools/tasks/chronos_model.h"
+#include "harmonic/tools/tasks/chronos_model.h"
 
 #include <fmt/ranges.h>
 
@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/atomic_file.h"
-#include "core/file_read.h"
-#include "core/json_read.h"
-#include "core/safetensors.h"
-#include "optim/checkpoint.h"
+#include "harmonic/core/atomic_file.h"
+#include "harmonic/core/file_read.h"
+#include "harmonic/core/json_read.h"
+#include "harmonic/core/safetensors.h"
+#include "harmonic/optim/checkpoint.h"
 
 namespace hm::train {
 namespace {

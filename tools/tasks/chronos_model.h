@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/device.h"
-#include "core/random.h"
-#include "models/chronos.h"
+#include "harmonic/core/device.h"
+#include "harmonic/core/random.h"
+#include "harmonic/models/chronos.h"
 
 namespace hm::train {
 

@@ -18,16 +18,16 @@
 // context 512 / horizon 64 in the paper (128 / 16 here), 20 sample paths.
 #include <cmath>
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
-#include "data/generated_series.h"
-#include "data/series_windows.h"
-#include "nn/density_metrics.h"
-#include "nn/forecast_metrics.h"
-#include "ops/ops.h"
-#include "optim/adam.h"
-#include "tools/tasks/chronos_model.h"
-#include "tools/train/task.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/data/generated_series.h"
+#include "harmonic/data/series_windows.h"
+#include "harmonic/nn/density_metrics.h"
+#include "harmonic/nn/forecast_metrics.h"
+#include "harmonic/ops/ops.h"
+#include "harmonic/optim/adam.h"
+#include "harmonic/tools/tasks/chronos_model.h"
+#include "harmonic/tools/train/task.h"
 
 namespace hm::train {
 namespace {

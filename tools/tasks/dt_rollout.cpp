@@ -1,12 +1,12 @@
-#include "tools/tasks/dt_rollout.h"
+#include "harmonic/tools/tasks/dt_rollout.h"
 
 #include <algorithm>
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
-#include "data/arcade/arcade_rng.h"
-#include "data/arcade/policies.h"
-#include "ops/ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/data/arcade/arcade_rng.h"
+#include "harmonic/data/arcade/policies.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::train {
 

@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "data/arcade/seaquest_env.h"
-#include "models/decision_transformer.h"
+#include "harmonic/data/arcade/seaquest_env.h"
+#include "harmonic/models/decision_transformer.h"
 
 namespace hm::train {
 

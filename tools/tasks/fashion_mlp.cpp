@@ -4,14 +4,14 @@
 // the test set is untouched.
 #include <algorithm>
 
-#include "autograd/grad_mode.h"
-#include "data/datasets.h"
-#include "data/split.h"
-#include "nn/sequential.h"
-#include "ops/ops.h"
-#include "optim/adam.h"
-#include "tools/train/classifier_metrics.h"
-#include "tools/train/task.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/data/datasets.h"
+#include "harmonic/data/split.h"
+#include "harmonic/nn/sequential.h"
+#include "harmonic/ops/ops.h"
+#include "harmonic/optim/adam.h"
+#include "harmonic/tools/train/classifier_metrics.h"
+#include "harmonic/tools/train/task.h"
 
 namespace hm::train {
 namespace {

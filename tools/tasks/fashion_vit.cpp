@@ -21,18 +21,18 @@
 //     --set trainer.monitor_mode=max
 // (DeiT's lr is 5e-4 x batch / 512; with 54000 training images at batch 256 an epoch is 211
 // steps, so 1000 warmup steps are about DeiT's 5 warmup epochs.)
-#include "tools/tasks/fashion_vit.h"
+#include "harmonic/tools/tasks/fashion_vit.h"
 
 #include <cmath>
 
-#include "autograd/grad_mode.h"
-#include "data/datasets.h"
-#include "data/split.h"
-#include "nn/attention_metrics.h"
-#include "ops/ops.h"
-#include "optim/adam.h"
-#include "tools/train/classifier_metrics.h"
-#include "tools/train/task.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/data/datasets.h"
+#include "harmonic/data/split.h"
+#include "harmonic/nn/attention_metrics.h"
+#include "harmonic/ops/ops.h"
+#include "harmonic/optim/adam.h"
+#include "harmonic/tools/train/classifier_metrics.h"
+#include "harmonic/tools/train/task.h"
 
 namespace hm::train {
 namespace {

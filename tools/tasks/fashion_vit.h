@@ -8,7 +8,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "models/vit.h"
+#include "harmonic/models/vit.h"
 
 namespace hm::train {
 

@@ -1,15 +1,15 @@
 // The "fourier-toy" task: data, model, batch order and metrics of one toy-study run.
-#include "tools/tasks/fourier_toy.h"
+#include "harmonic/tools/tasks/fourier_toy.h"
 
 #include <cmath>
 #include <limits>
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
-#include "core/philox.h"
-#include "nn/density_metrics.h"
-#include "ops/fourier_head.h"
-#include "ops/ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/core/philox.h"
+#include "harmonic/nn/density_metrics.h"
+#include "harmonic/ops/fourier_head.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::studies {
 

@@ -7,11 +7,11 @@
 #include <cstdint>
 #include <memory>
 
-#include "data/loader.h"
-#include "data/toy_density.h"
-#include "models/fourier_toy.h"
-#include "optim/adam.h"
-#include "tools/train/task.h"
+#include "harmonic/data/loader.h"
+#include "harmonic/data/toy_density.h"
+#include "harmonic/models/fourier_toy.h"
+#include "harmonic/optim/adam.h"
+#include "harmonic/tools/train/task.h"
 
 namespace hm::studies {
 

@@ -1,8 +1,8 @@
 // The FRU paper's four recurrent layers for the classification tasks (see fru_cells.h).
-#include "tools/tasks/fru_cells.h"
+#include "harmonic/tools/tasks/fru_cells.h"
 
-#include "core/factories.h"
-#include "ops/ops.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::train {
 

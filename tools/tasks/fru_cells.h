@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "core/random.h"
-#include "nn/fru.h"
-#include "nn/module.h"
-#include "nn/recurrent.h"
-#include "tools/train/grad_over_time.h"
+#include "harmonic/core/random.h"
+#include "harmonic/nn/fru.h"
+#include "harmonic/nn/module.h"
+#include "harmonic/nn/recurrent.h"
+#include "harmonic/tools/train/grad_over_time.h"
 
 namespace hm::train {
 

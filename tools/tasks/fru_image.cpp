@@ -18,20 +18,20 @@
 //   paper); evaluate() reports "test_accuracy" and "test_loss".
 // Parameter counts with the defaults (pixel, pool 1) equal the paper's Table 1 / NOTES.md:
 // FRU_{60,10} 158,950, FRU_{40,10} 106,930, LSTM 163,610, SRU 274,670, RNN 42,410 (tests).
-#include "tools/tasks/fru_image.h"
+#include "harmonic/tools/tasks/fru_image.h"
 
 #include <algorithm>
 #include <numeric>
 
-#include "core/factories.h"
-#include "data/datasets.h"
-#include "data/split.h"
-#include "nn/linear.h"
-#include "ops/ops.h"
-#include "optim/adam.h"
-#include "tools/tasks/fru_cells.h"
-#include "tools/train/classifier_metrics.h"
-#include "tools/train/task.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/data/datasets.h"
+#include "harmonic/data/split.h"
+#include "harmonic/nn/linear.h"
+#include "harmonic/ops/ops.h"
+#include "harmonic/optim/adam.h"
+#include "harmonic/tools/tasks/fru_cells.h"
+#include "harmonic/tools/train/classifier_metrics.h"
+#include "harmonic/tools/train/task.h"
 
 namespace hm::train {
 namespace {

@@ -14,8 +14,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "core/random.h"
-#include "nn/module.h"
+#include "harmonic/core/random.h"
+#include "harmonic/nn/module.h"
 
 namespace hm::train {
 

@@ -12,20 +12,20 @@
 // RNN and LSTM carry one bias per gate, as TensorFlow's BasicRNNCell / BasicLSTMCell (a
 // bias-free cell on [x ; 1]). No validation split: the data set is train/test only
 // (validate() returns nothing); evaluate() reports the test MSE ("test_mse").
-#include "tools/tasks/fru_synthetic.h"
+#include "harmonic/tools/tasks/fru_synthetic.h"
 
 #include <algorithm>
 #include <set>
 
-#include "core/factories.h"
-#include "data/mix_series.h"
-#include "nn/fru.h"
-#include "nn/linear.h"
-#include "nn/recurrent.h"
-#include "ops/ops.h"
-#include "optim/adam.h"
-#include "tools/train/grad_over_time.h"
-#include "tools/train/task.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/data/mix_series.h"
+#include "harmonic/nn/fru.h"
+#include "harmonic/nn/linear.h"
+#include "harmonic/nn/recurrent.h"
+#include "harmonic/ops/ops.h"
+#include "harmonic/optim/adam.h"
+#include "harmonic/tools/train/grad_over_time.h"
+#include "harmonic/tools/train/task.h"
 
 namespace hm::train {
 namespace {

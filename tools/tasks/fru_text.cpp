@@ -19,19 +19,19 @@
 //   study is tested on the same passages. No validation split (the paper has none).
 // Table 3's counts (recurrent layer + classifier with 2 classes, without the embedding table):
 // RNN 33,154, LSTM 131,842, SRU 226,246, FRU_{5,10} 11,741, FRU_{1,10} 4,217 (tests).
-#include "tools/tasks/fru_text.h"
+#include "harmonic/tools/tasks/fru_text.h"
 
 #include <algorithm>
 
-#include "data/kjv_genre.h"
-#include "nn/embedding.h"
-#include "nn/init.h"
-#include "nn/linear.h"
-#include "ops/ops.h"
-#include "optim/adam.h"
-#include "tools/tasks/fru_cells.h"
-#include "tools/train/classifier_metrics.h"
-#include "tools/train/task.h"
+#include "harmonic/data/kjv_genre.h"
+#include "harmonic/nn/embedding.h"
+#include "harmonic/nn/init.h"
+#include "harmonic/nn/linear.h"
+#include "harmonic/ops/ops.h"
+#include "harmonic/optim/adam.h"
+#include "harmonic/tools/tasks/fru_cells.h"
+#include "harmonic/tools/train/classifier_metrics.h"
+#include "harmonic/tools/train/task.h"
 
 namespace hm::train {
 namespace {

@@ -14,8 +14,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "core/random.h"
-#include "nn/module.h"
+#include "harmonic/core/random.h"
+#include "harmonic/nn/module.h"
 
 namespace hm::train {
 

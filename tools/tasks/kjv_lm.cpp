@@ -3,15 +3,15 @@
 // warmup, clip 0.25, sinusoidal positions, R init 2, p 4) scaled to this machine: 4 layers
 // instead of 16, d_inner 512 instead of 2048, context 128 instead of 256, lr 1e-3 instead of
 // 2.5e-4 for a run of 2000 steps instead of the paper's long schedule.
-#include "tools/tasks/kjv_lm.h"
+#include "harmonic/tools/tasks/kjv_lm.h"
 
 #include <cmath>
 
-#include "autograd/grad_mode.h"
-#include "nn/attention_metrics.h"
-#include "nn/fourier_score.h"
-#include "ops/ops.h"
-#include "tools/tasks/lm_eval.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/nn/attention_metrics.h"
+#include "harmonic/nn/fourier_score.h"
+#include "harmonic/ops/ops.h"
+#include "harmonic/tools/tasks/lm_eval.h"
 
 namespace hm::train {
 

@@ -34,12 +34,12 @@
 #include <optional>
 #include <utility>
 
-#include "core/device.h"
-#include "core/random.h"
-#include "data/kjv_corpus.h"
-#include "models/gpt.h"
-#include "optim/adam.h"
-#include "tools/train/task.h"
+#include "harmonic/core/device.h"
+#include "harmonic/core/random.h"
+#include "harmonic/data/kjv_corpus.h"
+#include "harmonic/models/gpt.h"
+#include "harmonic/optim/adam.h"
+#include "harmonic/tools/train/task.h"
 
 namespace hm::train {
 

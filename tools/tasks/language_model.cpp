@@ -1,4 +1,4 @@
-#include "tools/tasks/language_model.h"
+#include "harmonic/tools/tasks/language_model.h"
 
 #include <unistd.h>
 
@@ -6,13 +6,13 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/atomic_file.h"
-#include "core/file_read.h"
-#include "core/json_read.h"
-#include "core/safetensors.h"
-#include "optim/checkpoint.h"
-#include "tools/tasks/kjv_lm.h"
-#include "tools/train/trainer.h"
+#include "harmonic/core/atomic_file.h"
+#include "harmonic/core/file_read.h"
+#include "harmonic/core/json_read.h"
+#include "harmonic/core/safetensors.h"
+#include "harmonic/optim/checkpoint.h"
+#include "harmonic/tools/tasks/kjv_lm.h"
+#include "harmonic/tools/train/trainer.h"
 
 namespace hm::train {
 namespace {

@@ -18,10 +18,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/device.h"
-#include "core/random.h"
-#include "data/text.h"
-#include "models/gpt.h"
+#include "harmonic/core/device.h"
+#include "harmonic/core/random.h"
+#include "harmonic/data/text.h"
+#include "harmonic/models/gpt.h"
 
 namespace hm::train {
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/tensor.h"
-#include "models/gpt.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/models/gpt.h"
 
 namespace hm::train {
 

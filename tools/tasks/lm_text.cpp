@@ -1,9 +1,9 @@
-#include "tools/tasks/lm_text.h"
+#include "harmonic/tools/tasks/lm_text.h"
 
 #include <algorithm>
 
-#include "core/factories.h"
-#include "ops/ops.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::train {
 

@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "models/sampling.h"
-#include "tools/tasks/language_model.h"
-#include "tools/tasks/lm_eval.h"
+#include "harmonic/models/sampling.h"
+#include "harmonic/tools/tasks/language_model.h"
+#include "harmonic/tools/tasks/lm_eval.h"
 
 namespace hm::train {
 

@@ -1,12 +1,12 @@
 // Task "mlp-spirals": the demo's MLP (models/spiral_mlp.h) on the spiral toy with SGD, now
 // through the Trainer (mini-batches optional, checkpoints, metrics). With the defaults
 // (full batch, lr 0.5) its losses are those of `harmonic demo`.
-#include "autograd/grad_mode.h"
-#include "data/synthetic.h"
-#include "models/spiral_mlp.h"
-#include "ops/ops.h"
-#include "optim/sgd.h"
-#include "tools/train/task.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/data/synthetic.h"
+#include "harmonic/models/spiral_mlp.h"
+#include "harmonic/ops/ops.h"
+#include "harmonic/optim/sgd.h"
+#include "harmonic/tools/train/task.h"
 
 namespace hm::train {
 namespace {

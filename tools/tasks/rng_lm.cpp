@@ -1,16 +1,16 @@
 // Task "rng-lm" (see rng_lm.h). Defaults from the paper's Appendix C.4: LoRA for 16 epochs,
 // lr 3e-4 with a linear decay, batch 64; LoRA rank 8, alpha 16 (loralib's usual pair).
-#include "tools/tasks/rng_lm.h"
+#include "harmonic/tools/tasks/rng_lm.h"
 
 #include <algorithm>
 #include <cmath>
 #include <random>
 
-#include "autograd/grad_mode.h"
-#include "core/factories.h"
-#include "nn/lora.h"
-#include "ops/ops.h"
-#include "tools/tasks/language_model.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/nn/lora.h"
+#include "harmonic/ops/ops.h"
+#include "harmonic/tools/tasks/language_model.h"
 
 namespace hm::train {
 namespace {

@@ -30,12 +30,12 @@
 #include <string>
 #include <vector>
 
-#include "data/text.h"
-#include "models/gpt.h"
-#include "nn/fourier_head.h"
-#include "optim/adam.h"
-#include "tools/tasks/rng_lm_data.h"
-#include "tools/train/task.h"
+#include "harmonic/data/text.h"
+#include "harmonic/models/gpt.h"
+#include "harmonic/nn/fourier_head.h"
+#include "harmonic/optim/adam.h"
+#include "harmonic/tools/tasks/rng_lm_data.h"
+#include "harmonic/tools/train/task.h"
 
 namespace hm::train {
 

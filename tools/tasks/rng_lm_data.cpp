@@ -1,10 +1,10 @@
-#include "tools/tasks/rng_lm_data.h"
+#include "harmonic/tools/tasks/rng_lm_data.h"
 
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm::train {
 

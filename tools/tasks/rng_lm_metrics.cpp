@@ -1,10 +1,10 @@
-#include "tools/tasks/rng_lm_metrics.h"
+#include "harmonic/tools/tasks/rng_lm_metrics.h"
 
 #include <algorithm>
 #include <cmath>
 #include <set>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm::train {
 namespace {

@@ -1,9 +1,9 @@
-#include "tools/train/classifier_metrics.h"
+#include "harmonic/tools/train/classifier_metrics.h"
 
 #include <algorithm>
 
-#include "core/error.h"
-#include "ops/ops.h"
+#include "harmonic/core/error.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::train {
 

@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/tensor.h"
-#include "nn/module.h"
+#include "harmonic/core/tensor.h"
+#include "harmonic/nn/module.h"
 
 namespace hm::train {
 

@@ -1,14 +1,14 @@
-#include "tools/train/config.h"
+#include "harmonic/tools/train/config.h"
 
 #include <charconv>
 #include <fstream>
 
-#include "core/atomic_file.h"
-#include "core/error.h"
-#include "core/file_read.h"
-#include "core/json_read.h"
-#include "tools/train/did_you_mean.h"
-#include "tools/train/trainer.h"
+#include "harmonic/core/atomic_file.h"
+#include "harmonic/core/error.h"
+#include "harmonic/core/file_read.h"
+#include "harmonic/core/json_read.h"
+#include "harmonic/tools/train/did_you_mean.h"
+#include "harmonic/tools/train/trainer.h"
 
 namespace hm::train {
 namespace {

@@ -1,4 +1,4 @@
-#include "tools/train/did_you_mean.h"
+#include "harmonic/tools/train/did_you_mean.h"
 
 #include <fmt/format.h>
 

@@ -1,9 +1,9 @@
-#include "tools/train/grad_inspect.h"
+#include "harmonic/tools/train/grad_inspect.h"
 
 #include <cmath>
 
-#include "autograd/grad_mode.h"
-#include "ops/ops.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::train {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/train/task.h"
+#include "harmonic/tools/train/task.h"
 
 namespace hm::train {
 

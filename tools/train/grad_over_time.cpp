@@ -1,12 +1,12 @@
-#include "tools/train/grad_over_time.h"
+#include "harmonic/tools/train/grad_over_time.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "nn/module.h"
-#include "ops/ops.h"
+#include "harmonic/nn/module.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::train {
 namespace {

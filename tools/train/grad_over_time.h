@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "tools/report/plot.h"
-#include "tools/train/task.h"
+#include "harmonic/tools/report/plot.h"
+#include "harmonic/tools/train/task.h"
 
 namespace hm::train {
 

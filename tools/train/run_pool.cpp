@@ -1,4 +1,4 @@
-#include "tools/train/run_pool.h"
+#include "harmonic/tools/train/run_pool.h"
 
 #include <fmt/format.h>
 
@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/error.h"
-#include "core/parallel.h"
+#include "harmonic/core/error.h"
+#include "harmonic/core/parallel.h"
 
 namespace hm::train {
 

@@ -1,9 +1,9 @@
 // The task registry.
-#include "tools/train/task.h"
+#include "harmonic/tools/train/task.h"
 
-#include "core/error.h"
-#include "tools/train/config.h"
-#include "tools/train/trainer.h"
+#include "harmonic/core/error.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/trainer.h"
 
 namespace hm::train {
 

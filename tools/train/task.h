@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "core/device.h"
-#include "data/loader.h"
-#include "nn/module.h"
-#include "optim/checkpoint.h"
-#include "optim/optimizer.h"
+#include "harmonic/core/device.h"
+#include "harmonic/data/loader.h"
+#include "harmonic/nn/module.h"
+#include "harmonic/optim/checkpoint.h"
+#include "harmonic/optim/optimizer.h"
 
 namespace hm::train {
 

@@ -1,4 +1,4 @@
-#include "tools/train/tensorboard.h"
+#include "harmonic/tools/train/tensorboard.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm::train {
 namespace {

@@ -1,20 +1,20 @@
 // `train`, `eval`, `grads`: the options shared by the three commands, the train command,
 // and train_main. eval and grads themselves are in train_cli_inspect.cpp.
-#include "tools/train/train_cli.h"
+#include "harmonic/tools/train/train_cli.h"
 
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
 
-#include "core/build_info.h"
-#include "core/parallel.h"
-#include "nn/distributed/process_group.h"
-#include "tools/cli/threads_option.h"
-#include "tools/train/config.h"
-#include "tools/train/did_you_mean.h"
-#include "tools/train/train_cli_args.h"
-#include "tools/train/trainer.h"
+#include "harmonic/core/build_info.h"
+#include "harmonic/core/parallel.h"
+#include "harmonic/nn/distributed/process_group.h"
+#include "harmonic/tools/cli/threads_option.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/did_you_mean.h"
+#include "harmonic/tools/train/train_cli_args.h"
+#include "harmonic/tools/train/trainer.h"
 
 namespace hm::train {
 namespace {

@@ -1,7 +1,7 @@
 // The `train`, `eval` and `grads` commands as a library, so a user's own executable can
 // register its own task (TaskRegistration) and train it with the same options as `harmonic`:
 //
-//   #include "tools/train/train_cli.h"
+//   #include <harmonic/tools/train/train_cli.h>
 //   static hm::train::TaskRegistration reg{{"my-task", "...", defaults, make}};
 //   int main(int argc, char** argv) { return hm::train::train_main(argc, argv); }
 //

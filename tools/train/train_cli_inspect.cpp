@@ -5,13 +5,13 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "core/atomic_file.h"
-#include "tools/train/config.h"
-#include "tools/train/grad_inspect.h"
-#include "tools/train/grad_over_time.h"
-#include "tools/train/train_cli.h"
-#include "tools/train/train_cli_args.h"
-#include "tools/train/trainer.h"
+#include "harmonic/core/atomic_file.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/grad_inspect.h"
+#include "harmonic/tools/train/grad_over_time.h"
+#include "harmonic/tools/train/train_cli.h"
+#include "harmonic/tools/train/train_cli_args.h"
+#include "harmonic/tools/train/trainer.h"
 
 namespace hm::train {
 namespace {

@@ -1,5 +1,5 @@
 // The training loop: micro-batches, optimizer steps, evaluation, checkpoints, Ctrl-C.
-#include "tools/train/trainer.h"
+#include "harmonic/tools/train/trainer.h"
 
 #include <time.h>
 #include <unistd.h>
@@ -13,17 +13,17 @@
 #include <limits>
 #include <optional>
 
-#include "autograd/grad_mode.h"
-#include "core/atomic_file.h"
-#include "data/shard.h"
-#include "nn/distributed/data_parallel.h"
-#include "cuda/runtime/runtime.h"
-#include "ops/autocast.h"
-#include "ops/ops.h"
-#include "optim/clip.h"
-#include "tools/train/tensorboard.h"
-#include "optim/schedule.h"
-#include "tools/train/trainer_internal.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/atomic_file.h"
+#include "harmonic/data/shard.h"
+#include "harmonic/nn/distributed/data_parallel.h"
+#include "harmonic/cuda/runtime/runtime.h"
+#include "harmonic/ops/autocast.h"
+#include "harmonic/ops/ops.h"
+#include "harmonic/optim/clip.h"
+#include "harmonic/tools/train/tensorboard.h"
+#include "harmonic/optim/schedule.h"
+#include "harmonic/tools/train/trainer_internal.h"
 
 namespace hm::train {
 namespace {

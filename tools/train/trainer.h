@@ -34,11 +34,11 @@
 #include <string>
 #include <vector>
 
-#include "core/error.h"
-#include "core/profiler.h"
-#include "nn/distributed/process_group.h"
-#include "optim/schedule.h"
-#include "tools/train/task.h"
+#include "harmonic/core/error.h"
+#include "harmonic/core/profiler.h"
+#include "harmonic/nn/distributed/process_group.h"
+#include "harmonic/optim/schedule.h"
+#include "harmonic/tools/train/task.h"
 
 namespace hm::train {
 

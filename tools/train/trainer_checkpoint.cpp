@@ -3,11 +3,11 @@
 #include <cmath>
 #include <fstream>
 
-#include "core/atomic_file.h"
-#include "core/file_read.h"
-#include "core/json_read.h"
-#include "tools/train/trainer.h"
-#include "tools/train/trainer_internal.h"
+#include "harmonic/core/atomic_file.h"
+#include "harmonic/core/file_read.h"
+#include "harmonic/core/json_read.h"
+#include "harmonic/tools/train/trainer.h"
+#include "harmonic/tools/train/trainer_internal.h"
 
 namespace hm::train {
 

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <filesystem>
 
-#include "core/random.h"
-#include "tools/train/config.h"
-#include "tools/train/trainer.h"
+#include "harmonic/core/random.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/trainer.h"
 
 namespace hm::train {
 

@@ -3,10 +3,10 @@
 #include <chrono>
 #include <cmath>
 
-#include "core/atomic_file.h"
-#include "tools/train/tensorboard.h"
-#include "tools/train/trainer.h"
-#include "tools/train/trainer_internal.h"
+#include "harmonic/core/atomic_file.h"
+#include "harmonic/tools/train/tensorboard.h"
+#include "harmonic/tools/train/trainer.h"
+#include "harmonic/tools/train/trainer_internal.h"
 
 namespace hm::train {
 

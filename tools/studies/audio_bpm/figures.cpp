@@ -1,10 +1,10 @@
-#include "tools/studies/audio_bpm/figures.h"
+#include "harmonic/tools/studies/audio_bpm/figures.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "data/metronome.h"
+#include "harmonic/data/metronome.h"
 
 namespace hm::studies {
 

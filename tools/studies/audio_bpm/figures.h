@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "tools/report/plot.h"
-#include "tools/studies/audio_bpm/report.h"
+#include "harmonic/tools/report/plot.h"
+#include "harmonic/tools/studies/audio_bpm/report.h"
 
 namespace hm::studies {
 

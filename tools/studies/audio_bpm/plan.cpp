@@ -1,10 +1,10 @@
-#include "tools/studies/audio_bpm/plan.h"
+#include "harmonic/tools/studies/audio_bpm/plan.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm::studies {
 namespace {

@@ -3,11 +3,11 @@
 // report and figures of report.h and figures.h.
 #include <fmt/format.h>
 
-#include "core/error.h"
-#include "tools/studies/audio_bpm/plan.h"
-#include "tools/studies/audio_bpm/report.h"
-#include "tools/studies/audio_bpm/run.h"
-#include "tools/studies/driver/study.h"
+#include "harmonic/core/error.h"
+#include "harmonic/tools/studies/audio_bpm/plan.h"
+#include "harmonic/tools/studies/audio_bpm/report.h"
+#include "harmonic/tools/studies/audio_bpm/run.h"
+#include "harmonic/tools/studies/driver/study.h"
 
 namespace hm::studies {
 namespace {

@@ -1,16 +1,16 @@
-#include "tools/studies/audio_bpm/report.h"
+#include "harmonic/tools/studies/audio_bpm/report.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "core/error.h"
-#include "data/metronome.h"
-#include "tools/report/paper.h"
-#include "tools/report/seed_groups.h"
-#include "tools/studies/audio_bpm/figures.h"
-#include "tools/studies/driver/summary_files.h"
+#include "harmonic/core/error.h"
+#include "harmonic/data/metronome.h"
+#include "harmonic/tools/report/paper.h"
+#include "harmonic/tools/report/seed_groups.h"
+#include "harmonic/tools/studies/audio_bpm/figures.h"
+#include "harmonic/tools/studies/driver/summary_files.h"
 
 namespace hm::studies {
 namespace {

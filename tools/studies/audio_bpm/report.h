@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "tools/report/claims.h"
-#include "tools/report/stats.h"
-#include "tools/studies/audio_bpm/plan.h"
-#include "tools/studies/driver/recorded_run.h"
-#include "tools/studies/driver/study.h"
+#include "harmonic/tools/report/claims.h"
+#include "harmonic/tools/report/stats.h"
+#include "harmonic/tools/studies/audio_bpm/plan.h"
+#include "harmonic/tools/studies/driver/recorded_run.h"
+#include "harmonic/tools/studies/driver/study.h"
 
 namespace hm::studies {
 

@@ -3,7 +3,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "tools/studies/audio_bpm/plan.h"
+#include "harmonic/tools/studies/audio_bpm/plan.h"
 
 namespace hm::studies {
 

@@ -1,4 +1,4 @@
-#include "tools/studies/chronos/figures.h"
+#include "harmonic/tools/studies/chronos/figures.h"
 
 #include <fmt/format.h>
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "tools/report/plot.h"
-#include "tools/studies/chronos/report.h"
+#include "harmonic/tools/report/plot.h"
+#include "harmonic/tools/studies/chronos/report.h"
 
 namespace hm::studies {
 

@@ -3,11 +3,11 @@
 // and figures of report.h and figures.h.
 #include <fmt/format.h>
 
-#include "core/error.h"
-#include "tools/studies/chronos/plan.h"
-#include "tools/studies/chronos/report.h"
-#include "tools/studies/chronos/run.h"
-#include "tools/studies/driver/study.h"
+#include "harmonic/core/error.h"
+#include "harmonic/tools/studies/chronos/plan.h"
+#include "harmonic/tools/studies/chronos/report.h"
+#include "harmonic/tools/studies/chronos/run.h"
+#include "harmonic/tools/studies/driver/study.h"
 
 namespace hm::studies {
 namespace {

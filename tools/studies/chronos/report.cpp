@@ -1,4 +1,4 @@
-#include "tools/studies/chronos/report.h"
+#include "harmonic/tools/studies/chronos/report.h"
 
 #include <fmt/format.h>
 
@@ -7,10 +7,10 @@
 #include <map>
 #include <utility>
 
-#include "core/error.h"
-#include "tools/report/seed_groups.h"
-#include "tools/studies/chronos/figures.h"
-#include "tools/studies/driver/summary_files.h"
+#include "harmonic/core/error.h"
+#include "harmonic/tools/report/seed_groups.h"
+#include "harmonic/tools/studies/chronos/figures.h"
+#include "harmonic/tools/studies/driver/summary_files.h"
 
 namespace hm::studies {
 namespace {

@@ -1,18 +1,18 @@
-#include "tools/studies/chronos/run.h"
+#include "harmonic/tools/studies/chronos/run.h"
 
 #include <algorithm>
 #include <filesystem>
 
-#include "autograd/grad_mode.h"
-#include "data/generated_series.h"
-#include "data/series_windows.h"
-#include "models/chronos.h"
-#include "ops/ops.h"
-#include "tools/studies/driver/study_trainer.h"
-#include "tools/tasks/chronos_model.h"
-#include "tools/train/config.h"
-#include "tools/train/run_pool.h"
-#include "tools/train/trainer.h"
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/data/generated_series.h"
+#include "harmonic/data/series_windows.h"
+#include "harmonic/models/chronos.h"
+#include "harmonic/ops/ops.h"
+#include "harmonic/tools/studies/driver/study_trainer.h"
+#include "harmonic/tools/tasks/chronos_model.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/run_pool.h"
+#include "harmonic/tools/train/trainer.h"
 
 namespace hm::studies {
 namespace {

@@ -5,7 +5,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "tools/studies/chronos/plan.h"
+#include "harmonic/tools/studies/chronos/plan.h"
 
 namespace hm::studies {
 

@@ -1,4 +1,4 @@
-#include "tools/studies/decision_transformer/figures.h"
+#include "harmonic/tools/studies/decision_transformer/figures.h"
 
 #include <fmt/format.h>
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "tools/report/plot.h"
-#include "tools/studies/decision_transformer/report.h"
+#include "harmonic/tools/report/plot.h"
+#include "harmonic/tools/studies/decision_transformer/report.h"
 
 namespace hm::studies {
 

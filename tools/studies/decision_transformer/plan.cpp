@@ -1,10 +1,10 @@
-#include "tools/studies/decision_transformer/plan.h"
+#include "harmonic/tools/studies/decision_transformer/plan.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm::studies {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/studies/driver/head_run.h"
+#include "harmonic/tools/studies/driver/head_run.h"
 
 namespace hm::studies {
 

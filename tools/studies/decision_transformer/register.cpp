@@ -3,11 +3,11 @@
 // run.h per point, the report and figures of report.h and figures.h.
 #include <fmt/format.h>
 
-#include "core/error.h"
-#include "tools/studies/decision_transformer/plan.h"
-#include "tools/studies/decision_transformer/report.h"
-#include "tools/studies/decision_transformer/run.h"
-#include "tools/studies/driver/study.h"
+#include "harmonic/core/error.h"
+#include "harmonic/tools/studies/decision_transformer/plan.h"
+#include "harmonic/tools/studies/decision_transformer/report.h"
+#include "harmonic/tools/studies/decision_transformer/run.h"
+#include "harmonic/tools/studies/driver/study.h"
 
 namespace hm::studies {
 namespace {

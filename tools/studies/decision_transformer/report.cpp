@@ -1,15 +1,15 @@
-#include "tools/studies/decision_transformer/report.h"
+#include "harmonic/tools/studies/decision_transformer/report.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "core/error.h"
-#include "tools/report/paper.h"
-#include "tools/report/seed_groups.h"
-#include "tools/studies/decision_transformer/figures.h"
-#include "tools/studies/driver/summary_files.h"
+#include "harmonic/core/error.h"
+#include "harmonic/tools/report/paper.h"
+#include "harmonic/tools/report/seed_groups.h"
+#include "harmonic/tools/studies/decision_transformer/figures.h"
+#include "harmonic/tools/studies/driver/summary_files.h"
 
 namespace hm::studies {
 namespace {

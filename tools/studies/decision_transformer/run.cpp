@@ -1,9 +1,9 @@
-#include "tools/studies/decision_transformer/run.h"
+#include "harmonic/tools/studies/decision_transformer/run.h"
 
-#include "tools/studies/driver/study_trainer.h"
-#include "tools/train/config.h"
-#include "tools/train/run_pool.h"
-#include "tools/train/trainer.h"
+#include "harmonic/tools/studies/driver/study_trainer.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/run_pool.h"
+#include "harmonic/tools/train/trainer.h"
 
 namespace hm::studies {
 

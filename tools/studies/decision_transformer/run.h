@@ -4,7 +4,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "tools/studies/decision_transformer/plan.h"
+#include "harmonic/tools/studies/decision_transformer/plan.h"
 
 namespace hm::studies {
 

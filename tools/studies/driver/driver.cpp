@@ -1,5 +1,5 @@
 // The study driver: a study's runs on a pool, durably recorded, resumed, reported.
-#include "tools/studies/driver/driver.h"
+#include "harmonic/tools/studies/driver/driver.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -13,16 +13,16 @@
 #include <set>
 #include <thread>
 
-#include "core/atomic_file.h"
-#include "core/error.h"
-#include "core/file_lock.h"
-#include "core/json_read.h"
-#include "tools/report/format.h"
-#include "tools/studies/driver/study_dir.h"
-#include "tools/studies/driver/study_status.h"
-#include "tools/train/config.h"
-#include "tools/train/run_pool.h"
-#include "tools/train/trainer.h"
+#include "harmonic/core/atomic_file.h"
+#include "harmonic/core/error.h"
+#include "harmonic/core/file_lock.h"
+#include "harmonic/core/json_read.h"
+#include "harmonic/tools/report/format.h"
+#include "harmonic/tools/studies/driver/study_dir.h"
+#include "harmonic/tools/studies/driver/study_status.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/run_pool.h"
+#include "harmonic/tools/train/trainer.h"
 
 namespace hm::studies {
 namespace fs = std::filesystem;

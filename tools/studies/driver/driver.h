@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "tools/studies/driver/study.h"
-#include "tools/studies/driver/study_dir.h"  // read_results, the directory's files
+#include "harmonic/tools/studies/driver/study.h"
+#include "harmonic/tools/studies/driver/study_dir.h"  // read_results, the directory's files
 
 namespace hm::studies {
 

@@ -1,4 +1,4 @@
-#include "tools/studies/driver/head_run.h"
+#include "harmonic/tools/studies/driver/head_run.h"
 
 #include <fmt/format.h>
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "tools/studies/driver/run_config.h"
+#include "harmonic/tools/studies/driver/run_config.h"
 
 namespace hm::studies {
 

@@ -1,11 +1,11 @@
-#include "tools/studies/driver/study.h"
+#include "harmonic/tools/studies/driver/study.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm::studies {
 namespace {

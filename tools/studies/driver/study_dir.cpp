@@ -1,5 +1,5 @@
 // A study's directory: study.json, results.jsonl, the runs' work directories.
-#include "tools/studies/driver/study_dir.h"
+#include "harmonic/tools/studies/driver/study_dir.h"
 
 #include <fmt/format.h>
 
@@ -8,10 +8,10 @@
 #include <map>
 #include <set>
 
-#include "core/atomic_file.h"
-#include "core/file_read.h"
-#include "core/json_read.h"
-#include "tools/train/trainer.h"
+#include "harmonic/core/atomic_file.h"
+#include "harmonic/core/file_read.h"
+#include "harmonic/core/json_read.h"
+#include "harmonic/tools/train/trainer.h"
 
 namespace hm::studies {
 namespace fs = std::filesystem;

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/error.h"
-#include "tools/studies/driver/study.h"
+#include "harmonic/core/error.h"
+#include "harmonic/tools/studies/driver/study.h"
 
 namespace hm::studies {
 

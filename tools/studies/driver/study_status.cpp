@@ -1,5 +1,5 @@
 // `--status`: the study directory's records, work directories and checkpoints, read only.
-#include "tools/studies/driver/study_status.h"
+#include "harmonic/tools/studies/driver/study_status.h"
 
 #include <fmt/format.h>
 
@@ -11,11 +11,11 @@
 #include <set>
 #include <vector>
 
-#include "core/error.h"
-#include "core/json_read.h"
-#include "optim/checkpoint.h"
-#include "tools/report/format.h"
-#include "tools/studies/driver/study_dir.h"
+#include "harmonic/core/error.h"
+#include "harmonic/core/json_read.h"
+#include "harmonic/optim/checkpoint.h"
+#include "harmonic/tools/report/format.h"
+#include "harmonic/tools/studies/driver/study_dir.h"
 
 namespace hm::studies {
 namespace fs = std::filesystem;

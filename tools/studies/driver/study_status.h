@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string>
 
-#include "tools/studies/driver/driver.h"
+#include "harmonic/tools/studies/driver/driver.h"
 
 namespace hm::studies {
 

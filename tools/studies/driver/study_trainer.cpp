@@ -1,8 +1,8 @@
-#include "tools/studies/driver/study_trainer.h"
+#include "harmonic/tools/studies/driver/study_trainer.h"
 
 #include <filesystem>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm::studies {
 

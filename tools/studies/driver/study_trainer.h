@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "tools/train/run_pool.h"
-#include "tools/train/trainer.h"
+#include "harmonic/tools/train/run_pool.h"
+#include "harmonic/tools/train/trainer.h"
 
 namespace hm::studies {
 

@@ -1,11 +1,11 @@
-#include "tools/studies/driver/summary_files.h"
+#include "harmonic/tools/studies/driver/summary_files.h"
 
 #include <fmt/format.h>
 
 #include <filesystem>
 
-#include "core/atomic_file.h"
-#include "core/error.h"
+#include "harmonic/core/atomic_file.h"
+#include "harmonic/core/error.h"
 
 namespace hm::studies {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "tools/report/claims.h"
-#include "tools/report/stats.h"
-#include "tools/studies/driver/study.h"
+#include "harmonic/tools/report/claims.h"
+#include "harmonic/tools/report/stats.h"
+#include "harmonic/tools/studies/driver/study.h"
 
 namespace hm::studies {
 

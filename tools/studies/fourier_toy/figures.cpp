@@ -1,5 +1,5 @@
 // The toy study's figures (see figures.h).
-#include "tools/studies/fourier_toy/figures.h"
+#include "harmonic/tools/studies/fourier_toy/figures.h"
 
 #include <fmt/format.h>
 
@@ -8,8 +8,8 @@
 #include <limits>
 #include <set>
 
-#include "core/error.h"
-#include "ops/fourier_head.h"
+#include "harmonic/core/error.h"
+#include "harmonic/ops/fourier_head.h"
 
 namespace hm::studies {
 

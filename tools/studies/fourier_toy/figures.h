@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "tools/report/plot.h"
-#include "tools/studies/fourier_toy/report.h"
+#include "harmonic/tools/report/plot.h"
+#include "harmonic/tools/studies/fourier_toy/report.h"
 
 namespace hm::studies {
 

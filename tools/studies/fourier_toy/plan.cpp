@@ -1,12 +1,12 @@
 // The toy study's grid, labels and run costs.
-#include "tools/studies/fourier_toy/plan.h"
+#include "harmonic/tools/studies/fourier_toy/plan.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "core/error.h"
+#include "harmonic/core/error.h"
 
 namespace hm::studies {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/studies/fourier_toy/run.h"
+#include "harmonic/tools/studies/fourier_toy/run.h"
 
 namespace hm::studies {
 

@@ -5,10 +5,10 @@
 
 #include <cmath>
 
-#include "core/device.h"
-#include "tools/studies/driver/study.h"
-#include "tools/studies/fourier_toy/plan.h"
-#include "tools/studies/fourier_toy/report.h"
+#include "harmonic/core/device.h"
+#include "harmonic/tools/studies/driver/study.h"
+#include "harmonic/tools/studies/fourier_toy/plan.h"
+#include "harmonic/tools/studies/fourier_toy/report.h"
 
 namespace hm::studies {
 namespace {

@@ -1,6 +1,6 @@
 // The toy study's aggregates, the paper's numbers, the qualitative claims and summary.json
 // (see report.h). summary.md: report_markdown.cpp.
-#include "tools/studies/fourier_toy/report.h"
+#include "harmonic/tools/studies/fourier_toy/report.h"
 
 #include <fmt/format.h>
 
@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <tuple>
 
-#include "core/atomic_file.h"
-#include "core/error.h"
-#include "tools/report/seed_groups.h"
-#include "tools/studies/fourier_toy/figures.h"
+#include "harmonic/core/atomic_file.h"
+#include "harmonic/core/error.h"
+#include "harmonic/tools/report/seed_groups.h"
+#include "harmonic/tools/studies/fourier_toy/figures.h"
 
 namespace hm::studies {
 

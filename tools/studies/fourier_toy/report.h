@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "tools/report/claims.h"
-#include "tools/report/paper.h"
-#include "tools/report/stats.h"
-#include "tools/studies/fourier_toy/run.h"
+#include "harmonic/tools/report/claims.h"
+#include "harmonic/tools/report/paper.h"
+#include "harmonic/tools/report/stats.h"
+#include "harmonic/tools/studies/fourier_toy/run.h"
 
 namespace hm::studies {
 

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <limits>
 
-#include "core/error.h"
-#include "core/factories.h"
-#include "tools/studies/fourier_toy/plan.h"
-#include "tools/studies/fourier_toy/report.h"
+#include "harmonic/core/error.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/tools/studies/fourier_toy/plan.h"
+#include "harmonic/tools/studies/fourier_toy/report.h"
 
 namespace hm::studies {
 

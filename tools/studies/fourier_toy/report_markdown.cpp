@@ -6,10 +6,10 @@
 #include <cmath>
 #include <set>
 
-#include "tools/report/markdown.h"
-#include "tools/studies/fourier_toy/report.h"
-#include "tools/studies/fourier_toy/plan.h"
-#include "tools/report/format.h"
+#include "harmonic/tools/report/markdown.h"
+#include "harmonic/tools/studies/fourier_toy/report.h"
+#include "harmonic/tools/studies/fourier_toy/plan.h"
+#include "harmonic/tools/report/format.h"
 
 namespace hm::studies {
 

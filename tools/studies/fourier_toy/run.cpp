@@ -1,12 +1,12 @@
-#include "tools/studies/fourier_toy/run.h"
+#include "harmonic/tools/studies/fourier_toy/run.h"
 
 #include <algorithm>
 #include <chrono>
 
-#include "ops/ops.h"
-#include "tools/studies/driver/study_trainer.h"
-#include "tools/train/run_pool.h"
-#include "tools/train/trainer.h"
+#include "harmonic/ops/ops.h"
+#include "harmonic/tools/studies/driver/study_trainer.h"
+#include "harmonic/tools/train/run_pool.h"
+#include "harmonic/tools/train/trainer.h"
 
 namespace hm::studies {
 

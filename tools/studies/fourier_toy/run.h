@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "data/toy_density.h"
-#include "models/fourier_toy.h"
-#include "tools/tasks/fourier_toy.h"
+#include "harmonic/data/toy_density.h"
+#include "harmonic/models/fourier_toy.h"
+#include "harmonic/tools/tasks/fourier_toy.h"
 
 namespace hm::studies {
 

@@ -1,4 +1,4 @@
-#include "tools/studies/fourierformer/figures.h"
+#include "harmonic/tools/studies/fourierformer/figures.h"
 
 #include <fmt/format.h>
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "tools/report/plot.h"
-#include "tools/studies/fourierformer/report.h"
+#include "harmonic/tools/report/plot.h"
+#include "harmonic/tools/studies/fourierformer/report.h"
 
 namespace hm::studies {
 

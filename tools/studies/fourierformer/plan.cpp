@@ -1,12 +1,12 @@
-#include "tools/studies/fourierformer/plan.h"
+#include "harmonic/tools/studies/fourierformer/plan.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "core/error.h"
-#include "tools/studies/driver/run_config.h"
+#include "harmonic/core/error.h"
+#include "harmonic/tools/studies/driver/run_config.h"
 
 namespace hm::studies {
 namespace {

@@ -5,11 +5,11 @@
 
 #include <cmath>
 
-#include "core/error.h"
-#include "tools/studies/driver/study.h"
-#include "tools/studies/fourierformer/plan.h"
-#include "tools/studies/fourierformer/report.h"
-#include "tools/studies/fourierformer/run.h"
+#include "harmonic/core/error.h"
+#include "harmonic/tools/studies/driver/study.h"
+#include "harmonic/tools/studies/fourierformer/plan.h"
+#include "harmonic/tools/studies/fourierformer/report.h"
+#include "harmonic/tools/studies/fourierformer/run.h"
 
 namespace hm::studies {
 namespace {

@@ -1,14 +1,14 @@
-#include "tools/studies/fourierformer/report.h"
+#include "harmonic/tools/studies/fourierformer/report.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <utility>
 
-#include "core/error.h"
-#include "tools/report/seed_groups.h"
-#include "tools/studies/driver/summary_files.h"
-#include "tools/studies/fourierformer/figures.h"
+#include "harmonic/core/error.h"
+#include "harmonic/tools/report/seed_groups.h"
+#include "harmonic/tools/studies/driver/summary_files.h"
+#include "harmonic/tools/studies/fourierformer/figures.h"
 
 namespace hm::studies {
 namespace {

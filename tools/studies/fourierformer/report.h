@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "tools/report/claims.h"
-#include "tools/report/paper.h"
-#include "tools/report/stats.h"
-#include "tools/studies/driver/recorded_run.h"
-#include "tools/studies/driver/study.h"
-#include "tools/studies/fourierformer/plan.h"
+#include "harmonic/tools/report/claims.h"
+#include "harmonic/tools/report/paper.h"
+#include "harmonic/tools/report/stats.h"
+#include "harmonic/tools/studies/driver/recorded_run.h"
+#include "harmonic/tools/studies/driver/study.h"
+#include "harmonic/tools/studies/fourierformer/plan.h"
 
 namespace hm::studies {
 

@@ -1,17 +1,17 @@
-#include "tools/studies/fourierformer/run.h"
+#include "harmonic/tools/studies/fourierformer/run.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <filesystem>
 
-#include "core/error.h"
-#include "tools/studies/driver/study_trainer.h"
-#include "tools/tasks/kjv_lm.h"
-#include "tools/tasks/language_model.h"
-#include "tools/train/config.h"
-#include "tools/train/run_pool.h"
-#include "tools/train/trainer.h"
+#include "harmonic/core/error.h"
+#include "harmonic/tools/studies/driver/study_trainer.h"
+#include "harmonic/tools/tasks/kjv_lm.h"
+#include "harmonic/tools/tasks/language_model.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/run_pool.h"
+#include "harmonic/tools/train/trainer.h"
 
 namespace hm::studies {
 namespace {

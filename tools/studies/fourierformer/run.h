@@ -6,7 +6,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "tools/studies/fourierformer/plan.h"
+#include "harmonic/tools/studies/fourierformer/plan.h"
 
 namespace hm::studies {
 

@@ -1,4 +1,4 @@
-#include "tools/studies/fru/figures.h"
+#include "harmonic/tools/studies/fru/figures.h"
 
 #include <fmt/format.h>
 

@@ -1,11 +1,11 @@
-#include "tools/studies/fru/plan.h"
+#include "harmonic/tools/studies/fru/plan.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "core/error.h"
-#include "tools/studies/driver/run_config.h"
+#include "harmonic/core/error.h"
+#include "harmonic/tools/studies/driver/run_config.h"
 
 namespace hm::studies {
 namespace {

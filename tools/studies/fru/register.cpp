@@ -3,11 +3,11 @@
 // figures of report.h and figures.h.
 #include <fmt/format.h>
 
-#include "core/error.h"
-#include "tools/studies/driver/study.h"
-#include "tools/studies/fru/plan.h"
-#include "tools/studies/fru/report.h"
-#include "tools/studies/fru/run.h"
+#include "harmonic/core/error.h"
+#include "harmonic/tools/studies/driver/study.h"
+#include "harmonic/tools/studies/fru/plan.h"
+#include "harmonic/tools/studies/fru/report.h"
+#include "harmonic/tools/studies/fru/run.h"
 
 namespace hm::studies {
 namespace {

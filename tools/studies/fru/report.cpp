@@ -1,4 +1,4 @@
-#include "tools/studies/fru/report.h"
+#include "harmonic/tools/studies/fru/report.h"
 
 #include <fmt/format.h>
 
@@ -6,10 +6,10 @@
 #include <map>
 #include <utility>
 
-#include "core/error.h"
-#include "tools/report/seed_groups.h"
-#include "tools/studies/driver/summary_files.h"
-#include "tools/studies/fru/figures.h"
+#include "harmonic/core/error.h"
+#include "harmonic/tools/report/seed_groups.h"
+#include "harmonic/tools/studies/driver/summary_files.h"
+#include "harmonic/tools/studies/fru/figures.h"
 
 namespace hm::studies {
 namespace {

@@ -6,9 +6,9 @@
 
 #include <cmath>
 
-#include "tools/report/format.h"
-#include "tools/report/markdown.h"
-#include "tools/studies/fru/report.h"
+#include "harmonic/tools/report/format.h"
+#include "harmonic/tools/report/markdown.h"
+#include "harmonic/tools/studies/fru/report.h"
 
 namespace hm::studies {
 namespace {

@@ -1,12 +1,12 @@
-#include "tools/studies/fru/run.h"
+#include "harmonic/tools/studies/fru/run.h"
 
 #include <algorithm>
 
-#include "tools/studies/driver/study_trainer.h"
-#include "tools/train/config.h"
-#include "tools/train/grad_over_time.h"
-#include "tools/train/run_pool.h"
-#include "tools/train/trainer.h"
+#include "harmonic/tools/studies/driver/study_trainer.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/grad_over_time.h"
+#include "harmonic/tools/train/run_pool.h"
+#include "harmonic/tools/train/trainer.h"
 
 namespace hm::studies {
 namespace {

@@ -5,7 +5,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "tools/studies/fru/plan.h"
+#include "harmonic/tools/studies/fru/plan.h"
 
 namespace hm::studies {
 

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "tools/report/plot.h"
-#include "tools/studies/rng_lm/report.h"
-#include "tools/tasks/rng_lm_data.h"
-#include "tools/tasks/rng_lm_metrics.h"
+#include "harmonic/tools/report/plot.h"
+#include "harmonic/tools/studies/rng_lm/report.h"
+#include "harmonic/tools/tasks/rng_lm_data.h"
+#include "harmonic/tools/tasks/rng_lm_metrics.h"
 
 namespace hm::studies {
 

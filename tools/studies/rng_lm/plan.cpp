@@ -1,11 +1,11 @@
-#include "tools/studies/rng_lm/plan.h"
+#include "harmonic/tools/studies/rng_lm/plan.h"
 
 #include <fmt/format.h>
 
-#include "tools/tasks/kjv_lm.h"
-#include "tools/tasks/rng_lm.h"
-#include "tools/train/config.h"
-#include "tools/train/task.h"
+#include "harmonic/tools/tasks/kjv_lm.h"
+#include "harmonic/tools/tasks/rng_lm.h"
+#include "harmonic/tools/train/config.h"
+#include "harmonic/tools/train/task.h"
 
 namespace hm::studies {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/studies/driver/study.h"
+#include "harmonic/tools/studies/driver/study.h"
 
 namespace hm::studies {
 

@@ -3,10 +3,10 @@
 // of run.h per point, the report and figures of report.h.
 #include <fmt/format.h>
 
-#include "tools/studies/driver/study.h"
-#include "tools/studies/rng_lm/plan.h"
-#include "tools/studies/rng_lm/report.h"
-#include "tools/studies/rng_lm/run.h"
+#include "harmonic/tools/studies/driver/study.h"
+#include "harmonic/tools/studies/rng_lm/plan.h"
+#include "harmonic/tools/studies/rng_lm/report.h"
+#include "harmonic/tools/studies/rng_lm/run.h"
 
 namespace hm::studies {
 namespace {

@@ -1,4 +1,4 @@
-#include "tools/studies/rng_lm/report.h"
+#include "harmonic/tools/studies/rng_lm/report.h"
 
 #include <fmt/format.h>
 
@@ -7,14 +7,14 @@
 #include <fstream>
 #include <map>
 
-#include "core/error.h"
-#include "core/json_read.h"
-#include "tools/report/format.h"
-#include "tools/report/markdown.h"
-#include "tools/report/paper.h"
-#include "tools/studies/driver/summary_files.h"
-#include "tools/studies/rng_lm/plan.h"
-#include "tools/tasks/rng_lm_data.h"
+#include "harmonic/core/error.h"
+#include "harmonic/core/json_read.h"
+#include "harmonic/tools/report/format.h"
+#include "harmonic/tools/report/markdown.h"
+#include "harmonic/tools/report/paper.h"
+#include "harmonic/tools/studies/driver/summary_files.h"
+#include "harmonic/tools/studies/rng_lm/plan.h"
+#include "harmonic/tools/tasks/rng_lm_data.h"
 
 namespace hm::studies {
 namespace {

@@ -1,22 +1,22 @@
-#include "tools/studies/rng_lm/run.h"
+#include "harmonic/tools/studies/rng_lm/run.h"
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <random>
 
-#include "core/atomic_file.h"
-#include "core/error.h"
-#include "core/file_lock.h"
-#include "core/json_read.h"
-#include "tools/studies/driver/study_trainer.h"
-#include "tools/tasks/kjv_lm.h"
-#include "tools/tasks/language_model.h"
-#include "tools/tasks/rng_lm.h"
-#include "tools/tasks/rng_lm_data.h"
-#include "tools/tasks/rng_lm_metrics.h"
-#include "tools/train/run_pool.h"
-#include "tools/train/trainer.h"
+#include "harmonic/core/atomic_file.h"
+#include "harmonic/core/error.h"
+#include "harmonic/core/file_lock.h"
+#include "harmonic/core/json_read.h"
+#include "harmonic/tools/studies/driver/study_trainer.h"
+#include "harmonic/tools/tasks/kjv_lm.h"
+#include "harmonic/tools/tasks/language_model.h"
+#include "harmonic/tools/tasks/rng_lm.h"
+#include "harmonic/tools/tasks/rng_lm_data.h"
+#include "harmonic/tools/tasks/rng_lm_metrics.h"
+#include "harmonic/tools/train/run_pool.h"
+#include "harmonic/tools/train/trainer.h"
 
 namespace hm::studies {
 namespace {

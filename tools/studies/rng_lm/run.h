@@ -12,8 +12,8 @@
 #pragma once
 #include <string>
 
-#include "core/device.h"
-#include "tools/studies/driver/study.h"
+#include "harmonic/core/device.h"
+#include "harmonic/tools/studies/driver/study.h"
 
 namespace hm::studies {
 
