@@ -90,8 +90,8 @@ class Tensor {
   void bump_version() const;
 
   // -- PyTorch-style methods: thin forwards to the free functions of the same name ---------
-  // (ops/shape_views.h, ops/sum.h, ops/matmul.h; defined in core/tensor_methods.cpp). Inside
-  // Tensor's own member functions these names mean the members: call the ops as hm::sum(...).
+  // (ops/shape_views.h, ops/sum.h, ops/matmul.h; defined above core, in ops/tensor_methods.cpp).
+  // Inside Tensor's own member functions these names mean the members: call the ops as hm::sum(...).
   Tensor reshape(Shape shape) const;
   Tensor view(Shape shape) const;
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;

@@ -1,5 +1,6 @@
-// Tensor's PyTorch-style methods (core/tensor.h): each forwards to the free function of the same
-// name, so a method and its function are one op (one gradient, one set of checks and messages).
+// Tensor's PyTorch-style methods, declared in core/tensor.h and defined here, above core: each
+// forwards to the free function of the same name, so a method and its function are one op (one
+// gradient, one set of checks and messages).
 #include <ostream>
 
 #include "harmonic/core/print.h"
