@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "tests/helpers.h"
+#include "tests/study_helpers.h"
 #include "harmonic/tools/studies/fourier_toy/figures.h"
 #include "harmonic/tools/studies/fourier_toy/plan.h"
 #include "harmonic/tools/studies/fourier_toy/report.h"
@@ -264,3 +265,10 @@ TEST_CASE("toy study figures and files") {
 }
 
 }  // namespace hm::test
+
+// The measured full run behind README's tables (tests/study_helpers.h).
+TEST_CASE("toy study: the committed full run reports again to its committed summary") {
+  const hm::studies::StudyOutcome out = hm::test::check_committed_full_run("fourier-toy", "fourier_toy", 528);
+  CHECK(out.done == 528);  // complete
+}
+
