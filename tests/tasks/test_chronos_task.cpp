@@ -3,6 +3,7 @@
 // (tools/tasks/chronos_forecast_csv.h).
 #include <cmath>
 #include <fstream>
+#include <memory>
 
 #include "harmonic/models/chronos.h"
 #include "tests/helpers.h"
@@ -30,6 +31,15 @@ train::Json tiny_chronos(int64_t steps, const std::vector<std::string>& extra = 
 }
 
 models::Chronos& chronos_of(train::Task& task) { return dynamic_cast<models::Chronos&>(task.model()); }
+
+// An untrained 1 + 1 layer forecaster: forecast_csv's plumbing is under test, not its accuracy.
+std::unique_ptr<models::Chronos> tiny_forecaster(Generator* gen) {
+  models::ChronosConfig mc;
+  mc.t5.vocab_size = 4096;
+  mc.t5.d_model = 16, mc.t5.d_kv = 8, mc.t5.d_ff = 32, mc.t5.num_layers = 1, mc.t5.num_heads = 2;
+  mc.context_length = 16;
+  return std::make_unique<models::Chronos>(mc, data::SeriesTokenizer::uniform(4096), gen);
+}
 
 }  // namespace
 
@@ -105,11 +115,8 @@ TEST_CASE("chronos task: mixed binning and the Fourier head survive checkpoints 
 TEST_CASE("forecast_csv: columns, missing values, eval tails, and clear errors") {
   ScratchDir dir;
   Generator gen(3);
-  models::ChronosConfig mc;
-  mc.t5.vocab_size = 4096;
-  mc.t5.d_model = 16, mc.t5.d_kv = 8, mc.t5.d_ff = 32, mc.t5.num_layers = 1, mc.t5.num_heads = 2;
-  mc.context_length = 16;
-  models::Chronos model(mc, data::SeriesTokenizer::uniform(4096), &gen);
+  auto owned = tiny_forecaster(&gen);
+  models::Chronos& model = *owned;
   auto write = [&](const std::string& name, const std::string& text) {
     const std::string path = dir.str() + "/" + name;
     std::ofstream(path) << text;
@@ -174,11 +181,8 @@ TEST_CASE("forecast_csv: columns, missing values, eval tails, and clear errors")
 TEST_CASE("forecast_csv: a date column labels the forecast rows and the plot, extended by its step") {
   ScratchDir dir;
   Generator gen(3);
-  models::ChronosConfig mc;
-  mc.t5.vocab_size = 4096;
-  mc.t5.d_model = 16, mc.t5.d_kv = 8, mc.t5.d_ff = 32, mc.t5.num_layers = 1, mc.t5.num_heads = 2;
-  mc.context_length = 16;
-  models::Chronos model(mc, data::SeriesTokenizer::uniform(4096), &gen);
+  auto owned = tiny_forecaster(&gen);
+  models::Chronos& model = *owned;
   // Monthly rows from 2023-01; column b starts two rows late (its first date is 2023-03).
   std::string text = "month,a,b,year\n";
   for (int t = 0; t < 24; ++t)
