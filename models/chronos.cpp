@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/core/factories.h"
@@ -18,13 +19,23 @@ Tensor context_mask(const Tensor& context_ids) { return ne(context_ids, full_lik
 
 // Inverse-CDF draws: probs (N, bins) float, uniforms u (N) -> one bin per row. A row's draw
 // depends only on its probabilities and u, so cached and recomputed decoding agree.
-std::vector<int64_t> draw_bins(const Tensor& probs, const std::vector<double>& u) {
+// One bin per row of probs (rows, bins) by inverse CDF at u[row]; with 0 < top_k < bins, over the
+// row's top_k most likely bins (and those tied with the k-th) only.
+std::vector<int64_t> draw_bins(const Tensor& probs, const std::vector<double>& u, int64_t top_k) {
   Tensor p = probs.to(DType::Float64).contiguous().to(Device::cpu());
   const int64_t n = p.size(0), m = p.size(1);
   std::vector<double> v = p.to_vector();
   std::vector<int64_t> out(static_cast<size_t>(n));
+  std::vector<double> sorted;
   for (int64_t r = 0; r < n; ++r) {
-    const double* row = v.data() + r * m;
+    double* row = v.data() + r * m;
+    if (top_k > 0 && top_k < m) {
+      sorted.assign(row, row + m);
+      std::nth_element(sorted.begin(), sorted.begin() + (top_k - 1), sorted.end(), std::greater<>());
+      const double kth = sorted[static_cast<size_t>(top_k - 1)];
+      for (int64_t j = 0; j < m; ++j)
+        if (row[j] < kth) row[j] = 0;
+    }
     double total = 0;
     for (int64_t j = 0; j < m; ++j) total += row[j];
     const double target = u[r] * total;
@@ -136,6 +147,7 @@ std::vector<SeriesForecast> forecast(Chronos& model, const std::vector<std::vect
   const data::SeriesTokenizer tok = model.tokenizer();
   const Device device = model.bin_centres.device();
   check(o.context_length >= 0, "forecast", "context_length must be >= 0 (0: the model's), got {}", o.context_length);
+  check(o.top_k >= 0, "forecast", "top_k must be >= 0 (0: the whole pmf), got {}", o.top_k);
   const int64_t C = o.context_length > 0 ? o.context_length : model.config.context_length;
   const int64_t S = o.samples, H = o.horizon;
   Generator gen(o.seed);
@@ -174,7 +186,7 @@ std::vector<SeriesForecast> forecast(Chronos& model, const std::vector<std::vect
         logits = select(model.decode(all, mem, ctx), 1, t);
       }
       std::vector<double> u = rand({B * S}, {.dtype = DType::Float64}, &gen).to_vector();
-      std::vector<int64_t> bins = draw_bins(softmax(logits, -1), u);
+      std::vector<int64_t> bins = draw_bins(softmax(logits, -1), u, o.top_k);
       std::vector<int64_t> tokens(bins.size());
       for (size_t r = 0; r < bins.size(); ++r) {
         drawn[r].push_back(bins[r]);

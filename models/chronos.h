@@ -77,6 +77,9 @@ struct ForecastOptions {
   bool use_cache = true;
   int64_t batch_series = 16;  // series encoded together
   int64_t context_length = 0;  // points of history the encoder reads; 0: the model's context_length
+  // Draw each step from the top_k most likely bins only (renormalised; ties with the k-th kept, as
+  // Hugging Face's top-k filter does); 0: the whole pmf. Chronos' released evaluation uses 50.
+  int64_t top_k = 0;
 };
 
 struct SeriesForecast {

@@ -116,6 +116,23 @@ TEST_CASE("Chronos forecast: encoder once, S*H decoder tokens with the cache, th
   }
 }
 
+TEST_CASE("Chronos forecast top_k: 1 is the greedy path, k >= bins the whole pmf, negative refused") {
+  Generator gen(2);
+  models::Chronos model(tiny_config(models::ChronosHead::Linear), SeriesTokenizer::uniform(4096), &gen);
+  std::vector<std::vector<double>> hist = {wave(20, 0.0), wave(9, 2.0)};
+  models::ForecastOptions o{.horizon = 5, .samples = 6, .seed = 3};
+  const std::vector<models::SeriesForecast> full = models::forecast(model, hist, o);
+  o.top_k = 1;  // every draw is the most likely bin: the six paths coincide
+  const std::vector<models::SeriesForecast> greedy = models::forecast(model, hist, o);
+  for (const models::SeriesForecast& f : greedy)
+    for (const std::vector<double>& path : f.paths) CHECK(path == f.paths.front());
+  CHECK(greedy[0].paths != full[0].paths);  // an untrained model's pmf is wide: sampling differs
+  o.top_k = 4094;  // every bin kept: the same draws as the whole pmf
+  CHECK(models::forecast(model, hist, o)[0].paths == full[0].paths);
+  o.top_k = -1;
+  CHECK(test::throws_with([&] { models::forecast(model, hist, o); }, {"top_k must be >= 0", "-1"}));
+}
+
 TEST_CASE("summarize_paths: median and quantiles per step") {
   models::SeriesForecast f = models::summarize_paths({{1, 10}, {2, 20}, {3, 30}, {4, 40}, {5, 50}}, 2.0);
   CHECK(f.median == std::vector<double>{3, 30});

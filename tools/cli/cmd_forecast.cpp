@@ -82,6 +82,10 @@ Registration reg{
        cmd->add_option("--context", args.csv.context, "history points the model reads (0: its training context)")
            ->capture_default_str();
        cmd->add_option("--seed", args.csv.seed, "sampling seed")->capture_default_str();
+       cmd->add_option("--top-k", args.csv.top_k,
+                       "draw each step from the k most likely bins only (0: the whole pmf; Chronos' released "
+                       "evaluation uses 50)")
+           ->capture_default_str();
        cmd->add_option("--out", args.csv.out, "write the forecast CSV here (default: print it)");
        cmd->add_option("--plot", args.csv.plot,
                        "draw history and forecast fan (.png or .svg; several series: one file each, <stem>_<column>)");

@@ -191,7 +191,8 @@ ForecastCsvResult forecast_csv(models::Chronos& model, const ForecastCsvOptions&
     r.first_rows.push_back(first_row);
   }
   r.forecasts = models::forecast(
-      model, r.histories, {.horizon = o.horizon, .samples = o.samples, .seed = o.seed, .context_length = o.context});
+      model, r.histories,
+      {.horizon = o.horizon, .samples = o.samples, .seed = o.seed, .context_length = o.context, .top_k = o.top_k});
   if (o.eval) {
     for (size_t i = 0; i < r.names.size(); ++i)
       r.scores.push_back(nn::score_series(r.histories[i], r.truths[i], r.forecasts[i].median, r.forecasts[i].quantiles,

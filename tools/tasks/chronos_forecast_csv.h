@@ -37,6 +37,7 @@ struct ForecastCsvOptions {
   int64_t samples = 20;
   int64_t context = 0;  // history points the model reads (0: its training context_length)
   uint64_t seed = 0;
+  int64_t top_k = 0;     // draw from the top_k most likely bins only (0: the whole pmf)
   std::string out;       // forecast CSV ("" : none)
   std::string plot;      // .png or .svg ("" : none); several series: one file per series, <stem>_<column><ext>
   std::string date_column;  // "" : the first text column that reads as evenly spaced dates, if any
