@@ -20,15 +20,26 @@ const T* data_or_null(const Tensor& t) {
 
 // -- forward ----------------------------------------------------------------------------------
 
+// The sum of f(x[i]) over a row in kSumLanes independent partial sums: one SIMD accumulator
+// would chain every add on the previous one (an add's latency per vector); these chains overlap.
+constexpr int64_t kSumLanes = 32;
+template <class T, class F>
+T row_sum(const T* x, int64_t n, F f) {
+  T acc[kSumLanes] = {};
+  int64_t i = 0;
+  for (; i + kSumLanes <= n; i += kSumLanes)
+#pragma omp simd
+    for (int64_t k = 0; k < kSumLanes; ++k) acc[k] += f(x[i + k]);
+  T s = 0;
+  for (; i < n; ++i) s += f(x[i]);
+  for (int64_t k = 0; k < kSumLanes; ++k) s += acc[k];
+  return s;
+}
+
 template <class T>
 void layer_norm_row(const T* x, const T* w, const T* b, T eps, int64_t n, T* y, T& mean_out, T& rstd_out) {
-  T s = 0;
-#pragma omp simd reduction(+ : s)
-  for (int64_t i = 0; i < n; ++i) s += x[i];
-  const T mean = s / static_cast<T>(n);
-  T v = 0;
-#pragma omp simd reduction(+ : v)
-  for (int64_t i = 0; i < n; ++i) v += (x[i] - mean) * (x[i] - mean);
+  const T mean = row_sum(x, n, [](T v) { return v; }) / static_cast<T>(n);
+  const T v = row_sum(x, n, [mean](T xi) { return (xi - mean) * (xi - mean); });
   const T rstd = T(1) / std::sqrt(v / static_cast<T>(n) + eps);
   if (w && b) {
 #pragma omp simd
