@@ -145,18 +145,21 @@ CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::stri
   if (opt.skip_text_columns && lines.size() > first_data) {
     const Line& line = lines[first_data];
     std::vector<std::string> cells = split_line(line.text, opt.delimiter, source, line.number);
-    auto is_text = [&](int64_t c) { return c < std::ssize(cells) && !parse_number(cells[c]) && !is_missing_marker(cells[c]); };
+    // Without a selection every column is kept, so its text columns are the ones dropped.
     const bool selected = !opt.columns.empty() || !opt.column_indices.empty();
-    for (int64_t c = 0; c < ncols; ++c)
-      if (is_text(c) && (!selected || std::find(keep.begin(), keep.end(), c) == keep.end())) text_columns.push_back(c);
-    if (!selected) {
-      std::vector<int64_t> numeric;
-      for (int64_t c : keep) {
-        if (is_text(c))
-          skipped.push_back(names[c]);
-        else
-          numeric.push_back(c);
+    std::vector<int64_t> numeric;
+    for (int64_t c = 0; c < ncols; ++c) {
+      const bool text = c < std::ssize(cells) && !parse_number(cells[c]) && !is_missing_marker(cells[c]);
+      if (!text) {
+        numeric.push_back(c);
+      } else if (!selected) {
+        skipped.push_back(names[c]);
+        text_columns.push_back(c);
+      } else if (std::find(keep.begin(), keep.end(), c) == keep.end()) {
+        text_columns.push_back(c);
       }
+    }
+    if (!selected) {
       keep = numeric;
       check(!keep.empty(), kFn, "'{}': no numeric column (line {} has text in every column: {}){}", source,
             line.number, fmt::join(skipped, ", "), hint);

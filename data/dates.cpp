@@ -113,6 +113,16 @@ Cell cell_of_seconds(int64_t t) {
           .d = static_cast<unsigned>(ymd.day()), .hh = rest / 3600, .mm = rest % 3600 / 60, .ss = rest % 60};
 }
 
+std::string units(int64_t n, const char* one) { return n == 1 ? std::string(one) : fmt::format("{} {}s", n, one); }
+
+// A fixed step in its largest whole unit: "day", "7 days" -> "week", "30 seconds".
+std::string seconds_name(int64_t step) {
+  if (step % kDay == 0) return step % (7 * kDay) == 0 ? units(step / (7 * kDay), "week") : units(step / kDay, "day");
+  if (step % 3600 == 0) return units(step / 3600, "hour");
+  if (step % 60 == 0) return units(step / 60, "minute");
+  return units(step, "second");
+}
+
 }  // namespace
 
 std::string DateAxis::label(int64_t row) const {
@@ -130,13 +140,8 @@ std::string DateAxis::label(int64_t row) const {
 }
 
 std::string DateAxis::step_name() const {
-  auto unit = [](int64_t n, const char* one) { return n == 1 ? std::string(one) : fmt::format("{} {}s", n, one); };
-  if (step_months > 0) return step_months % 12 == 0 ? unit(step_months / 12, "year") : unit(step_months, "month");
-  if (step_seconds % kDay == 0) return step_seconds % (7 * kDay) == 0 ? unit(step_seconds / (7 * kDay), "week")
-                                                                      : unit(step_seconds / kDay, "day");
-  if (step_seconds % 3600 == 0) return unit(step_seconds / 3600, "hour");
-  if (step_seconds % 60 == 0) return unit(step_seconds / 60, "minute");
-  return unit(step_seconds, "second");
+  if (step_months > 0) return step_months % 12 == 0 ? units(step_months / 12, "year") : units(step_months, "month");
+  return seconds_name(step_seconds);
 }
 
 std::optional<DateAxis> parse_date_axis(const std::vector<std::string>& cells, std::string* why) {
@@ -176,11 +181,8 @@ std::optional<DateAxis> parse_date_axis(const std::vector<std::string>& cells, s
   if (step <= 0) return fail(fmt::format("row 2 ('{}') is not after row 1 ('{}')", cells[1], cells[0]));
   for (size_t r = 2; r < parsed.size(); ++r)
     if (seconds_of(parsed[r]) - seconds_of(parsed[r - 1]) != step)
-      return fail(fmt::format("not evenly spaced: rows 1-2 are {} apart, rows {}-{} ('{}', '{}') are not", [&] {
-        DateAxis a;
-        a.step_seconds = step;
-        return a.step_name();
-      }(), r, r + 1, cells[r - 1], cells[r]));
+      return fail(fmt::format("not evenly spaced: rows 1-2 are {} apart, rows {}-{} ('{}', '{}') are not",
+                              seconds_name(step), r, r + 1, cells[r - 1], cells[r]));
   axis.step_seconds = step;
   return axis;
 }
