@@ -58,6 +58,7 @@ BadIndex find_bad_index(Exec exec, int device, const Tensor& index, const Shape&
   BadIndex bad;
   const int64_t n = numel_of(scan);
   if (n == 0) return bad;
+  count_host_wait(device);  // the verdict comes back to the host before the op goes on
   const OffsetCalc<1> calc = make_offset_calc<1>(scan, {&strides}, fn);
   const int64_t* p = static_cast<const int64_t*>(index.raw_data());
   unsigned long long first = ULLONG_MAX;

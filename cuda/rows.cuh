@@ -130,6 +130,7 @@ void reduce_total(Exec exec, int device, int64_t n, const F& f, double divisor, 
 // Copies n values from kernel memory (device or host-twin memory) into host memory.
 template <class T>
 void read_back(Exec exec, int device, const T* src, T* dst, int64_t n) {
+  count_host_wait(device);
   if (exec == Exec::Host) {
     std::copy(src, src + n, dst);
     return;

@@ -1,10 +1,13 @@
 // Gradient clipping, composed from the reduction and elementwise ops so it runs on any
-// device; only the total norm (one scalar) comes back to the host.
+// device; the scale is computed where the gradients are, and only clip_grad_norm_ reads the
+// total norm (one scalar) back to the host.
 #include "harmonic/optim/clip.h"
 
 #include <cmath>
 
 #include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/factories.h"
+#include "harmonic/ops/binary.h"
 #include "harmonic/ops/elementwise.h"
 #include "harmonic/ops/reduce.h"
 #include "harmonic/ops/shape_ops.h"
@@ -21,23 +24,43 @@ std::vector<Tensor> defined_grads(const std::vector<Tensor>& params, std::string
   }
   return grads;
 }
-}  // namespace
 
-double clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, double norm_type, bool error_if_nonfinite) {
-  check(max_norm >= 0, "clip_grad_norm_", "invalid max_norm {} (must be >= 0)", max_norm);
-  check(norm_type > 0, "clip_grad_norm_", "invalid norm_type {} (must be > 0 or inf)", norm_type);
+Tensor clip_norms(const std::vector<Tensor>& params, double max_norm, double norm_type, std::string_view fn,
+                  bool clip) {
+  check(max_norm >= 0, fn, "invalid max_norm {} (must be >= 0)", max_norm);
+  check(norm_type > 0, fn, "invalid norm_type {} (must be > 0 or inf)", norm_type);
   NoGradGuard no_grad;
-  std::vector<Tensor> grads = defined_grads(params, "clip_grad_norm_");
-  if (grads.empty()) return 0.0;
+  std::vector<Tensor> grads = defined_grads(params, fn);
+  if (grads.empty()) return Tensor();
   // Per-tensor norms in their own dtype, combined in float64 (grads may mix dtypes).
   std::vector<Tensor> norms;
   for (const Tensor& g : grads) norms.push_back(norm(g.detach(), norm_type).to(DType::Float64));
-  const double total = norm(stack(norms), norm_type).item<double>();
-  check(!error_if_nonfinite || std::isfinite(total), "clip_grad_norm_",
+  const Tensor total = norm(stack(norms), norm_type);
+  if (!clip) return total;
+  // min(1, max_norm / (total + 1e-6)) in float64, rounded to each gradient's dtype: a factor of
+  // exactly 1 leaves a gradient unchanged, as skipping the scaling would.
+  const Tensor coef = minimum(div(full_like(total, max_norm), add(total, 1e-6)), ones_like(total));  // fill kernels: no copy
+  for (Tensor& g : grads) g.copy_(mul(g, coef.to(g.dtype())));
+  return total;
+}
+}  // namespace
+
+Tensor clip_grad_norm_on_device_(const std::vector<Tensor>& params, double max_norm, double norm_type) {
+  return clip_norms(params, max_norm, norm_type, "clip_grad_norm_on_device_", std::isfinite(max_norm));
+}
+
+double clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, double norm_type, bool error_if_nonfinite) {
+  // The host needs the norm before scaling only to refuse a non-finite one.
+  const Tensor total_t = clip_norms(params, max_norm, norm_type, "clip_grad_norm_",
+                                    std::isfinite(max_norm) && !error_if_nonfinite);
+  if (!total_t.defined()) return 0.0;
+  const double total = total_t.item<double>();
+  if (!error_if_nonfinite || !std::isfinite(max_norm)) return total;
+  check(std::isfinite(total), "clip_grad_norm_",
         "the total norm of order {} of the gradients is non-finite ({}), so it cannot be clipped", norm_type, total);
   const double coef = max_norm / (total + 1e-6);
   if (coef < 1.0)
-    for (Tensor& g : grads) mul_(g, coef);
+    for (Tensor& g : defined_grads(params, "clip_grad_norm_")) mul_(g, coef);
   return total;
 }
 

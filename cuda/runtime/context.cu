@@ -1,5 +1,6 @@
 // Per-device stream and library handles, created lazily on first use, and the byte copies
 // between host and device (device_copy_kernel.cuda).
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -43,7 +44,18 @@ DeviceContext& context(int device) {
   return (*contexts)[device];
 }
 
+constexpr int kMaxCountedDevices = 64;
+std::atomic<uint64_t> host_wait_count[kMaxCountedDevices];
+
 }  // namespace
+
+uint64_t host_waits(int device) {
+  return device >= 0 && device < kMaxCountedDevices ? host_wait_count[device].load(std::memory_order_relaxed) : 0;
+}
+
+void count_host_wait(int device) {
+  if (device >= 0 && device < kMaxCountedDevices) host_wait_count[device].fetch_add(1, std::memory_order_relaxed);
+}
 
 void check_device(int device, const char* fn) {
   const int n = device_count();
@@ -141,6 +153,7 @@ int sm_count(int device) {
 }
 
 void synchronize_device(int device) {
+  count_host_wait(device);
   if (emulated()) return check_device(device, "synchronize_device");  // host twins finish before they return
   DeviceGuard guard(device);
   HM_CUDA_CHECK(cudaStreamSynchronize(stream(device)));
@@ -153,6 +166,7 @@ namespace {
 // may refill the buffer at once (pageable sources are staged by the driver before return).
 void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes) {
   if (nbytes == 0) return;
+  if (dst_device.is_cpu() && src_device.is_cuda()) count_host_wait(src_device.index);
   if (emulated()) {  // every byte of the emulated device is host memory
     std::memmove(dst, src, nbytes);
     return;

@@ -4,6 +4,7 @@
 // the driver. All Harmonic work on a device is ordered on its stream; the typed handles
 // are in cuda/runtime/context.cuh for .cu files.
 #pragma once
+#include <cstdint>
 
 namespace hm::cuda {
 
@@ -22,6 +23,13 @@ class DeviceGuard {
 
 // Waits until all work queued on the device's stream has finished.
 void synchronize_device(int device);
+// How often the host has waited for cuda:device's stream so far: copies to the host,
+// synchronisations and device-side checks whose verdict the host reads (an index out of range).
+// While the host does not wait it queues the next kernels as the device runs the last ones, so a
+// training step should wait only where it logs. Counted on the emulated device too.
+uint64_t host_waits(int device = 0);
+// Counts one wait (the runtime's copies and checks call it).
+void count_host_wait(int device);
 // Streaming multiprocessors of the device (cached), for launch geometry.
 int sm_count(int device);
 // Throws a clear hm::Error naming `fn` unless cuda:device exists.

@@ -27,6 +27,8 @@ int current_device() { no_cuda("cuda::current_device"); }
 DeviceGuard::DeviceGuard(int) { no_cuda("cuda::DeviceGuard"); }
 DeviceGuard::~DeviceGuard() = default;
 void synchronize_device(int) { no_cuda("cuda::synchronize_device"); }
+uint64_t host_waits(int) { return 0; }
+void count_host_wait(int) {}
 int sm_count(int) { no_cuda("cuda::sm_count"); }
 void check_device(int device, const char* fn) {
   throw_error(fn, fmt::format("cannot use cuda:{}: Harmonic was built without CUDA", device));

@@ -10,6 +10,7 @@
 
 #include "harmonic/core/profiler.h"
 #include "harmonic/cuda/runtime/allocator.h"
+#include "harmonic/cuda/runtime/context.h"
 #include "tests/data_helpers.h"
 #include "tests/device_harness.h"
 #include "tests/trainer_helpers.h"
@@ -181,6 +182,72 @@ TEST_CASE("[cuda] a steady-state training step allocates no new device memory") 
   MESSAGE("device allocations after each step: " << mallocs[0] << " " << mallocs[1] << " " << mallocs[2] << " "
                                                  << mallocs[3]);
   CHECK(mallocs[3] == mallocs[1]);  // steps 3 and 4 reuse the cached blocks
+}
+
+// Host waits for the device during fit() of `spec`'s smoke config for `steps` steps, logging at
+// the end only; with an out_dir, metrics.jsonl is written there.
+uint64_t fit_waits(const train::TaskSpec& spec, int64_t steps, int64_t log_every, const std::string& out,
+                   bool with_on_step) {
+  Json config = train::smoke_config(spec, "");
+  train::apply_override(config, fmt::format("trainer.steps={}", steps));
+  train::apply_override(config, fmt::format("trainer.log_every={}", log_every));
+  train::apply_override(config, "trainer.eval_every=0");
+  std::unique_ptr<train::Task> task = train::build_task(spec, config, Device::cuda(0));
+  train::Trainer trainer(*task, spec.name, config, out);
+  trainer.log = nullptr;
+  if (with_on_step) trainer.on_step = [](const train::StepRecord&) {};
+  const uint64_t before = cuda::host_waits(0);
+  trainer.fit();
+  return cuda::host_waits(0) - before;
+}
+
+TEST_CASE("[cuda] a training step on cuda does not wait for the device; the losses are read where the trainer logs") {
+  announce_targets();
+  if (!cuda::available()) return;
+  // fru-synthetic's ops check no indices on the host, so its step needs no wait at all: four
+  // more steps, the same waits (the final evaluation and the one read of the losses).
+  const train::TaskSpec& spec = train::find_task("fru-synthetic");
+  const uint64_t two = fit_waits(spec, 2, 100, "", false), six = fit_waits(spec, 6, 100, "", false);
+  MESSAGE("host waits in fit(): " << two << " for 2 steps, " << six << " for 6");
+  CHECK(six == two);
+  // With on_step (which gets every step's loss) the trainer reads each step.
+  const uint64_t two_read = fit_waits(spec, 2, 100, "", true), six_read = fit_waits(spec, 6, 100, "", true);
+  CHECK(six_read - two_read >= 4);
+  // Read late or at once, the logged means are the same numbers.
+  ScratchDir late, each;
+  fit_waits(spec, 6, 2, late.str(), false);
+  fit_waits(spec, 6, 2, each.str(), true);
+  const std::vector<Json> a = read_jsonl(late / "metrics.jsonl"), b = read_jsonl(each / "metrics.jsonl");
+  REQUIRE(a.size() == 3);
+  REQUIRE(b.size() == 3);
+  for (size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i]["step"] == b[i]["step"]);
+    CHECK(a[i]["loss"].get<double>() == b[i]["loss"].get<double>());
+    CHECK(a[i]["grad_norm"].get<double>() == b[i]["grad_norm"].get<double>());
+  }
+}
+
+TEST_CASE("[cuda] a loss that diverges between two reads names its own step") {
+  announce_targets();
+  if (!cuda::available()) return;
+  const train::TaskSpec& spec = train::find_task("mlp-spirals");
+  Json c = small_spirals(50);
+  train::apply_override(c, "lr=1e6");
+  train::apply_override(c, "momentum=0.0");
+  train::apply_override(c, "trainer.log_every=50");
+  train::apply_override(c, "trainer.eval_every=0");
+  std::unique_ptr<train::Task> task = train::build_task(spec, c, Device::cuda(0));
+  train::Trainer t(*task, spec.name, c, "");
+  t.log = nullptr;
+  try {
+    t.fit();
+    FAIL("no NonFiniteLoss");
+  } catch (const train::NonFiniteLoss& e) {
+    CHECK(!std::isfinite(e.loss));
+    CHECK(e.step < 50);  // the first diverged step, not the step that read it
+    CHECK(std::string(e.what()).find(fmt::format("at step {} (", e.step)) != std::string::npos);
+    CHECK(std::string(e.what()).find("read at step 50") != std::string::npos);
+  }
 }
 
 TEST_CASE("profiler: a trainer's --profile table has kernels and phases, on the CPU and on cuda:0") {

@@ -15,6 +15,7 @@
 
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/core/atomic_file.h"
+#include "harmonic/core/factories.h"
 #include "harmonic/data/shard.h"
 #include "harmonic/nn/distributed/data_parallel.h"
 #include "harmonic/cuda/runtime/runtime.h"
@@ -145,7 +146,7 @@ void Trainer::apply_lr(int64_t step) {
 
 Trainer::~Trainer() = default;
 
-double Trainer::micro_step(const data::Batch& batch, double scale, int64_t batch_index) {
+Tensor Trainer::micro_step(const data::Batch& batch, double scale, int64_t batch_index) {
   data::Batch b;
   {
     ProfilePhase phase("to device");
@@ -160,15 +161,16 @@ double Trainer::micro_step(const data::Batch& batch, double scale, int64_t batch
   }
   HM_CHECK(loss.numel() == 1, "Trainer", "task '{}' returned a loss of shape {}, expected a scalar", task_name_,
            str(loss.shape()));
-  double value = 0;
-  {
+  Tensor value = loss.detach().reshape({}).to(DType::Float64);
+  if (read_each_step_) {
     ProfilePhase phase("loss to host (sync)");
-    value = loss.item<double>();
+    const double v = value.item<double>();
+    if (!std::isfinite(v))
+      throw NonFiniteLoss(fmt::format("[Trainer] task '{}': the loss is {} at step {} (epoch {}, batch {})", task_name_,
+                                      v, step_ + 1, epoch_ + 1, batch_index + 1),
+                          step_ + 1, v);
+    value = scalar_tensor(v, {.dtype = DType::Float64});
   }
-  if (!std::isfinite(value))
-    throw NonFiniteLoss(fmt::format("[Trainer] task '{}': the loss is {} at step {} (epoch {}, batch {})", task_name_,
-                                    value, step_ + 1, epoch_ + 1, batch_index + 1),
-                        step_ + 1, value);
   ProfilePhase phase("backward");
   if (scale != 1.0) loss = mul(loss, scale);
   loss.backward();
@@ -192,21 +194,53 @@ static void maybe_injected_fault(const dist::ProcessGroup& group, int64_t step) 
     throw_error("Trainer", fmt::format("injected fault at step {} (HARMONIC_TEST_RAISE_AT={})", step, spec));
 }
 
-StepRecord Trainer::finish_step(double loss, int64_t items) {
+Trainer::PendingStep Trainer::finish_step(Tensor loss, int64_t items, int64_t first_batch) {
   ProfilePhase phase("clip + optimizer");
   optim::Optimizer& opt = task_.optimizer();
-  StepRecord r;
+  PendingStep p;
   if (options_.clip_grad_norm > 0)
-    r.grad_norm = optim::clip_grad_norm_(params_, options_.clip_grad_norm);
+    p.grad_norm = optim::clip_grad_norm_on_device_(params_, options_.clip_grad_norm);
   else if (measure_grad_norm)
-    r.grad_norm = optim::clip_grad_norm_(params_, std::numeric_limits<double>::infinity());
+    p.grad_norm = optim::clip_grad_norm_on_device_(params_, std::numeric_limits<double>::infinity());
   opt.step();
-  r.loss = loss;
+  p.loss = std::move(loss);
+  p.first_batch = first_batch;
+  StepRecord& r = p.record;
   r.items = items;
   r.lr = opt.lr(0);
   r.epoch = epoch_ + 1;
   r.step = step_ + 1;
-  return r;
+  return p;
+}
+
+StepRecord Trainer::settle_pending() {
+  if (pending_.empty()) return {};
+  std::vector<PendingStep> steps = std::move(pending_);
+  pending_.clear();
+  std::vector<Tensor> losses, norms;
+  for (const PendingStep& p : steps) {
+    losses.push_back(p.loss);
+    if (p.grad_norm.defined()) norms.push_back(p.grad_norm);
+  }
+  std::vector<double> loss, norm;
+  {
+    ProfilePhase phase("loss to host (sync)");
+    loss = stack(losses).to(Device::cpu()).to_vector();
+    if (!norms.empty()) norm = stack(norms).to(Device::cpu()).to_vector();
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    StepRecord& r = steps[i].record;
+    r.loss = loss[i];
+    if (steps[i].grad_norm.defined()) r.grad_norm = norm[k++];
+    if (!std::isfinite(r.loss))
+      throw NonFiniteLoss(fmt::format("[Trainer] task '{}': the loss is {} at step {} (epoch {}, batch {}; read at "
+                                      "step {}: on {} the loss is read where the trainer logs, evaluates or saves)",
+                                      task_name_, r.loss, r.step, r.epoch, steps[i].first_batch + 1, step_, device_),
+                          r.step, r.loss);
+    loss_sum_ += r.loss, grad_norm_sum_ += r.grad_norm, ++log_count_;
+  }
+  return steps.back().record;
 }
 
 FitResult Trainer::fit() {
@@ -246,6 +280,8 @@ FitResult Trainer::fit() {
   }
   // The stop every rank agrees on (Ctrl-C on any rank, exchanged once per step), so all ranks
   // leave the loop after the same step.
+  read_each_step_ = device_.is_cpu() || static_cast<bool>(on_step) || world > 1;
+  pending_.clear();
   bool agreed_stop = false;
   auto stopping = [&] { return world > 1 ? agreed_stop : stop_requested(); };
 
@@ -279,22 +315,23 @@ FitResult Trainer::fit() {
     while (step_ < total && !stopping() && !early_stop) {
       data::Epoch epoch = epoch_from(loader, epoch_, batch_, rank, world);
       int64_t pos = batch_;  // the next micro-batch's index in the epoch
-      int64_t in_group = 0, group = 0, items = 0;
-      double loss = 0;
+      int64_t in_group = 0, group = 0, items = 0, first_batch = 0;
+      Tensor loss;  // the step's mean loss over its micro-batches, 0-d float64
+      auto add_loss = [&loss](const Tensor& part) { loss = loss.defined() ? add(loss, part) : part; };
       std::optional<ProfilePhase> fetching(std::in_place, "data");  // the loader's next batch
       for (data::Batch& batch : epoch) {
         fetching.reset();
         if (in_group == 0) {
           profile_before_step(total - session_start_step);  // a new optimizer step: its group is k batches, or what is left of the epoch
           group = std::min(k, nb - pos);
-          loss = 0, items = 0;
+          loss = Tensor(), items = 0, first_batch = pos;
           apply_lr(step_);
           model.zero_grad();
           opt.zero_grad();
           if (world > 1) maybe_injected_fault(*process_group, step_ + 1);
         }
         if (world == 1) {
-          loss += micro_step(batch, 1.0 / static_cast<double>(group), pos) / static_cast<double>(group);
+          add_loss(div(micro_step(batch, 1.0 / static_cast<double>(group), pos), static_cast<double>(group)));
           items += batch.input.dim() > 0 ? batch.input.size(0) : 1;
         } else {
           // This rank's mean loss weighs local/global of the batch: scaled by world * local /
@@ -304,8 +341,8 @@ FitResult Trainer::fit() {
           if (last) ddp->begin_sync();
           if (batch.input.defined()) {  // a rank may get no example of a short last batch
             const double weight = static_cast<double>(world * batch.input.size(0)) / static_cast<double>(global);
-            loss += micro_step(batch, weight / static_cast<double>(group), pos) * weight / world /
-                    static_cast<double>(group);
+            add_loss(div(div(mul(micro_step(batch, weight / static_cast<double>(group), pos), weight), world),
+                         static_cast<double>(group)));
           }
           if (last) ddp->finish();
           items += global;
@@ -318,27 +355,33 @@ FitResult Trainer::fit() {
         in_group = 0;
         if (world > 1) {  // the step's loss over all ranks, and whether any rank was asked to stop
           Tensor shared = Tensor::empty({2}, DType::Float64);
-          shared.data<double>()[0] = loss;
+          shared.data<double>()[0] = loss.defined() ? loss.item<double>() : 0.0;  // on the host: read_each_step_
           shared.data<double>()[1] = stop_requested() ? 1.0 : 0.0;
           shared = shared.to(device_);  // the group's device (NCCL reduces CUDA tensors)
           process_group->all_reduce(shared, dist::ReduceOp::Sum);
           const std::vector<double> sums = shared.to(Device::cpu()).to_vector();
-          loss = sums[0];
+          loss = scalar_tensor(sums[0], {.dtype = DType::Float64});
           agreed_stop = sums[1] > 0;
         }
 
-        StepRecord r = finish_step(loss, items);
+        pending_.push_back(finish_step(loss, items, first_batch));
         ++step_, ++session_steps_;
         batch_ = pos;
         if (batch_ == nb) ++epoch_, batch_ = 0;  // the position of the next batch, saved by checkpoints
         session_items_ += items;
-        loss_sum_ += r.loss, grad_norm_sum_ += r.grad_norm, ++log_count_;
-        if (on_step) on_step(r);
-        profile_after_step();
 
         const bool done = step_ >= total;
         const bool log_now = step_ % options_.log_every == 0 || done;
         const bool eval_now = (options_.eval_every > 0 && step_ % options_.eval_every == 0) || done;
+        const bool checkpoint_due =
+            (options_.checkpoint_every > 0 && step_ % options_.checkpoint_every == 0) ||
+            (options_.checkpoint_seconds > 0 && now_seconds() - last_checkpoint_time >= options_.checkpoint_seconds);
+        StepRecord r = pending_.back().record;
+        // A diverged step is found here, before anything is logged, evaluated or saved after it.
+        if (read_each_step_ || log_now || eval_now || checkpoint_due || stopping()) r = settle_pending();
+        if (on_step) on_step(r);
+        profile_after_step();
+
         nlohmann::ordered_json record;
         if (log_now) {
           const double n = static_cast<double>(log_count_);
@@ -373,9 +416,6 @@ FitResult Trainer::fit() {
           }
         }
         if (!record.empty()) write_metrics(record);
-        const bool checkpoint_due =
-            (options_.checkpoint_every > 0 && step_ % options_.checkpoint_every == 0) ||
-            (options_.checkpoint_seconds > 0 && now_seconds() - last_checkpoint_time >= options_.checkpoint_seconds);
         if (checkpoint_due && !out_dir_.empty()) {
           save_checkpoint(checkpoint_path());
           if (options_.keep_checkpoints)
@@ -391,6 +431,7 @@ FitResult Trainer::fit() {
     if (world > 1) dist::abort_job_on_error(e.what());
     throw;
   }
+  settle_pending();                 // steps a Ctrl-C or early stop ended after
   if (profiler_) finish_profile();  // the run ended before the profile's last step
   result.interrupted = stopping() && step_ < total && !early_stop;
   result.stopped_early = early_stop;

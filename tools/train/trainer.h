@@ -193,7 +193,9 @@ class Trainer {
   // from it has already spent. Throws naming the file when it holds no trainer's "elapsed".
   static double checkpoint_training_seconds(const std::string& checkpoint_path);
 
-  std::function<void(const StepRecord&)> on_step;                  // after every optimizer step
+  // After every optimizer step. Setting it makes the trainer read each step's loss (a wait for
+  // the device on CUDA, where it otherwise reads the losses at log lines only).
+  std::function<void(const StepRecord&)> on_step;
   std::function<void(int64_t step, const Json& metrics)> on_eval;  // after every evaluation
   // The caller's bookkeeping that must survive a resume with the trainer's (a study run's
   // evaluation curve so far): called at every checkpoint, saved in it, returned by resume().
@@ -219,9 +221,20 @@ class Trainer {
   ProfileReport last_profile;  // the last profile taken (steps == 0: none)
 
  private:
-  double micro_step(const data::Batch& batch, double scale, int64_t batch_index);  // forward + backward
+  // A finished step whose loss and gradient norm may still be on the device.
+  struct PendingStep {
+    StepRecord record;       // loss and grad_norm filled by settle_pending()
+    Tensor loss, grad_norm;  // 0-d float64 (grad_norm undefined when not measured)
+    int64_t first_batch = 0;  // the step's first batch in its epoch, for the divergence error
+  };
+  // Forward + backward of one micro-batch; returns its loss as a 0-d float64 tensor: on the host
+  // (read, and checked finite before the backward) when read_each_step_, else on the device.
+  Tensor micro_step(const data::Batch& batch, double scale, int64_t batch_index);
   int64_t global_batch_items(int64_t batch_index) const;  // examples in global batch batch_index
-  StepRecord finish_step(double loss, int64_t items);     // clip + optimizer step
+  PendingStep finish_step(Tensor loss, int64_t items, int64_t first_batch);  // clip + optimizer step
+  // Reads the pending steps' losses and norms (one transfer each), throws NonFiniteLoss at the
+  // first non-finite loss, adds them to the log sums; returns the last step's record.
+  StepRecord settle_pending();
   void apply_lr(int64_t step);
   // After an evaluation: the best checkpoint and early stopping; true to stop.
   bool track_best(const Json& metrics);
@@ -243,6 +256,11 @@ class Trainer {
   double elapsed_before_ = 0;                 // seconds of earlier sessions (resume)
   double loss_sum_ = 0, grad_norm_sum_ = 0;   // since the last metrics line
   int64_t log_count_ = 0;
+  // The host reads every step's loss on the CPU (free), with on_step (it gets each loss) and with
+  // several ranks; otherwise (a CUDA device) only at log lines, evaluations, checkpoints and the
+  // end, so it never waits for the device inside a step. Set by fit().
+  bool read_each_step_ = true;
+  std::vector<PendingStep> pending_;  // steps since the last read
   double lr_scale_ = 1.0;  // new lr / the optimizer's initial lr after an lr change on resume
   // The monitored metric: best value, its step, evaluations since it improved.
   double best_ = 0;
