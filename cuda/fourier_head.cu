@@ -1,10 +1,14 @@
-// CUDA Fourier head log-pmf row kernels (ops/fourier_head_functors.h, the CPU's formula): one
-// thread per row of z (rows, 4h), the row's bins in the CPU's order. The rows are short
-// (m is a few hundred bins at most) and numerous (batch x time), so a thread per row needs no
-// cross-thread reduction.
+// CUDA Fourier head log-pmf row kernels (ops/fourier_head_functors.h, the CPU's formula), two
+// forms: one thread per row of z (rows, 4h), the row's bins in the CPU's order (the default,
+// verified on a GPU); and, with new_kernels_enabled() (not yet run on a GPU), a group of lanes
+// per row (a warp, or a block for rows of 1024+ half-grid bins, cuda/rows.cuh): the row sums
+// as lane partials, so a few thousand rows of thousands of bins fill the device, where a thread
+// per row leaves most of it idle.
 #include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/cuda/launch.cuh"
 #include "harmonic/cuda/math.cuh"
+#include "harmonic/cuda/rows.cuh"
 #include "harmonic/ops/fourier_head_functors.h"
 #include "harmonic/ops/fourier_head_kernels.h"
 
@@ -27,13 +31,103 @@ struct LogPmfBackwardRow {  // z, gz (rows, zw), g (rows, m)
   HM_HD void operator()(int64_t r) const { fourier::log_pmf_backward_row(z + r * zw, g + r * m, gz + r * zw, m); }
 };
 
+// The lane form. Lane l of a row takes the half-grid bins j = l, l + lanes, ... and writes bin j
+// and its mirror m-1-j.
+template <class T>
+struct LogPmfLanes {  // z (rows, 4h) -> out (rows, m); part1: Q = sum_j q_j
+  using Acc = T;
+  using Op1 = AddOp;
+  const T* z;
+  T* out;
+  int64_t m, h, pairs;
+  HM_HD T part1(int64_t r, int lane, int lanes) const {
+    const T* a = z + r * 4 * h;
+    T s = 0;
+    for (int64_t j = lane; j < h; j += lanes) {
+      const T p = fourier::pair_power(a[j], a[h + j], a[2 * h + j], a[3 * h + j]);
+      s += j < pairs ? T(2) * p : p;  // the middle bin's D is 0
+    }
+    return s;
+  }
+  HM_HD T part2(int64_t, int, int, T) const { return T(0); }
+  HM_HD T part3(int64_t, int, int, T, T) const { return T(0); }
+  HM_HD void write(int64_t r, int lane, int lanes, T total, T, T) const {
+    const T* a = z + r * 4 * h;
+    T* o = out + r * m;
+    const T inv = T(1) / total, eps = T(fourier::kPmfEps);
+    for (int64_t j = lane; j < h; j += lanes) {
+      const T ac = a[j], as = a[h + j], bc = a[2 * h + j], bs = a[3 * h + j];
+      const T p = fourier::pair_power(ac, as, bc, bs), d = fourier::pair_skew(ac, as, bc, bs);
+      o[j] = CudaMath::log((p + d) * inv + eps);
+      if (j < pairs) o[m - 1 - j] = CudaMath::log((p - d) * inv + eps);
+    }
+  }
+};
+
+// Backward: part1 Q, part2 sum_k h_k y_k (h_k = g_k / (y_k + eps)), then dL/dz per bin pair.
+template <class T>
+struct LogPmfBackwardLanes {  // z, gz (rows, 4h), g (rows, m)
+  using Acc = T;
+  using Op1 = AddOp;
+  const T *z, *g;
+  T* gz;
+  int64_t m, h, pairs;
+  HM_HD T part1(int64_t r, int lane, int lanes) const {
+    const T* a = z + r * 4 * h;
+    T s = 0;
+    for (int64_t j = lane; j < h; j += lanes) {
+      const T p = fourier::pair_power(a[j], a[h + j], a[2 * h + j], a[3 * h + j]);
+      s += j < pairs ? T(2) * p : p;
+    }
+    return s;
+  }
+  // y and h of bin j (0) and its mirror (1; zero for the middle bin).
+  HM_HD void bin_terms(int64_t r, int64_t j, T inv, T& y0, T& y1, T& h0, T& h1) const {
+    const T* a = z + r * 4 * h;
+    const T* gr = g + r * m;
+    const T ac = a[j], as = a[h + j], bc = a[2 * h + j], bs = a[3 * h + j];
+    const T p = fourier::pair_power(ac, as, bc, bs), d = fourier::pair_skew(ac, as, bc, bs);
+    const T eps = T(fourier::kPmfEps);
+    y0 = (p + d) * inv, y1 = (p - d) * inv;
+    h0 = gr[j] / (y0 + eps);
+    h1 = j < pairs ? gr[m - 1 - j] / (y1 + eps) : T(0);
+  }
+  HM_HD T part2(int64_t r, int lane, int lanes, T total) const {
+    const T inv = T(1) / total;
+    T s = 0;
+    for (int64_t j = lane; j < h; j += lanes) {
+      T y0, y1, h0, h1;
+      bin_terms(r, j, inv, y0, y1, h0, h1);
+      s += h0 * y0 + h1 * y1;
+    }
+    return s;
+  }
+  HM_HD T part3(int64_t, int, int, T, T) const { return T(0); }
+  HM_HD void write(int64_t r, int lane, int lanes, T total, T hy, T) const {
+    const T* a = z + r * 4 * h;
+    T* o = gz + r * 4 * h;
+    const T inv = T(1) / total;
+    for (int64_t j = lane; j < h; j += lanes) {
+      T y0, y1, h0, h1;
+      bin_terms(r, j, inv, y0, y1, h0, h1);
+      const T w = (h0 - hy) * inv, v = j < pairs ? (h1 - hy) * inv : T(0);
+      fourier::pair_grad(a[j], a[h + j], a[2 * h + j], a[3 * h + j], w, v, o[j], o[h + j], o[2 * h + j], o[3 * h + j]);
+    }
+  }
+};
+
 template <Exec E>
 void log_pmf_on(const Tensor& z, const Tensor& out) {
   const int device = kernel_device(E, "fourier_head_log_pmf", {&z, &out});
   const int64_t m = out.size(-1), rows = m ? out.numel() / m : 0, zw = z.size(-1);
   dispatch_float(z.dtype(), "fourier_head_log_pmf", [&]<class T>() {
-    for_each_index(E, device, rows,
-                   LogPmfRow<T>{static_cast<const T*>(z.raw_data()), static_cast<T*>(out.raw_data()), m, zw});
+    if (new_kernels_enabled())
+      run_rows(E, device,
+               LogPmfLanes<T>{static_cast<const T*>(z.raw_data()), static_cast<T*>(out.raw_data()), m, zw / 4, m / 2},
+               rows, zw / 4);
+    else
+      for_each_index(E, device, rows,
+                     LogPmfRow<T>{static_cast<const T*>(z.raw_data()), static_cast<T*>(out.raw_data()), m, zw});
   });
 }
 
@@ -42,9 +136,13 @@ void log_pmf_backward_on(const Tensor& z, const Tensor& grad_out, const Tensor& 
   const int device = kernel_device(E, "fourier_head_log_pmf_backward", {&z, &grad_out, &grad_z});
   const int64_t m = grad_out.size(-1), rows = m ? grad_out.numel() / m : 0, zw = z.size(-1);
   dispatch_float(z.dtype(), "fourier_head_log_pmf_backward", [&]<class T>() {
-    for_each_index(E, device, rows,
-                   LogPmfBackwardRow<T>{static_cast<const T*>(z.raw_data()), static_cast<const T*>(grad_out.raw_data()),
-                                        static_cast<T*>(grad_z.raw_data()), m, zw});
+    const T* zp = static_cast<const T*>(z.raw_data());
+    const T* gp = static_cast<const T*>(grad_out.raw_data());
+    T* gzp = static_cast<T*>(grad_z.raw_data());
+    if (new_kernels_enabled())
+      run_rows(E, device, LogPmfBackwardLanes<T>{zp, gp, gzp, m, zw / 4, m / 2}, rows, zw / 4);
+    else
+      for_each_index(E, device, rows, LogPmfBackwardRow<T>{zp, gp, gzp, m, zw});
   });
 }
 

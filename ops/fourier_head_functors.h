@@ -23,6 +23,16 @@ namespace hm::fourier {
 
 inline constexpr double kPmfEps = 1e-5;  // log(pmf + eps), as the authors' head
 
+// Half-grid bin j (ac = alpha.C etc. there) and its mirror: q_j = P + D, q_mirror = P - D.
+template <class T>
+HM_HD T pair_power(T ac, T as, T bc, T bs) {  // P
+  return ac * ac + as * as + bc * bc + bs * bs;
+}
+template <class T>
+HM_HD T pair_skew(T ac, T as, T bc, T bs) {  // D
+  return T(2) * (ac * bs - bc * as);
+}
+
 // z (4h) -> out (m) = log(q_j / sum q + eps).
 template <class Math, class T>
 HM_HD void log_pmf_row(const T* z, T* out, int64_t m) {
@@ -31,8 +41,8 @@ HM_HD void log_pmf_row(const T* z, T* out, int64_t m) {
   T total = 0;
   HM_FOURIER_SIMD(reduction(+ : total))
   for (int64_t j = 0; j < pairs; ++j) {
-    const T p = ac[j] * ac[j] + as[j] * as[j] + bc[j] * bc[j] + bs[j] * bs[j];
-    const T d = T(2) * (ac[j] * bs[j] - bc[j] * as[j]);
+    const T p = pair_power(ac[j], as[j], bc[j], bs[j]);
+    const T d = pair_skew(ac[j], as[j], bc[j], bs[j]);
     out[j] = p + d;
     out[m - 1 - j] = p - d;
     total += T(2) * p;
@@ -49,6 +59,16 @@ HM_HD void log_pmf_row(const T* z, T* out, int64_t m) {
   for (int64_t j = 0; j < m; ++j) out[j] = Math::log(out[j] * inv + eps);
 }
 
+// dL/dz at half-grid bin j from w = dL/dq_j and v = dL/dq_mirror (0 for the middle bin).
+template <class T>
+HM_HD void pair_grad(T a_c, T a_s, T b_c, T b_s, T w, T v, T& gac, T& gas, T& gbc, T& gbs) {
+  const T sum = T(2) * (w + v), dif = T(2) * (w - v);
+  gac = a_c * sum + b_s * dif;
+  gbs = b_s * sum + a_c * dif;
+  gbc = b_c * sum - a_s * dif;
+  gas = a_s * sum - b_c * dif;
+}
+
 // dL/dq_j = w_j = (h_j - sum_k h_k y_k) / Q with h_j = g_j / (y_j + eps); then, with w for the
 // bin and v for its mirror, dq/dz by the chain rule through q_j = P + D and q_mirror = P - D.
 // z (4h), g (m) -> gz (4h).
@@ -61,7 +81,7 @@ HM_HD void log_pmf_backward_row(const T* z, const T* g, T* gz, int64_t m) {
   T total = 0;
   HM_FOURIER_SIMD(reduction(+ : total))
   for (int64_t j = 0; j < h; ++j) {
-    const T p = ac[j] * ac[j] + as[j] * as[j] + bc[j] * bc[j] + bs[j] * bs[j];
+    const T p = pair_power(ac[j], as[j], bc[j], bs[j]);
     total += j < pairs ? T(2) * p : p;  // the middle bin's D is 0 (S = 0 there)
   }
   const T inv = T(1) / total;
@@ -69,8 +89,8 @@ HM_HD void log_pmf_backward_row(const T* z, const T* g, T* gz, int64_t m) {
   // gac/gas hold h_j / h_mirror for now (the mirror's is 0 for the middle bin).
   HM_FOURIER_SIMD(reduction(+ : hy))
   for (int64_t j = 0; j < h; ++j) {
-    const T p = ac[j] * ac[j] + as[j] * as[j] + bc[j] * bc[j] + bs[j] * bs[j];
-    const T d = T(2) * (ac[j] * bs[j] - bc[j] * as[j]);
+    const T p = pair_power(ac[j], as[j], bc[j], bs[j]);
+    const T d = pair_skew(ac[j], as[j], bc[j], bs[j]);
     const T y0 = (p + d) * inv, y1 = (p - d) * inv;
     const T h0 = g[j] / (y0 + eps);
     const T h1 = j < pairs ? g[m - 1 - j] / (y1 + eps) : T(0);
@@ -82,12 +102,7 @@ HM_HD void log_pmf_backward_row(const T* z, const T* g, T* gz, int64_t m) {
   for (int64_t j = 0; j < h; ++j) {
     const T w = (gac[j] - hy) * inv;
     const T v = j < pairs ? (gas[j] - hy) * inv : T(0);
-    const T sum = T(2) * (w + v), dif = T(2) * (w - v);
-    const T a_c = ac[j], a_s = as[j], b_c = bc[j], b_s = bs[j];
-    gac[j] = a_c * sum + b_s * dif;
-    gbs[j] = b_s * sum + a_c * dif;
-    gbc[j] = b_c * sum - a_s * dif;
-    gas[j] = a_s * sum - b_c * dif;
+    pair_grad(ac[j], as[j], bc[j], bs[j], w, v, gac[j], gas[j], gbc[j], gbs[j]);
   }
 }
 

@@ -17,4 +17,21 @@ void synchronize();     // waits for the current device's stream
 // allocator's cached blocks (0 without a device).
 size_t memory_available(int device);
 
+// Kernels written where no GPU was at hand run only when this is true: HARMONIC_NEW_KERNELS=1
+// (read once), or inside a ScopedNewKernels. Until a GPU run has passed their tests (cuda/README.md
+// lists them) the kernels they would replace stay the default; their host twins are tested
+// either way, and tools/bench/gpu/gpu_check.sh sets the variable so a GPU run tries them.
+bool new_kernels_enabled();
+// Turns the new kernels on or off for a scope (tests, benchmarks), then restores the setting.
+class ScopedNewKernels {
+ public:
+  explicit ScopedNewKernels(bool on);
+  ~ScopedNewKernels();
+  ScopedNewKernels(const ScopedNewKernels&) = delete;
+  ScopedNewKernels& operator=(const ScopedNewKernels&) = delete;
+
+ private:
+  int previous_;
+};
+
 }  // namespace hm::cuda
