@@ -5,6 +5,7 @@
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/autograd/node.h"
 #include "harmonic/core/factories.h"
+#include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/ops/attention_dropout.h"
 #include "harmonic/ops/elementwise.h"
 #include "harmonic/ops/fourier_attention_kernels.h"
@@ -68,7 +69,10 @@ Tensor fourier_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v
   reserve_attention_dropout(args, dropout_p, training, gen, B * H * Nq * Nk);
   Tensor out = Tensor::empty({B, H, Nq, Dv}, q.dtype(), q.device());  // (B, H, Nq, Dv)
   Tensor attn, lse;                                                   // (B, H, Nq, Nk), or (B, H, Nq) with recompute
-  if (recompute && p % 2 == 0)
+  // CUDA's tiled kernels, where on, always recompute (O(N) memory).
+  const bool tiled = q.device().is_cuda() && cuda::new_kernels_enabled() &&
+                     fourier_attention_tiled_covers(p, D, Dv, q.dtype());
+  if ((recompute || tiled) && p % 2 == 0)
     lse = Tensor::empty({B, H, Nq}, q.dtype(), q.device());
   else
     attn = Tensor::empty({B, H, Nq, Nk}, q.dtype(), q.device());
@@ -79,17 +83,23 @@ Tensor fourier_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v
       kFn, out, {q_in, k_in, v_in, R_in},
       [sq = rec ? Saved(q) : Saved(), sk = rec ? Saved(k) : Saved(), sv = rec ? Saved(v) : Saved(),
        sR = rec ? Saved(R) : Saved(), sa = rec ? Saved(attn) : Saved(), sl = rec ? Saved(lse) : Saved(),
-       sp = rec ? Saved(pad) : Saved(), args, r_shape = R_in.shape()](const Tensor& g_in, const NeedsGrad&) {
+       sp = rec ? Saved(pad) : Saved(), so = rec && lse.defined() ? Saved(out) : Saved(), args,
+       r_shape = R_in.shape()](const Tensor& g_in, const NeedsGrad&) {
         const Tensor &q = sq.get(), &k = sk.get(), &v = sv.get(), &R = sR.get();
         Tensor g = g_in.contiguous();
         Tensor dq = Tensor::empty(q.shape(), q.dtype(), q.device());
         Tensor dk = Tensor::empty(k.shape(), k.dtype(), k.device());
         Tensor dv = Tensor::empty(v.shape(), v.dtype(), v.device());
         Tensor dR = Tensor::empty(R.shape(), R.dtype(), R.device());
-        fourier_attention_backward_kernel(q.device(), q, k, v, R, sa.get(), sp.get(), sl.get(), g, args, dq, dk, dv,
-                                          dR);
+        fourier_attention_backward_kernel(q.device(), q, k, v, R, sa.get(), sp.get(), sl.get(), so.get(), g, args, dq,
+                                          dk, dv, dR);
         return Grads{dq, dk, dv, r_shape.empty() ? sum(dR) : dR};
       });
+}
+
+int64_t& fourier_attention_tiled_runs() {
+  static int64_t runs = 0;
+  return runs;
 }
 
 Tensor fourier_attention_logits_reference(const Tensor& q, const Tensor& k, const Tensor& R, int64_t p) {

@@ -56,11 +56,22 @@ inline Kernel<void(const Tensor& q, const Tensor& k, const Tensor& v, const Tens
     fourier_attention_kernel{"fourier_attention"};
 
 // From the saved attn (or, when it is undefined, from lse with the logits recomputed row by
-// row; pad as in the forward) and the output gradient g (B,H,Nq,Dv): fills dq, dk, dv, dR (D)
-// (all defined and contiguous; the kernel initialises them).
+// row, and the forward's out; pad as in the forward) and the output gradient g (B,H,Nq,Dv):
+// fills dq, dk, dv, dR (D) (all defined and contiguous; the kernel initialises them).
 inline Kernel<void(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& R, const Tensor& attn,
-                   const Tensor& pad, const Tensor& lse, const Tensor& g, const FourierAttentionArgs& args,
-                   const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dR)>
+                   const Tensor& pad, const Tensor& lse, const Tensor& out, const Tensor& g,
+                   const FourierAttentionArgs& args, const Tensor& dq, const Tensor& dk, const Tensor& dv,
+                   const Tensor& dR)>
     fourier_attention_backward_kernel{"fourier_attention_backward"};
+
+// The cases CUDA's tiled kernels take (cuda/fourier_attention_tiled.cu): float32, even p,
+// D = Dv in {8, 16, 32, 64}. Where they are on (cuda::new_kernels_enabled()) the op saves lse and
+// out, not A, whatever `recompute` says: the tiles need O(N) memory, not O(N^2).
+inline bool fourier_attention_tiled_covers(int64_t p, int64_t D, int64_t Dv, DType dtype) {
+  return dtype == DType::Float32 && p % 2 == 0 && D == Dv && (D == 8 || D == 16 || D == 32 || D == 64);
+}
+// Runs of the tiled kernels (forward or backward, device or host twin) since start-up: tests
+// check with it that the path they meant to test ran.
+int64_t& fourier_attention_tiled_runs();
 
 }  // namespace hm

@@ -1,5 +1,7 @@
 // `harmonic bench --attention`: scaled_dot_product_attention (causal, float32) on each path of
-// SdpaPath, and fourier_attention (causal, p = 4), forward and forward+backward of a sum.
+// SdpaPath, and fourier_attention (causal, p = 4) with its reference kernel and, on a device, its
+// tiled kernels (new kernels, switched on for the case) up to N = 8192, forward and
+// forward+backward of a sum.
 // tools/bench/torch/bench_attention_torch.py times F.scaled_dot_product_attention and the
 // materialised softmax(q k^T) v at the same shapes.
 #include <algorithm>
@@ -7,6 +9,7 @@
 
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/core/factories.h"
+#include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/ops/fourier_attention.h"
 #include "harmonic/ops/elementwise.h"
 #include "harmonic/ops/reduce.h"
@@ -31,6 +34,12 @@ const std::vector<AttentionShape>& sdpa_shapes() {
   return shapes;
 }
 constexpr AttentionShape kFourierShape{8, 8, 512, 16};
+// The tiled kernels keep O(N) memory, so they run where the (B, H, N, N) weights of the
+// reference kernels and the (B, H, N, N, D) differences of the materialised form do not fit.
+const std::vector<AttentionShape>& fourier_tiled_shapes() {
+  static const std::vector<AttentionShape> shapes{{8, 8, 512, 16}, {8, 8, 1024, 16}, {8, 8, 4096, 16}, {8, 8, 8192, 16}};
+  return shapes;
+}
 
 std::string dims(const AttentionShape& s) { return fmt::format("{}x{}x{}x{}", s.B, s.H, s.N, s.D); }
 
@@ -53,6 +62,8 @@ std::vector<std::string> attention_case_names(Device device) {
     for (const AttentionShape& s : sdpa_shapes())
       if (path != "reference" || s.N <= kReferenceMaxN) names.push_back("sdpa_" + path + "_" + dims(s));
   names.push_back("fourier_attention_kernel_" + dims(kFourierShape));
+  if (device.is_cuda())
+    for (const AttentionShape& s : fourier_tiled_shapes()) names.push_back("fourier_attention_tiled_" + dims(s));
   return names;
 }
 
@@ -105,6 +116,18 @@ void run_attention_cases(const std::vector<std::string>& only, const TimingOptio
         [&](const std::vector<Tensor>& in) { return fourier_attention(in[0], in[1], in[2], R, 4, {.causal = true}); },
         x);
     report(name, fwd, fwd_bwd);
+  }
+  if (!device.is_cuda()) return;
+  cuda::ScopedNewKernels tiled(true);
+  for (const AttentionShape& s : fourier_tiled_shapes()) {
+    const std::string tiled_name = "fourier_attention_tiled_" + dims(s);
+    if (!picked(only, tiled_name)) continue;
+    const std::vector<Tensor> x = leaves(s, 0.5);
+    const Tensor R = full({}, 2.0, {.dtype = DType::Float32}).to(device).detach().requires_grad_(true);
+    auto [fwd, fwd_bwd] = time_pair(
+        [&](const std::vector<Tensor>& in) { return fourier_attention(in[0], in[1], in[2], R, 4, {.causal = true}); },
+        x);
+    report(tiled_name, fwd, fwd_bwd);
   }
 }
 

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# One run on a GPU machine for the tiled (flash) attention kernels, which were written and
-# tested on host twins only: their [cuda] tests with HARMONIC_FLASH=1, the other sdpa and
-# fourier_attention [cuda] tests, compute-sanitizer memcheck and racecheck on the small flash
-# case, `harmonic bench --attention --device cuda` and the PyTorch peer, then one table.
+# One run on a GPU machine for the tiled (flash) attention kernels: their [cuda] tests with
+# HARMONIC_FLASH=1, the other sdpa and fourier_attention [cuda] tests (the tiled fourier_attention
+# kernels, new kernels not yet run on a GPU, are switched on by their tests), compute-sanitizer
+# memcheck and racecheck on the small flash case and on the tiled fourier cases,
+# `harmonic bench --attention --device cuda` and the PyTorch peer, then one table.
 # Expects an already built build/harmonic_tests and build/harmonic (CUDA build), run from the
 # repository root; PYTHON (default python3) with torch for the peer; compute-sanitizer on PATH or
-# in /usr/local/cuda/bin. Logs go to $OUT (or build/flash_check). Each step has a timeout, 240 s
-# in all, so the whole run stays under about 4 minutes. Exit status: 1 if any test or sanitizer step failed.
+# in /usr/local/cuda/bin. Logs go to $OUT (or build/flash_check). Each step has a timeout, 345 s
+# in all (most steps end far sooner), so the whole run stays under 6 minutes. Exit status: 1 if any test or sanitizer step failed.
 #   tools/bench/gpu/flash_check.sh
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
@@ -57,12 +58,16 @@ if [[ -x "$sanitizer" ]]; then
     -tc="*tiled sdpa small case*" || fail=1
   step racecheck 35 env HARMONIC_FLASH=1 "$sanitizer" --tool racecheck --racecheck-report all --error-exitcode 9 \
     "$tests" -tc="*tiled sdpa small case*" || fail=1
+  step memcheck_fourier 35 "$sanitizer" --tool memcheck --error-exitcode 9 "$tests" \
+    -tc="*takes the tiled kernels*" || fail=1
+  step racecheck_fourier 35 "$sanitizer" --tool racecheck --racecheck-report all --error-exitcode 9 "$tests" \
+    -tc="*takes the tiled kernels*" || fail=1
 else
   status+=("sanitizers: SKIPPED (no compute-sanitizer)")
 fi
 # 4. Benchmarks: every path of harmonic, then PyTorch.
-step bench_harmonic 50 "$bin" bench --attention --device cuda --repeat 5 --warmup 2
-step bench_torch 30 "$python" tools/bench/torch/bench_attention_torch.py --device cuda --repeat 5 --warmup 2
+step bench_harmonic 70 "$bin" bench --attention --device cuda --repeat 5 --warmup 2
+step bench_torch 45 "$python" tools/bench/torch/bench_attention_torch.py --device cuda --repeat 5 --warmup 2
 
 echo
 echo "== summary"

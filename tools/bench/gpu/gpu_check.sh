@@ -62,7 +62,7 @@ note "[cuda] tests (exit $rc): $(grep -E '^\[doctest\] (test cases|assertions)' 
 
 step "2. tiled attention check"
 if [[ -f tools/bench/gpu/flash_check.sh ]] && ! late "flash_check"; then
-  HARMONIC_BIN="$H" HARMONIC_TESTS="$T" OUT=/tmp/flash timeout 170 bash tools/bench/gpu/flash_check.sh >"$out/flash_check.log" 2>&1
+  HARMONIC_BIN="$H" HARMONIC_TESTS="$T" OUT=/tmp/flash timeout 200 bash tools/bench/gpu/flash_check.sh >"$out/flash_check.log" 2>&1
   note "flash_check exit $?"
   tail -45 "$out/flash_check.log" | tee -a "$log"
 fi
