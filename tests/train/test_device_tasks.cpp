@@ -201,7 +201,7 @@ uint64_t fit_waits(const train::TaskSpec& spec, int64_t steps, int64_t log_every
   return cuda::host_waits(0) - before;
 }
 
-TEST_CASE("[cuda] a training step on cuda does not wait for the device; the losses are read where the trainer logs") {
+TEST_CASE("[cuda] a training step on cuda does not wait for the device, whose losses are read where the trainer logs") {
   announce_targets();
   if (!cuda::available()) return;
   // fru-synthetic's ops check no indices on the host, so its step needs no wait at all: four
