@@ -8,10 +8,14 @@
 //           terms ((T, B, K) partials) and carry = decay g + d r_pre w_r; carry ends as d mu0;
 //   pass 2, the sums over rows in a fixed order (no atomics): d coef per (t, k), d w_r per
 //           (q, s) over all (t, b) with mu_{t-1}, d w_pr per (j, q), d b_r per q.
-// Parallelism is only B in pass 1, which suits the small-batch recurrent use; the GEMM-heavy
-// CPU path stays faster for large B and state (a tiled version is future work).
+// Two forms of the forward and of pass 1: one thread per batch row (the default, verified on a
+// GPU), whose only parallelism is B; and, with new_kernels_enabled() (not yet run on a GPU), one
+// block per batch row whose threads share each step's phases (r over q, phi over j, mu over s;
+// the backward likewise), with a barrier between phases: the same per-element sums in the same
+// order, so the two forms agree bit for bit.
 #include "harmonic/core/dtype.h"
 #include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/cuda/launch.cuh"
 #include "harmonic/ops/fru_recurrence_kernels.h"
 
@@ -97,6 +101,136 @@ struct BackwardBatchRow {  // pass 1
   }
 };
 
+// -- block per batch row ---------------------------------------------------------------------
+// A block program: each(n, f) runs f(x) for x < n spread over the block's threads (the host twin:
+// in order), barrier() separates phases.
+constexpr int kRowThreads = 256;
+struct DeviceBlock {
+  template <class F>
+  HM_HD void each(int64_t n, F&& f) const {
+#ifdef __CUDA_ARCH__
+    for (int64_t x = threadIdx.x; x < n; x += blockDim.x) f(x);
+#endif
+  }
+  HM_HD void barrier() const {
+#ifdef __CUDA_ARCH__
+    __syncthreads();
+#endif
+  }
+};
+struct HostBlock {
+  template <class F>
+  HM_HD void each(int64_t n, F&& f) const {
+    for (int64_t x = 0; x < n; ++x) f(x);
+  }
+  HM_HD void barrier() const {}
+};
+
+template <class T>
+struct ForwardBlocks {  // ForwardBatchRow's formulas, a phase per quantity
+  ForwardBatchRow<T> a;
+  template <class Block>
+  HM_HD void run(int64_t b, const Block& blk) const {
+    const int64_t S = a.K * a.d, B = a.B, d = a.d, R = a.R, K = a.K;
+    for (int64_t t = 0; t < a.steps; ++t) {
+      const T* prev = t == 0 ? a.mu0 + b * S : a.mu + ((t - 1) * B + b) * S;  // (S)
+      T* rt = a.r + (t * B + b) * R;
+      T* pt = a.phi + (t * B + b) * d;
+      T* mt = a.mu + (t * B + b) * S;
+      blk.each(R, [&](int64_t q) {
+        const T* wq = a.w_r + q * S;
+        T acc = T(0);
+        for (int64_t s = 0; s < S; ++s) acc += prev[s] * wq[s];
+        acc += a.b_r[q];
+        rt[q] = acc < T(0) ? T(0) : acc;
+      });
+      blk.barrier();
+      blk.each(d, [&](int64_t j) {
+        const T* wj = a.w_pr + j * R;
+        T acc = a.px[(t * B + b) * d + j];
+        for (int64_t q = 0; q < R; ++q) acc += wj[q] * rt[q];
+        pt[j] = acc < T(0) ? T(0) : acc;
+      });
+      blk.barrier();
+      blk.each(S, [&](int64_t s) {
+        const int64_t k = s / d;
+        mt[s] = a.decay[k] * prev[s] + a.coef[t * K + k] * pt[s % d];
+      });
+      blk.barrier();
+    }
+  }
+};
+
+template <class T>
+struct BackwardBlocks {  // BackwardBatchRow's formulas (pass 1), a phase per quantity
+  BackwardBatchRow<T> a;
+  template <class Block>
+  HM_HD void run(int64_t b, const Block& blk) const {
+    const int64_t S = a.K * a.d, B = a.B, d = a.d, R = a.R, K = a.K;
+    T* cb = a.carry + b * S;
+    blk.each(S, [&](int64_t s) { cb[s] = T(0); });
+    blk.barrier();
+    for (int64_t t = a.steps - 1; t >= 0; --t) {
+      const int64_t tb = t * B + b;
+      const T* gtb = a.g_mu + tb * S;
+      const T* pb = a.phi + tb * d;
+      const T* rb = a.r + tb * R;
+      T* dp = a.g_px + tb * d;
+      T* db = a.da_r + tb * R;
+      blk.each(S, [&](int64_t s) { cb[s] = gtb[s] + cb[s]; });  // cb = g, the total gradient of mu_t
+      blk.barrier();
+      blk.each(K + d, [&](int64_t x) {
+        if (x < K) {  // d coef_k of this row
+          T part = T(0);
+          for (int64_t j = 0; j < d; ++j) part += cb[x * d + j] * pb[j];
+          a.coef_part[tb * K + x] = part;
+        } else {  // d px_j
+          const int64_t j = x - K;
+          T acc = T(0);
+          for (int64_t k = 0; k < K; ++k) acc += a.coef[t * K + k] * cb[k * d + j];
+          dp[j] = pb[j] <= T(0) ? T(0) : acc;
+        }
+      });
+      blk.barrier();
+      blk.each(S + R, [&](int64_t x) {
+        if (x < S) {  // the carry through the decay
+          cb[x] = a.decay[x / d] * cb[x];
+        } else {  // d r_pre
+          const int64_t q = x - S;
+          T acc = T(0);
+          for (int64_t j = 0; j < d; ++j) acc += dp[j] * a.w_pr[j * R + q];
+          db[q] = rb[q] <= T(0) ? T(0) : acc;
+        }
+      });
+      blk.barrier();
+      blk.each(S, [&](int64_t s) {  // carry += d r_pre w_r
+        T acc = cb[s];
+        for (int64_t q = 0; q < R; ++q) acc += db[q] * a.w_r[q * S + s];
+        cb[s] = acc;
+      });
+      blk.barrier();
+    }
+  }
+};
+
+template <class Prog>
+__global__ void __launch_bounds__(kRowThreads) row_block_kernel(Prog prog) {
+  prog.run(blockIdx.x, DeviceBlock{});
+}
+
+// prog.run(b, block) for each batch row b: a block each on the device, in turn on the host twin.
+template <Exec E, class Prog>
+void run_row_blocks(const Prog& prog, int64_t rows, int device) {
+  if (rows == 0) return;
+  if constexpr (E == Exec::Host) {
+    for (int64_t b = 0; b < rows; ++b) prog.run(b, HostBlock{});
+  } else {
+    DeviceGuard guard(device);
+    row_block_kernel<Prog><<<static_cast<unsigned>(rows), kRowThreads, 0, stream(device)>>>(prog);
+    HM_CUDA_CHECK_LAUNCH();
+  }
+}
+
 template <class T>
 struct CoefSum {  // g_coef[t, k] = sum_b coef_part[t, b, k]
   const T* part;
@@ -165,10 +299,13 @@ void forward_on(const Tensor& px, const Tensor& w_r, const Tensor& b_r, const Te
   const int device = kernel_device(E, "fru_forward", {&px, &w_r, &b_r, &w_pr, &coef, &decay, &mu0, &mu, &r, &phi});
   dispatch_float(px.dtype(), "fru_forward", [&]<class T>() {
     const int64_t B = px.size(1);
-    for_each_index(
-        E, device, B,
-        ForwardBatchRow<T>{in<T>(px), in<T>(w_r), in<T>(b_r), in<T>(w_pr), in<T>(coef), in<T>(decay), in<T>(mu0),
-                           out<T>(mu), out<T>(r), out<T>(phi), px.size(0), B, px.size(2), w_r.size(0), decay.size(0)});
+    const ForwardBatchRow<T> row{in<T>(px),  in<T>(w_r),  in<T>(b_r), in<T>(w_pr), in<T>(coef), in<T>(decay),
+                                 in<T>(mu0), out<T>(mu),  out<T>(r), out<T>(phi), px.size(0), B,
+                                 px.size(2), w_r.size(0), decay.size(0)};
+    if (new_kernels_enabled())
+      run_row_blocks<E>(ForwardBlocks<T>{row}, B, device);
+    else
+      for_each_index(E, device, B, row);
   });
 }
 
@@ -184,10 +321,13 @@ void backward_on(const Tensor& g_mu, const Tensor& w_r, const Tensor& w_pr, cons
     const int64_t steps = g_mu.size(0), B = g_mu.size(1), d = phi.size(2), R = w_r.size(0), K = decay.size(0);
     Tensor da_r = Tensor::empty({steps, B, R}, g_mu.dtype(), g_mu.device());
     Tensor part = Tensor::empty({steps, B, K}, g_mu.dtype(), g_mu.device());
-    for_each_index(
-        E, device, B,
-        BackwardBatchRow<T>{in<T>(g_mu), in<T>(w_r), in<T>(w_pr), in<T>(coef), in<T>(decay), in<T>(r), in<T>(phi),
-                            out<T>(g_px), out<T>(da_r), out<T>(part), out<T>(g_mu0), steps, B, d, R, K});
+    const BackwardBatchRow<T> row{in<T>(g_mu), in<T>(w_r),   in<T>(w_pr), in<T>(coef), in<T>(decay),
+                                  in<T>(r),    in<T>(phi),   out<T>(g_px), out<T>(da_r), out<T>(part),
+                                  out<T>(g_mu0), steps, B, d, R, K};
+    if (new_kernels_enabled())
+      run_row_blocks<E>(BackwardBlocks<T>{row}, B, device);
+    else
+      for_each_index(E, device, B, row);
     for_each_index(E, device, steps * K, CoefSum<T>{in<T>(part), out<T>(g_coef), B, K});
     for_each_index(E, device, R * K * d,
                    WeightRGrad<T>{in<T>(da_r), in<T>(mu0), in<T>(mu), out<T>(g_w_r), steps, B, R, K * d});
