@@ -1,10 +1,12 @@
 // Fused RNN/LSTM/GRU recurrences: checks, allocation and the tape entry (the compute is in
-// ops/cpu/rnn_recurrence.cpp behind the slots of ops/rnn_recurrence_kernels.h), and their composed twins.
+// ops/cpu/rnn_recurrence.cpp and cuda/rnn_recurrence.cu behind the slots of ops/rnn_recurrence_kernels.h), and
+// their composed twins.
 #include "harmonic/ops/rnn_recurrence.h"
 
 #include "harmonic/autograd/node.h"
 #include "harmonic/core/error.h"
 #include "harmonic/core/factories.h"
+#include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/ops/elementwise.h"
 #include "harmonic/ops/matmul.h"
 #include "harmonic/ops/rnn_recurrence_kernels.h"
@@ -106,10 +108,12 @@ RecurrenceOutput composed(RnnCell cell, const Tensor& xw, const Tensor& w_hh, co
   return {stack(hs, 0), h, c};
 }
 
-// The fused kernels are CPU ones; other devices run the composition.
+// CUDA's fused kernels (cuda/rnn_recurrence.cu) are new kernels: until a GPU has run them, CUDA
+// tensors take the composition unless cuda::new_kernels_enabled().
 RecurrenceOutput run(RnnCell cell, const Tensor& xw, const Tensor& w_hh, const Tensor& b_hh, const Tensor& h0,
                      const Tensor& c0) {
-  if (xw.defined() && !xw.device().is_cpu()) return composed(cell, xw, w_hh, b_hh, h0, c0);
+  if (xw.defined() && !xw.device().is_cpu() && !cuda::new_kernels_enabled())
+    return composed(cell, xw, w_hh, b_hh, h0, c0);
   return fused(cell, xw, w_hh, b_hh, h0, c0);
 }
 

@@ -14,93 +14,56 @@
 #include "harmonic/core/parallel.h"
 #include "harmonic/ops/cpu/gemm_rows.h"
 #include "harmonic/ops/cpu/vec_math.h"
+#include "harmonic/ops/rnn_recurrence_functors.h"
 #include "harmonic/ops/rnn_recurrence_kernels.h"
 
 namespace hm {
 namespace {
 
 // Vectorisable float32 polynomials (ops/cpu/vec_math.h), libm for float64.
-HM_VEC_INLINE float sigmoid_t(float x) { return vm::sigmoid(x); }
-HM_VEC_INLINE double sigmoid_t(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-HM_VEC_INLINE float tanh_t(float x) { return vm::tanh(x); }
-HM_VEC_INLINE double tanh_t(double x) { return std::tanh(x); }
+struct CpuMath {
+  HM_VEC_INLINE static float sigmoid(float x) { return vm::sigmoid(x); }
+  HM_VEC_INLINE static double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+  HM_VEC_INLINE static float tanh(float x) { return vm::tanh(x); }
+  HM_VEC_INLINE static double tanh(double x) { return std::tanh(x); }
+};
 
-// -- one row of one step: x (G*H) the input projection, hw (G*H) = h_{t-1} W_hh^T + b_hh ------
+// -- one row of one step (ops/rnn_recurrence_functors.h, element by element) --------------------
 
 template <class T>
 void tanh_forward_row(int64_t H, const T* x, const T* hw, T* h) {
 #pragma omp simd
-  for (int64_t j = 0; j < H; ++j) h[j] = tanh_t(x[j] + hw[j]);
+  for (int64_t j = 0; j < H; ++j) rnn::tanh_forward_at<CpuMath>(j, x, hw, h);
 }
 
-// a (4H): the four activations; cp, c (H): c_{t-1}, c_t.
 template <class T>
 void lstm_forward_row(int64_t H, const T* x, const T* hw, const T* cp, T* a, T* c, T* h) {
 #pragma omp simd
-  for (int64_t j = 0; j < H; ++j) {
-    const T i = sigmoid_t(x[j] + hw[j]), f = sigmoid_t(x[H + j] + hw[H + j]);
-    const T g = tanh_t(x[2 * H + j] + hw[2 * H + j]), o = sigmoid_t(x[3 * H + j] + hw[3 * H + j]);
-    const T cj = f * cp[j] + i * g;
-    a[j] = i, a[H + j] = f, a[2 * H + j] = g, a[3 * H + j] = o;
-    c[j] = cj;
-    h[j] = o * tanh_t(cj);
-  }
+  for (int64_t j = 0; j < H; ++j) rnn::lstm_forward_at<CpuMath>(H, j, x, hw, cp, a, c, h);
 }
 
-// a (4H): r, z, n and hw's n block (what r multiplies); hp (H): h_{t-1}.
 template <class T>
 void gru_forward_row(int64_t H, const T* x, const T* hw, const T* hp, T* a, T* h) {
 #pragma omp simd
-  for (int64_t j = 0; j < H; ++j) {
-    const T r = sigmoid_t(x[j] + hw[j]), z = sigmoid_t(x[H + j] + hw[H + j]), hn = hw[2 * H + j];
-    const T n = tanh_t(x[2 * H + j] + r * hn);
-    a[j] = r, a[H + j] = z, a[2 * H + j] = n, a[3 * H + j] = hn;
-    h[j] = n + z * (hp[j] - n);
-  }
+  for (int64_t j = 0; j < H; ++j) rnn::gru_forward_at<CpuMath>(H, j, x, hw, hp, a, h);
 }
 
-// Backward rows: gy (H) the upstream gradient of h_t, dh (H) the recurrent one (from step
-// t+1); gx (G*H) receives the pre-activation gradients.
 template <class T>
 void tanh_backward_row(int64_t H, const T* gy, const T* dh, const T* h, T* gx) {
 #pragma omp simd
-  for (int64_t j = 0; j < H; ++j) gx[j] = (gy[j] + dh[j]) * (T(1) - h[j] * h[j]);
+  for (int64_t j = 0; j < H; ++j) rnn::tanh_backward_at(j, gy, dh, h, gx);
 }
 
-// dc (H): in, d c_t from step t+1; out, d c_{t-1}.
 template <class T>
 void lstm_backward_row(int64_t H, const T* gy, const T* dh, const T* a, const T* cp, const T* c, T* dc, T* gx) {
 #pragma omp simd
-  for (int64_t j = 0; j < H; ++j) {
-    const T i = a[j], f = a[H + j], g = a[2 * H + j], o = a[3 * H + j];
-    const T tc = tanh_t(c[j]);
-    const T dhj = gy[j] + dh[j];
-    const T dcj = dc[j] + dhj * o * (T(1) - tc * tc);
-    gx[j] = dcj * g * i * (T(1) - i);
-    gx[H + j] = dcj * cp[j] * f * (T(1) - f);
-    gx[2 * H + j] = dcj * i * (T(1) - g * g);
-    gx[3 * H + j] = dhj * tc * o * (T(1) - o);
-    dc[j] = dcj * f;
-  }
+  for (int64_t j = 0; j < H; ++j) rnn::lstm_backward_at<CpuMath>(H, j, gy, dh, a, cp, c, dc, gx);
 }
 
-// ghw (3H): the gradient of hw, which differs from gx in the n block (r multiplies hw's).
-// dh: in, the recurrent gradient; out, the direct part z dh of d h_{t-1}.
 template <class T>
 void gru_backward_row(int64_t H, const T* gy, T* dh, const T* a, const T* hp, T* gx, T* ghw) {
 #pragma omp simd
-  for (int64_t j = 0; j < H; ++j) {
-    const T r = a[j], z = a[H + j], n = a[2 * H + j], hn = a[3 * H + j];
-    const T dhj = gy[j] + dh[j];
-    const T dn = dhj * (T(1) - z) * (T(1) - n * n);
-    const T dz = dhj * (hp[j] - n) * z * (T(1) - z);
-    const T dr = dn * hn * r * (T(1) - r);
-    gx[j] = ghw[j] = dr;
-    gx[H + j] = ghw[H + j] = dz;
-    gx[2 * H + j] = dn;
-    ghw[2 * H + j] = dn * r;
-    dh[j] = dhj * z;
-  }
+  for (int64_t j = 0; j < H; ++j) rnn::gru_backward_at(H, j, gy, dh, a, hp, gx, ghw);
 }
 
 // Blocks of batch rows, one per thread.

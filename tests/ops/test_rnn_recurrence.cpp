@@ -5,7 +5,13 @@
 #include "harmonic/autograd/gradcheck.h"
 #include "harmonic/nn/recurrent.h"
 #include "harmonic/ops/rnn_recurrence.h"
+#include "harmonic/cuda/runtime/runtime.h"
+#include "harmonic/ops/rnn_recurrence_kernels.h"
+#include "harmonic/ops/shape_copies.h"
+#include "harmonic/ops/shape_ops.h"
+#include "tests/device_harness.h"
 #include "tests/helpers.h"
+#include "tests/ops/shared_inputs.h"
 
 using namespace hm;
 using hm::test::allclose;
@@ -201,3 +207,39 @@ TEST_CASE("nn LSTM/GRU/RNN: fused == composed with 2 layers, batch_first, dropou
       }
     }
 }
+
+namespace cuda_cases {
+
+using namespace hm::test;
+
+TEST_CASE("[cuda] fused lstm, gru and tanh recurrences match the CPU (new kernels: a GEMM and a gate kernel per step)") {
+  announce_targets();
+  cuda::ScopedNewKernels fused(true);  // CUDA tensors take the fused kernels, not the composition
+  const int64_t T = 4, B = 3, H = 5;
+  for (DType dt : {DType::Float64, DType::Float32})
+    for (RnnCell cell : {RnnCell::LSTM, RnnCell::GRU, RnnCell::Tanh})
+      for (bool with_bias : {true, false}) {
+        CAPTURE(static_cast<int>(cell));
+        CAPTURE(with_bias);
+        const int64_t G = rnn_gates(cell);
+        std::vector<Tensor> inputs = {scaled_normal({T, B, G * H}, 31, 0.5, dt), scaled_normal({G * H, H}, 32, 0.4, dt),
+                                      scaled_normal({G * H}, 33, 0.2, dt), scaled_normal({B, H}, 34, 0.5, dt),
+                                      scaled_normal({B, H}, 35, 0.5, dt)};
+        check_against_cpu(
+            "rnn recurrence",
+            [=](const std::vector<Tensor>& x) {
+              const Tensor b = with_bias ? x[2] : Tensor();
+              // every output: h_t for all t, and LSTM's c_n, so their gradients flow back too
+              if (cell == RnnCell::LSTM) {
+                const RecurrenceOutput r = lstm_recurrence(x[0], x[1], b, x[3], x[4]);
+                return cat({r.output.reshape({-1}), r.c_n.reshape({-1})}, 0);
+              }
+              const RecurrenceOutput r = cell == RnnCell::GRU ? gru_recurrence(x[0], x[1], b, x[3])
+                                                              : rnn_tanh_recurrence(x[0], x[1], b, x[3]);
+              return r.output;
+            },
+            inputs);
+      }
+}
+
+}  // namespace cuda_cases
