@@ -10,8 +10,9 @@
 #   3. the 12-layer d768 GPT step (N 1024, B 8): Harmonic's profile and PyTorch's step
 #   4. the paper models against their PyTorch peers on the same GPU: `harmonic bench --dt`, --gpt
 #      (softmax, fourier), --chronos (train, forecast), --recurrent with --device cuda, each beside
-#      tools/bench/torch/bench_*_torch.py --device cuda; a bf16 pair for dt and gpt; one summary
-#      line per case with both times and torch/Harmonic (GPU_CHECK_PAPER_SECONDS, 120, in all)
+#      tools/bench/torch/bench_*_torch.py --device cuda; a bf16 pair for dt and gpt; the recurrent
+#      and Fourier GPT pairs again with HARMONIC_NEW_KERNELS=1; one summary line per case with both
+#      times and torch/Harmonic (GPU_CHECK_PAPER_SECONDS, 170, in all)
 #   5. every task's smoke run on cuda and on the CPU: ms/step from the profiler
 #   6. compute-sanitizer memcheck over small task runs on cuda
 #   7. the op benchmarks against PyTorch on the same GPU
@@ -88,7 +89,7 @@ step "4. the paper models' training steps: Harmonic against PyTorch on the same 
 # the same repeat and warm-up, each under `timeout` (its own limit, cut to what is left of this
 # step's budget and of the deadline, so the step ends by paper_end); the raw lines go to the log
 # and $out/paper_models.log, one summary line per case to the summary.
-paper_end=$((SECONDS + ${GPU_CHECK_PAPER_SECONDS:-120}))
+paper_end=$((SECONDS + ${GPU_CHECK_PAPER_SECONDS:-170}))
 ((paper_end > deadline)) && paper_end=$deadline
 : >"$out/paper_models.log"
 # bounded LIMIT FILE CMD...: CMD under timeout min(LIMIT, what is left until paper_end), output to FILE.
@@ -155,6 +156,10 @@ pair fp32 20 --chronos --case train --case forecast -- "$peers/bench_chronos_tor
 pair fp32 30 --recurrent -- "$peers/bench_recurrent_torch.py"
 pair bf16 15 --dt --precision bf16 -- "$peers/bench_dt_torch.py" --bf16
 pair bf16 15 --gpt --case softmax --precision bf16 -- "$peers/bench_gpt_torch.py" --case softmax --sdpa --bf16
+# The new kernels (cuda/README.md), not yet run on a GPU: the fused recurrences, the FRU's block
+# per row and the tiled Fourier attention, against the same peers.
+HARMONIC_NEW_KERNELS=1 pair new 30 --recurrent -- "$peers/bench_recurrent_torch.py"
+HARMONIC_NEW_KERNELS=1 pair new 20 --gpt --case fourier -- "$peers/bench_gpt_torch.py" --case fourier
 
 step "5. every task: smoke run, ms/step (profiler, 10 steps after a warm-up step)"
 printf "%-16s %12s %12s\n" task "cuda ms/step" "cpu ms/step" | tee -a "$log"
