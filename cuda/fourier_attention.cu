@@ -37,6 +37,7 @@ struct Geometry {  // sizes and inputs shared by every pass
   bool causal;
   bool drop;
   float pf;
+  double eps;  // the authors' denominator (fourier_attention_denominator)
   T scale;
   uint64_t seed, offset;
 
@@ -100,6 +101,7 @@ struct ForwardRow {
       if (a) a[j] = static_cast<T>(e);
       s += e;
     }
+    s = fourier_attention_denominator(s, m, g.eps);
     const T inv = static_cast<T>(1.0 / s);
     if (lse) lse[row] = static_cast<T>(m + CudaMath::log(s));
     const T* vb = g.v + bh * Nk * Dv;
@@ -226,6 +228,7 @@ Geometry<T> geometry(const Tensor& q, const Tensor& k, const Tensor& v, const Te
   g.causal = args.causal;
   g.drop = args.dropout_p > 0.0;
   g.pf = static_cast<float>(args.dropout_p);
+  g.eps = args.eps;
   g.scale = g.drop ? static_cast<T>(1.0 / (1.0 - args.dropout_p)) : T(1);
   g.seed = args.seed, g.offset = args.offset;
   return g;

@@ -294,7 +294,7 @@ template <Exec E>
 bool fourier_tiled_forward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& R, const Tensor& pad,
                            const FourierAttentionArgs& args, const Tensor& out, const Tensor& lse) {
   const int64_t D = q.size(3), Dv = v.size(3);
-  if (!fourier_attention_tiled_covers(args.p, D, Dv, q.dtype())) return false;
+  if (!fourier_attention_tiled_covers(args.p, D, Dv, q.dtype(), args.eps)) return false;
   const int device = q.device().is_cuda() ? q.device().index : 0;
   FourierParams p = params(q, k, v, R, pad, args);
   p.out = static_cast<float*>(out.raw_data()), p.lse = static_cast<float*>(lse.raw_data());
@@ -313,7 +313,7 @@ bool fourier_tiled_backward(const Tensor& q, const Tensor& k, const Tensor& v, c
                             const Tensor& out, const Tensor& lse, const Tensor& grad, const FourierAttentionArgs& args,
                             const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dR) {
   const int64_t D = q.size(3), Dv = v.size(3);
-  if (!fourier_attention_tiled_covers(args.p, D, Dv, q.dtype()) || !out.defined() || !lse.defined()) return false;
+  if (!fourier_attention_tiled_covers(args.p, D, Dv, q.dtype(), args.eps) || !out.defined() || !lse.defined()) return false;
   const int device = q.device().is_cuda() ? q.device().index : 0;
   const int64_t BH = q.size(0) * q.size(1), Nq = q.size(2), Nk = k.size(2);
   return with_head_dim(D, [&]<int HD>() {

@@ -57,9 +57,7 @@ GPT::GPT(const GPTConfig& c, Generator* gen) : nn::Module("GPT"), config(c) {
                                     .pre_norm = true,
                                     .bias = c.bias,
                                     .kernel = c.attention,
-                                    .fourier_r_init = c.fourier_r_init,
-                                    .fourier_r_per_dim = c.fourier_r_per_dim,
-                                    .fourier_p = c.fourier_p};
+                                    .fourier = c.fourier};
   transformer = register_module("transformer",
                                 std::make_shared<nn::TransformerEncoder>(c.n_layer, c.n_embd, c.n_head, layer, gen));
   if (!c.tie_weights)

@@ -30,9 +30,7 @@ struct GPTConfig {
   bool bias = true;               // in the linears
   // Self-attention kernel: dot product (softmax) or FourierFormer's (R init, R per head dim, p).
   nn::AttentionKernel attention = nn::AttentionKernel::DotProduct;
-  double fourier_r_init = 2.0;
-  bool fourier_r_per_dim = false;
-  int64_t fourier_p = 4;
+  nn::FourierKernelOptions fourier;
 
   // minGPT's model_type presets: "gpt-nano" (3, 3, 48), "gpt-micro" (4, 4, 128),
   // "gpt-mini" (6, 6, 192), "gpt2" (12, 12, 768), "gpt2-medium" (24, 16, 1024).

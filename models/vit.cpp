@@ -16,7 +16,7 @@ ViTConfig ViTConfig::deit_tiny(int64_t image_size, int64_t channels, int64_t num
 
 int64_t vit_parameter_count(const ViTConfig& c) {
   const int64_t E = c.dim, F = c.mlp_dim(), N = c.num_patches(), P = c.channels * c.patch * c.patch;
-  const int64_t r = c.attention == nn::AttentionKernel::Fourier ? (c.fourier_r_per_dim ? E / c.heads : 1) : 0;
+  const int64_t r = c.attention == nn::AttentionKernel::Fourier ? (c.fourier.r_per_dim ? E / c.heads : 1) : 0;
   const int64_t layer = 4 * E * E + 4 * E + 2 * E * F + F + E + 4 * E + r;
   return P * E + E + E + (N + 1) * E + c.depth * layer + 2 * E + E * c.num_classes + c.num_classes;
 }
@@ -42,9 +42,7 @@ ViT::ViT(const ViTConfig& c, Generator* gen) : nn::UnaryModule("ViT"), config(c)
                                     .pre_norm = true,
                                     .norm_eps = 1e-6,
                                     .kernel = c.attention,
-                                    .fourier_r_init = c.fourier_r_init,
-                                    .fourier_r_per_dim = c.fourier_r_per_dim,
-                                    .fourier_p = c.fourier_p};
+                                    .fourier = c.fourier};
   encoder = register_module("encoder", std::make_shared<nn::TransformerEncoder>(c.depth, c.dim, c.heads, layer, gen));
   head = register_module("head", std::make_shared<nn::Linear>(c.dim, c.num_classes, true, gen));
   init_weights(gen);
@@ -54,7 +52,7 @@ ViT::ViT(const ViTConfig& c, Generator* gen) : nn::UnaryModule("ViT"), config(c)
 // absolute bounds), biases zero, LayerNorms (1, 0). The patch projection is DeiT's Conv2d,
 // which keeps PyTorch's default init (PatchEmbedding's Linear reproduces it), and the class
 // token and positions were drawn N(0, 0.02) by PatchEmbedding. A Fourier score's bandwidth R
-// keeps its init (fourier_r_init).
+// keeps its init (fourier.r_init).
 void ViT::init_weights(Generator* gen) {
   for (auto& [name, t] : named_parameters()) {
     if (name.find("norm") != std::string::npos || name.find(".score.") != std::string::npos ||
@@ -98,7 +96,7 @@ std::vector<double> ViT::fourier_r() const {
   NoGradGuard no_grad;
   for (int64_t i = 0; i < encoder->layers->size(); ++i)
     if (auto s = std::dynamic_pointer_cast<nn::FourierScore>((*encoder->layers)[i]->self_attn->score))
-      out.push_back(mean(s->R.to(DType::Float64)).item<double>());
+      out.push_back(mean(s->bandwidth().to(DType::Float64)).item<double>());
   return out;
 }
 

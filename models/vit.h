@@ -31,9 +31,7 @@ struct ViTConfig {
   double dropout = 0.0;    // after the positions, on residual branches and inside the feed-forward
   // Self-attention kernel: dot product (softmax) or FourierFormer's (R init, R per head dim, p).
   nn::AttentionKernel attention = nn::AttentionKernel::DotProduct;
-  double fourier_r_init = 1.0;  // the paper's value for images
-  bool fourier_r_per_dim = false;
-  int64_t fourier_p = 4;
+  nn::FourierKernelOptions fourier{.r_init = 1.0};  // the paper's R init for images
 
   int64_t mlp_dim() const { return static_cast<int64_t>(static_cast<double>(dim) * mlp_ratio); }
   int64_t num_patches() const { return (image_size / patch) * (image_size / patch); }

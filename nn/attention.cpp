@@ -173,8 +173,7 @@ std::shared_ptr<AttentionScore> make_attention_score(AttentionKernel kernel, int
       return std::make_shared<DotProductScore>(scale);
     }
     case AttentionKernel::Fourier:  // no 1/sqrt(D): R is the bandwidth
-      return std::make_shared<FourierScore>(head_dim, options.fourier_r_init, options.fourier_r_per_dim,
-                                            options.fourier_p);
+      return std::make_shared<FourierScore>(head_dim, options.fourier);
   }
   throw_error("MultiheadAttention", fmt::format("unknown attention kernel {}", static_cast<int>(kernel)));
 }

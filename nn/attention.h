@@ -70,6 +70,15 @@ enum class AttentionKernel {
   Fourier,     // FourierFormer generalized Fourier integral kernel
 };
 
+// The FourierFormer kernel's settings (nn::FourierScore, ops/fourier_attention.h).
+struct FourierKernelOptions {
+  double r_init = 2.0;     // initial bandwidth R (the paper: 2 for language, 1 for images)
+  bool r_per_dim = false;  // one R per head dim instead of a scalar
+  int64_t p = 4;           // the power (even in the paper; odd p is the signed kernel)
+  double eps = 0.0;        // A = K / (sum_j K + eps): 0 is the exact normalisation, the authors' code has 1e-6
+  bool log_r = false;      // learn log R (R = exp of the parameter) instead of R itself
+};
+
 struct MultiheadAttentionOptions {
   double dropout = 0.0;   // on the attention probabilities
   bool bias = true;       // in the four projections
@@ -79,11 +88,7 @@ struct MultiheadAttentionOptions {
   AttentionKernel kernel = AttentionKernel::DotProduct;
   std::optional<double> scale;  // logits scale; default 1/sqrt(head_dim)
   bool no_scale = false;        // T5: logits = q k^T (the scale is folded into the init)
-  // Fourier kernel: initial bandwidth R, one R per head dim instead of a scalar, power p (even in the paper;
-  // odd p is the signed kernel, ops/fourier_attention.h).
-  double fourier_r_init = 2.0;
-  bool fourier_r_per_dim = false;
-  int64_t fourier_p = 4;
+  FourierKernelOptions fourier;  // the Fourier kernel's
 };
 
 // Maps per-head queries and keys to attention logits; the softmax over keys follows in attend().

@@ -61,9 +61,7 @@ MultiheadAttentionOptions attention_options(const TransformerLayerOptions& o) {
   a.bias = o.bias;
   a.head_dim = o.head_dim;
   a.kernel = o.kernel;
-  a.fourier_r_init = o.fourier_r_init;
-  a.fourier_r_per_dim = o.fourier_r_per_dim;
-  a.fourier_p = o.fourier_p;
+  a.fourier = o.fourier;
   a.no_scale = o.attention_no_scale;
   return a;
 }

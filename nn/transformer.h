@@ -50,10 +50,7 @@ struct TransformerLayerOptions {
   double norm_eps = 1e-5;
   bool bias = true;  // in the attention and feed-forward linears
   AttentionKernel kernel = AttentionKernel::DotProduct;
-  // Fourier kernel only (MultiheadAttentionOptions): R init, one R per head dim, power p.
-  double fourier_r_init = 2.0;
-  bool fourier_r_per_dim = false;
-  int64_t fourier_p = 4;
+  FourierKernelOptions fourier;  // Fourier kernel only (MultiheadAttentionOptions)
   int64_t head_dim = -1;            // -1 = d_model / n_heads
   bool attention_no_scale = false;  // T5
 };

@@ -2,6 +2,8 @@
 // is in the fourier_attention kernel slots (ops/cpu/fourier_attention.cpp on the CPU).
 #include "harmonic/ops/fourier_attention.h"
 
+#include <cmath>
+
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/autograd/node.h"
 #include "harmonic/core/factories.h"
@@ -32,7 +34,7 @@ using Grads = std::vector<Tensor>;
 
 Tensor fourier_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in, const Tensor& R_in, int64_t p,
                          const FourierAttentionMask& mask, double dropout_p, bool training, Generator* gen,
-                         bool recompute) {
+                         bool recompute, double eps) {
   check(q_in.defined() && k_in.defined() && v_in.defined() && R_in.defined(), kFn, "q, k, v and R must be defined");
   check_p(p);
   HM_CHECK(q_in.dim() == 4 && k_in.dim() == 4 && v_in.dim() == 4, kFn,
@@ -56,6 +58,7 @@ Tensor fourier_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v
     HM_CHECK((mask.key_padding_mask.dtype() == DType::Bool && mask.key_padding_mask.shape() == Shape{B, Nk}), kFn,
              "key_padding_mask must be bool (B, Nk) = ({}, {}), got {}", B, Nk, mask.key_padding_mask.desc());
   check(dropout_p >= 0.0 && dropout_p < 1.0, kFn, "dropout_p must be in [0, 1), got {}", dropout_p);
+  check(eps >= 0.0 && std::isfinite(eps), kFn, "eps must be finite and >= 0, got {}", eps);
   check(!mask.additive_bias.defined(), kFn, "takes no additive_bias (got {}): only scaled_dot_product_attention does",
         mask.additive_bias.defined() ? mask.additive_bias.desc() : "");
 
@@ -65,13 +68,13 @@ Tensor fourier_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v
     q = q_in.contiguous(), k = k_in.contiguous(), v = v_in.contiguous(), R = r_vector(R_in, D);
     if (mask.key_padding_mask.defined()) pad = mask.key_padding_mask.to(q.device()).contiguous();
   }
-  FourierAttentionArgs args{.p = p, .causal = mask.causal};
+  FourierAttentionArgs args{.p = p, .causal = mask.causal, .eps = eps};
   reserve_attention_dropout(args, dropout_p, training, gen, B * H * Nq * Nk);
   Tensor out = Tensor::empty({B, H, Nq, Dv}, q.dtype(), q.device());  // (B, H, Nq, Dv)
   Tensor attn, lse;                                                   // (B, H, Nq, Nk), or (B, H, Nq) with recompute
   // CUDA's tiled kernels, where on, always recompute (O(N) memory).
   const bool tiled = q.device().is_cuda() && cuda::new_kernels_enabled() &&
-                     fourier_attention_tiled_covers(p, D, Dv, q.dtype());
+                     fourier_attention_tiled_covers(p, D, Dv, q.dtype(), eps);
   if ((recompute || tiled) && p % 2 == 0)
     lse = Tensor::empty({B, H, Nq}, q.dtype(), q.device());
   else

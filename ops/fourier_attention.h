@@ -37,9 +37,11 @@ using FourierAttentionMask = FusedAttentionMask;
 // recompute = true keeps O(B H N (D + Dv)) memory (flash-style): the forward saves only each
 // row's logsumexp and the backward recomputes the logits row by row (about twice the work).
 // Odd p ignores recompute (the signed row sums are not a logsumexp) and saves A.
+// eps > 0 normalises as the authors' code does, A_ij = K_ij / (sum_j K_ij + eps): rows whose
+// kernel values are all small get weights summing to less than one (eps = 0: exactly one).
 Tensor fourier_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& R, int64_t p = 4,
                          const FourierAttentionMask& mask = {}, double dropout_p = 0.0, bool training = false,
-                         Generator* gen = nullptr, bool recompute = false);
+                         Generator* gen = nullptr, bool recompute = false, double eps = 0.0);
 
 // The logits alone, composed from plain ops (materialises (B, H, Nq, Nk, D)): the reference
 // the fused op is tested against, and the path for masks the fused op does not take. Even p

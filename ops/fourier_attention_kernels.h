@@ -40,10 +40,21 @@ HM_HD T dlog_abs_sinc(T x) {
   return cos(x) / s - T(1) / x;
 }
 
+// A row's normaliser, relative to its largest logit m: s = sum_j exp(l_ij - m) plus eps / exp(m)
+// for the authors' A = K / (sum K + eps). m <= 0 (|sinc| <= 1), so exp(-m) may overflow: then the
+// weights are 0, as K / eps with K < e^m underflowing would be. The backward needs nothing else:
+// dA_ij/dl_ik = A_ij (delta_jk - A_ik) holds for either normaliser.
+template <class T>
+HM_HD T fourier_attention_denominator(T s, T m, double eps) {
+  using std::exp;
+  return eps == 0.0 ? s : s + static_cast<T>(eps) * exp(-m);
+}
+
 // Everything but the tensors: shared by forward and backward.
 struct FourierAttentionArgs {
   int64_t p = 4;
   bool causal = false;
+  double eps = 0.0;  // A = K / (sum K + eps) (fourier_attention_denominator)
   double dropout_p = 0.0;  // 0 = no dropout
   uint64_t seed = 0, offset = 0;
 };
@@ -65,10 +76,10 @@ inline Kernel<void(const Tensor& q, const Tensor& k, const Tensor& v, const Tens
     fourier_attention_backward_kernel{"fourier_attention_backward"};
 
 // The cases CUDA's tiled kernels take (cuda/fourier_attention_tiled.cu): float32, even p,
-// D = Dv in {8, 16, 32, 64}. Where they are on (cuda::new_kernels_enabled()) the op saves lse and
+// D = Dv in {8, 16, 32, 64}, the exact normalisation (eps = 0). Where they are on (cuda::new_kernels_enabled()) the op saves lse and
 // out, not A, whatever `recompute` says: the tiles need O(N) memory, not O(N^2).
-inline bool fourier_attention_tiled_covers(int64_t p, int64_t D, int64_t Dv, DType dtype) {
-  return dtype == DType::Float32 && p % 2 == 0 && D == Dv && (D == 8 || D == 16 || D == 32 || D == 64);
+inline bool fourier_attention_tiled_covers(int64_t p, int64_t D, int64_t Dv, DType dtype, double eps) {
+  return dtype == DType::Float32 && p % 2 == 0 && D == Dv && (D == 8 || D == 16 || D == 32 || D == 64) && eps == 0.0;
 }
 // Runs of the tiled kernels (forward or backward, device or host twin) since start-up: tests
 // check with it that the path they meant to test ran.

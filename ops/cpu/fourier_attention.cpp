@@ -130,6 +130,7 @@ void cpu_fourier_attention(const Tensor& q, const Tensor& k, const Tensor& v, co
           s += e;
         }
         std::fill(a + jend, a + Nk, T(0));
+        s = fourier_attention_denominator(s, m, args.eps);
         const T inv = static_cast<T>(1.0 / s);
         if (plse) plse[row] = static_cast<T>(m + std::log(s));
         for (int64_t j = 0; j < jend; ++j) {

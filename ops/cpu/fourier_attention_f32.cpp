@@ -167,6 +167,7 @@ void fourier_attention_f32(const Tensor& q, const Tensor& k, const Tensor& v, co
       double s = 0.0;
 #pragma omp simd reduction(+ : s)
       for (int64_t j = 0; j < jend; ++j) s += a[j];
+      s = fourier_attention_denominator(s, static_cast<double>(m), args.eps);
       const float inv = static_cast<float>(1.0 / s);
 #pragma omp simd
       for (int64_t j = 0; j < jend; ++j) a[j] *= inv;

@@ -107,7 +107,7 @@ TEST_CASE("vit: parameter count by formula, and DeiT-tiny's published 5,717,416"
     for (bool per_dim : {false, true})
       for (int64_t patch : {4, 7}) {
         ViTConfig c = small(kernel, patch);
-        c.fourier_r_per_dim = per_dim;
+        c.fourier.r_per_dim = per_dim;
         Generator gen(1);
         CHECK(ViT(c, &gen).num_parameters() == models::vit_parameter_count(c));
       }
@@ -118,9 +118,9 @@ TEST_CASE("vit: parameter count by formula, and DeiT-tiny's published 5,717,416"
   CHECK(models::vit_parameter_count(d) == 139018 + 4);  // one R per layer
 }
 
-TEST_CASE("vit: DeiT init, zero biases and LayerNorm (1, 0), R kept at fourier_r_init") {
+TEST_CASE("vit: DeiT init, zero biases and LayerNorm (1, 0), R kept at fourier.r_init") {
   ViTConfig c = small(nn::AttentionKernel::Fourier);
-  c.dim = 64, c.heads = 4, c.fourier_r_init = 1.5;
+  c.dim = 64, c.heads = 4, c.fourier.r_init = 1.5;
   Generator gen(2);
   ViT model(c, &gen);
   for (const auto& entry : model.named_parameters()) {

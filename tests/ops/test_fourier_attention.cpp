@@ -52,9 +52,9 @@ bool all_finite(const Tensor& t) {
 }
 
 // The paper's kernel written out for any p: K_ij = prod_d sinc(R_d (q_id - k_jd))^p (signed for
-// odd p), 0 where masked, A = K / sum_j K (0 in fully masked rows), then dropout and @ v.
+// odd p), 0 where masked, A = K / (sum_j K + eps) (0 in fully masked rows), then dropout and @ v.
 Tensor signed_reference(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& R, int64_t p,
-                        const FourierAttentionMask& m = {}) {
+                        const FourierAttentionMask& m = {}, double eps = 0.0) {
   Tensor x = mul(sub(unsqueeze(q, 3), unsqueeze(k, 2)), R);  // (B, H, Nq, Nk, D)
   Tensor s = div(sin(x), x);
   Tensor kern = ones_like(select(s, -1, 0));
@@ -63,7 +63,7 @@ Tensor signed_reference(const Tensor& q, const Tensor& k, const Tensor& v, const
   Tensor blocked =
       eq(nn::masked_softmax(zeros_like(kern), {.causal = m.causal, .key_padding_mask = m.key_padding_mask}), 0.0);
   kern = masked_fill(kern, blocked, 0.0);
-  Tensor z = sum(kern, {-1}, true);
+  Tensor z = add(sum(kern, {-1}, true), eps);
   Tensor a = masked_fill(div(kern, masked_fill(z, eq(z, 0.0), 1.0)), eq(z, 0.0), 0.0);
   return matmul(a, v);
 }
@@ -92,6 +92,51 @@ TEST_CASE("fourier_attention matches the composed reference (p, R, masks, dtypes
   Tensor R = scalar_tensor(2.0, {.dtype = DType::Float64});
   CHECK(allclose(fourier_attention(qt, k, v, R, 4, {.causal = true}), reference(qt, k, v, R, 4, {.causal = true}),
                  1e-10, 1e-12));
+}
+
+TEST_CASE("fourier_attention with eps: A = K / (sum K + eps), as the authors' code normalises") {
+  Tensor q = leaf64({2, 2, 4, 3}, 1, 0.5).detach(), k = leaf64({2, 2, 5, 3}, 2, 0.5).detach();
+  Tensor v = leaf64({2, 2, 5, 2}, 3).detach();
+  Tensor R = tensor({0.5, 2.0, 1.0}, {3}, {.dtype = DType::Float64});
+  Tensor pad = bool_mask({0, 1, 0, 0, 1, 1, 1, 1, 1, 1}, {2, 5});
+  // eps 0.3 is of the order of a row's sum of K: the weights then sum to visibly less than one.
+  for (double eps : {1e-6, 0.3})
+    for (int64_t p : {4, 3})
+      for (bool recompute : {false, true}) {
+        CAPTURE(eps);
+        CAPTURE(p);
+        const FourierAttentionMask m{.causal = true, .key_padding_mask = pad};
+        CHECK(allclose(fourier_attention(q, k, v, R, p, m, 0.0, false, nullptr, recompute, eps),
+                       signed_reference(q, k, v, R, p, m, eps), 1e-10, 1e-12));
+      }
+  Tensor ones_v = ones({2, 2, 5, 1}, {.dtype = DType::Float64});
+  const Tensor row_sums = fourier_attention(q, k, ones_v, R, 4, {}, 0.0, false, nullptr, false, 0.3);
+  CHECK(amax(row_sums).item<double>() < 0.99);
+  // Gradients through the eps denominator, saved A and recomputed from lse alike.
+  for (bool recompute : {false, true}) {
+    auto f = [&](const std::vector<Tensor>& x) {
+      return fourier_attention(x[0], x[1], x[2], x[3], 4, {.causal = true}, 0.0, false, nullptr, recompute, 0.3);
+    };
+    CHECK(gradcheck(f, {leaf64({1, 2, 3, 2}, 63, 0.5), leaf64({1, 2, 4, 2}, 64, 0.5), leaf64({1, 2, 4, 2}, 65),
+                        r_leaf({3.5, 3.0}, {2})}));
+  }
+  CHECK(throws_with([&] { fourier_attention(q, k, v, R, 4, {}, 0.0, false, nullptr, false, -1.0); },
+                    {"[fourier_attention]", "eps must be finite and >= 0, got -1"}));
+}
+
+TEST_CASE("FourierScore with a learned log R: R = exp of the parameter log_R, which trains") {
+  nn::FourierScore score(4, nn::FourierKernelOptions{.r_init = 2.0, .r_per_dim = true, .log_r = true});
+  CHECK(!score.R.defined());
+  REQUIRE(score.log_R.defined());
+  CHECK(score.named_parameters().size() == 1);
+  CHECK(score.named_parameters()[0].first == "log_R");
+  CHECK(allclose(score.bandwidth(), full({4}, 2.0), 1e-6, 1e-7));
+  Tensor q = leaf64({1, 1, 3, 4}, 7, 0.5).to(DType::Float32), k = leaf64({1, 1, 3, 4}, 8, 0.5).to(DType::Float32);
+  Tensor v = leaf64({1, 1, 3, 4}, 9).to(DType::Float32);
+  sum(score.attend(q, k, v, {.causal = true}, 0.0, false, nullptr)).backward();
+  CHECK(score.log_R.grad().defined());
+  CHECK(throws_with([] { nn::FourierScore(4, nn::FourierKernelOptions{.r_init = 0.0, .log_r = true}); },
+                    {"[FourierScore]", "log R needs r_init > 0"}));
 }
 
 TEST_CASE("fourier_attention rows sum to one, fully masked rows give zeros") {
@@ -215,7 +260,7 @@ TEST_CASE("MultiheadAttention with the Fourier kernel") {
   score->recompute = false;
 
   nn::MultiheadAttention vec(
-      6, 2, {.kernel = nn::AttentionKernel::Fourier, .fourier_r_init = 1.0, .fourier_r_per_dim = true, .fourier_p = 2},
+      6, 2, {.kernel = nn::AttentionKernel::Fourier, .fourier = {.r_init = 1.0, .r_per_dim = true, .p = 2}},
       &gen);
   vec.to(DType::Float64);
   auto* vs = dynamic_cast<nn::FourierScore*>(vec.score.get());
@@ -399,6 +444,21 @@ TEST_CASE("[cuda] fourier_attention matches the CPU (masks, dropout, recompute, 
             },
             inputs);
       }
+}
+
+TEST_CASE("[cuda] fourier_attention with eps matches the CPU (saved A and recompute)") {
+  announce_targets();
+  for (bool recompute : {false, true}) {
+    CAPTURE(recompute);
+    check_against_cpu(
+        "fourier_attention eps",
+        [=](const std::vector<Tensor>& x) {
+          return fourier_attention(x[0], x[1], x[2], x[3], 4, {.causal = true}, 0.0, false, nullptr, recompute, 0.3);
+        },
+        {scaled_normal({2, 2, 4, 3}, 1, 0.5, DType::Float32), scaled_normal({2, 2, 5, 3}, 2, 0.5, DType::Float32),
+         scaled_normal({2, 2, 5, 2}, 3, 1.0, DType::Float32),
+         from_vector(std::vector<double>{0.5, 2.0, 1.0}, {3}).to(DType::Float32)});
+  }
 }
 
 TEST_CASE("[cuda] tiled fourier_attention kernels match the CPU (awkward sizes, Nq != Nk, head dims 8 to 64, masks, dropout)") {

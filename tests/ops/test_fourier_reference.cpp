@@ -259,7 +259,7 @@ TEST_CASE("fourier reference: MultiheadAttention(kernel = Fourier) vs the releas
     Generator gen(4);
     nn::MultiheadAttention mha(
         4, 2,
-        {.bias = false, .head_dim = 3, .kernel = nn::AttentionKernel::Fourier, .fourier_r_per_dim = rname == "vector"},
+        {.bias = false, .head_dim = 3, .kernel = nn::AttentionKernel::Fourier, .fourier = {.r_per_dim = rname == "vector"}},
         &gen);
     mha.to(DType::Float64);
     set(mha.q_proj->weight, at("mha/q_net"));

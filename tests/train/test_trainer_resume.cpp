@@ -29,6 +29,15 @@ TEST_CASE("trainer resume config: safe keys pass, others are refused naming the 
     CHECK(throws_with([&] { check_resume_config(c, bad); },
                       {"[resume] cannot change '" + key + "' when resuming", "Resume may change: trainer.steps"}));
   }
+  // A key newer than the checkpoint (absent from its config) is fine at the task's default only.
+  const Json defaults = default_config(find_task("mlp-spirals"));
+  Json older = defaults;
+  older.erase("momentum");
+  check_resume_config(older, defaults, defaults);
+  CHECK(throws_with([&] { check_resume_config(older, defaults); }, {"cannot change 'momentum'", "absent"}));
+  Json changed = defaults;
+  apply_override(changed, fmt::format("momentum={}", defaults["momentum"].get<double>() + 0.25));
+  CHECK(throws_with([&] { check_resume_config(older, changed, defaults); }, {"cannot change 'momentum'", "absent"}));
   // Trainer::resume applies the same rule.
   ScratchDir dir;
   const TaskSpec& spec = find_task("mlp-spirals");

@@ -31,6 +31,7 @@
 #include "harmonic/nn/attention_metrics.h"
 #include "harmonic/ops/ops.h"
 #include "harmonic/optim/adam.h"
+#include "harmonic/tools/tasks/fourier_kernel_config.h"
 #include "harmonic/tools/train/classifier_metrics.h"
 #include "harmonic/tools/train/task.h"
 
@@ -139,11 +140,8 @@ class FashionVit : public Task {
   std::unique_ptr<optim::AdamW> optimizer_;
 };
 
-TaskSpec fashion_vit_task() {
-  return {kTask,
-          "FourierFormer Table 2 on Fashion-MNIST: a DeiT-layout vision transformer with softmax or Fourier "
-          "attention, AdamW, label smoothing, warmup + cosine (needs dataset-fashion-mnist)",
-          {{"seed", 0},
+Json fashion_vit_defaults() {
+  Json d = {{"seed", 0},
            {"patch", 7},
            {"dim", 64},
            {"depth", 4},
@@ -151,9 +149,6 @@ TaskSpec fashion_vit_task() {
            {"mlp_ratio", 2.0},
            {"dropout", 0.0},
            {"attention", "softmax"},
-           {"fourier_p", 4},
-           {"fourier_r_init", 1.0},
-           {"fourier_r_per_dim", false},
            {"batch_size", 128},
            {"lr", 1e-3},
            {"weight_decay", 0.05},
@@ -166,7 +161,16 @@ TaskSpec fashion_vit_task() {
              {"log_every", 20},
              {"warmup_steps", 100},
              {"lr_schedule", "cosine"},
-             {"clip_grad_norm", 1.0}}}},
+             {"clip_grad_norm", 1.0}}}};
+  d.update(fourier_kernel_json(models::ViTConfig{}.fourier));
+  return d;
+}
+
+TaskSpec fashion_vit_task() {
+  return {kTask,
+          "FourierFormer Table 2 on Fashion-MNIST: a DeiT-layout vision transformer with softmax or Fourier "
+          "attention, AdamW, label smoothing, warmup + cosine (needs dataset-fashion-mnist)",
+          fashion_vit_defaults(),
           [](const Json& config, Device device) { return std::make_unique<FashionVit>(config, device); }};
 }
 
@@ -187,9 +191,7 @@ models::ViTConfig fashion_vit_config(const Json& c) {
   check(attention == "softmax" || attention == "fourier", kTask, "attention '{}' is not one of softmax, fourier",
         attention);
   v.attention = attention == "fourier" ? nn::AttentionKernel::Fourier : nn::AttentionKernel::DotProduct;
-  v.fourier_p = c.at("fourier_p").get<int64_t>();
-  v.fourier_r_init = c.at("fourier_r_init").get<double>();
-  v.fourier_r_per_dim = c.at("fourier_r_per_dim").get<bool>();
+  v.fourier = fourier_kernel_from_json(c, v.fourier);
   return v;
 }
 

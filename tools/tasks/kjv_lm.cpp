@@ -11,12 +11,13 @@
 #include "harmonic/nn/attention_metrics.h"
 #include "harmonic/nn/fourier_score.h"
 #include "harmonic/ops/ops.h"
+#include "harmonic/tools/tasks/fourier_kernel_config.h"
 #include "harmonic/tools/tasks/lm_eval.h"
 
 namespace hm::train {
 
 Json kjv_lm_defaults() {
-  return {{"seed", 0},
+  Json d = {{"seed", 0},
           {"n_layer", 4},
           {"n_head", 8},
           {"n_embd", 128},
@@ -24,9 +25,6 @@ Json kjv_lm_defaults() {
           {"block_size", 128},
           {"dropout", 0.1},
           {"attention", "softmax"},
-          {"fourier_p", 4},
-          {"fourier_r_init", 2.0},
-          {"fourier_r_per_dim", false},
           {"positions", "sinusoidal"},
           {"vocab_size", 8192},
           {"lowercase", false},
@@ -45,6 +43,8 @@ Json kjv_lm_defaults() {
             {"lr_schedule", "cosine"},
             {"clip_grad_norm", 0.25},
             {"eval_every", 500}}}};
+  d.update(fourier_kernel_json(nn::FourierKernelOptions{.r_init = 2.0}));
+  return d;
 }
 
 data::KjvCorpusOptions kjv_lm_corpus_options(const Json& c) {
@@ -81,9 +81,7 @@ models::GPTConfig kjv_lm_gpt_config(const Json& c, int64_t vocab) {
         "positions must be \"sinusoidal\" or \"learned\", got \"{}\"", positions);
   g.attention = attention == "fourier" ? nn::AttentionKernel::Fourier : nn::AttentionKernel::DotProduct;
   g.learned_positions = positions == "learned";
-  g.fourier_p = c.at("fourier_p").get<int64_t>();
-  g.fourier_r_init = c.at("fourier_r_init").get<double>();
-  g.fourier_r_per_dim = c.at("fourier_r_per_dim").get<bool>();
+  g.fourier = fourier_kernel_from_json(c, g.fourier);
   check(g.block_size >= 1 && g.n_layer >= 1 && g.n_head >= 1 && g.n_embd >= 1 && g.n_embd % g.n_head == 0 &&
             g.n_inner >= 0,
         kKjvLmTask,
@@ -113,7 +111,7 @@ std::optional<double> gpt_mean_bandwidth(models::GPT& gpt) {
   for (int64_t i = 0; i < layers; ++i) {
     auto* score = dynamic_cast<nn::FourierScore*>((*gpt.transformer->layers)[i]->self_attn->score.get());
     check(score != nullptr, "gpt_mean_bandwidth", "layer {} of a Fourier GPT has no FourierScore", i);
-    sum += mean(score->R).item<double>();
+    sum += mean(score->bandwidth()).item<double>();
   }
   return sum / static_cast<double>(layers);
 }

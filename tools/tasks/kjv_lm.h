@@ -6,7 +6,7 @@
 //   build/harmonic sample --checkpoint runs/lm --prompt "In the beginning" --tokens 50
 //
 // Config keys (flat): seed, n_layer, n_head, n_embd, n_inner, block_size, dropout, attention
-// ("softmax" | "fourier"), fourier_p, fourier_r_init, fourier_r_per_dim, positions
+// ("softmax" | "fourier"), fourier_p, fourier_r_init, fourier_r_per_dim, fourier_eps, fourier_log_r, positions
 // ("sinusoidal", the paper's, | "learned"), vocab_size (the tokenizer's max_vocab; the GPT's
 // vocabulary is the tokenizer's size), lowercase, tokenizer ("word" | "char"), references
 // (verses prefixed "chapter:verse "; both data/kjv_corpus.h, absent in older configs = "word"

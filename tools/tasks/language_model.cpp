@@ -11,6 +11,7 @@
 #include "harmonic/core/json_read.h"
 #include "harmonic/core/safetensors.h"
 #include "harmonic/optim/checkpoint.h"
+#include "harmonic/tools/tasks/fourier_kernel_config.h"
 #include "harmonic/tools/tasks/kjv_lm.h"
 #include "harmonic/tools/train/trainer.h"
 
@@ -88,20 +89,19 @@ LanguageModel load_trainer_checkpoint(const std::string& path) {
 }  // namespace
 
 Json gpt_config_to_json(const models::GPTConfig& c) {
-  return {{"vocab_size", c.vocab_size},
-          {"block_size", c.block_size},
-          {"n_layer", c.n_layer},
-          {"n_head", c.n_head},
-          {"n_embd", c.n_embd},
-          {"n_inner", c.n_inner},
-          {"dropout", c.dropout},
-          {"learned_positions", c.learned_positions},
-          {"tie_weights", c.tie_weights},
-          {"bias", c.bias},
-          {"attention", kernel_name(c.attention)},
-          {"fourier_r_init", c.fourier_r_init},
-          {"fourier_r_per_dim", c.fourier_r_per_dim},
-          {"fourier_p", c.fourier_p}};
+  Json j = {{"vocab_size", c.vocab_size},
+            {"block_size", c.block_size},
+            {"n_layer", c.n_layer},
+            {"n_head", c.n_head},
+            {"n_embd", c.n_embd},
+            {"n_inner", c.n_inner},
+            {"dropout", c.dropout},
+            {"learned_positions", c.learned_positions},
+            {"tie_weights", c.tie_weights},
+            {"bias", c.bias},
+            {"attention", kernel_name(c.attention)}};
+  j.update(fourier_kernel_json(c.fourier));
+  return j;
 }
 
 models::GPTConfig gpt_config_from_json(const Json& j) {
@@ -126,9 +126,7 @@ models::GPTConfig gpt_config_from_json(const Json& j) {
     check(attention == "softmax" || attention == "fourier", fn,
           "attention must be \"softmax\" or \"fourier\", got \"{}\"", attention);
     c.attention = attention == "fourier" ? nn::AttentionKernel::Fourier : nn::AttentionKernel::DotProduct;
-    c.fourier_r_init = j.value("fourier_r_init", c.fourier_r_init);
-    c.fourier_r_per_dim = j.value("fourier_r_per_dim", c.fourier_r_per_dim);
-    c.fourier_p = j.value("fourier_p", c.fourier_p);
+    c.fourier = fourier_kernel_from_json(j, c.fourier);
   } catch (const Json::exception& e) {
     throw_error(fn, fmt::format("bad value in {}: {}", j.dump(), e.what()));
   }

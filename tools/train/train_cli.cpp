@@ -49,7 +49,7 @@ int run_train(TrainArgs& a) {
   Json config = resolve_config(base, a.config_file, a.shorthand_overrides());
   if (a.seed >= 0) apply_override(config, fmt::format("seed={}", a.seed));
   if (!a.precision.empty()) apply_override(config, "trainer.precision=" + a.precision);
-  if (a.resume) check_resume_config(base, config);  // before building the task
+  if (a.resume) check_resume_config(base, config, default_config(find_task(a.task)));  // before building the task
   if (a.print_config) {
     fmt::print("{}\n", config.dump(2));
     return 0;

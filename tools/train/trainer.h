@@ -98,7 +98,9 @@ struct TrainerOptions {
 const std::vector<std::string>& resume_safe_keys();
 // Throws naming the first key (dotted) that differs between a checkpoint's config and the
 // resumed run's config but is not resume-safe.
-void check_resume_config(const Json& checkpoint_config, const Json& config);
+// A key the checkpoint's config lacks (added to Harmonic after it was written) is fine at its
+// default: the trainer's, or task_defaults' (the task's default_config, when given).
+void check_resume_config(const Json& checkpoint_config, const Json& config, const Json& task_defaults = Json());
 // The task a trainer checkpoint was written by (its "extra" metadata's "task"), or "" when it
 // names none (not a trainer checkpoint, or a hand-edited one whose "task" is not a string).
 std::string checkpoint_task(const optim::CheckpointInfo& info);

@@ -54,7 +54,12 @@ Json Trainer::resume(const std::string& path) {
   const std::string task = checkpoint_task(head);
   check(task == task_name_, "Trainer::resume", "'{}' is a checkpoint of task '{}', not '{}'", path,
         task.empty() ? "?" : task, task_name_);
-  if (head.config.is_object()) check_resume_config(head.config, config_);
+  if (head.config.is_object()) {
+    Json defaults;  // the registered task's, for keys newer than the checkpoint
+    for (const TaskSpec& spec : tasks())
+      if (spec.name == task_name_) defaults = default_config(spec);
+    check_resume_config(head.config, config_, defaults);
+  }
   // The trainer's bookkeeping, read before anything is restored: a missing or mistyped field
   // (a hand-edited or foreign checkpoint) names the file instead of escaping as a bare JSON error.
   struct Bookkeeping {

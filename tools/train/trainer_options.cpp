@@ -150,8 +150,9 @@ std::string checkpoint_task(const optim::CheckpointInfo& info) {
   return x.is_object() && x.contains("task") && x["task"].is_string() ? x["task"].get<std::string>() : "";
 }
 
-void check_resume_config(const Json& checkpoint_config, const Json& config) {
+void check_resume_config(const Json& checkpoint_config, const Json& config, const Json& task_defaults) {
   const Json old_flat = checkpoint_config.flatten(), new_flat = config.flatten();
+  const Json default_flat = task_defaults.is_object() ? task_defaults.flatten() : Json::object();
   auto dotted = [](const std::string& pointer) {  // "/trainer/steps" -> "trainer.steps"
     std::string key = pointer.substr(1);
     std::replace(key.begin(), key.end(), '/', '.');
@@ -167,8 +168,9 @@ void check_resume_config(const Json& checkpoint_config, const Json& config) {
     const std::string key = dotted(pointer);
     if (std::find(safe.begin(), safe.end(), key) != safe.end()) continue;
     if (!old_flat.contains(pointer)) {
-      // A trainer key newer than the checkpoint is fine at its default.
+      // A key newer than the checkpoint is fine at its default.
       if (key.starts_with("trainer.") && TrainerOptions{}.to_json().value(key.substr(8), Json()) == v) continue;
+      if (default_flat.contains(pointer) && default_flat[pointer] == v) continue;
       refuse(key, "absent", v.dump());
     }
     if (old_flat[pointer] != v) refuse(key, old_flat[pointer].dump(), v.dump());
