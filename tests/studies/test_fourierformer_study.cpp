@@ -89,8 +89,21 @@ TEST_CASE("fourierformer study: quick and full grids") {
   CHECK(q.front().save_model);                            // the main LM runs keep their model
 
   const auto full = ff_study_grid(FfStudyPlan{});
-  // Seeds 1 2 3: the main pair and the ViT pair; seeds 1 2: 4 powers + 5 R inits + 1 vector.
-  CHECK(full.size() == 3 * 2 + 2 * 10 + 3 * 2);
+  // Seeds 1 2 3: the main pair, the ViT pair and the authors' code's two settings; seeds 1 2:
+  // 4 powers + 5 R inits + 1 vector.
+  CHECK(full.size() == 3 * 2 + 2 * 10 + 3 * 2 + 3 * 2);
+  const FfRunSpec* eps = find_run(full, FfTask::Lm, "fourier p=4 R=2 eps=1e-06", 3);
+  REQUIRE(eps);
+  CHECK(eps->task_config.at("fourier_eps").get<double>() == 1e-6);
+  CHECK(!eps->task_config.contains("fourier_log_r"));
+  const FfRunSpec* log_r = find_run(full, FfTask::Lm, "fourier p=4 R=2 logR", 1);
+  REQUIRE(log_r);
+  CHECK(log_r->task_config.at("fourier_log_r").get<bool>());
+  CHECK(ff_run_from_json(ff_run_json(*log_r)).variant.name() == "fourier p=4 R=2 logR");
+  CHECK(ff_run_from_json(ff_run_json(*eps)).variant.eps == 1e-6);
+  // The runs the authors' settings leave alone keep their recorded configs and JSON.
+  CHECK(!find_run(full, FfTask::Lm, "fourier p=4 R=2", 1)->task_config.contains("fourier_eps"));
+  CHECK(!ff_run_json(*find_run(full, FfTask::Lm, "fourier p=4 R=2", 1)).contains("eps"));
   CHECK(!find_run(full, FfTask::Lm, "fourier p=3 R=2", 3));
   std::set<std::string> labels;
   for (const FfRunSpec& r : full) labels.insert(ff_run_label(r));

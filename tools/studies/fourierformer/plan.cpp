@@ -14,7 +14,7 @@ namespace {
 constexpr const char* kPlan = "study fourierformer";
 
 bool has_part(const FfStudyPlan& plan, const std::string& part) {
-  if (plan.parts.empty()) return !plan.quick || part != "r";  // quick: no R ablation by default
+  if (plan.parts.empty()) return !plan.quick || (part != "r" && part != "code");  // quick: neither by default
   return std::find(plan.parts.begin(), plan.parts.end(), part) != plan.parts.end();
 }
 
@@ -40,17 +40,22 @@ const char* ff_task_name(FfTask task) { return task == FfTask::Lm ? "kjv-lm" : "
 
 Json FfVariant::task_keys() const {
   if (!fourier) return {{"attention", "softmax"}};
-  return {{"attention", "fourier"}, {"fourier_p", p}, {"fourier_r_init", r_init}, {"fourier_r_per_dim", r_per_dim}};
+  Json keys = {{"attention", "fourier"}, {"fourier_p", p}, {"fourier_r_init", r_init}, {"fourier_r_per_dim", r_per_dim}};
+  if (eps != 0.0) keys["fourier_eps"] = eps;  // only where set: the other runs' configs stay as recorded
+  if (log_r) keys["fourier_log_r"] = true;
+  return keys;
 }
 
 std::string FfVariant::name() const {
   if (!fourier) return "softmax";
-  return fmt::format("fourier p={} R={}{}", p, format_r(r_init), r_per_dim ? " vector" : "");
+  return fmt::format("fourier p={} R={}{}{}{}", p, format_r(r_init), r_per_dim ? " vector" : "",
+                     eps != 0.0 ? fmt::format(" eps={:g}", eps) : "", log_r ? " logR" : "");
 }
 
 std::string FfVariant::display() const {
   if (!fourier) return "softmax (dot product)";
-  return fmt::format("FourierFormer, x^{}, R_init {}{}", p, format_r(r_init), r_per_dim ? ", R a vector" : "");
+  return fmt::format("FourierFormer, x^{}, R_init {}{}{}{}", p, format_r(r_init), r_per_dim ? ", R a vector" : "",
+                     eps != 0.0 ? fmt::format(", A = K / (sum K + {:g})", eps) : "", log_r ? ", log R learned" : "");
 }
 
 Json ff_scale(const FfStudyPlan& plan, FfTask task) {
@@ -83,7 +88,7 @@ Json ff_scale(const FfStudyPlan& plan, FfTask task) {
 
 std::vector<FfRunSpec> ff_study_grid(const FfStudyPlan& plan) {
   for (const std::string& p : plan.parts)
-    check(std::find(kFfParts.begin(), kFfParts.end(), p) != kFfParts.end(), kPlan, "unknown part '{}' (lm, p, r, vit)",
+    check(std::find(kFfParts.begin(), kFfParts.end(), p) != kFfParts.end(), kPlan, "unknown part '{}' (lm, p, r, vit, code)",
           p);
   for (int64_t p : plan.ps) check(p >= 1 && p <= 16, kPlan, "ablation power p={} outside 1..16", p);
   for (double r : plan.r_inits) check(std::isfinite(r) && r > 0, kPlan, "ablation R init {} must be positive", r);
@@ -124,6 +129,14 @@ std::vector<FfRunSpec> ff_study_grid(const FfStudyPlan& plan) {
       for (uint64_t seed : ab_seeds)
         add(FfTask::Lm, {.fourier = true, .p = 4, .r_init = 2.0, .r_per_dim = true}, seed, false);
   }
+  if (has_part(plan, "code"))  // the main Fourier run under each of the authors' code's settings
+    for (uint64_t seed : seeds) {
+      FfVariant eps = main_fourier(FfTask::Lm), log_r = main_fourier(FfTask::Lm);
+      eps.eps = kAuthorsEps;
+      log_r.log_r = true;
+      add(FfTask::Lm, eps, seed, false);
+      add(FfTask::Lm, log_r, seed, false);
+    }
   if (has_part(plan, "vit"))
     for (uint64_t seed : seeds) {
       add(FfTask::Vit, FfVariant{}, seed, false);
@@ -164,16 +177,19 @@ double ff_run_cost(const FfRunSpec& run) {
 }
 
 Json ff_run_json(const FfRunSpec& run) {
-  return {{"task", ff_task_name(run.task)},
-          {"variant", run.variant.name()},
-          {"fourier", run.variant.fourier},
-          {"p", run.variant.p},
-          {"r_init", run.variant.r_init},
-          {"r_per_dim", run.variant.r_per_dim},
-          {"seed", run.seed},
-          {"device", run.device},
-          {"task_config", run.task_config},
-          {"save_model", run.save_model}};
+  Json j = {{"task", ff_task_name(run.task)},
+            {"variant", run.variant.name()},
+            {"fourier", run.variant.fourier},
+            {"p", run.variant.p},
+            {"r_init", run.variant.r_init},
+            {"r_per_dim", run.variant.r_per_dim},
+            {"seed", run.seed},
+            {"device", run.device},
+            {"task_config", run.task_config},
+            {"save_model", run.save_model}};
+  if (run.variant.eps != 0.0) j["eps"] = run.variant.eps;  // only where set: older records stay as they are
+  if (run.variant.log_r) j["log_r"] = true;
+  return j;
 }
 
 FfRunSpec ff_run_from_json(const Json& j) {
@@ -185,7 +201,9 @@ FfRunSpec ff_run_from_json(const Json& j) {
     run.variant = {.fourier = j.at("fourier").get<bool>(),
                    .p = j.at("p").get<int64_t>(),
                    .r_init = j.at("r_init").get<double>(),
-                   .r_per_dim = j.at("r_per_dim").get<bool>()};
+                   .r_per_dim = j.at("r_per_dim").get<bool>(),
+                   .eps = j.value("eps", 0.0),
+                   .log_r = j.value("log_r", false)};
     run.seed = j.at("seed").get<uint64_t>();
     run.device = j.at("device").get<std::string>();
     run.task_config = j.at("task_config");

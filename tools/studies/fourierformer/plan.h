@@ -19,22 +19,27 @@ enum class FfTask { Lm, Vit };
 const char* ff_task_name(FfTask task);  // "kjv-lm", "fashion-vit"
 
 // An attention variant: softmax (dot product) or the generalised Fourier integral kernel with
-// power p, bandwidth R initialised at r_init, one R per head dimension or a scalar per layer.
+// power p, bandwidth R initialised at r_init, one R per head dimension or a scalar per layer,
+// and the authors' released code's settings: eps in A = K / (sum K + eps), R learned as log R.
 struct FfVariant {
   bool fourier = false;
   int64_t p = 4;
   double r_init = 2.0;
   bool r_per_dim = false;
+  double eps = 0.0;
+  bool log_r = false;
 
   Json task_keys() const;       // {"attention": "fourier", "fourier_p": 4, ...}
-  std::string name() const;     // "softmax", "fourier p=4 R=2", "fourier p=4 R=2 vector"
+  std::string name() const;     // "softmax", "fourier p=4 R=2", "fourier p=4 R=2 vector", "... eps=1e-06", "... logR"
   std::string display() const;  // as the paper's tables name it: "FourierFormer, x^4, R_init 2"
 };
 
 // The parts of the study: the main language-model comparison (Table 1 and, from the same
 // runs, Table 3's head redundancy), the p ablation (Table 4), the R ablation with the vector
-// R row (Table 5) and the vision transformer (Table 2).
-inline const std::vector<std::string> kFfParts = {"lm", "p", "r", "vit"};
+// R row (Table 5), the vision transformer (Table 2), and the main Fourier run under the authors'
+// code's settings ("code": eps 1e-6 in the normalisation; R learned as log R), on the main seeds.
+inline const std::vector<std::string> kFfParts = {"lm", "p", "r", "vit", "code"};
+inline constexpr double kAuthorsEps = 1e-6;  // the released attention's sum + 1e-6
 
 struct FfStudyPlan {
   bool quick = false;

@@ -174,6 +174,11 @@ std::vector<report::ClaimResult> ff_claims(const std::vector<FfGroup>& groups) {
           lm(fmt::format("fourier p=4 R={}", r)), &FfGroup::val_ppl, report::less());
   claim("R a vector: validation perplexity below the scalar R's (Table 5)", lm("fourier p=4 R=2 vector"), four,
         &FfGroup::val_ppl, report::less());
+  // The authors' released code: does its eps or a learned log R change Table 1's comparison?
+  for (const std::string& v : {fmt::format("fourier p=4 R=2 eps={:g}", kAuthorsEps), std::string("fourier p=4 R=2 logR")})
+    claim(fmt::format("Fourier (x^4, R 2, {}) validation perplexity below softmax's (Table 1, the authors' code)",
+                      v.substr(16)),
+          lm(v), soft, &FfGroup::val_ppl, report::less());
   claim("Fourier heads farther apart than softmax heads, test windows (Table 3)", four, soft, &FfGroup::test_heads,
         report::greater());
   claim("Fourier heads farther apart than softmax heads, train windows (Table 3)", four, soft, &FfGroup::train_heads,
