@@ -46,10 +46,11 @@ DecisionTransformer::DecisionTransformer(const DecisionTransformerConfig& c, Gen
 
 // minGPT's _init_weights over the trunk: N(0, 0.02) linears and embeddings, zero biases,
 // default LayerNorms; pos_emb stays zero. The Fourier head keeps its own init (scaled-down
-// coefficients), which the paper's code applies after the trunk's.
+// coefficients) unless head_trunk_init, as in the released code, where the trunk's init runs
+// last and reaches the head too.
 void DecisionTransformer::init_weights(Generator* gen) {
   for (auto& [name, t] : named_parameters()) {
-    if (name.starts_with("head.") && fourier) continue;
+    if (name.starts_with("head.") && fourier && !config.head_trunk_init) continue;
     if (name == "pos_emb" || name.find("norm") != std::string::npos) continue;
     const bool is_bias = name.ends_with(".bias");
     if (is_bias)

@@ -33,6 +33,10 @@ struct DecisionTransformerConfig {
   std::string head = "linear";
   int64_t fourier_frequencies = 8;
   double fourier_gamma = 0.0;
+  // The released code's init: its apply(_init_weights) runs after the Fourier head is built, so
+  // the head's linear layer gets the trunk's N(0, 0.02) weights and zero bias instead of its own
+  // scaled-down init (false, ours: a near-uniform density at the start).
+  bool head_trunk_init = false;
 };
 
 // Children: ret_emb, state_encoder, action_embeddings, global_pos_emb, drop, transformer

@@ -137,6 +137,24 @@ TEST_CASE("decision transformer: the Fourier head's probabilities are its pmf") 
   CHECK(allclose(sum(exp(log_pmf), {-1}), full({1, 3}, 1.0 + 18e-5), 1e-5, 1e-7));
 }
 
+TEST_CASE("decision transformer: the Fourier head's init, its own or the released code's trunk init") {
+  auto head_weight = [](bool trunk) {
+    DecisionTransformerConfig c = small("fourier");
+    c.n_embd = 64, c.fourier_frequencies = 16;  // 34 x 64 weights: a sample std within ~5% of the truth
+    c.head_trunk_init = trunk;
+    Generator gen(6);
+    DecisionTransformer dt(c, &gen);
+    return std::pair{dt.fourier->linear->weight.to(DType::Float64), dt.fourier->linear->bias.to(DType::Float64)};
+  };
+  auto std_of = [](const Tensor& t) { return std::sqrt(mean(mul(t, t)).item<double>()); };
+  const auto [own_w, own_b] = head_weight(false);
+  const auto [trunk_w, trunk_b] = head_weight(true);
+  CHECK(std::abs(std_of(trunk_w) - 0.02) < 0.002);  // N(0, 0.02), as minGPT's _init_weights
+  CHECK(amax(abs(trunk_b)).item<double>() == 0.0);  // zero bias
+  CHECK(std_of(own_w) < 0.01);                      // the head's own init is scaled down further
+  CHECK(amax(abs(own_b)).item<double>() > 0.0);
+}
+
 TEST_CASE("decision transformer: bad inputs are named") {
   DecisionTransformerConfig c = small("linear");
   Generator gen(6);

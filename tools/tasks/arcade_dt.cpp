@@ -48,6 +48,8 @@ Json arcade_dt_defaults() {
           {"head", "linear"},
           {"fourier_frequencies", 8},
           {"fourier_gamma", 1e-6},  // the paper: "Fourier regularization gamma = 1e-6"
+          // "scaled": the head's own near-uniform init; "trunk": the released code's N(0, 0.02)
+          {"fourier_head_init", "scaled"},
           {"lr", 6e-4},
           {"beta1", 0.9},
           {"beta2", 0.95},
@@ -81,6 +83,10 @@ models::DecisionTransformerConfig arcade_dt_model_config(const Json& c) {
   m.head = c.at("head").get<std::string>();
   m.fourier_frequencies = c.at("fourier_frequencies").get<int64_t>();
   m.fourier_gamma = c.at("fourier_gamma").get<double>();
+  const std::string head_init = c.value("fourier_head_init", std::string("scaled"));  // absent in older configs
+  check(head_init == "scaled" || head_init == "trunk", kArcadeDtTask,
+        "fourier_head_init must be \"scaled\" or \"trunk\", got \"{}\"", head_init);
+  m.head_trunk_init = head_init == "trunk";
   check(m.dropout >= 0 && m.dropout < 1, kArcadeDtTask, "dropout must be in [0, 1), got {}", m.dropout);
   check(m.fourier_gamma >= 0, kArcadeDtTask, "fourier_gamma must be >= 0, got {}", m.fourier_gamma);
   return m;  // the model's constructor checks the rest, naming them

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "harmonic/tools/tasks/fourier_kernel_config.h"
 #include "harmonic/tools/tasks/kjv_lm.h"
 #include "harmonic/tools/tasks/rng_lm.h"
 #include "harmonic/tools/train/config.h"
@@ -32,6 +33,11 @@ Json rng_pretrain_config(const RngStudyPlan& plan) {
     train::merge_config(c, gpu, "study rng-lm paper_scale");
   }
   train::merge_config(c, plan.pretrain, "study rng-lm option pretrain");
+  // kjv-lm keys newer than the recorded full run, at their defaults, stay out of the run config
+  // (records compare configs whole; the task reads an absent key as its default).
+  const Json newer = train::fourier_kernel_json(nn::FourierKernelOptions{});
+  for (const char* key : {"fourier_eps", "fourier_log_r"})
+    if (c.contains(key) && c[key] == newer.at(key)) c.erase(key);
   return c;
 }
 
