@@ -17,6 +17,7 @@
 
 using namespace hm;
 using namespace hm::train;
+using hm::test::allclose;
 using hm::test::flat_params;
 using hm::test::ScratchDir;
 using hm::test::throws_with;
@@ -120,6 +121,35 @@ TEST_CASE("fru task: every model trains a few steps with a decreasing loss") {
     CHECK(std::isfinite(run.test_mse));
     CHECK(run.test_mse > 0);
   }
+}
+
+TEST_CASE("fru task: target sequence, the released code's whole-sequence regression from the last step") {
+  for (const std::string model : {"lstm", "fru"}) {
+    CAPTURE(model);
+    Json c = tiny_config(model);
+    c["target"] = "sequence";
+    const TaskSpec& spec = find_task("fru-synthetic");
+    auto task = build_task(spec, c, Device::cpu());
+    const data::Batch b = task->train_loader().dataset().head(4);
+    CHECK(b.input.shape() == Shape{4, 24, 1});   // all 24 steps read
+    CHECK(b.target.shape() == Shape{4, 23, 1});  // steps 1..23 regressed at once
+    CHECK(allclose(b.target, narrow(b.input, 1, 1, 23), 0, 0));
+    CHECK(dynamic_cast<nn::UnaryModule&>(task->model()).forward(b.input).shape() == Shape{4, 23, 1});
+    // The head is Linear(units, 23); the count matches the next-step model's but for it.
+    Json next = tiny_config(model);
+    CHECK(task->model().num_parameters() - build_task(spec, next, Device::cpu())->model().num_parameters() ==
+          head(24, 23) - head(24, 1));
+    // It trains, and the Figure 5 probe gives one loss per step (the head applied at each).
+    Run run = train_tiny(c);
+    CHECK(mean_of(run.losses, 25, 30) < mean_of(run.losses, 0, 5));
+    RecurrentProbe* probe = task->recurrent_probe();
+    REQUIRE(probe);
+    CHECK(probe->step_losses(b, probe->initial_state(b)).size() == 24);
+  }
+  Json bad = tiny_config("fru");
+  bad["target"] = "future";
+  CHECK(throws_with([&] { build_task(find_task("fru-synthetic"), bad, Device::cpu()); },
+                    {"fru-synthetic", "target must be \"next\" or \"sequence\", got \"future\""}));
 }
 
 TEST_CASE("fru task: deterministic given the seed, on mix-poly too") {

@@ -12,6 +12,11 @@
 // RNN and LSTM carry one bias per gate, as TensorFlow's BasicRNNCell / BasicLSTMCell (a
 // bias-free cell on [x ; 1]). No validation split: the data set is train/test only
 // (validate() returns nothing); evaluate() reports the test MSE ("test_mse").
+// target "next" (the default, the paper's "predict the next value"): the model reads steps
+// 0..T-2 and predicts steps 1..T-1, one output per step. target "sequence" (the authors' released
+// code, limbo018/FRU code/load.py and rnn.py): it reads all T steps and regresses steps 1..T-1
+// at once from the last step's output through Linear(units, T-1); their configs pair it with lr
+// decay 0.7 (mix-sin) or 0.9 (mix-poly) every 1000 steps and clipping at 5.
 #include "harmonic/tools/tasks/fru_synthetic.h"
 
 #include <algorithm>
@@ -32,15 +37,25 @@ namespace {
 
 constexpr const char* kTask = "fru-synthetic";
 
-// Cell + head. x (B, T, 1) -> (B, T, 1).
+// target "next" or "sequence" (the released code's), checked.
+bool whole_sequence_target(const Json& c) {
+  const std::string target = c.value("target", std::string("next"));  // absent in older configs
+  check(target == "next" || target == "sequence", kTask, "target must be \"next\" or \"sequence\", got \"{}\"",
+        target);
+  return target == "sequence";
+}
+
+// Cell + head. x (B, T, 1) -> (B, T, 1) (target next), or x (B, L, 1) -> (B, L-1, 1) from the
+// last step (target sequence).
 class FruSyntheticModel : public nn::UnaryModule {
  public:
   FruSyntheticModel(const Json& c, Generator* gen) : nn::UnaryModule("FruSyntheticModel") {
     kind_ = c.at("model").get<std::string>();
-    const int64_t units = c.at("units").get<int64_t>();
-    const int64_t steps = c.at("length").get<int64_t>() - 1;  // inputs per sequence
+    sequence_ = whole_sequence_target(c);
+    const int64_t units = c.at("units").get<int64_t>(), length = c.at("length").get<int64_t>();
+    const int64_t steps = sequence_ ? length : length - 1;  // inputs per sequence
     check(units >= 1, kTask, "units must be >= 1, got {}", units);
-    check(steps >= 1, kTask, "length must be >= 2, got {}", steps + 1);
+    check(length >= 2, kTask, "length must be >= 2, got {}", length);
     if (kind_ == "rnn") {
       rnn_ = register_module(
           "rnn", std::make_shared<nn::RNN>(2, units, nn::RecurrentOptions{.bias = false, .batch_first = true}, gen));
@@ -73,10 +88,9 @@ class FruSyntheticModel : public nn::UnaryModule {
     } else {
       throw_error(kTask, fmt::format("model '{}' is not one of rnn, lstm, sru, fru", kind_));
     }
-    head_ = register_module("head", std::make_shared<nn::Linear>(units, 1, true, gen));
+    head_ = register_module("head", std::make_shared<nn::Linear>(units, sequence_ ? length - 1 : 1, true, gen));
   }
 
-  // x (B, T, 1) -> (B, T, 1)
   Tensor forward(const Tensor& x) override { return forward_from(x, Tensor()); }
 
   // The recurrence's state size S: RNN H, LSTM 2H (h and c packed), SRU/FRU K*d.
@@ -86,8 +100,21 @@ class FruSyntheticModel : public nn::UnaryModule {
     return cell_->state_size();
   }
 
-  // x (B, T, 1), h0 (B, S) or undefined (zeros) -> (B, T, 1). The LSTM's h0 packs [h ; c].
+  // x (B, T, 1), h0 (B, S) or undefined (zeros) -> (B, T, 1), or (B, L-1, 1) from the last step
+  // with target sequence. The LSTM's h0 packs [h ; c].
   Tensor forward_from(const Tensor& x, const Tensor& h0) {
+    const Tensor h = hidden_from(x, h0);
+    if (!sequence_) return head_->forward(h);
+    return unsqueeze(head_->forward(select(h, 1, h.size(1) - 1)), 2);  // (B, L-1, 1)
+  }
+
+  // The head at every step: (B, T, 1), or (B, T, L-1) with target sequence (Figure 5's probe).
+  Tensor head_at_every_step(const Tensor& x, const Tensor& h0) { return head_->forward(hidden_from(x, h0)); }
+  bool whole_sequence() const { return sequence_; }
+
+ private:
+  // x (B, T, 1) -> the cell's outputs (B, T, units).
+  Tensor hidden_from(const Tensor& x, const Tensor& h0) {
     Tensor h;  // (B, T, units)
     if (rnn_) {
       Tensor one = ones({x.size(0), x.size(1), 1}, {.dtype = x.dtype(), .device = x.device()});
@@ -102,11 +129,11 @@ class FruSyntheticModel : public nn::UnaryModule {
     } else {
       h = cell_->forward(x, h0).output;
     }
-    return head_->forward(h);
+    return h;
   }
 
- private:
   std::string kind_;
+  bool sequence_ = false;
   std::shared_ptr<nn::RNN> rnn_;  // on [x ; 1]: one bias, as BasicRNNCell
   std::shared_ptr<nn::SingleBiasLSTM> lstm_;
   std::shared_ptr<nn::FourierStatRecurrent> cell_;  // SRU or FRU
@@ -121,8 +148,12 @@ class FruSyntheticProbe : public RecurrentProbe {
   Tensor initial_state(const data::Batch& b) override {
     return zeros({b.input.size(0), model_->state_size()}, {.dtype = b.input.dtype(), .device = b.input.device()});
   }
+  // Target sequence: loss_t is the MSE of the head applied to step t's output against the whole
+  // target, as fru-image applies its classifier at every step.
   std::vector<Tensor> step_losses(const data::Batch& b, const Tensor& h0) override {
-    Tensor err = square(sub(model_->forward_from(b.input, h0), b.target));  // (B, T, 1)
+    Tensor y = model_->head_at_every_step(b.input, h0);  // (B, T, 1) or (B, T, L-1)
+    Tensor target = model_->whole_sequence() ? transpose(b.target, 1, 2) : b.target;  // (B, 1, L-1) or (B, T, 1)
+    Tensor err = mean(square(sub(y, target)), {2}, true);  // (B, T, 1)
     std::vector<Tensor> out;
     for (int64_t t = 0; t < err.size(1); ++t) out.push_back(mean(select(err, 1, t)));
     return out;
@@ -160,11 +191,16 @@ class FruSynthetic : public Task {
     const int64_t batch = c.at("batch_size").get<int64_t>();
     check(batch >= 1, kTask, "batch_size must be >= 1, got {}", batch);
     const data::MixSeries series = data::make_mix_series(kind, mo);
-    data::Example test = data::next_step_pairs(series.test);
+    // next: steps 0..T-2 -> 1..T-1 step by step; sequence: all T steps -> 1..T-1 at the end.
+    auto pairs = [&](const Tensor& s) {
+      if (!whole_sequence_target(c)) return data::next_step_pairs(s);
+      return data::Example{s.clone(), narrow(s, 1, 1, s.size(1) - 1).clone()};
+    };
+    data::Example test = pairs(series.test), train = pairs(series.train);
     test_x_ = test.input.to(device), test_y_ = test.target.to(device);
 
-    loader_ = std::make_unique<data::DataLoader>(
-        data::next_step_dataset(series.train), data::LoaderOptions{.batch_size = batch, .shuffle = true, .seed = seed});
+    loader_ = std::make_unique<data::DataLoader>(std::make_shared<data::TensorDataset>(train.input, train.target),
+                                                 data::LoaderOptions{.batch_size = batch, .shuffle = true, .seed = seed});
     optim::AdamOptions o;
     o.lr = c.at("lr").get<double>();
     optimizer_ = std::make_unique<optim::Adam>(model_->named_parameters(), o);
@@ -199,7 +235,7 @@ class FruSynthetic : public Task {
 TaskSpec fru_synthetic_task() {
   return {kTask,
           "FRU paper section 6.1: next-step regression on mix-sin / mix-poly with RNN, LSTM, SRU or FRU_{120,5}, "
-          "Adam with staircase lr decay",
+          "Adam with staircase lr decay (target=sequence: the released code's whole-sequence regression)",
           {{"seed", 0},
            {"data", "mix-sin"},
            {"degree", 15},
@@ -216,6 +252,7 @@ TaskSpec fru_synthetic_task() {
            {"sru_decays", {0.0, 0.25, 0.5, 0.9, 0.99}},
            {"lr", 1e-3},
            {"batch_size", 32},
+           {"target", "next"},
            {"trainer",
             {{"epochs", 100},
              {"log_every", 50},
