@@ -75,6 +75,20 @@ TEST_CASE("chronos task: a tiny linear model trains and evaluate reports loss, M
   CHECK(train::chronos_parameter_count(fourier) == train::chronos_parameter_count(config) + 16 * 34 + 34);
 }
 
+TEST_CASE("chronos task: eval_top_k samples the evaluation's paths from the top-k bins, as Chronos' released code") {
+  auto scores = [](int64_t k) {
+    auto task = train::find_task("chronos").make(tiny_chronos(0, {fmt::format("eval_top_k={}", k)}), Device::cpu());
+    return task->evaluate();
+  };
+  const train::Json all = scores(0), top1 = scores(1), again = scores(1);
+  // Untrained, the pmf is near uniform: the whole pmf's paths wander, the top bin's do not.
+  CHECK(top1["test_mase"].get<double>() != all["test_mase"].get<double>());
+  CHECK(top1["test_mase"].get<double>() == again["test_mase"].get<double>());
+  CHECK(top1["test_loss"].get<double>() == all["test_loss"].get<double>());  // teacher forcing: no sampling
+  CHECK(throws_with([] { train::find_task("chronos").make(tiny_chronos(0, {"eval_top_k=-1"}), Device::cpu()); },
+                    {"chronos", "eval_top_k must be >= 0", "-1"}));
+}
+
 TEST_CASE("chronos task: mixed binning and the Fourier head survive checkpoints and saved models, bad keys are named") {
   ScratchDir dir;
   const train::Json config = tiny_chronos(3, {"head=fourier", "fourier_frequencies=16", "binning=mixed"});

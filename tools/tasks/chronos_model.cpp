@@ -111,6 +111,8 @@ Json chronos_defaults() {
           {"batch_size", 32},
           // evaluation
           {"eval_samples", 20},
+          // sample paths from the top-k bins (0: the whole pmf; Chronos' released evaluation: 50)
+          {"eval_top_k", 0},
           {"season_length", 1},
           {"trainer",
            {{"steps", 2000},

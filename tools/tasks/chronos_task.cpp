@@ -8,7 +8,8 @@
 //   test_loss        cross-entropy of the teacher-forced next-bin distributions
 //   test_smoothness  mean smoothness (Definition 3.2) of those next-bin pmfs
 //   test_mase / test_wql  relative to seasonal naive (season_length), geometric mean over
-//                    series of model / naive, from eval_samples sampled paths (median for
+//                    series of model / naive, from eval_samples sampled paths (from the
+//                    eval_top_k most likely bins of each step when > 0; median for
 //                    MASE, quantiles 0.1..0.9 for WQL); < 1 beats seasonal naive
 //   test_mase_mean / test_wql_mean  the plain means; test_series the series counted
 //   test_mase_period / test_wql_period  the same relative scores with each series' own season:
@@ -53,8 +54,10 @@ class ChronosTask : public Task {
     batch_ = c.at("batch_size").get<int64_t>();
     samples_ = c.at("eval_samples").get<int64_t>();
     season_ = c.at("season_length").get<int64_t>();
+    top_k_ = c.value("eval_top_k", int64_t{0});  // absent in older configs
     check(batch_ >= 1 && samples_ >= 1 && season_ >= 1, kChronosTask,
           "batch_size, eval_samples and season_length must be >= 1, got {}, {}, {}", batch_, samples_, season_);
+    check(top_k_ >= 0, kChronosTask, "eval_top_k must be >= 0 (0: the whole pmf), got {}", top_k_);
     data::GeneratedSeriesOptions g;
     g.kernel_synth_series = c.at("series").get<int64_t>();
     g.mixup_series = c.at("mixup_series").get<int64_t>();
@@ -111,7 +114,7 @@ class ChronosTask : public Task {
     for (const auto& x : held_out_) histories.emplace_back(x.begin(), x.end() - H_);
     // A fixed seed of its own: evaluation draws nothing from a checkpointed generator.
     std::vector<models::SeriesForecast> fc =
-        models::forecast(*model_, histories, {.horizon = H_, .samples = samples_, .seed = 1234});
+        models::forecast(*model_, histories, {.horizon = H_, .samples = samples_, .seed = 1234, .top_k = top_k_});
     std::vector<nn::SeriesScores> scores, period_scores;
     int64_t seasonal = 0;
     for (size_t i = 0; i < held_out_.size(); ++i) {
@@ -136,7 +139,7 @@ class ChronosTask : public Task {
  private:
   Json config_;
   Generator gen_;  // init and dropout
-  int64_t C_ = 0, H_ = 0, batch_ = 0, samples_ = 0, season_ = 1;
+  int64_t C_ = 0, H_ = 0, batch_ = 0, samples_ = 0, season_ = 1, top_k_ = 0;
   std::shared_ptr<models::Chronos> model_;
   std::unique_ptr<data::DataLoader> loader_;
   std::unique_ptr<optim::AdamW> optimizer_;
