@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "harmonic/cuda/launch.cuh"
+#include "harmonic/ops/dropout_functors.h"
 #include "harmonic/ops/scaled_dot_product_attention_tiles.h"
 
 namespace hm::cuda::attention_tiles {
@@ -111,6 +112,47 @@ HM_HD void acc_tile(const float* P, int ldp, const float* V, int ldv, float (&o)
     }
   }
 }
+
+// What the tiled passes of both attentions share: sizes, tile geometry, the inputs and outputs,
+// and the dropout mask. Each attention derives its Params from it, adding its score (scores<D>,
+// logit) and its own inputs.
+struct TileParams {
+  const float *q, *k, *v;  // (B, H, Nq, D), (B, H, Nk, D), (B, H, Nk, Dv)
+  const bool* pad;         // (B, Nk) or null
+  int64_t H, Nq, Nk;
+  SdpaTiles tiles;
+  bool drop;
+  float pf, drop_scale;
+  uint64_t seed, offset;
+  float *out, *lse;                    // forward: (B, H, Nq, Dv), (B, H, Nq)
+  const float *lse_in, *grad, *delta;  // backward: (B, H, Nq), (B, H, Nq, Dv), (B, H, Nq)
+  float *dq, *dk, *dv;                 // backward: q's, k's, v's shapes
+
+  // The sizes and the dropout of a call: q (B, H, Nq, D), k (B, H, Nk, D), dropout_p, its Philox
+  // seed and offset.
+  void set(const float* q_, const float* k_, const float* v_, const bool* pad_, int64_t H_, int64_t Nq_, int64_t Nk_,
+           bool causal, double dropout_p, uint64_t seed_, uint64_t offset_) {
+    q = q_, k = k_, v = v_, pad = pad_;
+    H = H_, Nq = Nq_, Nk = Nk_;
+    tiles = SdpaTiles{.Nq = Nq, .Nk = Nk, .causal = causal};
+    drop = dropout_p > 0.0;
+    pf = static_cast<float>(dropout_p);
+    drop_scale = drop ? static_cast<float>(1.0 / (1.0 - dropout_p)) : 1.0f;
+    seed = seed_, offset = offset_;
+  }
+  // Whether (bh, i, j) is out of range, above the causal diagonal or a padded key.
+  HM_HD bool blocked(int64_t bh, int64_t i, int64_t j) const {
+    return !tiles.visible(i, j) || (pad && pad[(bh / H) * Nk + j]);
+  }
+  // The dropout factor of weight (bh, i, j): the CPU's keep decision (ops/attention_dropout.h),
+  // element (bh Nq + i) Nk + j.
+  HM_HD float keep(int64_t bh, int64_t i, int64_t j) const {
+    if (!drop) return 1.0f;
+    return dropout_keep(seed, offset, static_cast<uint64_t>((bh * Nq + i) * Nk + j), pf) ? drop_scale : 0.0f;
+  }
+  // P from the forward's lse: 0 for a blocked pair and for a fully masked row (lse -inf).
+  HM_HD static float prob(float s, float lse) { return s == kNegInf || lse == kNegInf ? 0.0f : fexp(s - lse); }
+};
 
 // -- forward ---------------------------------------------------------------------------------
 // Params supplies the scores of a tile (scores<D>: acc[r][u] from Q's rows r and K's rows 8 u),

@@ -19,7 +19,6 @@
 
 #include "harmonic/cuda/attention_tiles.cuh"
 #include "harmonic/cuda/rows.cuh"
-#include "harmonic/ops/dropout_functors.h"
 
 namespace hm::cuda {
 namespace {
@@ -49,36 +48,18 @@ HM_HD void sinc_tile(const float* A, int lda, const float* B, int ldb, const flo
   }
 }
 
-struct FourierParams {
-  const float *q, *k, *v, *R;  // (B, H, Nq, D), (B, H, Nk, D), (B, H, Nk, Dv), (D)
-  const bool* pad;             // (B, Nk) or null
-  int64_t H, Nq, Nk;
-  SdpaTiles tiles;  // the same 64 x 64 tiles and causal geometry as sdpa's
+struct FourierParams : TileParams {  // the same 64 x 64 tiles and causal geometry as sdpa's
+  const float* R;  // (D)
   float p;
-  bool drop;
-  float pf, drop_scale;
-  uint64_t seed, offset;
-  float *out, *lse;                    // forward: (B, H, Nq, Dv), (B, H, Nq)
-  const float *lse_in, *grad, *delta;  // backward: (B, H, Nq), (B, H, Nq, Dv), (B, H, Nq)
-  float *dq, *dk, *dv;                 // backward: q's, k's, v's shapes
-  float* dr;                           // backward: (B, H, Nk, D), each key's share of dR
+  float* dr;  // backward: (B, H, Nk, D), each key's share of dR
 
   // p times the log-sinc sum of (bh, i, j); -inf where blocked (out of range, causal, padding).
-  HM_HD float logit(int64_t bh, int64_t i, int64_t j, float sum) const {
-    if (!tiles.visible(i, j) || (pad && pad[(bh / H) * Nk + j])) return kNegInf;
-    return p * sum;
-  }
+  HM_HD float logit(int64_t bh, int64_t i, int64_t j, float sum) const { return blocked(bh, i, j) ? kNegInf : p * sum; }
   // The log-sinc sums of a tile's pairs, queries in A (Forward's scores).
   template <int D>
   HM_HD void scores(const float* A, int lda, const float* B, int ldb, float (&acc)[kR][kU]) const {
     sinc_tile<D, true>(A, lda, B, ldb, R, acc);
   }
-  // The dropout factor of weight (bh, i, j): the CPU's keep decision, element (bh Nq + i) Nk + j.
-  HM_HD float keep(int64_t bh, int64_t i, int64_t j) const {
-    if (!drop) return 1.0f;
-    return dropout_keep(seed, offset, static_cast<uint64_t>((bh * Nq + i) * Nk + j), pf) ? drop_scale : 0.0f;
-  }
-  HM_HD static float prob(float s, float lse) { return s == kNegInf || lse == kNegInf ? 0.0f : fexp(s - lse); }
 };
 
 // -- backward: dQ pass -----------------------------------------------------------------------
@@ -269,16 +250,11 @@ bool with_head_dim(int64_t D, F&& f) {
 FourierParams params(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& R, const Tensor& pad,
                      const FourierAttentionArgs& args) {
   FourierParams p{};
-  p.q = static_cast<const float*>(q.raw_data()), p.k = static_cast<const float*>(k.raw_data());
-  p.v = static_cast<const float*>(v.raw_data()), p.R = static_cast<const float*>(R.raw_data());
-  p.pad = pad.defined() ? static_cast<const bool*>(pad.raw_data()) : nullptr;
-  p.H = q.size(1), p.Nq = q.size(2), p.Nk = k.size(2);
-  p.tiles = SdpaTiles{.Nq = p.Nq, .Nk = p.Nk, .causal = args.causal};
+  p.set(static_cast<const float*>(q.raw_data()), static_cast<const float*>(k.raw_data()),
+        static_cast<const float*>(v.raw_data()), pad.defined() ? static_cast<const bool*>(pad.raw_data()) : nullptr,
+        q.size(1), q.size(2), k.size(2), args.causal, args.dropout_p, args.seed, args.offset);
+  p.R = static_cast<const float*>(R.raw_data());
   p.p = static_cast<float>(args.p);
-  p.drop = args.dropout_p > 0.0;
-  p.pf = static_cast<float>(args.dropout_p);
-  p.drop_scale = p.drop ? static_cast<float>(1.0 / (1.0 - args.dropout_p)) : 1.0f;
-  p.seed = args.seed, p.offset = args.offset;
   return p;
 }
 

@@ -33,6 +33,17 @@ struct LogPmfBackwardRow {  // z, gz (rows, zw), g (rows, m)
 
 // The lane form. Lane l of a row takes the half-grid bins j = l, l + lanes, ... and writes bin j
 // and its mirror m-1-j.
+
+// Lane l's part of Q = sum_j q_j over a row a (4h) of z: a bin and its mirror, P each.
+template <class T>
+HM_HD T lane_power(const T* a, int64_t h, int64_t pairs, int lane, int lanes) {
+  T s = 0;
+  for (int64_t j = lane; j < h; j += lanes) {
+    const T p = fourier::pair_power(a[j], a[h + j], a[2 * h + j], a[3 * h + j]);
+    s += j < pairs ? T(2) * p : p;  // the middle bin's D is 0
+  }
+  return s;
+}
 template <class T>
 struct LogPmfLanes {  // z (rows, 4h) -> out (rows, m); part1: Q = sum_j q_j
   using Acc = T;
@@ -40,15 +51,7 @@ struct LogPmfLanes {  // z (rows, 4h) -> out (rows, m); part1: Q = sum_j q_j
   const T* z;
   T* out;
   int64_t m, h, pairs;
-  HM_HD T part1(int64_t r, int lane, int lanes) const {
-    const T* a = z + r * 4 * h;
-    T s = 0;
-    for (int64_t j = lane; j < h; j += lanes) {
-      const T p = fourier::pair_power(a[j], a[h + j], a[2 * h + j], a[3 * h + j]);
-      s += j < pairs ? T(2) * p : p;  // the middle bin's D is 0
-    }
-    return s;
-  }
+  HM_HD T part1(int64_t r, int lane, int lanes) const { return lane_power(z + r * 4 * h, h, pairs, lane, lanes); }
   HM_HD T part2(int64_t, int, int, T) const { return T(0); }
   HM_HD T part3(int64_t, int, int, T, T) const { return T(0); }
   HM_HD void write(int64_t r, int lane, int lanes, T total, T, T) const {
@@ -72,15 +75,7 @@ struct LogPmfBackwardLanes {  // z, gz (rows, 4h), g (rows, m)
   const T *z, *g;
   T* gz;
   int64_t m, h, pairs;
-  HM_HD T part1(int64_t r, int lane, int lanes) const {
-    const T* a = z + r * 4 * h;
-    T s = 0;
-    for (int64_t j = lane; j < h; j += lanes) {
-      const T p = fourier::pair_power(a[j], a[h + j], a[2 * h + j], a[3 * h + j]);
-      s += j < pairs ? T(2) * p : p;
-    }
-    return s;
-  }
+  HM_HD T part1(int64_t r, int lane, int lanes) const { return lane_power(z + r * 4 * h, h, pairs, lane, lanes); }
   // y and h of bin j (0) and its mirror (1; zero for the middle bin).
   HM_HD void bin_terms(int64_t r, int64_t j, T inv, T& y0, T& y1, T& h0, T& h1) const {
     const T* a = z + r * 4 * h;

@@ -21,32 +21,22 @@
 #include "harmonic/cuda/scaled_dot_product_attention_flash.cuh"
 
 #include "harmonic/cuda/attention_tiles.cuh"
-#include "harmonic/ops/dropout_functors.h"
 
 namespace hm::cuda {
 namespace {
 
 using namespace attention_tiles;
 
-struct FlashParams {
-  const float *q, *k, *v;  // (B, H, Nq, D), (B, H, Nk, D), (B, H, Nk, Dv)
-  const bool* pad;         // (B, Nk) or null
-  const float* bias;       // (Bb, Hb, Nq, Nk) or null
-  int64_t Bb, Hb, H, Nq, Nk;
-  SdpaTiles tiles;
+struct FlashParams : TileParams {
+  const float* bias;  // (Bb, Hb, Nq, Nk) or null
+  int64_t Bb, Hb;
   float scale;
-  bool drop;
-  float pf, drop_scale;
-  uint64_t seed, offset;
-  float *out, *lse;                    // forward: (B, H, Nq, Dv), (B, H, Nq)
-  const float *lse_in, *grad, *delta;  // backward: (B, H, Nq), (B, H, Nq, Dv), (B, H, Nq)
-  float *dq, *dk, *dv;                 // backward: q's, k's, v's shapes
-  float* ds;                           // (B, H, Nq, Nk): dS / scale for the bias gradient, or null
+  float* ds;  // (B, H, Nq, Nk): dS / scale for the bias gradient, or null
 
   // The scaled, biased logit of (bh, i, j) from q_i . k_j; -inf where blocked (out of range,
   // causal, padding) or where the bias is -inf.
   HM_HD float logit(int64_t bh, int64_t i, int64_t j, float dot) const {
-    if (!tiles.visible(i, j) || (pad && pad[(bh / H) * Nk + j])) return kNegInf;
+    if (blocked(bh, i, j)) return kNegInf;
     float s = dot * scale;
     if (bias) {
       const int64_t b = Bb == 1 ? 0 : bh / H, h = Hb == 1 ? 0 : bh % H;
@@ -59,13 +49,6 @@ struct FlashParams {
   HM_HD void scores(const float* A, int lda, const float* B, int ldb, float (&acc)[kR][kU]) const {
     dot_tile<D>(A, lda, B, ldb, acc);
   }
-  // The dropout factor of weight (bh, i, j): the CPU's keep decision (ops/attention_dropout.h).
-  HM_HD float keep(int64_t bh, int64_t i, int64_t j) const {
-    if (!drop) return 1.0f;
-    return dropout_keep(seed, offset, static_cast<uint64_t>((bh * Nq + i) * Nk + j), pf) ? drop_scale : 0.0f;
-  }
-  // P from the forward's lse: 0 for a blocked pair and for a fully masked row (lse -inf).
-  HM_HD static float prob(float s, float lse) { return s == kNegInf || lse == kNegInf ? 0.0f : fexp(s - lse); }
 };
 
 // -- backward: dQ pass -----------------------------------------------------------------------
@@ -258,18 +241,12 @@ bool with_head_dim(int64_t D, F&& f) {
 FlashParams params(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const Tensor& bias,
                    const SdpaArgs& args) {
   FlashParams p{};
-  p.q = static_cast<const float*>(q.raw_data()), p.k = static_cast<const float*>(k.raw_data());
-  p.v = static_cast<const float*>(v.raw_data());
-  p.pad = pad.defined() ? static_cast<const bool*>(pad.raw_data()) : nullptr;
+  p.set(static_cast<const float*>(q.raw_data()), static_cast<const float*>(k.raw_data()),
+        static_cast<const float*>(v.raw_data()), pad.defined() ? static_cast<const bool*>(pad.raw_data()) : nullptr,
+        q.size(1), q.size(2), k.size(2), args.causal, args.dropout_p, args.seed, args.offset);
   p.bias = bias.defined() ? static_cast<const float*>(bias.raw_data()) : nullptr;
   p.Bb = bias.defined() ? bias.size(0) : 1, p.Hb = bias.defined() ? bias.size(1) : 1;
-  p.H = q.size(1), p.Nq = q.size(2), p.Nk = k.size(2);
-  p.tiles = SdpaTiles{.Nq = p.Nq, .Nk = p.Nk, .causal = args.causal};
   p.scale = static_cast<float>(args.scale);
-  p.drop = args.dropout_p > 0.0;
-  p.pf = static_cast<float>(args.dropout_p);
-  p.drop_scale = p.drop ? static_cast<float>(1.0 / (1.0 - args.dropout_p)) : 1.0f;
-  p.seed = args.seed, p.offset = args.offset;
   return p;
 }
 
