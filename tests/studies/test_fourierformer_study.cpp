@@ -81,8 +81,14 @@ const report::ClaimResult* find_claim(const std::vector<report::ClaimResult>& cl
 TEST_CASE("fourierformer study: quick and full grids") {
   FfStudyPlan quick{.quick = true};
   const auto q = ff_study_grid(quick);
-  // LM softmax + Fourier, x^1 and x^2 (seed 1), ViT softmax + Fourier.
-  CHECK(q.size() == 6);
+  // LM softmax + Fourier, x^1 and x^2, the medium pair (seed 1), ViT softmax + Fourier.
+  CHECK(q.size() == 8);
+  const FfRunSpec* medium = find_run(q, FfTask::Lm, "fourier p=4 R=2 medium", 1);
+  REQUIRE(medium);
+  CHECK(medium->task_config.at("n_embd").get<int64_t>() == 256);  // the paper's medium width
+  CHECK(medium->task_config.at("block_size").get<int64_t>() == 96);  // 1.5x the small's context
+  CHECK(find_run(q, FfTask::Lm, "softmax medium", 1));
+  CHECK(ff_run_from_json(ff_run_json(*medium)).variant.medium);
   CHECK(count_task(q, FfTask::Vit) == 2);
   CHECK(find_run(q, FfTask::Lm, "fourier p=1 R=2", 1));
   CHECK(find_run(q, FfTask::Vit, "fourier p=4 R=1", 1));  // images: R init 1
@@ -91,7 +97,7 @@ TEST_CASE("fourierformer study: quick and full grids") {
   const auto full = ff_study_grid(FfStudyPlan{});
   // Seeds 1 2 3: the main pair, the ViT pair and the authors' code's two settings; seeds 1 2:
   // 4 powers + 5 R inits + 1 vector.
-  CHECK(full.size() == 3 * 2 + 2 * 10 + 3 * 2 + 3 * 2);
+  CHECK(full.size() == 3 * 2 + 2 * 10 + 3 * 2 + 3 * 2 + 3 * 2);  // ... and the medium pair
   const FfRunSpec* eps = find_run(full, FfTask::Lm, "fourier p=4 R=2 eps=1e-06", 3);
   REQUIRE(eps);
   CHECK(eps->task_config.at("fourier_eps").get<double>() == 1e-6);
@@ -170,6 +176,10 @@ TEST_CASE("fourierformer study: report, claims, divergence and figures on known 
       records.push_back(lm_record(r, 0, 0, /*diverged=*/true));
     else if (v == "fourier p=3 R=2")
       records.push_back(lm_record(r, r.seed == 1 ? 200 : 57, 4.0));  // 1/2 seeds
+    else if (v == "softmax medium")
+      records.push_back(lm_record(r, 50, 3.0));
+    else if (v == "fourier p=4 R=2 medium")  // leads softmax by 5, 4 (small: 4, 3)
+      records.push_back(lm_record(r, 44 + static_cast<double>(r.seed), 4.0));
     else
       records.push_back(lm_record(r, 58, 4.0));
   }
@@ -199,6 +209,13 @@ TEST_CASE("fourierformer study: report, claims, divergence and figures on known 
   CHECK(find_claim(claims, "heads farther apart")->holds);
   CHECK(find_claim(claims, "Fourier ViT top-1")->holds);
   CHECK(!find_claim(claims, "x^6 validation perplexity below x^4")->holds);  // 58 vs 56.5
+  const auto* lead = find_claim(claims, "lead over softmax larger at medium width");
+  REQUIRE(lead);
+  CHECK(lead->holds);
+  CHECK(lead->seeds_holding == 2);
+  CHECK(find_claim(claims, "below softmax's at medium width")->holds);
+  CHECK(find_claim(claims, "eps=1e-06) validation perplexity below softmax")->holds);  // 58 < 60
+  CHECK(find_claim(claims, "logR) validation perplexity below softmax")->holds);
 
   ScratchDir dir;
   StudyInfo info{.name = "fourierformer", .quick = false, .jobs = 2, .wall_seconds = 60};
@@ -206,8 +223,17 @@ TEST_CASE("fourierformer study: report, claims, divergence and figures on known 
   const std::string md = read_text(dir.str() + "/summary.md");
   for (const char* s :
        {"Table 1", "Table 2", "Table 3", "Table 4", "Table 5", "34.29", "32.85", "not converge",
-        "diverged 2/2 seeds, at step 7, 7", "73.25", "7.45 ± 2.50", "4.00 ± 0.50", "King James Bible", "Fashion-MNIST"})
+        "diverged 2/2 seeds, at step 7, 7", "73.25", "7.45 ± 2.50", "4.00 ± 0.50", "King James Bible", "Fashion-MNIST",
+        "The medium model", "29.60", "28.01", "The authors' released code's settings", "log R learned"})
     CHECK_MESSAGE(md.find(s) != std::string::npos, std::string(s));
+  // The authors'-code and medium rows stay out of Tables 4 and 5: one row each, in their own tables.
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = md.find(what); at != std::string::npos; at = md.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count("A = K / (sum K + 1e-06)") == 1);
+  CHECK(count("x^4, R_init 2, medium") == 1);
   const Json summary = Json::parse(read_text(dir.str() + "/summary.json"));
   CHECK(summary.at("groups").size() == groups.size());
   CHECK(summary.at("claims").size() == claims.size());

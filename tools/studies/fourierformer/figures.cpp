@@ -10,12 +10,12 @@ bool shows(FfFigure figure, const FfGroup& g) {
   switch (figure) {
     case FfFigure::Main:
     case FfFigure::TrainLoss:
-      return g.task == FfTask::Lm && (!v.fourier || v.name() == "fourier p=4 R=2");
+      return g.task == FfTask::Lm && v.plain() && (!v.fourier || v.name() == "fourier p=4 R=2");
     case FfFigure::Powers:
-      return g.task == FfTask::Lm && v.fourier && v.r_init == 2.0 && !v.r_per_dim;
+      return g.task == FfTask::Lm && v.plain() && v.fourier && v.r_init == 2.0 && !v.r_per_dim;
     case FfFigure::RInits:
     case FfFigure::RTrajectory:
-      return g.task == FfTask::Lm && v.fourier && v.p == 4;
+      return g.task == FfTask::Lm && v.plain() && v.fourier && v.p == 4;
     case FfFigure::Vit:
       return g.task == FfTask::Vit;
   }

@@ -47,15 +47,23 @@ Json FfVariant::task_keys() const {
 }
 
 std::string FfVariant::name() const {
-  if (!fourier) return "softmax";
-  return fmt::format("fourier p={} R={}{}{}{}", p, format_r(r_init), r_per_dim ? " vector" : "",
-                     eps != 0.0 ? fmt::format(" eps={:g}", eps) : "", log_r ? " logR" : "");
+  if (!fourier) return medium ? "softmax medium" : "softmax";
+  return fmt::format("fourier p={} R={}{}{}{}{}", p, format_r(r_init), r_per_dim ? " vector" : "",
+                     eps != 0.0 ? fmt::format(" eps={:g}", eps) : "", log_r ? " logR" : "", medium ? " medium" : "");
 }
 
 std::string FfVariant::display() const {
-  if (!fourier) return "softmax (dot product)";
-  return fmt::format("FourierFormer, x^{}, R_init {}{}{}{}", p, format_r(r_init), r_per_dim ? ", R a vector" : "",
-                     eps != 0.0 ? fmt::format(", A = K / (sum K + {:g})", eps) : "", log_r ? ", log R learned" : "");
+  if (!fourier) return medium ? "softmax (dot product), medium" : "softmax (dot product)";
+  return fmt::format("FourierFormer, x^{}, R_init {}{}{}{}{}", p, format_r(r_init), r_per_dim ? ", R a vector" : "",
+                     eps != 0.0 ? fmt::format(", A = K / (sum K + {:g})", eps) : "", log_r ? ", log R learned" : "",
+                     medium ? ", medium" : "");
+}
+
+// The medium language model over the small one's scale: the paper's d 256 (8 heads of 32) and
+// context 384 against the small's 128 and 256, so 1.5x the mode's context.
+Json ff_medium_keys(const FfStudyPlan& plan) {
+  if (plan.paper_scale) return {{"n_embd", 256}, {"block_size", 384}};
+  return {{"n_embd", 256}, {"block_size", 96}};
 }
 
 Json ff_scale(const FfStudyPlan& plan, FfTask task) {
@@ -88,7 +96,7 @@ Json ff_scale(const FfStudyPlan& plan, FfTask task) {
 
 std::vector<FfRunSpec> ff_study_grid(const FfStudyPlan& plan) {
   for (const std::string& p : plan.parts)
-    check(std::find(kFfParts.begin(), kFfParts.end(), p) != kFfParts.end(), kPlan, "unknown part '{}' (lm, p, r, vit, code)",
+    check(std::find(kFfParts.begin(), kFfParts.end(), p) != kFfParts.end(), kPlan, "unknown part '{}' (lm, p, r, vit, code, medium)",
           p);
   for (int64_t p : plan.ps) check(p >= 1 && p <= 16, kPlan, "ablation power p={} outside 1..16", p);
   for (double r : plan.r_inits) check(std::isfinite(r) && r > 0, kPlan, "ablation R init {} must be positive", r);
@@ -102,6 +110,7 @@ std::vector<FfRunSpec> ff_study_grid(const FfStudyPlan& plan) {
     // Plain merges: the task checks the keys when the run merges them into its defaults.
     run.task_config.merge_patch(task == FfTask::Lm ? plan.lm : plan.vit);
     run.task_config.merge_patch(v.task_keys());
+    if (v.medium) run.task_config.merge_patch(ff_medium_keys(plan));
     run.task_config["seed"] = seed;
     run.save_model = save;
     grid.push_back(std::move(run));
@@ -136,6 +145,13 @@ std::vector<FfRunSpec> ff_study_grid(const FfStudyPlan& plan) {
       log_r.log_r = true;
       add(FfTask::Lm, eps, seed, false);
       add(FfTask::Lm, log_r, seed, false);
+    }
+  if (has_part(plan, "medium"))
+    for (uint64_t seed : seeds) {
+      FfVariant soft{.medium = true}, four = main_fourier(FfTask::Lm);
+      four.medium = true;
+      add(FfTask::Lm, soft, seed, false);
+      add(FfTask::Lm, four, seed, false);
     }
   if (has_part(plan, "vit"))
     for (uint64_t seed : seeds) {
@@ -189,6 +205,7 @@ Json ff_run_json(const FfRunSpec& run) {
             {"save_model", run.save_model}};
   if (run.variant.eps != 0.0) j["eps"] = run.variant.eps;  // only where set: older records stay as they are
   if (run.variant.log_r) j["log_r"] = true;
+  if (run.variant.medium) j["medium"] = true;
   return j;
 }
 
@@ -203,7 +220,8 @@ FfRunSpec ff_run_from_json(const Json& j) {
                    .r_init = j.at("r_init").get<double>(),
                    .r_per_dim = j.at("r_per_dim").get<bool>(),
                    .eps = j.value("eps", 0.0),
-                   .log_r = j.value("log_r", false)};
+                   .log_r = j.value("log_r", false),
+                   .medium = j.value("medium", false)};
     run.seed = j.at("seed").get<uint64_t>();
     run.device = j.at("device").get<std::string>();
     run.task_config = j.at("task_config");

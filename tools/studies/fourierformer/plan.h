@@ -28,17 +28,22 @@ struct FfVariant {
   bool r_per_dim = false;
   double eps = 0.0;
   bool log_r = false;
+  bool medium = false;  // the paper's medium language model (d 256, context 1.5x the small's)
+
+  // None of the authors'-code settings and the small model: the rows of Tables 1, 4 and 5.
+  bool plain() const { return eps == 0.0 && !log_r && !medium; }
 
   Json task_keys() const;       // {"attention": "fourier", "fourier_p": 4, ...}
-  std::string name() const;     // "softmax", "fourier p=4 R=2", "fourier p=4 R=2 vector", "... eps=1e-06", "... logR"
+  std::string name() const;     // "softmax", "fourier p=4 R=2", "... vector", "... eps=1e-06", "... logR", "... medium"
   std::string display() const;  // as the paper's tables name it: "FourierFormer, x^4, R_init 2"
 };
 
 // The parts of the study: the main language-model comparison (Table 1 and, from the same
 // runs, Table 3's head redundancy), the p ablation (Table 4), the R ablation with the vector
-// R row (Table 5), the vision transformer (Table 2), and the main Fourier run under the authors'
-// code's settings ("code": eps 1e-6 in the normalisation; R learned as log R), on the main seeds.
-inline const std::vector<std::string> kFfParts = {"lm", "p", "r", "vit", "code"};
+// R row (Table 5), the vision transformer (Table 2), the main Fourier run under the authors'
+// code's settings ("code": eps 1e-6 in the normalisation; R learned as log R), and the medium
+// language model's softmax and Fourier pair (Table 1's second size), on the main seeds.
+inline const std::vector<std::string> kFfParts = {"lm", "p", "r", "vit", "code", "medium"};
 inline constexpr double kAuthorsEps = 1e-6;  // the released attention's sum + 1e-6
 
 struct FfStudyPlan {
@@ -67,6 +72,8 @@ struct FfRunSpec {
 
 // The task keys every run of a task gets at the plan's scale (model size, data, steps).
 Json ff_scale(const FfStudyPlan& plan, FfTask task);
+// The medium language model's keys over ff_scale (the "medium" part's runs).
+Json ff_medium_keys(const FfStudyPlan& plan);
 
 // Every run of the plan: the main LM pairs, then the p and R ablations (runs the main pairs
 // already hold are not repeated), then the ViT pairs; seed-major within each part.

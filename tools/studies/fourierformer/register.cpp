@@ -44,12 +44,14 @@ StudySpec fourierformer_study() {
       "Fashion-MNIST ViT, softmax vs Fourier attention";
   s.modes =
       "quick: seed 1; the LM (2 layers, d 128, 8 heads, context 64) for 400 steps, softmax vs Fourier and x^1, x^2, "
-      "the ViT on 6000 images for 3 epochs: 6 runs, about 3.5 minutes on 2 cores; full: the same LM for 1000 steps, "
+      "the medium LM (d 256, context 96) softmax vs Fourier, the ViT on 6000 images for 3 epochs: 8 runs; full: the "
+      "same LMs for 1000 steps, "
       "softmax vs Fourier on seeds 1 2 3, p in 1 2 3 6 and R_init in 0.1 0.5 1 3 4 and R a vector on seeds 1 2, the "
       "ViT on 54000 images for 3 epochs on seeds 1 2 3, and the main Fourier LM with the authors' code's eps 1e-6 and "
-      "with a learned log R on seeds 1 2 3: 38 runs; --set paper_scale=true: the paper's 16-layer model "
+      "with a learned log R on seeds 1 2 3, the medium pair on seeds 1 2 3: 44 runs; --set paper_scale=true: the "
+      "paper's 16-layer models (medium: d 256, context 384) "
       "(d_inner 2048, context 256, batch 96, 500k steps) and DeiT-tiny's shape (with --set device=cuda on a GPU)";
-  // parts: subset of ["lm", "p", "r", "vit", "code"] ([]: the mode's); ps / r_inits: the ablations'
+  // parts: subset of ["lm", "p", "r", "vit", "code", "medium"] ([]: the mode's); ps / r_inits: the ablations'
   // values besides the main run's p = 4 and R_init = 2 ([]: the mode's); lm / vit: task keys
   // merged into every run of that task (--set 'lm={"trainer":{"steps":100}}').
   s.options = {

@@ -81,6 +81,11 @@ const FfGroup* first_lm(const std::vector<FfGroup>& groups) {
   return nullptr;
 }
 
+// Softmax or the main Fourier setting (x^4, R_init 2, a scalar R), without the authors' code's settings.
+bool is_main_pair(const FfVariant& v) {
+  return v.eps == 0.0 && !v.log_r && (!v.fourier || (v.p == 4 && v.r_init == 2.0 && !v.r_per_dim));
+}
+
 std::string lm_section(const std::vector<FfGroup>& groups) {
   const FfGroup* any = first_lm(groups);
   if (!any) return "";
@@ -94,15 +99,21 @@ std::string lm_section(const std::vector<FfGroup>& groups) {
       "exp(mean token NLL) over non-overlapping windows of the held-out stream. Scale: {}.\n\n",
       scale_line(*any));
   out +=
-      ppl_table(groups, [](const FfGroup& g) { return !g.variant.fourier || g.variant.name() == "fourier p=4 R=2"; });
+      ppl_table(groups, [](const FfGroup& g) { return is_main_pair(g.variant) && !g.variant.medium; });
+  const std::string medium = ppl_table(groups, [](const FfGroup& g) { return is_main_pair(g.variant) && g.variant.medium; });
+  if (!medium.empty())
+    out += "\nThe medium model (the paper's d 256, 8 heads of 32, context 1.5x the small's; same depth, steps and "
+           "seeds as the small here):\n\n" + medium;
   return out + "\nFigures: fig_lm_val_ppl (validation perplexity per evaluation), fig_lm_train_loss.\n";
 }
 
 std::string powers_section(const std::vector<FfGroup>& groups) {
   const std::string table = ppl_table(
-      groups, [](const FfGroup& g) { return g.variant.fourier && g.variant.r_init == 2.0 && !g.variant.r_per_dim; });
+      groups, [](const FfGroup& g) {
+        return g.variant.plain() && g.variant.fourier && g.variant.r_init == 2.0 && !g.variant.r_per_dim;
+      });
   bool ablation = false;
-  for (const FfGroup& g : groups) ablation |= g.task == FfTask::Lm && g.variant.fourier && g.variant.p != 4;
+  for (const FfGroup& g : groups) ablation |= g.task == FfTask::Lm && g.variant.plain() && g.variant.fourier && g.variant.p != 4;
   if (!ablation) return "";
   return "## The power p of phi(x) = x^p (Appendix D.1, Table 4)\n\n"
          "Odd p makes the kernel's normaliser a signed sum (Remark 3.1: not a density), implemented as the paper's "
@@ -114,20 +125,33 @@ std::string powers_section(const std::vector<FfGroup>& groups) {
 std::string r_section(const std::vector<FfGroup>& groups) {
   bool ablation = false;
   for (const FfGroup& g : groups)
-    ablation |= g.task == FfTask::Lm && g.variant.fourier && g.variant.p == 4 &&
+    ablation |= g.task == FfTask::Lm && g.variant.plain() && g.variant.fourier && g.variant.p == 4 &&
                 (g.variant.r_init != 2.0 || g.variant.r_per_dim);
   if (!ablation) return "";
   return "## The initial bandwidth R (Appendix D.2, Table 5)\n\n"
          "R is learned (one scalar per layer, or one per head dimension in the vector row); the column 'learned R' is "
          "its final mean over layers (and dimensions). R_init 0.5 is ours (not in the paper). Figures: fig_r_ablation, "
          "fig_r_learned.\n\n" +
-         ppl_table(groups, [](const FfGroup& g) { return g.variant.fourier && g.variant.p == 4; });
+         ppl_table(groups, [](const FfGroup& g) { return g.variant.plain() && g.variant.fourier && g.variant.p == 4; });
+}
+
+std::string code_section(const std::vector<FfGroup>& groups) {
+  bool any = false;
+  for (const FfGroup& g : groups) any |= g.task == FfTask::Lm && (g.variant.eps != 0.0 || g.variant.log_r);
+  if (!any) return "";
+  return "## The authors' released code's settings\n\n"
+         "The main Fourier run with the released attention's normalisation A = K / (sum K + 1e-6), and with R learned "
+         "as log R, beside the main pair: does either change Table 1's ordering? (Claims below.)\n\n" +
+         ppl_table(groups, [](const FfGroup& g) {
+           const FfVariant& v = g.variant;
+           return !v.medium && !v.r_per_dim && (!v.fourier || (v.p == 4 && v.r_init == 2.0));
+         });
 }
 
 std::string heads_section(const std::vector<FfGroup>& groups) {
   std::vector<std::vector<std::string>> rows;
   for (const FfGroup& g : groups) {
-    if (g.task != FfTask::Lm || (g.variant.fourier && g.variant.name() != "fourier p=4 R=2")) continue;
+    if (g.task != FfTask::Lm || !g.variant.plain() || (g.variant.fourier && g.variant.name() != "fourier p=4 R=2")) continue;
     auto paper = [&](const char* split) {
       auto p = paper_ff_heads(g.variant, split);
       return p ? fmt::format("{:.2f} ± {:.2f}", p->mean, p->std) : std::string("-");
@@ -192,7 +216,8 @@ std::string ff_summary_markdown(const std::vector<FfGroup>& groups, const StudyI
       "for ImageNet. Models are scaled to a 2-core machine (the paper's configuration: `--set paper_scale=true`). "
       "Means ± population std over seeds; claims are checked on the means and seed by seed.\n\n";
   for (const std::string& section :
-       {lm_section(groups), powers_section(groups), r_section(groups), heads_section(groups), vit_section(groups)})
+       {lm_section(groups), powers_section(groups), r_section(groups), code_section(groups), heads_section(groups),
+        vit_section(groups)})
     if (!section.empty()) out += section + "\n";
   out += "## Claims\n\n" + report::claims_markdown(ff_claims(groups)) + "\n";
   out += timing_section(groups, info);
