@@ -17,12 +17,12 @@
 
 #include "harmonic/core/dtype.h"
 #include "harmonic/cuda/fourier_attention_tiled.cuh"
-#include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/cuda/launch.cuh"
 #include "harmonic/cuda/math.cuh"
-#include "harmonic/ops/fourier_attention_kernels.h"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/ops/dropout_functors.h"
+#include "harmonic/ops/fourier_attention_kernels.h"
 
 namespace hm::cuda {
 namespace {

@@ -15,9 +15,8 @@
 // Unlike sdpa's, the score is not a GEMM: every (i, j, d) costs a sin and a log (forward) or a
 // sin, a cos and a division (backward), so these kernels are bound by the rate of the special
 // function units, not by memory or FMA throughput.
-#include "harmonic/cuda/fourier_attention_tiled.cuh"
-
 #include "harmonic/cuda/attention_tiles.cuh"
+#include "harmonic/cuda/fourier_attention_tiled.cuh"
 #include "harmonic/cuda/rows.cuh"
 
 namespace hm::cuda {
@@ -49,7 +48,7 @@ HM_HD void sinc_tile(const float* A, int lda, const float* B, int ldb, const flo
 }
 
 struct FourierParams : TileParams {  // the same 64 x 64 tiles and causal geometry as sdpa's
-  const float* R;  // (D)
+  const float* R;                    // (D)
   float p;
   float* dr;  // backward: (B, H, Nk, D), each key's share of dR
 
@@ -158,8 +157,8 @@ struct BackwardKV {
     float* Vs = Ks + kBc * ld;
     float* Qs = Vs + kBc * ld;
     float* dOs = Qs + kBr * ld;
-    float* Pt = dOs + kBr * ld;    // P_drop^T: (key, query)
-    float* Ct = Pt + kBc * kLdp;   // P^T, then C^T
+    float* Pt = dOs + kBr * ld;   // P_drop^T: (key, query)
+    float* Ct = Pt + kBc * kLdp;  // P^T, then C^T
     float* Ls = Ct + kBc * kLdp;
     float* Ds = Ls + kBr;
     const int64_t j0 = kt * kBc;
@@ -239,11 +238,16 @@ struct BackwardKV {
 template <class F>
 bool with_head_dim(int64_t D, F&& f) {
   switch (D) {
-    case 8: return f.template operator()<8>();
-    case 16: return f.template operator()<16>();
-    case 32: return f.template operator()<32>();
-    case 64: return f.template operator()<64>();
-    default: return false;
+    case 8:
+      return f.template operator()<8>();
+    case 16:
+      return f.template operator()<16>();
+    case 32:
+      return f.template operator()<32>();
+    case 64:
+      return f.template operator()<64>();
+    default:
+      return false;
   }
 }
 
@@ -289,7 +293,8 @@ bool fourier_tiled_backward(const Tensor& q, const Tensor& k, const Tensor& v, c
                             const Tensor& out, const Tensor& lse, const Tensor& grad, const FourierAttentionArgs& args,
                             const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dR) {
   const int64_t D = q.size(3), Dv = v.size(3);
-  if (!fourier_attention_tiled_covers(args.p, D, Dv, q.dtype(), args.eps) || !out.defined() || !lse.defined()) return false;
+  if (!fourier_attention_tiled_covers(args.p, D, Dv, q.dtype(), args.eps) || !out.defined() || !lse.defined())
+    return false;
   const int device = q.device().is_cuda() ? q.device().index : 0;
   const int64_t BH = q.size(0) * q.size(1), Nq = q.size(2), Nk = k.size(2);
   return with_head_dim(D, [&]<int HD>() {

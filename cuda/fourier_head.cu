@@ -4,11 +4,11 @@
 // per row (a warp, or a block for rows of 1024+ half-grid bins, cuda/rows.cuh): the row sums
 // as lane partials, so a few thousand rows of thousands of bins fill the device, where a thread
 // per row leaves most of it idle.
-#include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/cuda/launch.cuh"
 #include "harmonic/cuda/math.cuh"
 #include "harmonic/cuda/rows.cuh"
+#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/ops/fourier_head_functors.h"
 #include "harmonic/ops/fourier_head_kernels.h"
 

@@ -14,9 +14,9 @@
 // the backward likewise), with a barrier between phases: the same per-element sums in the same
 // order, so the two forms agree bit for bit.
 #include "harmonic/core/dtype.h"
+#include "harmonic/cuda/launch.cuh"
 #include "harmonic/cuda/runtime/emulation.h"
 #include "harmonic/cuda/runtime/runtime.h"
-#include "harmonic/cuda/launch.cuh"
 #include "harmonic/ops/fru_recurrence_kernels.h"
 
 namespace hm::cuda {
@@ -299,9 +299,9 @@ void forward_on(const Tensor& px, const Tensor& w_r, const Tensor& b_r, const Te
   const int device = kernel_device(E, "fru_forward", {&px, &w_r, &b_r, &w_pr, &coef, &decay, &mu0, &mu, &r, &phi});
   dispatch_float(px.dtype(), "fru_forward", [&]<class T>() {
     const int64_t B = px.size(1);
-    const ForwardBatchRow<T> row{in<T>(px),  in<T>(w_r),  in<T>(b_r), in<T>(w_pr), in<T>(coef), in<T>(decay),
-                                 in<T>(mu0), out<T>(mu),  out<T>(r), out<T>(phi), px.size(0), B,
-                                 px.size(2), w_r.size(0), decay.size(0)};
+    const ForwardBatchRow<T> row{in<T>(px),    in<T>(w_r), in<T>(b_r), in<T>(w_pr), in<T>(coef),
+                                 in<T>(decay), in<T>(mu0), out<T>(mu), out<T>(r),   out<T>(phi),
+                                 px.size(0),   B,          px.size(2), w_r.size(0), decay.size(0)};
     if (new_kernels_enabled())
       run_row_blocks<E>(ForwardBlocks<T>{row}, B, device);
     else
@@ -321,9 +321,22 @@ void backward_on(const Tensor& g_mu, const Tensor& w_r, const Tensor& w_pr, cons
     const int64_t steps = g_mu.size(0), B = g_mu.size(1), d = phi.size(2), R = w_r.size(0), K = decay.size(0);
     Tensor da_r = Tensor::empty({steps, B, R}, g_mu.dtype(), g_mu.device());
     Tensor part = Tensor::empty({steps, B, K}, g_mu.dtype(), g_mu.device());
-    const BackwardBatchRow<T> row{in<T>(g_mu), in<T>(w_r),   in<T>(w_pr), in<T>(coef), in<T>(decay),
-                                  in<T>(r),    in<T>(phi),   out<T>(g_px), out<T>(da_r), out<T>(part),
-                                  out<T>(g_mu0), steps, B, d, R, K};
+    const BackwardBatchRow<T> row{in<T>(g_mu),
+                                  in<T>(w_r),
+                                  in<T>(w_pr),
+                                  in<T>(coef),
+                                  in<T>(decay),
+                                  in<T>(r),
+                                  in<T>(phi),
+                                  out<T>(g_px),
+                                  out<T>(da_r),
+                                  out<T>(part),
+                                  out<T>(g_mu0),
+                                  steps,
+                                  B,
+                                  d,
+                                  R,
+                                  K};
     if (new_kernels_enabled())
       run_row_blocks<E>(BackwardBlocks<T>{row}, B, device);
     else

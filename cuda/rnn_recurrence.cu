@@ -7,9 +7,9 @@
 // order (no atomics). New kernels: with new_kernels_enabled() only (ops/rnn_recurrence.cpp routes
 // CUDA tensors to the composed form otherwise); the host twin is tested either way.
 #include "harmonic/core/factories.h"
-#include "harmonic/cuda/runtime/emulation.h"
 #include "harmonic/cuda/launch.cuh"
 #include "harmonic/cuda/math.cuh"
+#include "harmonic/cuda/runtime/emulation.h"
 #include "harmonic/ops/matmul_kernels.h"
 #include "harmonic/ops/rnn_recurrence_functors.h"
 #include "harmonic/ops/rnn_recurrence_kernels.h"
@@ -127,9 +127,9 @@ void forward_on(RnnCell cell, const Tensor& xw, const Tensor& w_hh, const Tensor
       const T* hp = t == 0 ? in<T>(h0) : in<T>(y) + (t - 1) * B * H;  // h_{t-1} (B, H)
       gemm(xw.device(), xw.dtype(), B, GH, H, hp, false, in<T>(w_hh), true, out<T>(hw), 0.0,
            b_hh.defined() ? b_hh.raw_data() : nullptr);
-      for_each_index(E, device, B * H,
-                     StepForward<T>{cell, in<T>(xw), in<T>(hw), in<T>(h0), in<T>(c0), out<T>(y), out<T>(act),
-                                    out<T>(c), t, B, H});
+      for_each_index(
+          E, device, B * H,
+          StepForward<T>{cell, in<T>(xw), in<T>(hw), in<T>(h0), in<T>(c0), out<T>(y), out<T>(act), out<T>(c), t, B, H});
     }
     if (cell == RnnCell::LSTM)  // y's row T: c_{T-1}
       for_each_index(E, device, B * H, CopyInto<T>{in<T>(c) + (steps - 1) * B * H, out<T>(y) + steps * B * H});
@@ -151,8 +151,8 @@ void backward_on(RnnCell cell, const Tensor& g_y, const Tensor& w_hh, const Tens
     if (dc.defined()) for_each_index(E, device, B * H, CopyInto<T>{in<T>(g_y) + steps * B * H, out<T>(dc)});  // d c_n
     for (int64_t t = steps - 1; t >= 0; --t) {
       for_each_index(E, device, B * H,
-                     StepBackward<T>{cell, in<T>(g_y), in<T>(h0), in<T>(c0), in<T>(y), in<T>(act), in<T>(c),
-                                     out<T>(dh), out<T>(dc), out<T>(g_xw), out<T>(ghw), t, B, H});
+                     StepBackward<T>{cell, in<T>(g_y), in<T>(h0), in<T>(c0), in<T>(y), in<T>(act), in<T>(c), out<T>(dh),
+                                     out<T>(dc), out<T>(g_xw), out<T>(ghw), t, B, H});
       // d h_{t-1} = ghw_t W_hh (+ the GRU's direct z dh, already in dh)
       gemm(g_xw.device(), g_xw.dtype(), B, H, GH, in<T>(ghw) + t * B * GH, false, in<T>(w_hh), false, out<T>(dh),
            cell == RnnCell::GRU ? 1.0 : 0.0);

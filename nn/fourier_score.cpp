@@ -26,8 +26,10 @@ FourierScore::FourierScore(int64_t head_dim, double r_init, bool r_per_dim, int6
 Tensor FourierScore::bandwidth() const { return log_R.defined() ? exp(log_R) : R; }
 
 Tensor FourierScore::forward(const Tensor& q, const Tensor& k) {
-  check(eps == 0.0, "FourierScore", "the logits of a kernel with eps = {} are not a softmax's: the fused op takes "
-        "no attn_mask or additive_bias with eps", eps);
+  check(eps == 0.0, "FourierScore",
+        "the logits of a kernel with eps = {} are not a softmax's: the fused op takes "
+        "no attn_mask or additive_bias with eps",
+        eps);
   return fourier_attention_logits_reference(q, k, bandwidth(), p);
 }
 

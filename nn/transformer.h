@@ -50,7 +50,7 @@ struct TransformerLayerOptions {
   double norm_eps = 1e-5;
   bool bias = true;  // in the attention and feed-forward linears
   AttentionKernel kernel = AttentionKernel::DotProduct;
-  FourierKernelOptions fourier;  // Fourier kernel only (MultiheadAttentionOptions)
+  FourierKernelOptions fourier;     // Fourier kernel only (MultiheadAttentionOptions)
   int64_t head_dim = -1;            // -1 = d_model / n_heads
   bool attention_no_scale = false;  // T5
 };

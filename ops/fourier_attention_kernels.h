@@ -54,7 +54,7 @@ HM_HD T fourier_attention_denominator(T s, T m, double eps) {
 struct FourierAttentionArgs {
   int64_t p = 4;
   bool causal = false;
-  double eps = 0.0;  // A = K / (sum K + eps) (fourier_attention_denominator)
+  double eps = 0.0;        // A = K / (sum K + eps) (fourier_attention_denominator)
   double dropout_p = 0.0;  // 0 = no dropout
   uint64_t seed = 0, offset = 0;
 };
@@ -76,8 +76,8 @@ inline Kernel<void(const Tensor& q, const Tensor& k, const Tensor& v, const Tens
     fourier_attention_backward_kernel{"fourier_attention_backward"};
 
 // The cases CUDA's tiled kernels take (cuda/fourier_attention_tiled.cu): float32, even p,
-// D = Dv in {8, 16, 32, 64}, the exact normalisation (eps = 0). Where they are on (cuda::new_kernels_enabled()) the op saves lse and
-// out, not A, whatever `recompute` says: the tiles need O(N) memory, not O(N^2).
+// D = Dv in {8, 16, 32, 64}, the exact normalisation (eps = 0). Where they are on (cuda::new_kernels_enabled()) the op
+// saves lse and out, not A, whatever `recompute` says: the tiles need O(N) memory, not O(N^2).
 inline bool fourier_attention_tiled_covers(int64_t p, int64_t D, int64_t Dv, DType dtype, double eps) {
   return dtype == DType::Float32 && p % 2 == 0 && D == Dv && (D == 8 || D == 16 || D == 32 || D == 64) && eps == 0.0;
 }

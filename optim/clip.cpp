@@ -39,7 +39,8 @@ Tensor clip_norms(const std::vector<Tensor>& params, double max_norm, double nor
   if (!clip) return total;
   // min(1, max_norm / (total + 1e-6)) in float64, rounded to each gradient's dtype: a factor of
   // exactly 1 leaves a gradient unchanged, as skipping the scaling would.
-  const Tensor coef = minimum(div(full_like(total, max_norm), add(total, 1e-6)), ones_like(total));  // fill kernels: no copy
+  const Tensor coef =
+      minimum(div(full_like(total, max_norm), add(total, 1e-6)), ones_like(total));  // fill kernels: no copy
   for (Tensor& g : grads) g.copy_(mul(g, coef.to(g.dtype())));
   return total;
 }
@@ -51,8 +52,8 @@ Tensor clip_grad_norm_on_device_(const std::vector<Tensor>& params, double max_n
 
 double clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, double norm_type, bool error_if_nonfinite) {
   // The host needs the norm before scaling only to refuse a non-finite one.
-  const Tensor total_t = clip_norms(params, max_norm, norm_type, "clip_grad_norm_",
-                                    std::isfinite(max_norm) && !error_if_nonfinite);
+  const Tensor total_t =
+      clip_norms(params, max_norm, norm_type, "clip_grad_norm_", std::isfinite(max_norm) && !error_if_nonfinite);
   if (!total_t.defined()) return 0.0;
   const double total = total_t.item<double>();
   if (!error_if_nonfinite || !std::isfinite(max_norm)) return total;

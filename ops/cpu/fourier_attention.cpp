@@ -150,8 +150,8 @@ void cpu_fourier_attention(const Tensor& q, const Tensor& k, const Tensor& v, co
 
 void cpu_fourier_attention_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& R,
                                     const Tensor& attn, const Tensor& pad, const Tensor& lse, const Tensor& /*out*/,
-                                    const Tensor& g, const FourierAttentionArgs& args, const Tensor& dq, const Tensor& dk,
-                                    const Tensor& dv, const Tensor& dR) {
+                                    const Tensor& g, const FourierAttentionArgs& args, const Tensor& dq,
+                                    const Tensor& dk, const Tensor& dv, const Tensor& dR) {
   if (q.dtype() == DType::Float32)
     return detail::fourier_attention_backward_f32(q, k, v, R, attn, pad, lse, g, args, dq, dk, dv, dR);
   dispatch_float(q.dtype(), "fourier_attention_backward", [&]<class T>() {

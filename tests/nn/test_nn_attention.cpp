@@ -271,8 +271,9 @@ TEST_CASE("attention errors name the function and shapes") {
       },
       {"[attention]", "float64"}));
   CHECK(throws_with([&] { nn::MultiheadAttention(6, 4); }, {"[MultiheadAttention]", "divisible"}));
-  CHECK(throws_with([&] { nn::MultiheadAttention(8, 2, {.kernel = nn::AttentionKernel::Fourier, .fourier = {.p = 0}}); },
-                    {"[FourierScore]", "positive", "0"}));  // odd p is the signed kernel (ops/fourier_attention.h)
+  CHECK(
+      throws_with([&] { nn::MultiheadAttention(8, 2, {.kernel = nn::AttentionKernel::Fourier, .fourier = {.p = 0}}); },
+                  {"[FourierScore]", "positive", "0"}));  // odd p is the signed kernel (ops/fourier_attention.h)
   nn::MultiheadAttention mha(8, 2);
   CHECK(throws_with(
       [&] {

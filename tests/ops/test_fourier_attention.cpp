@@ -260,8 +260,7 @@ TEST_CASE("MultiheadAttention with the Fourier kernel") {
   score->recompute = false;
 
   nn::MultiheadAttention vec(
-      6, 2, {.kernel = nn::AttentionKernel::Fourier, .fourier = {.r_init = 1.0, .r_per_dim = true, .p = 2}},
-      &gen);
+      6, 2, {.kernel = nn::AttentionKernel::Fourier, .fourier = {.r_init = 1.0, .r_per_dim = true, .p = 2}}, &gen);
   vec.to(DType::Float64);
   auto* vs = dynamic_cast<nn::FourierScore*>(vec.score.get());
   CHECK(vs->R.shape() == Shape{3});
@@ -461,7 +460,9 @@ TEST_CASE("[cuda] fourier_attention with eps matches the CPU (saved A and recomp
   }
 }
 
-TEST_CASE("[cuda] tiled fourier_attention kernels match the CPU (awkward sizes, Nq != Nk, head dims 8 to 64, masks, dropout)") {
+TEST_CASE(
+    "[cuda] tiled fourier_attention kernels match the CPU (awkward sizes, Nq != Nk, head dims 8 to 64, masks, "
+    "dropout)") {
   announce_targets();
   cuda::ScopedNewKernels tiled(true);
   struct Case {
@@ -505,7 +506,9 @@ TEST_CASE("[cuda] fourier_attention on a device takes the tiled kernels when the
   announce_targets();
   if (!cuda::available()) return;
   const Device dev = Device::cuda(0);
-  auto leaf = [&](const Shape& s, uint64_t seed) { return scaled_normal(s, seed, 0.5, DType::Float32).to(dev).requires_grad_(true); };
+  auto leaf = [&](const Shape& s, uint64_t seed) {
+    return scaled_normal(s, seed, 0.5, DType::Float32).to(dev).requires_grad_(true);
+  };
   Tensor q = leaf({1, 2, 20, 16}, 1), k = leaf({1, 2, 20, 16}, 2), v = leaf({1, 2, 20, 16}, 3);
   Tensor R = full({}, 2.0, {.dtype = DType::Float32}).to(dev).requires_grad_(true);
   for (bool on : {false, true}) {

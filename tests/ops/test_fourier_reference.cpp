@@ -257,10 +257,12 @@ TEST_CASE("fourier reference: MultiheadAttention(kernel = Fourier) vs the releas
     CAPTURE(rname);
     const std::string name = "mha_" + rname + "_exact";
     Generator gen(4);
-    nn::MultiheadAttention mha(
-        4, 2,
-        {.bias = false, .head_dim = 3, .kernel = nn::AttentionKernel::Fourier, .fourier = {.r_per_dim = rname == "vector"}},
-        &gen);
+    nn::MultiheadAttention mha(4, 2,
+                               {.bias = false,
+                                .head_dim = 3,
+                                .kernel = nn::AttentionKernel::Fourier,
+                                .fourier = {.r_per_dim = rname == "vector"}},
+                               &gen);
     mha.to(DType::Float64);
     set(mha.q_proj->weight, at("mha/q_net"));
     set(mha.k_proj->weight, at("mha/k_net"));

@@ -176,7 +176,8 @@ TEST_CASE("[cuda] fru_recurrence matches the CPU (float32 and float64, with and 
           CAPTURE(z.d);
           CAPTURE(with_mu0);
           std::vector<double> decays;
-          for (int64_t k = 0; k < z.K; ++k) decays.push_back(0.5 + 0.4 * static_cast<double>(k) / static_cast<double>(z.K));
+          for (int64_t k = 0; k < z.K; ++k)
+            decays.push_back(0.5 + 0.4 * static_cast<double>(k) / static_cast<double>(z.K));
           const Tensor decay = from_vector(decays, {z.K}).to(dt);
           std::vector<Tensor> inputs = {scaled_normal({z.T, z.B, z.d}, 21, 0.5, dt),
                                         scaled_normal({z.R, z.K * z.d}, 22, 0.3, dt), scaled_normal({z.R}, 23, 0.2, dt),

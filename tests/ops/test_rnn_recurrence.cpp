@@ -3,9 +3,9 @@
 // biases or initial states), errors that name the function and the shapes, and nn::LSTM/GRU/RNN
 // fused == composed with several layers, batch_first and dropout.
 #include "harmonic/autograd/gradcheck.h"
+#include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/nn/recurrent.h"
 #include "harmonic/ops/rnn_recurrence.h"
-#include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/ops/rnn_recurrence_kernels.h"
 #include "harmonic/ops/shape_copies.h"
 #include "harmonic/ops/shape_ops.h"
@@ -212,7 +212,8 @@ namespace cuda_cases {
 
 using namespace hm::test;
 
-TEST_CASE("[cuda] fused lstm, gru and tanh recurrences match the CPU (new kernels: a GEMM and a gate kernel per step)") {
+TEST_CASE(
+    "[cuda] fused lstm, gru and tanh recurrences match the CPU (new kernels: a GEMM and a gate kernel per step)") {
   announce_targets();
   cuda::ScopedNewKernels fused(true);  // CUDA tensors take the fused kernels, not the composition
   const int64_t T = 4, B = 3, H = 5;
@@ -234,8 +235,8 @@ TEST_CASE("[cuda] fused lstm, gru and tanh recurrences match the CPU (new kernel
                 const RecurrenceOutput r = lstm_recurrence(x[0], x[1], b, x[3], x[4]);
                 return cat({r.output.reshape({-1}), r.c_n.reshape({-1})}, 0);
               }
-              const RecurrenceOutput r = cell == RnnCell::GRU ? gru_recurrence(x[0], x[1], b, x[3])
-                                                              : rnn_tanh_recurrence(x[0], x[1], b, x[3]);
+              const RecurrenceOutput r =
+                  cell == RnnCell::GRU ? gru_recurrence(x[0], x[1], b, x[3]) : rnn_tanh_recurrence(x[0], x[1], b, x[3]);
               return r.output;
             },
             inputs);

@@ -85,7 +85,7 @@ TEST_CASE("fourierformer study: quick and full grids") {
   CHECK(q.size() == 8);
   const FfRunSpec* medium = find_run(q, FfTask::Lm, "fourier p=4 R=2 medium", 1);
   REQUIRE(medium);
-  CHECK(medium->task_config.at("n_embd").get<int64_t>() == 256);  // the paper's medium width
+  CHECK(medium->task_config.at("n_embd").get<int64_t>() == 256);     // the paper's medium width
   CHECK(medium->task_config.at("block_size").get<int64_t>() == 96);  // 1.5x the small's context
   CHECK(find_run(q, FfTask::Lm, "softmax medium", 1));
   CHECK(ff_run_from_json(ff_run_json(*medium)).variant.medium);

@@ -11,9 +11,6 @@
 #include "harmonic/core/profiler.h"
 #include "harmonic/cuda/runtime/allocator.h"
 #include "harmonic/cuda/runtime/context.h"
-#include "tests/data_helpers.h"
-#include "tests/device_harness.h"
-#include "tests/trainer_helpers.h"
 #include "harmonic/tools/demos/spiral_sgd.h"
 #include "harmonic/tools/studies/driver/study.h"
 #include "harmonic/tools/tasks/chronos_forecast_csv.h"
@@ -21,6 +18,9 @@
 #include "harmonic/tools/tasks/language_model.h"
 #include "harmonic/tools/tasks/lm_text.h"
 #include "harmonic/tools/train/train_cli.h"
+#include "tests/data_helpers.h"
+#include "tests/device_harness.h"
+#include "tests/trainer_helpers.h"
 
 namespace hm::test {
 namespace {

@@ -10,8 +10,8 @@
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/core/factories.h"
 #include "harmonic/cuda/runtime/runtime.h"
-#include "harmonic/ops/fourier_attention.h"
 #include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/fourier_attention.h"
 #include "harmonic/ops/reduce.h"
 #include "harmonic/ops/scaled_dot_product_attention.h"
 #include "harmonic/ops/scaled_dot_product_attention_kernels.h"
@@ -37,7 +37,8 @@ constexpr AttentionShape kFourierShape{8, 8, 512, 16};
 // The tiled kernels keep O(N) memory, so they run where the (B, H, N, N) weights of the
 // reference kernels and the (B, H, N, N, D) differences of the materialised form do not fit.
 const std::vector<AttentionShape>& fourier_tiled_shapes() {
-  static const std::vector<AttentionShape> shapes{{8, 8, 512, 16}, {8, 8, 1024, 16}, {8, 8, 4096, 16}, {8, 8, 8192, 16}};
+  static const std::vector<AttentionShape> shapes{
+      {8, 8, 512, 16}, {8, 8, 1024, 16}, {8, 8, 4096, 16}, {8, 8, 8192, 16}};
   return shapes;
 }
 

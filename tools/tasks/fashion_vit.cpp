@@ -141,27 +141,24 @@ class FashionVit : public Task {
 };
 
 Json fashion_vit_defaults() {
-  Json d = {{"seed", 0},
-           {"patch", 7},
-           {"dim", 64},
-           {"depth", 4},
-           {"heads", 4},
-           {"mlp_ratio", 2.0},
-           {"dropout", 0.0},
-           {"attention", "softmax"},
-           {"batch_size", 128},
-           {"lr", 1e-3},
-           {"weight_decay", 0.05},
-           {"label_smoothing", 0.1},
-           {"train_subset", 0},
-           {"test_subset", 0},
-           {"val_fraction", 0.1},
-           {"trainer",
-            {{"epochs", 10},
-             {"log_every", 20},
-             {"warmup_steps", 100},
-             {"lr_schedule", "cosine"},
-             {"clip_grad_norm", 1.0}}}};
+  Json d = {
+      {"seed", 0},
+      {"patch", 7},
+      {"dim", 64},
+      {"depth", 4},
+      {"heads", 4},
+      {"mlp_ratio", 2.0},
+      {"dropout", 0.0},
+      {"attention", "softmax"},
+      {"batch_size", 128},
+      {"lr", 1e-3},
+      {"weight_decay", 0.05},
+      {"label_smoothing", 0.1},
+      {"train_subset", 0},
+      {"test_subset", 0},
+      {"val_fraction", 0.1},
+      {"trainer",
+       {{"epochs", 10}, {"log_every", 20}, {"warmup_steps", 100}, {"lr_schedule", "cosine"}, {"clip_grad_norm", 1.0}}}};
   d.update(fourier_kernel_json(models::ViTConfig{}.fourier));
   return d;
 }

@@ -40,8 +40,7 @@ constexpr const char* kTask = "fru-synthetic";
 // target "next" or "sequence" (the released code's), checked.
 bool whole_sequence_target(const Json& c) {
   const std::string target = c.value("target", std::string("next"));  // absent in older configs
-  check(target == "next" || target == "sequence", kTask, "target must be \"next\" or \"sequence\", got \"{}\"",
-        target);
+  check(target == "next" || target == "sequence", kTask, "target must be \"next\" or \"sequence\", got \"{}\"", target);
   return target == "sequence";
 }
 
@@ -151,9 +150,9 @@ class FruSyntheticProbe : public RecurrentProbe {
   // Target sequence: loss_t is the MSE of the head applied to step t's output against the whole
   // target, as fru-image applies its classifier at every step.
   std::vector<Tensor> step_losses(const data::Batch& b, const Tensor& h0) override {
-    Tensor y = model_->head_at_every_step(b.input, h0);  // (B, T, 1) or (B, T, L-1)
+    Tensor y = model_->head_at_every_step(b.input, h0);                               // (B, T, 1) or (B, T, L-1)
     Tensor target = model_->whole_sequence() ? transpose(b.target, 1, 2) : b.target;  // (B, 1, L-1) or (B, T, 1)
-    Tensor err = mean(square(sub(y, target)), {2}, true);  // (B, T, 1)
+    Tensor err = mean(square(sub(y, target)), {2}, true);                             // (B, T, 1)
     std::vector<Tensor> out;
     for (int64_t t = 0; t < err.size(1); ++t) out.push_back(mean(select(err, 1, t)));
     return out;
@@ -199,8 +198,9 @@ class FruSynthetic : public Task {
     data::Example test = pairs(series.test), train = pairs(series.train);
     test_x_ = test.input.to(device), test_y_ = test.target.to(device);
 
-    loader_ = std::make_unique<data::DataLoader>(std::make_shared<data::TensorDataset>(train.input, train.target),
-                                                 data::LoaderOptions{.batch_size = batch, .shuffle = true, .seed = seed});
+    loader_ =
+        std::make_unique<data::DataLoader>(std::make_shared<data::TensorDataset>(train.input, train.target),
+                                           data::LoaderOptions{.batch_size = batch, .shuffle = true, .seed = seed});
     optim::AdamOptions o;
     o.lr = c.at("lr").get<double>();
     optimizer_ = std::make_unique<optim::Adam>(model_->named_parameters(), o);

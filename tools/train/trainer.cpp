@@ -16,14 +16,14 @@
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/core/atomic_file.h"
 #include "harmonic/core/factories.h"
+#include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/data/shard.h"
 #include "harmonic/nn/distributed/data_parallel.h"
-#include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/ops/autocast.h"
 #include "harmonic/ops/ops.h"
 #include "harmonic/optim/clip.h"
-#include "harmonic/tools/train/tensorboard.h"
 #include "harmonic/optim/schedule.h"
+#include "harmonic/tools/train/tensorboard.h"
 #include "harmonic/tools/train/trainer_internal.h"
 
 namespace hm::train {

@@ -225,8 +225,8 @@ class Trainer {
  private:
   // A finished step whose loss and gradient norm may still be on the device.
   struct PendingStep {
-    StepRecord record;       // loss and grad_norm filled by settle_pending()
-    Tensor loss, grad_norm;  // 0-d float64 (grad_norm undefined when not measured)
+    StepRecord record;        // loss and grad_norm filled by settle_pending()
+    Tensor loss, grad_norm;   // 0-d float64 (grad_norm undefined when not measured)
     int64_t first_batch = 0;  // the step's first batch in its epoch, for the divergence error
   };
   // Forward + backward of one micro-batch; returns its loss as a 0-d float64 tensor: on the host

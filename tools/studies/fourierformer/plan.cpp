@@ -40,7 +40,8 @@ const char* ff_task_name(FfTask task) { return task == FfTask::Lm ? "kjv-lm" : "
 
 Json FfVariant::task_keys() const {
   if (!fourier) return {{"attention", "softmax"}};
-  Json keys = {{"attention", "fourier"}, {"fourier_p", p}, {"fourier_r_init", r_init}, {"fourier_r_per_dim", r_per_dim}};
+  Json keys = {
+      {"attention", "fourier"}, {"fourier_p", p}, {"fourier_r_init", r_init}, {"fourier_r_per_dim", r_per_dim}};
   if (eps != 0.0) keys["fourier_eps"] = eps;  // only where set: the other runs' configs stay as recorded
   if (log_r) keys["fourier_log_r"] = true;
   return keys;
@@ -96,8 +97,8 @@ Json ff_scale(const FfStudyPlan& plan, FfTask task) {
 
 std::vector<FfRunSpec> ff_study_grid(const FfStudyPlan& plan) {
   for (const std::string& p : plan.parts)
-    check(std::find(kFfParts.begin(), kFfParts.end(), p) != kFfParts.end(), kPlan, "unknown part '{}' (lm, p, r, vit, code, medium)",
-          p);
+    check(std::find(kFfParts.begin(), kFfParts.end(), p) != kFfParts.end(), kPlan,
+          "unknown part '{}' (lm, p, r, vit, code, medium)", p);
   for (int64_t p : plan.ps) check(p >= 1 && p <= 16, kPlan, "ablation power p={} outside 1..16", p);
   for (double r : plan.r_inits) check(std::isfinite(r) && r > 0, kPlan, "ablation R init {} must be positive", r);
 

@@ -198,7 +198,8 @@ std::vector<report::ClaimResult> ff_claims(const std::vector<FfGroup>& groups) {
         gap(*soft_medium, *four_medium), gap(*soft, *four), report::greater()));
   }
   // The authors' released code: does its eps or a learned log R change Table 1's comparison?
-  for (const std::string& v : {fmt::format("fourier p=4 R=2 eps={:g}", kAuthorsEps), std::string("fourier p=4 R=2 logR")})
+  for (const std::string& v :
+       {fmt::format("fourier p=4 R=2 eps={:g}", kAuthorsEps), std::string("fourier p=4 R=2 logR")})
     claim(fmt::format("Fourier (x^4, R 2, {}) validation perplexity below softmax's (Table 1, the authors' code)",
                       v.substr(16)),
           lm(v), soft, &FfGroup::val_ppl, report::less());

@@ -98,22 +98,24 @@ std::string lm_section(const std::vector<FfGroup>& groups) {
       "warmup and cosine decay, clip 0.25; both attentions have the same seeds, data order and steps. Perplexity: "
       "exp(mean token NLL) over non-overlapping windows of the held-out stream. Scale: {}.\n\n",
       scale_line(*any));
-  out +=
-      ppl_table(groups, [](const FfGroup& g) { return is_main_pair(g.variant) && !g.variant.medium; });
-  const std::string medium = ppl_table(groups, [](const FfGroup& g) { return is_main_pair(g.variant) && g.variant.medium; });
+  out += ppl_table(groups, [](const FfGroup& g) { return is_main_pair(g.variant) && !g.variant.medium; });
+  const std::string medium =
+      ppl_table(groups, [](const FfGroup& g) { return is_main_pair(g.variant) && g.variant.medium; });
   if (!medium.empty())
-    out += "\nThe medium model (the paper's d 256, 8 heads of 32, context 1.5x the small's; same depth, steps and "
-           "seeds as the small here):\n\n" + medium;
+    out +=
+        "\nThe medium model (the paper's d 256, 8 heads of 32, context 1.5x the small's; same depth, steps and "
+        "seeds as the small here):\n\n" +
+        medium;
   return out + "\nFigures: fig_lm_val_ppl (validation perplexity per evaluation), fig_lm_train_loss.\n";
 }
 
 std::string powers_section(const std::vector<FfGroup>& groups) {
-  const std::string table = ppl_table(
-      groups, [](const FfGroup& g) {
-        return g.variant.plain() && g.variant.fourier && g.variant.r_init == 2.0 && !g.variant.r_per_dim;
-      });
+  const std::string table = ppl_table(groups, [](const FfGroup& g) {
+    return g.variant.plain() && g.variant.fourier && g.variant.r_init == 2.0 && !g.variant.r_per_dim;
+  });
   bool ablation = false;
-  for (const FfGroup& g : groups) ablation |= g.task == FfTask::Lm && g.variant.plain() && g.variant.fourier && g.variant.p != 4;
+  for (const FfGroup& g : groups)
+    ablation |= g.task == FfTask::Lm && g.variant.plain() && g.variant.fourier && g.variant.p != 4;
   if (!ablation) return "";
   return "## The power p of phi(x) = x^p (Appendix D.1, Table 4)\n\n"
          "Odd p makes the kernel's normaliser a signed sum (Remark 3.1: not a density), implemented as the paper's "
@@ -151,7 +153,8 @@ std::string code_section(const std::vector<FfGroup>& groups) {
 std::string heads_section(const std::vector<FfGroup>& groups) {
   std::vector<std::vector<std::string>> rows;
   for (const FfGroup& g : groups) {
-    if (g.task != FfTask::Lm || !g.variant.plain() || (g.variant.fourier && g.variant.name() != "fourier p=4 R=2")) continue;
+    if (g.task != FfTask::Lm || !g.variant.plain() || (g.variant.fourier && g.variant.name() != "fourier p=4 R=2"))
+      continue;
     auto paper = [&](const char* split) {
       auto p = paper_ff_heads(g.variant, split);
       return p ? fmt::format("{:.2f} ± {:.2f}", p->mean, p->std) : std::string("-");
@@ -215,9 +218,8 @@ std::string ff_summary_markdown(const std::vector<FfGroup>& groups, const StudyI
       "Our data sets stand in for the paper's: the King James Bible (word level) for WikiText-103, Fashion-MNIST "
       "for ImageNet. Models are scaled to a 2-core machine (the paper's configuration: `--set paper_scale=true`). "
       "Means ± population std over seeds; claims are checked on the means and seed by seed.\n\n";
-  for (const std::string& section :
-       {lm_section(groups), powers_section(groups), r_section(groups), code_section(groups), heads_section(groups),
-        vit_section(groups)})
+  for (const std::string& section : {lm_section(groups), powers_section(groups), r_section(groups),
+                                     code_section(groups), heads_section(groups), vit_section(groups)})
     if (!section.empty()) out += section + "\n";
   out += "## Claims\n\n" + report::claims_markdown(ff_claims(groups)) + "\n";
   out += timing_section(groups, info);
