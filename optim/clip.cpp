@@ -25,8 +25,11 @@ std::vector<Tensor> defined_grads(const std::vector<Tensor>& params, std::string
   return grads;
 }
 
+// The total norm as a 0-d float64 tensor on the gradients' device (undefined without gradients),
+// the gradients scaled there when max_norm is finite. error_if_nonfinite reads the norm first
+// (a wait for the device) to refuse a NaN or infinite one.
 Tensor clip_norms(const std::vector<Tensor>& params, double max_norm, double norm_type, std::string_view fn,
-                  bool clip) {
+                  bool error_if_nonfinite) {
   check(max_norm >= 0, fn, "invalid max_norm {} (must be >= 0)", max_norm);
   check(norm_type > 0, fn, "invalid norm_type {} (must be > 0 or inf)", norm_type);
   NoGradGuard no_grad;
@@ -36,7 +39,12 @@ Tensor clip_norms(const std::vector<Tensor>& params, double max_norm, double nor
   std::vector<Tensor> norms;
   for (const Tensor& g : grads) norms.push_back(norm(g.detach(), norm_type).to(DType::Float64));
   const Tensor total = norm(stack(norms), norm_type);
-  if (!clip) return total;
+  if (error_if_nonfinite) {
+    const double t = total.item<double>();
+    check(std::isfinite(t), fn,
+          "the total norm of order {} of the gradients is non-finite ({}), so it cannot be clipped", norm_type, t);
+  }
+  if (!std::isfinite(max_norm)) return total;  // the norm alone
   // min(1, max_norm / (total + 1e-6)) in float64, rounded to each gradient's dtype: a factor of
   // exactly 1 leaves a gradient unchanged, as skipping the scaling would.
   const Tensor coef =
@@ -47,22 +55,12 @@ Tensor clip_norms(const std::vector<Tensor>& params, double max_norm, double nor
 }  // namespace
 
 Tensor clip_grad_norm_on_device_(const std::vector<Tensor>& params, double max_norm, double norm_type) {
-  return clip_norms(params, max_norm, norm_type, "clip_grad_norm_on_device_", std::isfinite(max_norm));
+  return clip_norms(params, max_norm, norm_type, "clip_grad_norm_on_device_", false);
 }
 
 double clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, double norm_type, bool error_if_nonfinite) {
-  // The host needs the norm before scaling only to refuse a non-finite one.
-  const Tensor total_t =
-      clip_norms(params, max_norm, norm_type, "clip_grad_norm_", std::isfinite(max_norm) && !error_if_nonfinite);
-  if (!total_t.defined()) return 0.0;
-  const double total = total_t.item<double>();
-  if (!error_if_nonfinite || !std::isfinite(max_norm)) return total;
-  check(std::isfinite(total), "clip_grad_norm_",
-        "the total norm of order {} of the gradients is non-finite ({}), so it cannot be clipped", norm_type, total);
-  const double coef = max_norm / (total + 1e-6);
-  if (coef < 1.0)
-    for (Tensor& g : defined_grads(params, "clip_grad_norm_")) mul_(g, coef);
-  return total;
+  const Tensor total = clip_norms(params, max_norm, norm_type, "clip_grad_norm_", error_if_nonfinite);
+  return total.defined() ? total.item<double>() : 0.0;
 }
 
 void clip_grad_value_(const std::vector<Tensor>& params, double clip_value) {

@@ -429,6 +429,8 @@ TEST_CASE("optim: clip_grad_norm_ and clip_grad_value_ match torch.nn.utils") {
   CHECK(clip_grad_norm_({leaf({1.0})}, 1.0) == 0.0);
   set_grad(p, {NAN});
   CHECK(throws_with([&] { clip_grad_norm_({p}, 1.0, 2.0, true); }, {"[clip_grad_norm_]", "non-finite"}));
+  // An infinite max_norm (measure only) still refuses a non-finite norm when asked to.
+  CHECK(throws_with([&] { clip_grad_norm_({p}, INFINITY, 2.0, true); }, {"[clip_grad_norm_]", "non-finite"}));
 
   Tensor v = leaf({-3.0, 0.5, 2.0});
   set_grad(v, {-3.0, 0.5, 2.0});
