@@ -191,8 +191,9 @@ class FruSynthetic : public Task {
     check(batch >= 1, kTask, "batch_size must be >= 1, got {}", batch);
     const data::MixSeries series = data::make_mix_series(kind, mo);
     // next: steps 0..T-2 -> 1..T-1 step by step; sequence: all T steps -> 1..T-1 at the end.
+    const bool sequence = static_cast<FruSyntheticModel*>(model_.get())->whole_sequence();
     auto pairs = [&](const Tensor& s) {
-      if (!whole_sequence_target(c)) return data::next_step_pairs(s);
+      if (!sequence) return data::next_step_pairs(s);
       return data::Example{s.clone(), narrow(s, 1, 1, s.size(1) - 1).clone()};
     };
     data::Example test = pairs(series.test), train = pairs(series.train);
