@@ -3,11 +3,13 @@
 // (ops/class_layout.h): inner == 1: a warp (or a block, for C >= 1024) per row, reductions in
 // cuda/rows.cuh; inner > 1: a thread per (outer, inner) position walks the C classes.
 // Loss totals are deterministic double sums (reduce_total). Targets are validated on the
-// device first; the count comes back to the host (the slot returns it), so a loss syncs.
+// device first (cuda/index_checks.cuh); the count of non-ignored targets, Mean's divisor, stays
+// on the device, so inside a DeferredChecks scope a loss never waits for the device.
 #include <limits>
 
-#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/index_checks.cuh"
 #include "harmonic/cuda/rows.cuh"
+#include "harmonic/cuda/runtime/emulation.h"
 #include "harmonic/ops/class_layout.h"
 #include "harmonic/ops/cross_entropy_kernels.h"
 
@@ -26,33 +28,27 @@ struct CountTargets {  // 1 per non-ignored target
   int64_t ignore_index;
   HM_HD double operator()(int64_t p) const { return t[p] != ignore_index ? 1.0 : 0.0; }
 };
-struct CountBadTargets {  // 1 per target outside [0, C) that is not ignored
-  const int64_t* t;
-  int64_t ignore_index, classes;
-  HM_HD double operator()(int64_t p) const { return t[p] != ignore_index && (t[p] < 0 || t[p] >= classes) ? 1.0 : 0.0; }
-};
 
-// Returns the number of non-ignored targets; throws (like the CPU) naming the first bad one.
-int64_t check_targets(Exec exec, int device, const Tensor& target, int64_t classes, int64_t ignore_index,
-                      std::string_view fn) {
-  const int64_t n = target.numel();
-  if (n == 0) return 0;
-  const int64_t* t = static_cast<const int64_t*>(target.raw_data());
-  Tensor info = Tensor::empty({2}, DType::Float64, target.device());
-  double* pi = static_cast<double*>(info.raw_data());
-  reduce_total(exec, device, n, CountTargets{t, ignore_index}, 1.0, pi);
-  reduce_total(exec, device, n, CountBadTargets{t, ignore_index, classes}, 1.0, pi + 1);
-  double host[2];
-  read_back(exec, device, pi, host, 2);
-  if (host[1] > 0) {  // error path: find the first bad target on the host
-    const Tensor cpu = target.to(Device::cpu());
-    const int64_t* ct = cpu.data<int64_t>();
-    for (int64_t i = 0; i < n; ++i)
-      check(ct[i] == ignore_index || (ct[i] >= 0 && ct[i] < classes), fn,
-            "target {} at position {} is out of range for {} classes", ct[i], i, classes);
-  }
-  return static_cast<int64_t>(host[0]);
+// Validates the targets like the CPU (at once, or at the host's next wait: cuda/index_checks.cuh)
+// and writes the number of non-ignored ones into count, on the device.
+void check_targets(Exec exec, int device, const Tensor& target, int64_t classes, int64_t ignore_index,
+                   std::string_view fn, const Tensor& count) {
+  check_index_values(exec, device, target, classes, ignore_index, fn, [classes](int64_t position, int64_t v) {
+    return fmt::format("target {} at position {} is out of range for {} classes", v, position, classes);
+  });
+  reduce_total(exec, device, target.numel(), CountTargets{static_cast<const int64_t*>(target.raw_data()), ignore_index},
+               1.0, static_cast<double*>(count.raw_data()));
 }
+
+// Backward's factor: 1 / count for Mean, else 1 (count in kernel memory).
+struct LossScale {
+  const double* count;
+  bool mean;
+  template <class T>
+  HM_HD T get() const {
+    return mean ? static_cast<T>(1.0 / *count) : T(1);
+  }
+};
 
 template <class T>
 struct AsDouble {
@@ -69,11 +65,15 @@ struct CrossEntropyTerms {
   const int64_t* t;
   T* lse;
   T* loss;  // per position
-  int64_t ignore_index;
+  int64_t ignore_index, classes;
   T eps, uniform;
   HM_HD void finish(int64_t p, const T* xp, int64_t stride, T m, T s, T total) const {
     if (t[p] == ignore_index) {
       lse[p] = 0, loss[p] = 0;
+      return;
+    }
+    if (!index_in_range(t[p], classes)) {  // reported by the target check; read nothing outside the row
+      lse[p] = loss[p] = std::numeric_limits<T>::quiet_NaN();
       return;
     }
     const T l = m + std::log(s), xt = xp[t[p] * stride];
@@ -124,11 +124,11 @@ struct CrossEntropyCols {
 };
 
 template <Exec E>
-int64_t cross_entropy_on(const Tensor& logits, const Tensor& target, const ClassLossArgs& args, const Tensor& out,
-                         const Tensor& lse) {
-  const int device = kernel_device(E, "cross_entropy", {&logits, &target, &out, &lse});
+void cross_entropy_on(const Tensor& logits, const Tensor& target, const ClassLossArgs& args, const Tensor& out,
+                      const Tensor& lse, const Tensor& count) {
+  const int device = kernel_device(E, "cross_entropy", {&logits, &target, &out, &lse, &count});
   const ClassLayout l = class_layout(logits.shape(), args.class_dim);
-  const int64_t count = check_targets(E, device, target, l.classes, args.ignore_index, "cross_entropy");
+  check_targets(E, device, target, l.classes, args.ignore_index, "cross_entropy", count);
   const bool none = args.reduction == Reduction::None;
   dispatch_float(logits.dtype(), "cross_entropy", [&]<class T>() {
     Tensor losses = none ? out : Tensor::empty({l.positions()}, logits.dtype(), logits.device());
@@ -138,6 +138,7 @@ int64_t cross_entropy_on(const Tensor& logits, const Tensor& target, const Class
                                  static_cast<T*>(lse.raw_data()),
                                  static_cast<T*>(losses.raw_data()),
                                  args.ignore_index,
+                                 l.classes,
                                  eps,
                                  eps / static_cast<T>(l.classes)};
     if (l.inner == 1)
@@ -146,10 +147,9 @@ int64_t cross_entropy_on(const Tensor& logits, const Tensor& target, const Class
       for_each_index(E, device, l.positions(), CrossEntropyCols<T>{k, l});
     if (!none)  // Mean divides by the count (0/0 = NaN, like PyTorch)
       reduce_total(E, device, l.positions(), AsDouble<T>{k.loss},
-                   args.reduction == Reduction::Mean ? static_cast<double>(count) : 1.0,
+                   args.reduction == Reduction::Mean ? Divisor(static_cast<const double*>(count.raw_data())) : 1.0,
                    static_cast<T*>(out.raw_data()));
   });
-  return count;
 }
 
 // dx[c] = (exp(x[c] - lse) - eps / C) gs - [c == t] (1 - eps) gs, gs = g scale (0 if ignored).
@@ -161,12 +161,13 @@ struct CrossEntropyBackward {
   ClassLayout l;
   int64_t ignore_index;
   bool per_position;
-  T scale, eps, uniform;
+  LossScale scale;
+  T eps, uniform;
   HM_HD void operator()(int64_t i) const {
     const int64_t j = i % l.inner, c = (i / l.inner) % l.classes, o = i / (l.inner * l.classes);
     const int64_t p = o * l.inner + j;
     const bool ignored = t[p] == ignore_index;
-    const T gs = ignored ? T(0) : (per_position ? g[p] : g[0]) * scale;
+    const T gs = ignored ? T(0) : (per_position ? g[p] : g[0]) * scale.template get<T>();
     T d = (std::exp(x[i] - lse[p]) - uniform) * gs;
     if (!ignored && c == t[p]) d -= (T(1) - eps) * gs;
     dx[i] = d;
@@ -175,17 +176,18 @@ struct CrossEntropyBackward {
 
 template <Exec E>
 void cross_entropy_backward_on(const Tensor& logits, const Tensor& target, const Tensor& lse, const Tensor& g,
-                               const ClassLossArgs& args, double scale, const Tensor& dlogits) {
-  const int device = kernel_device(E, "cross_entropy_backward", {&logits, &target, &lse, &g, &dlogits});
+                               const ClassLossArgs& args, const Tensor& count, const Tensor& dlogits) {
+  const int device = kernel_device(E, "cross_entropy_backward", {&logits, &target, &lse, &g, &count, &dlogits});
+  const LossScale scale{static_cast<const double*>(count.raw_data()), args.reduction == Reduction::Mean};
   const ClassLayout l = class_layout(logits.shape(), args.class_dim);
   dispatch_float(logits.dtype(), "cross_entropy_backward", [&]<class T>() {
     const T eps = static_cast<T>(args.label_smoothing);
-    for_each_index(E, device, logits.numel(),
-                   CrossEntropyBackward<T>{
-                       static_cast<const T*>(logits.raw_data()), static_cast<const T*>(lse.raw_data()),
-                       static_cast<const T*>(g.raw_data()), static_cast<const int64_t*>(target.raw_data()),
-                       static_cast<T*>(dlogits.raw_data()), l, args.ignore_index, args.reduction == Reduction::None,
-                       static_cast<T>(scale), eps, eps / static_cast<T>(l.classes)});
+    for_each_index(
+        E, device, logits.numel(),
+        CrossEntropyBackward<T>{static_cast<const T*>(logits.raw_data()), static_cast<const T*>(lse.raw_data()),
+                                static_cast<const T*>(g.raw_data()), static_cast<const int64_t*>(target.raw_data()),
+                                static_cast<T*>(dlogits.raw_data()), l, args.ignore_index,
+                                args.reduction == Reduction::None, scale, eps, eps / static_cast<T>(l.classes)});
   });
 }
 
@@ -198,7 +200,9 @@ struct NllTerm {  // -log_probs[target] in double, 0 when ignored
   ClassLayout l;
   int64_t ignore_index;
   HM_HD double operator()(int64_t p) const {
-    return t[p] == ignore_index ? 0.0 : -static_cast<double>(lp[l.base(p) + t[p] * l.inner]);
+    if (t[p] == ignore_index) return 0.0;
+    if (!index_in_range(t[p], l.classes)) return std::numeric_limits<double>::quiet_NaN();  // reported by the check
+    return -static_cast<double>(lp[l.base(p) + t[p] * l.inner]);
   }
 };
 
@@ -210,10 +214,11 @@ struct NllPerPosition {
 };
 
 template <Exec E>
-int64_t nll_loss_on(const Tensor& log_probs, const Tensor& target, const ClassLossArgs& args, const Tensor& out) {
-  const int device = kernel_device(E, "nll_loss", {&log_probs, &target, &out});
+void nll_loss_on(const Tensor& log_probs, const Tensor& target, const ClassLossArgs& args, const Tensor& out,
+                 const Tensor& count) {
+  const int device = kernel_device(E, "nll_loss", {&log_probs, &target, &out, &count});
   const ClassLayout l = class_layout(log_probs.shape(), args.class_dim);
-  const int64_t count = check_targets(E, device, target, l.classes, args.ignore_index, "nll_loss");
+  check_targets(E, device, target, l.classes, args.ignore_index, "nll_loss", count);
   dispatch_float(log_probs.dtype(), "nll_loss", [&]<class T>() {
     const NllTerm<T> term{static_cast<const T*>(log_probs.raw_data()), static_cast<const int64_t*>(target.raw_data()),
                           l, args.ignore_index};
@@ -221,10 +226,9 @@ int64_t nll_loss_on(const Tensor& log_probs, const Tensor& target, const ClassLo
     if (args.reduction == Reduction::None)
       for_each_index(E, device, l.positions(), NllPerPosition<T>{term, po});
     else
-      reduce_total(E, device, l.positions(), term, args.reduction == Reduction::Mean ? static_cast<double>(count) : 1.0,
-                   po);
+      reduce_total(E, device, l.positions(), term,
+                   args.reduction == Reduction::Mean ? Divisor(static_cast<const double*>(count.raw_data())) : 1.0, po);
   });
-  return count;
 }
 
 template <class T>
@@ -235,24 +239,25 @@ struct NllBackward {  // d[i] = -g scale at the target class of a non-ignored po
   ClassLayout l;
   int64_t ignore_index;
   bool per_position;
-  T scale;
+  LossScale scale;
   HM_HD void operator()(int64_t i) const {
     const int64_t j = i % l.inner, c = (i / l.inner) % l.classes, o = i / (l.inner * l.classes);
     const int64_t p = o * l.inner + j;
-    d[i] = t[p] != ignore_index && c == t[p] ? -(per_position ? g[p] : g[0]) * scale : T(0);
+    d[i] = t[p] != ignore_index && c == t[p] ? -(per_position ? g[p] : g[0]) * scale.template get<T>() : T(0);
   }
 };
 
 template <Exec E>
-void nll_loss_backward_on(const Tensor& target, const Tensor& g, const ClassLossArgs& args, double scale,
+void nll_loss_backward_on(const Tensor& target, const Tensor& g, const ClassLossArgs& args, const Tensor& count,
                           const Tensor& dlog_probs) {
-  const int device = kernel_device(E, "nll_loss_backward", {&target, &g, &dlog_probs});
+  const int device = kernel_device(E, "nll_loss_backward", {&target, &g, &count, &dlog_probs});
+  const LossScale scale{static_cast<const double*>(count.raw_data()), args.reduction == Reduction::Mean};
   const ClassLayout l = class_layout(dlog_probs.shape(), args.class_dim);
   dispatch_float(dlog_probs.dtype(), "nll_loss_backward", [&]<class T>() {
     for_each_index(E, device, dlog_probs.numel(),
                    NllBackward<T>{static_cast<const int64_t*>(target.raw_data()), static_cast<const T*>(g.raw_data()),
                                   static_cast<T*>(dlog_probs.raw_data()), l, args.ignore_index,
-                                  args.reduction == Reduction::None, static_cast<T>(scale)});
+                                  args.reduction == Reduction::None, scale});
   });
 }
 

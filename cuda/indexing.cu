@@ -2,12 +2,10 @@
 // elements run on same-size unsigned types (cuda/math.cuh Bits), one instantiation per
 // element size.
 //
-// Index bounds: like the CPU kernels, every index is validated before any element moves.
-// A validation kernel records the first out-of-range position (atomicMin, so the reported
-// element is the first in row-major order, as on the CPU) in one device word, which is
-// copied back; on a bad index the offending value is fetched and the same hm::Error as the
-// CPU's is thrown. This costs one small device-to-host copy and a stream synchronisation per
-// indexing op, the price of a clear exception instead of a device-side assert.
+// Index bounds: like the CPU kernels, every index is validated before any element moves
+// (cuda/index_checks.cuh): the same hm::Error as the CPU's, at the cost of a copy back and a
+// wait per op, or at the host's next wait inside a DeferredChecks scope; so the kernels skip
+// out-of-range indices (a gathered element reads 0, a scattered one is dropped).
 //
 // scatter_add / index_add accumulate with atomicAdd (float64 needs sm_60+; int64 through
 // the unsigned 64-bit atomicAdd, which is two's-complement addition). The order of
@@ -16,83 +14,21 @@
 #include <algorithm>
 #include <type_traits>
 
-#include "harmonic/cuda/runtime/emulation.h"
+#include "harmonic/cuda/index_checks.cuh"
 #include "harmonic/cuda/launch.cuh"
 #include "harmonic/cuda/math.cuh"
+#include "harmonic/cuda/runtime/emulation.h"
 #include "harmonic/ops/indexing_kernels.h"
 
 namespace hm::cuda {
 namespace {
 
-// -- index validation ----------------------------------------------------------------------------
-
-// Records in *first_bad the smallest position i whose index value is outside [0, size).
-struct CheckIndexK {
-  const int64_t* index;
-  OffsetCalc<1> calc;
-  int64_t size;
-  unsigned long long* first_bad;  // starts at ULLONG_MAX
-  HM_HD void operator()(int64_t i) const {
-    const int64_t v = index[calc.get(i).v[0]];
-    if (static_cast<uint64_t>(v) < static_cast<uint64_t>(size)) return;
-#ifdef __CUDA_ARCH__
-    atomicMin(first_bad, static_cast<unsigned long long>(i));
-#else
-    *first_bad = std::min(*first_bad, static_cast<unsigned long long>(i));
-#endif
-  }
-};
-
-struct BadIndex {
-  bool found = false;
-  int64_t position = 0, value = 0;  // row-major position in the scanned shape, and its value
-};
-
-// Scans index (read with `strides` over `shape`) for values outside [0, size). Broadcast
-// (stride 0) dims repeat the same values and are scanned once, like the CPU.
-BadIndex find_bad_index(Exec exec, int device, const Tensor& index, const Shape& shape, const Strides& strides,
-                        int64_t size, std::string_view fn) {
-  Shape scan = shape;
-  for (size_t d = 0; d < scan.size(); ++d)
-    if (strides[d] == 0) scan[d] = std::min<int64_t>(scan[d], 1);
-  BadIndex bad;
-  const int64_t n = numel_of(scan);
-  if (n == 0) return bad;
-  count_host_wait(device);  // the verdict comes back to the host before the op goes on
-  const OffsetCalc<1> calc = make_offset_calc<1>(scan, {&strides}, fn);
-  const int64_t* p = static_cast<const int64_t*>(index.raw_data());
-  unsigned long long first = ULLONG_MAX;
-  if (exec == Exec::Host) {
-    for_each_index(exec, device, n, CheckIndexK{p, calc, size, &first});
-  } else {
-    Tensor word = Tensor::empty({1}, DType::Int64, index.device());
-    auto* dev_first = static_cast<unsigned long long*>(word.raw_data());
-    DeviceGuard guard(device);
-    HM_CUDA_CHECK(cudaMemsetAsync(dev_first, 0xff, sizeof(first), stream(device)));
-    for_each_index(exec, device, n, CheckIndexK{p, calc, size, dev_first});
-    HM_CUDA_CHECK(cudaMemcpyAsync(&first, dev_first, sizeof(first), cudaMemcpyDeviceToHost, stream(device)));
-    HM_CUDA_CHECK(cudaStreamSynchronize(stream(device)));
-  }
-  if (first == ULLONG_MAX) return bad;
-  bad.found = true;
-  bad.position = static_cast<int64_t>(first);
-  const int64_t* at = p + calc.get(bad.position).v[0];
-  if (exec == Exec::Host) {
-    bad.value = *at;
-  } else {
-    HM_CUDA_CHECK(cudaMemcpyAsync(&bad.value, at, sizeof(bad.value), cudaMemcpyDeviceToHost, stream(device)));
-    HM_CUDA_CHECK(cudaStreamSynchronize(stream(device)));
-  }
-  return bad;
-}
-
 // The CPU kernels' error (ops/cpu/indexing.cpp check_indices).
 void check_indices(Exec exec, int device, std::string_view fn, const Tensor& index, const Shape& shape,
                    const Strides& strides, int64_t size, int64_t dim) {
-  const BadIndex bad = find_bad_index(exec, device, index, shape, strides, size, fn);
-  if (bad.found)
-    throw_error(fn, fmt::format("index {} is out of range for dim {} of size {} (valid range [0, {}))", bad.value, dim,
-                                size, size));
+  check_index_values(exec, device, index, shape, strides, size, std::nullopt, fn, [size, dim](int64_t, int64_t v) {
+    return fmt::format("index {} is out of range for dim {} of size {} (valid range [0, {}))", v, dim, size, size);
+  });
 }
 
 // -- gather, scatter_add, index_add, one_hot ---------------------------------------------------
@@ -102,11 +38,12 @@ struct GatherK {
   const B* x;
   const int64_t* index;
   B* out;
-  int64_t stride;      // x's stride along dim
-  OffsetCalc<3> calc;  // operands (out, x with stride 0 along dim, index)
+  int64_t stride, size;  // x's stride and size along dim
+  OffsetCalc<3> calc;    // operands (out, x with stride 0 along dim, index)
   HM_HD void operator()(int64_t i) const {
     const auto o = calc.get(i);
-    out[o.v[0]] = x[o.v[1] + index[o.v[2]] * stride];
+    const int64_t v = index[o.v[2]];
+    out[o.v[0]] = index_in_range(v, size) ? x[o.v[1] + v * stride] : B(0);
   }
 };
 
@@ -119,8 +56,12 @@ void gather(Exec exec, std::string_view fn, const Tensor& x, int64_t dim, const 
   const OffsetCalc<3> calc = make_offset_calc<3>(out.shape(), {&out.strides(), &xs, &index.strides()}, fn);
   dispatch_all(x.dtype(), fn, [&]<class T>() {
     using B = Bits<T>;
-    GatherK<B> k{static_cast<const B*>(x.raw_data()), static_cast<const int64_t*>(index.raw_data()),
-                 static_cast<B*>(out.raw_data()), x.strides()[dim], calc};
+    GatherK<B> k{static_cast<const B*>(x.raw_data()),
+                 static_cast<const int64_t*>(index.raw_data()),
+                 static_cast<B*>(out.raw_data()),
+                 x.strides()[dim],
+                 size,
+                 calc};
     for_each_index(exec, device, out.numel(), k);
   });
 }
@@ -143,19 +84,24 @@ struct ScatterAddK {
   T* out;
   const int64_t* index;
   const T* src;
-  int64_t stride;      // out's stride along dim
-  OffsetCalc<3> calc;  // operands (out with stride 0 along dim, index, src)
+  int64_t stride, size;  // out's stride and size along dim
+  OffsetCalc<3> calc;    // operands (out with stride 0 along dim, index, src)
   HM_HD void operator()(int64_t i) const {
     const auto o = calc.get(i);
-    atomic_add(out + o.v[0] + index[o.v[1]] * stride, src[o.v[2]]);
+    const int64_t v = index[o.v[1]];
+    if (index_in_range(v, size)) atomic_add(out + o.v[0] + v * stride, src[o.v[2]]);
   }
 };
 
 template <class T>
 void run_scatter_add(Exec exec, int device, const Tensor& out, const Tensor& index, const Tensor& src, int64_t stride,
-                     const OffsetCalc<3>& calc, int64_t n) {
-  ScatterAddK<T> k{static_cast<T*>(out.raw_data()), static_cast<const int64_t*>(index.raw_data()),
-                   static_cast<const T*>(src.raw_data()), stride, calc};
+                     int64_t size, const OffsetCalc<3>& calc, int64_t n) {
+  ScatterAddK<T> k{static_cast<T*>(out.raw_data()),
+                   static_cast<const int64_t*>(index.raw_data()),
+                   static_cast<const T*>(src.raw_data()),
+                   stride,
+                   size,
+                   calc};
   for_each_index(exec, device, n, k);
 }
 
@@ -168,7 +114,7 @@ void scatter_add(Exec exec, std::string_view fn, const Tensor& out, int64_t dim,
   os[dim] = 0;
   const OffsetCalc<3> calc = make_offset_calc<3>(index.shape(), {&os, &index.strides(), &src.strides()}, fn);
   dispatch_numeric(out.dtype(), fn, [&]<class T>() {
-    run_scatter_add<T>(exec, device, out, index, src, out.strides()[dim], calc, index.numel());
+    run_scatter_add<T>(exec, device, out, index, src, out.strides()[dim], size, calc, index.numel());
   });
 }
 
@@ -188,7 +134,7 @@ void index_add(Exec exec, std::string_view fn, const Tensor& out, int64_t dim, c
   const Strides os{N * B, 0, 1}, is{0, 1, 0}, ss{K * B, B, 1};
   const OffsetCalc<3> calc = make_offset_calc<3>(shape, {&os, &is, &ss}, fn);
   dispatch_numeric(out.dtype(), fn,
-                   [&]<class T>() { run_scatter_add<T>(exec, device, out, index, src, B, calc, A * K * B); });
+                   [&]<class T>() { run_scatter_add<T>(exec, device, out, index, src, B, N, calc, A * K * B); });
 }
 
 template <class T>
@@ -207,11 +153,9 @@ void one_hot(Exec exec, const Tensor& index, const Tensor& out) {
   check(index.is_contiguous() && out.is_contiguous(), "one_hot", "expected contiguous operands, got {} and {}",
         index.desc(), out.desc());
   const int64_t C = out.shape().back(), n = index.numel();
-  const Shape flat{n};
-  const Strides unit{1};
-  const BadIndex bad = find_bad_index(exec, device, index, flat, unit, C, "one_hot");
-  check(!bad.found, "one_hot", "class value {} (at flat position {}) is out of range [0, {})", bad.value, bad.position,
-        C);
+  check_index_values(exec, device, index, C, std::nullopt, "one_hot", [C](int64_t position, int64_t v) {
+    return fmt::format("class value {} (at flat position {}) is out of range [0, {})", v, position, C);
+  });
   dispatch_all(out.dtype(), "one_hot", [&]<class T>() {
     for_each_index(exec, device, n * C,
                    OneHotK<T>{static_cast<const int64_t*>(index.raw_data()), static_cast<T*>(out.raw_data()), C});

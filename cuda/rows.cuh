@@ -88,19 +88,28 @@ __global__ void __launch_bounds__(kThreads) total_pass_kernel(F f, int64_t n, do
   if (threadIdx.x == 0) partial[blockIdx.x] = acc;
 }
 
+// A total's divisor: a host value, or a word in kernel memory (a count that stays on the device).
+struct Divisor {
+  double value = 1.0;
+  const double* in_kernel_memory = nullptr;
+  Divisor(double v) : value(v) {}  // NOLINT: a plain number converts
+  explicit Divisor(const double* p) : in_kernel_memory(p) {}
+  HM_HD double get() const { return in_kernel_memory ? *in_kernel_memory : value; }
+};
+
 template <class T>
 __global__ void __launch_bounds__(kThreads)
-    total_final_kernel(const double* partial, int blocks, double divisor, T* out) {
+    total_final_kernel(const double* partial, int blocks, Divisor divisor, T* out) {
   __shared__ double smem[kThreads / 32];
   double acc = threadIdx.x < blocks ? partial[threadIdx.x] : 0.0;
   acc = group_reduce(acc, kThreads, AddOp{}, smem);
-  if (threadIdx.x == 0) *out = static_cast<T>(acc / divisor);
+  if (threadIdx.x == 0) *out = static_cast<T>(acc / divisor.get());
 }
 
 // *out = T(sum_p f(p) / divisor), out on the device (or host memory for the twin). The
 // thread -> element assignment and the combination order are the same on both.
 template <class T, class F>
-void reduce_total(Exec exec, int device, int64_t n, const F& f, double divisor, T* out) {
+void reduce_total(Exec exec, int device, int64_t n, const F& f, Divisor divisor, T* out) {
   static_assert(std::is_trivially_copyable_v<F>, "kernel functors are copied to the device");
   const int64_t per_block = kThreads;
   const int blocks = static_cast<int>(std::clamp<int64_t>((n + per_block - 1) / per_block, 1, kTotalBlocks));
@@ -115,7 +124,7 @@ void reduce_total(Exec exec, int device, int64_t n, const F& f, double divisor, 
       partial[b] = host_group_reduce(lane, kThreads, AddOp{});
     }
     for (int t = 0; t < kThreads; ++t) lane[t] = t < blocks ? partial[t] : 0.0;
-    *out = static_cast<T>(host_group_reduce(lane, kThreads, AddOp{}) / divisor);
+    *out = static_cast<T>(host_group_reduce(lane, kThreads, AddOp{}) / divisor.get());
     return;
   }
   DeviceGuard guard(device);

@@ -44,6 +44,8 @@ Tensor loss_output(const Tensor& like, const Shape& per_position, Reduction r) {
   return Tensor::empty(r == Reduction::None ? per_position : Shape{}, like.dtype(), like.device());
 }
 
+Tensor target_count(const Tensor& like) { return Tensor::empty({}, DType::Float64, like.device()); }
+
 }  // namespace
 
 Tensor cross_entropy(const Tensor& logits_in, const Tensor& target_in, const CrossEntropyOptions& opt) {
@@ -53,7 +55,8 @@ Tensor cross_entropy(const Tensor& logits_in, const Tensor& target_in, const Cro
   Tensor logits = contiguous_nograd(logits_in), target = contiguous_nograd(target_in);
   Tensor out = loss_output(logits, target.shape(), args.reduction);
   Tensor lse = Tensor::empty(target.shape(), logits.dtype(), logits.device());  // (N, d...)
-  const int64_t count = cross_entropy_kernel(logits.device(), logits, target, args, out, lse);
+  Tensor count = target_count(logits);
+  cross_entropy_kernel(logits.device(), logits, target, args, out, lse, count);
   bool rec = autograd::will_record({logits_in});
   return autograd::record(
       "cross_entropy", out, {logits_in, target_in},
@@ -62,8 +65,7 @@ Tensor cross_entropy(const Tensor& logits_in, const Tensor& target_in, const Cro
         const Tensor& logits = sx.get();
         Tensor g = g_in.contiguous();
         Tensor dx = Tensor::empty(logits.shape(), logits.dtype(), logits.device());
-        double scale = args.reduction == Reduction::Mean ? 1.0 / static_cast<double>(count) : 1.0;
-        cross_entropy_backward_kernel(logits.device(), logits, st.get(), sl.get(), g, args, scale, dx);
+        cross_entropy_backward_kernel(logits.device(), logits, st.get(), sl.get(), g, args, count, dx);
         return Grads{dx, Tensor()};
       });
 }
@@ -74,7 +76,8 @@ Tensor nll_loss(const Tensor& log_probs_in, const Tensor& target_in, const Cross
         opt.label_smoothing);
   Tensor log_probs = contiguous_nograd(log_probs_in), target = contiguous_nograd(target_in);
   Tensor out = loss_output(log_probs, target.shape(), args.reduction);
-  const int64_t count = nll_loss_kernel(log_probs.device(), log_probs, target, args, out);
+  Tensor count = target_count(log_probs);
+  nll_loss_kernel(log_probs.device(), log_probs, target, args, out, count);
   bool rec = autograd::will_record({log_probs_in});
   return autograd::record("nll_loss", out, {log_probs_in, target_in},
                           [st = rec ? Saved(target) : Saved(), shape = log_probs.shape(), dtype = log_probs.dtype(),
@@ -82,8 +85,7 @@ Tensor nll_loss(const Tensor& log_probs_in, const Tensor& target_in, const Cross
                             const Tensor& target = st.get();
                             Tensor g = g_in.contiguous();
                             Tensor d = Tensor::empty(shape, dtype, target.device());
-                            double scale = args.reduction == Reduction::Mean ? 1.0 / static_cast<double>(count) : 1.0;
-                            nll_loss_backward_kernel(target.device(), target, g, args, scale, d);
+                            nll_loss_backward_kernel(target.device(), target, g, args, count, d);
                             return Grads{d, Tensor()};
                           });
 }

@@ -11,6 +11,7 @@
 #include "harmonic/cuda/runtime/allocator.h"
 #include "harmonic/cuda/runtime/check.cuh"
 #include "harmonic/cuda/runtime/context.cuh"
+#include "harmonic/cuda/runtime/deferred_checks.h"
 #include "harmonic/cuda/runtime/runtime.h"
 
 namespace hm::cuda {
@@ -154,8 +155,32 @@ int sm_count(int device) {
 
 void synchronize_device(int device) {
   count_host_wait(device);
-  if (emulated()) return check_device(device, "synchronize_device");  // host twins finish before they return
+  if (emulated()) {
+    check_device(device, "synchronize_device");  // host twins finish before they return
+  } else {
+    DeviceGuard guard(device);
+    HM_CUDA_CHECK(cudaStreamSynchronize(stream(device)));
+  }
+  resolve_deferred_checks(device);
+}
+
+void copy_words_from_device(int device, void* host_dst, const void* device_src, size_t nbytes) {
+  if (emulated()) {
+    std::memcpy(host_dst, device_src, nbytes);
+    return;
+  }
   DeviceGuard guard(device);
+  HM_CUDA_CHECK(cudaMemcpyAsync(host_dst, device_src, nbytes, cudaMemcpyDeviceToHost, stream(device)));
+  HM_CUDA_CHECK(cudaStreamSynchronize(stream(device)));
+}
+
+void copy_words_to_device(int device, void* device_dst, const void* host_src, size_t nbytes) {
+  if (emulated()) {
+    std::memcpy(device_dst, host_src, nbytes);
+    return;
+  }
+  DeviceGuard guard(device);
+  HM_CUDA_CHECK(cudaMemcpyAsync(device_dst, host_src, nbytes, cudaMemcpyHostToDevice, stream(device)));
   HM_CUDA_CHECK(cudaStreamSynchronize(stream(device)));
 }
 
@@ -169,6 +194,7 @@ void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device
   if (dst_device.is_cpu() && src_device.is_cuda()) count_host_wait(src_device.index);
   if (emulated()) {  // every byte of the emulated device is host memory
     std::memmove(dst, src, nbytes);
+    if (dst_device.is_cpu() && src_device.is_cuda()) resolve_deferred_checks(src_device.index);
     return;
   }
   if (dst_device.is_cuda() && src_device.is_cpu()) {
@@ -181,6 +207,7 @@ void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device
     cudaStream_t s = stream(src_device.index);
     HM_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToHost, s));
     HM_CUDA_CHECK(cudaStreamSynchronize(s));
+    resolve_deferred_checks(src_device.index);
   } else if (dst_device == src_device) {
     DeviceGuard guard(dst_device.index);
     HM_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice, stream(dst_device.index)));

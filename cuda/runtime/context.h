@@ -4,6 +4,7 @@
 // the driver. All Harmonic work on a device is ordered on its stream; the typed handles
 // are in cuda/runtime/context.cuh for .cu files.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 namespace hm::cuda {
@@ -30,6 +31,11 @@ void synchronize_device(int device);
 uint64_t host_waits(int device = 0);
 // Counts one wait (the runtime's copies and checks call it).
 void count_host_wait(int device);
+// Byte copies between host memory and cuda:device that wait for the device without counting a
+// wait: the deferred checks (cuda/runtime/deferred_checks.h) read their verdicts with them inside
+// a wait already counted.
+void copy_words_from_device(int device, void* host_dst, const void* device_src, size_t nbytes);
+void copy_words_to_device(int device, void* device_dst, const void* host_src, size_t nbytes);
 // Streaming multiprocessors of the device (cached), for launch geometry.
 int sm_count(int device);
 // Throws a clear hm::Error naming `fn` unless cuda:device exists.

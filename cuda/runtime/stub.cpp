@@ -30,6 +30,8 @@ void synchronize_device(int) { no_cuda("cuda::synchronize_device"); }
 uint64_t host_waits(int) { return 0; }
 void count_host_wait(int) {}
 int sm_count(int) { no_cuda("cuda::sm_count"); }
+void copy_words_from_device(int, void*, const void*, size_t) { no_cuda("cuda::copy_words_from_device"); }
+void copy_words_to_device(int, void*, const void*, size_t) { no_cuda("cuda::copy_words_to_device"); }
 void check_device(int device, const char* fn) {
   throw_error(fn, fmt::format("cannot use cuda:{}: Harmonic was built without CUDA", device));
 }

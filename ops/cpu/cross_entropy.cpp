@@ -17,24 +17,30 @@
 namespace hm {
 namespace {
 
-// Throws naming the first target outside [0, C) that is not ignore_index; returns the
-// number of non-ignored targets.
-int64_t check_targets(const Tensor& target, int64_t classes, int64_t ignore_index, std::string_view fn) {
+// Throws naming the first target outside [0, C) that is not ignore_index; writes the number
+// of non-ignored targets into `count` and returns it.
+double check_targets(const Tensor& target, int64_t classes, int64_t ignore_index, std::string_view fn,
+                     const Tensor& count) {
   const int64_t* t = target.data<int64_t>();
-  int64_t count = 0;
+  int64_t n = 0;
   for (int64_t i = 0; i < target.numel(); ++i) {
     if (t[i] == ignore_index) continue;
     check(t[i] >= 0 && t[i] < classes, fn, "target {} at position {} is out of range for {} classes", t[i], i,
           classes);
-    ++count;
+    ++n;
   }
-  return count;
+  return *count.data<double>() = static_cast<double>(n);
+}
+
+// Backward's factor: 1 / count for Mean, else 1.
+double loss_scale(const ClassLossArgs& args, const Tensor& count) {
+  return args.reduction == Reduction::Mean ? 1.0 / *count.data<double>() : 1.0;
 }
 
 // Writes per-position losses into `out` (None) or their total (divided by count for Mean)
 // into the 0-d out. Blocks of fixed size keep the sum independent of the thread count.
 template <class T, class LossFn>
-void reduce_losses(int64_t n, const ClassLossArgs& args, int64_t count, const Tensor& out, int64_t cost, LossFn loss) {
+void reduce_losses(int64_t n, const ClassLossArgs& args, double count, const Tensor& out, int64_t cost, LossFn loss) {
   if (args.reduction == Reduction::None) {
     T* po = out.data<T>();
     parallel_for(n, cost, [&](int64_t b, int64_t e) {
@@ -54,7 +60,7 @@ void reduce_losses(int64_t n, const ClassLossArgs& args, int64_t count, const Te
   });
   double total = 0;
   for (double v : partial) total += v;
-  if (args.reduction == Reduction::Mean) total /= static_cast<double>(count);  // 0/0 = NaN like PyTorch
+  if (args.reduction == Reduction::Mean) total /= count;  // 0/0 = NaN like PyTorch
   *out.data<T>() = static_cast<T>(total);
 }
 
@@ -78,10 +84,10 @@ void row_stats(const T* x, int64_t classes, int64_t stride, T& lse, T& sum) {
   sum = total;
 }
 
-int64_t cpu_cross_entropy(const Tensor& logits, const Tensor& target, const ClassLossArgs& args, const Tensor& out,
-                          const Tensor& lse) {
+void cpu_cross_entropy(const Tensor& logits, const Tensor& target, const ClassLossArgs& args, const Tensor& out,
+                       const Tensor& lse, const Tensor& count_out) {
   const ClassLayout ps = class_layout(logits.shape(), args.class_dim);
-  const int64_t count = check_targets(target, ps.classes, args.ignore_index, "cross_entropy");
+  const double count = check_targets(target, ps.classes, args.ignore_index, "cross_entropy", count_out);
   dispatch_float(logits.dtype(), "cross_entropy", [&]<class T>() {
     const T* x = logits.data<T>();
     const int64_t* t = target.data<int64_t>();
@@ -101,12 +107,12 @@ int64_t cpu_cross_entropy(const Tensor& logits, const Tensor& target, const Clas
       return static_cast<double>(eps == T(0) ? l - xt : l - (T(1) - eps) * xt - uniform * total);
     });
   });
-  return count;
 }
 
 void cpu_cross_entropy_backward(const Tensor& logits, const Tensor& target, const Tensor& lse, const Tensor& g,
-                                const ClassLossArgs& args, double scale, const Tensor& dlogits) {
+                                const ClassLossArgs& args, const Tensor& count, const Tensor& dlogits) {
   const ClassLayout ps = class_layout(logits.shape(), args.class_dim);
+  const double scale = loss_scale(args, count);
   const bool per_position = args.reduction == Reduction::None;
   dispatch_float(logits.dtype(), "cross_entropy_backward", [&]<class T>() {
     const T* x = logits.data<T>();
@@ -138,9 +144,10 @@ void cpu_cross_entropy_backward(const Tensor& logits, const Tensor& target, cons
 
 // -- nll loss ---------------------------------------------------------------------------------
 
-int64_t cpu_nll_loss(const Tensor& log_probs, const Tensor& target, const ClassLossArgs& args, const Tensor& out) {
+void cpu_nll_loss(const Tensor& log_probs, const Tensor& target, const ClassLossArgs& args, const Tensor& out,
+                  const Tensor& count_out) {
   const ClassLayout ps = class_layout(log_probs.shape(), args.class_dim);
-  const int64_t count = check_targets(target, ps.classes, args.ignore_index, "nll_loss");
+  const double count = check_targets(target, ps.classes, args.ignore_index, "nll_loss", count_out);
   dispatch_float(log_probs.dtype(), "nll_loss", [&]<class T>() {
     const T* lp = log_probs.data<T>();
     const int64_t* t = target.data<int64_t>();
@@ -148,12 +155,12 @@ int64_t cpu_nll_loss(const Tensor& log_probs, const Tensor& target, const ClassL
       return t[p] == args.ignore_index ? 0.0 : -static_cast<double>(lp[ps.base(p) + t[p] * ps.inner]);
     });
   });
-  return count;
 }
 
-void cpu_nll_loss_backward(const Tensor& target, const Tensor& g, const ClassLossArgs& args, double scale,
+void cpu_nll_loss_backward(const Tensor& target, const Tensor& g, const ClassLossArgs& args, const Tensor& count,
                            const Tensor& dlog_probs) {
   const ClassLayout ps = class_layout(dlog_probs.shape(), args.class_dim);
+  const double scale = loss_scale(args, count);
   const bool per_position = args.reduction == Reduction::None;
   dispatch_float(dlog_probs.dtype(), "nll_loss_backward", [&]<class T>() {
     T* d = dlog_probs.data<T>();

@@ -227,6 +227,51 @@ TEST_CASE("[cuda] a training step on cuda does not wait for the device, whose lo
   }
 }
 
+TEST_CASE("[cuda] a language model's training step on cuda does not wait for its index checks") {
+  announce_targets();
+  if (!cuda::available()) return;
+  // Embedding and cross_entropy check their indices on the device; the trainer reads the
+  // verdicts with the losses (cuda/runtime/deferred_checks.h). (arcade-dt's final evaluation
+  // plays episodes whose length, and so whose waits, depend on the weights.)
+  for (const std::string name : {"kjv-lm", "chronos"}) {
+    CAPTURE(name);
+    if (!data_available_for(name)) continue;
+    const train::TaskSpec& spec = train::find_task(name);
+    const uint64_t two = fit_waits(spec, 2, 100, "", false), five = fit_waits(spec, 5, 100, "", false);
+    MESSAGE(name << ": host waits in fit(): " << two << " for 2 steps, " << five << " for 5");
+    CHECK(five == two);
+  }
+}
+
+TEST_CASE("[cuda] a bad index inside a training step on cuda is reported where the trainer reads, naming the step") {
+  announce_targets();
+  if (!cuda::available()) return;
+  if (!have_kjv()) return;
+  // kjv-lm whose token ids, from the third step on, lie past the vocabulary.
+  struct BadTokens : train::Task {
+    std::unique_ptr<train::Task> inner;
+    int64_t calls = 0;
+    nn::Module& model() override { return inner->model(); }
+    optim::Optimizer& optimizer() override { return inner->optimizer(); }
+    const data::DataLoader& train_loader() override { return inner->train_loader(); }
+    Json evaluate() override { return inner->evaluate(); }
+    Tensor loss(const data::Batch& b) override {
+      if (++calls < 3) return inner->loss(b);
+      return inner->loss({full_like(b.input, 1e6), b.target});
+    }
+  };
+  const train::TaskSpec& spec = train::find_task("kjv-lm");
+  Json config = train::smoke_config(spec, "");
+  train::apply_override(config, "trainer.steps=5");
+  train::apply_override(config, "trainer.log_every=100");
+  train::apply_override(config, "trainer.eval_every=0");
+  BadTokens task;
+  task.inner = train::build_task(spec, config, Device::cuda(0));
+  train::Trainer trainer(task, spec.name, config, "");
+  trainer.log = nullptr;
+  CHECK(throws_with([&] { trainer.fit(); }, {"[embedding]", "index 1000000 at position 0", "training step 3 (epoch"}));
+}
+
 TEST_CASE("[cuda] a loss that diverges between two reads names its own step") {
   announce_targets();
   if (!cuda::available()) return;

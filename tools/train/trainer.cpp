@@ -16,6 +16,7 @@
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/core/atomic_file.h"
 #include "harmonic/core/factories.h"
+#include "harmonic/cuda/runtime/deferred_checks.h"
 #include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/data/shard.h"
 #include "harmonic/nn/distributed/data_parallel.h"
@@ -147,6 +148,9 @@ void Trainer::apply_lr(int64_t step) {
 Trainer::~Trainer() = default;
 
 Tensor Trainer::micro_step(const data::Batch& batch, double scale, int64_t batch_index) {
+  // On CUDA the step's index checks (embedding, the loss's targets) report where the loss is read.
+  cuda::DeferredChecks deferred(
+      fmt::format("training step {} (epoch {}, batch {})", step_ + 1, epoch_ + 1, batch_index + 1));
   data::Batch b;
   {
     ProfilePhase phase("to device");
