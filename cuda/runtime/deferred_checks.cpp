@@ -34,10 +34,12 @@ struct Registry {
   std::vector<Pending> pending;
 };
 
+// Leaked on purpose: its tensors must not go back to the device allocator during static
+// destruction, after the driver may have shut down.
 Registry& registry(int device) {
-  static std::array<Registry, kMaxDevices> registries;
+  static auto* registries = new std::array<Registry, kMaxDevices>;
   check(device >= 0 && device < kMaxDevices, "defer_check", "device index {} outside [0, {})", device, kMaxDevices);
-  return registries[device];
+  return (*registries)[device];
 }
 
 struct Scope {
