@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The paper models' bench cases on cuda:0: on the emulated device (HARMONIC_EMULATE_CUDA=1, the
-# kernels' host twins) a Chronos step and forecast run and print their cuda:0 lines, in float32
-# and under bf16 autocast; bf16 on the CPU is refused by name. A build without CUDA says it has
+# kernels' host twins) a Chronos step and forecast, the fashion-vit model's step and the audio
+# model's Fourier-head step run and print their cuda:0 lines, Chronos also under bf16 autocast;
+# bf16 on the CPU and an unknown case are refused by name. A build without CUDA says it has
 # no device and exits 0. (The DT and GPT steps run the same way but take a minute each on the
 # host twins: the GPU check times them.)
 set -u
@@ -16,6 +17,13 @@ if [[ $out == *"no CUDA device"* ]]; then
 fi
 [[ $(grep -c 'cuda:0 .* ms/step' <<<"$out") -eq 1 && $(grep -c 'cuda:0 .* ms/forecast' <<<"$out") -eq 1 ]] ||
   { echo "expected a cuda:0 step and forecast line: $out"; exit 1; }
+out=$("$h" bench --vit --device cuda --case task --repeat 1 --warmup 0 2>&1) || { echo "vit: $out"; exit 1; }
+[[ $out == "vit task "*"cuda:0"*"ms/step"*"images/s" ]] || { echo "vit: $out"; exit 1; }
+out=$("$h" bench --audio --device cuda --case fourier --repeat 1 --warmup 0 2>&1) || { echo "audio: $out"; exit 1; }
+[[ $out == "audio fourier "*"cuda:0"*"ms/step"*"clips/s" ]] || { echo "audio: $out"; exit 1; }
+out=$("$h" bench --audio --case ast 2>&1)
+[[ $? -ne 0 && $out == *"--audio: unknown case 'ast' (expected linear, fourier, ast_linear, ast_fourier)"* ]] ||
+  { echo "unknown case: $out"; exit 1; }
 out=$("$h" bench --chronos --device cuda --precision bf16 --case train_quick --repeat 1 --warmup 0 2>&1) ||
   { echo "bf16 failed: $out"; exit 1; }
 [[ $out == *"cuda:0"*"ms/step"* ]] || { echo "bf16: $out"; exit 1; }

@@ -68,14 +68,32 @@ using GptReport = std::function<void(const GptTiming&)>;
 void run_gpt_cases(const std::vector<std::string>& only, const TimingOptions& opt, Device device,
                    const GptReport& report);
 
+// Receives a training-step case's label, its median ms per step and the examples it trains on
+// per second (windows, images, clips).
+using StepReport = std::function<void(const std::string& label, double ms, double items_per_s)>;
+
 // Names of the Decision Transformer cases: linear, fourier (the action head).
 std::vector<std::string> dt_case_names();
 // One training step (forward, cross-entropy, backward, AdamW) of models::DecisionTransformer
 // at the paper's size with a linear or Fourier-8 head, batch 64 (tools/bench/dt_case.cpp);
-// tools/bench/torch/bench_dt_torch.py times the same model in PyTorch. Reports ms per step and
-// windows per second.
-using DtReport = std::function<void(const std::string& label, double ms, double windows_per_s)>;
-void run_dt_cases(const std::vector<std::string>& only, const TimingOptions& opt, Device device, const DtReport& report);
+// tools/bench/torch/bench_dt_torch.py times the same model in PyTorch.
+void run_dt_cases(const std::vector<std::string>& only, const TimingOptions& opt, Device device,
+                  const StepReport& report);
+
+// Names of the ViT cases: softmax, fourier (DeiT-tiny with that attention), task (fashion-vit's model).
+std::vector<std::string> vit_case_names();
+// One training step of models::ViT (tools/bench/vit_case.cpp); tools/bench/torch/bench_vit_torch.py
+// times the same model in PyTorch.
+void run_vit_cases(const std::vector<std::string>& only, const TimingOptions& opt, Device device,
+                   const StepReport& report);
+
+// Names of the audio cases: linear, fourier (the audio-bpm task's model), ast_linear, ast_fourier
+// (the Audio Spectrogram Transformer's size; run only when named).
+std::vector<std::string> audio_case_names();
+// One training step of models::SpectrogramTransformer (tools/bench/audio_case.cpp);
+// tools/bench/torch/bench_audio_torch.py times the same model in PyTorch.
+void run_audio_cases(const std::vector<std::string>& only, const TimingOptions& opt, Device device,
+                     const StepReport& report);
 
 // Names of the Chronos cases: train, train_quick, forecast.
 std::vector<std::string> chronos_case_names();

@@ -13,7 +13,8 @@ namespace hm::bench {
 
 std::vector<std::string> dt_case_names() { return {"linear", "fourier"}; }
 
-void run_dt_cases(const std::vector<std::string>& only, const TimingOptions& opt, Device device, const DtReport& report) {
+void run_dt_cases(const std::vector<std::string>& only, const TimingOptions& opt, Device device,
+                  const StepReport& report) {
   constexpr int64_t kBatch = 64;
   for (const std::string& name : only)
     check(name == "linear" || name == "fourier", "bench", "--dt: unknown case '{}' (expected linear, fourier)", name);

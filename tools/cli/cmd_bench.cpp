@@ -26,10 +26,17 @@
 //   harmonic bench --dt --threads 1                  one Decision Transformer training step (--case linear|fourier):
 //                                                    ms/step, windows/s; tools/bench/torch/bench_dt_torch.py times
 //                                                    PyTorch
+//   harmonic bench --vit --threads 2                one ViT training step (--case softmax|fourier: DeiT-tiny,
+//                                                    task: fashion-vit's model): ms/step, images/s;
+//                                                    tools/bench/torch/bench_vit_torch.py times PyTorch
+//   harmonic bench --audio --threads 2              one spectrogram-transformer training step (--case linear|
+//                                                    fourier: the audio-bpm task's, ast_linear|ast_fourier: AST's
+//                                                    size): ms/step, clips/s; tools/bench/torch/bench_audio_torch.py
 //   harmonic bench --chronos --threads 1            the Chronos T5 (--case train|train_quick|forecast): training
 //                                                    step ms and tokens/s, 20-path forecast latency;
 //                                                    tools/bench/torch/bench_chronos_torch.py times PyTorch
-//   harmonic bench --gpt --dt --chronos --recurrent take --device cuda (GPU time per step; --gpt --case gpt2: the
+//   harmonic bench --gpt --dt --vit --audio --chronos --recurrent take --device cuda (GPU time per step; --gpt --case
+//   gpt2: the
 //                                                    12-layer d768 GPT at T 1024) and --precision bf16 there
 //   harmonic bench --attention --device cuda        scaled_dot_product_attention (causal, float32) per path
 //                                                    (reference kernels, composed cuBLAS, tiled flash) and
@@ -70,7 +77,7 @@ struct BenchOptions {
   std::vector<std::string> shapes, cases;
   int threads = 0, repeat = 20, warmup = 3;
   bool backward = false, list_cases = false, fourier = false, recurrent = false, toy = false, gpt = false, fft = false,
-       dt = false, chronos = false, allreduce = false, attention = false;
+       dt = false, vit = false, audio = false, chronos = false, allreduce = false, attention = false;
 } opt;
 
 std::string ms_text(double ms) { return std::isnan(ms) ? fmt::format("{:>9}", "-") : fmt::format("{:9.4f}", ms); }
@@ -92,6 +99,9 @@ void add(CLI::App& app) {
   cmd->add_flag("--gpt", opt.gpt,
                 "Time one GPT training step (softmax and Fourier attention) against its GEMM-bound floor");
   cmd->add_flag("--dt", opt.dt, "Time one Decision Transformer training step (linear and Fourier-8 action heads)");
+  cmd->add_flag("--vit", opt.vit, "Time one ViT training step (DeiT-tiny with softmax or Fourier attention)");
+  cmd->add_flag("--audio", opt.audio,
+                "Time one spectrogram-transformer training step (linear and Fourier heads; AST's size when named)");
   cmd->add_flag("--chronos", opt.chronos,
                 "Time the Chronos T5: a training step (task default and quick sizes) and a 20-path forecast");
   cmd->add_flag("--attention", opt.attention,
@@ -103,7 +113,8 @@ void add(CLI::App& app) {
   cmd->add_option("--dtype", opt.dtype, "float32 or float64");
   cmd->add_option("--device", opt.device, "cpu or cuda (cuda:0; GPU time per call)");
   cmd->add_option("--precision", opt.precision,
-                  "fp32, or bf16 on cuda for --gpt/--dt/--chronos/--recurrent (autocast: bf16 GEMMs, float32 weights)");
+                  "fp32, or bf16 on cuda for --gpt/--dt/--vit/--audio/--chronos/--recurrent (autocast: bf16 GEMMs, "
+                  "float32 weights)");
   cmd->add_option("--json", opt.json_path, "Also write the results as JSON to this file ('-': stdout only)");
 }
 
@@ -113,12 +124,12 @@ int run() {
   if (opt.list_cases) {
     for (const OpCase& c : standard_cases()) fmt::print("{}  ({} {})\n", c.name, c.op, ops::shapes_text(c.shapes));
     fmt::print(
-        "--fourier: {}\n--recurrent: {}\n--toy: {}\n--gpt: {}\n--fft: {}\n--dt: {}\n--chronos: {}\n--attention "
-        "--device cuda: {}\n",
+        "--fourier: {}\n--recurrent: {}\n--toy: {}\n--gpt: {}\n--fft: {}\n--dt: {}\n--vit: {}\n--audio: {}\n"
+        "--chronos: {}\n--attention --device cuda: {}\n",
         fmt::join(fourier_case_names(), ", "), fmt::join(recurrent_case_names(), ", "),
         fmt::join(toy_case_names(), ", "), fmt::join(gpt_case_names(), ", "), fmt::join(fft_case_names(), ", "),
-        fmt::join(dt_case_names(), ", "), fmt::join(chronos_case_names(), ", "),
-        fmt::join(attention_case_names(Device::cuda(0)), ", "));
+        fmt::join(dt_case_names(), ", "), fmt::join(vit_case_names(), ", "), fmt::join(audio_case_names(), ", "),
+        fmt::join(chronos_case_names(), ", "), fmt::join(attention_case_names(Device::cuda(0)), ", "));
     return 0;
   }
   check(opt.dtype == "float32" || opt.dtype == "float64", "bench", "--dtype must be float32 or float64, got {}",
@@ -155,9 +166,10 @@ int run() {
   const std::string where = device.is_cuda() ? "cuda:0" : fmt::format("threads={}", get_num_threads());
   check(opt.precision == "fp32" || opt.precision == "bf16", "bench", "--precision must be fp32 or bf16, got '{}'",
         opt.precision);
-  check(opt.precision == "fp32" || (device.is_cuda() && (opt.gpt || opt.dt || opt.chronos || opt.recurrent)), "bench",
-        "--precision bf16 needs --device cuda and one of --gpt, --dt, --chronos, --recurrent (the CPU GEMMs have no bf16 "
-        "kernel)");
+  const bool model_step = opt.gpt || opt.dt || opt.vit || opt.audio || opt.chronos || opt.recurrent;
+  check(opt.precision == "fp32" || (device.is_cuda() && model_step), "bench",
+        "--precision bf16 needs --device cuda and one of --gpt, --dt, --vit, --audio, --chronos, --recurrent (the CPU "
+        "GEMMs have no bf16 kernel)");
   // bf16: GEMMs and attention in bfloat16 with float32 master weights, as `harmonic train --precision bf16`.
   std::optional<AutocastGuard> autocast;
   if (opt.precision == "bf16") autocast.emplace(DType::BFloat16);
@@ -186,12 +198,26 @@ int run() {
     });
     return 0;
   }
+  // A model's training step: label, where, ms/step and examples per second, in `unit`.
+  const auto step_report = [&](const char* unit) {
+    return [&where, unit](const std::string& label, double ms, double per_s) {
+      fmt::print("{:<48} {}  {:8.1f} ms/step  {:7.0f} {}/s\n", label, where, ms, per_s, unit);
+      std::fflush(stdout);
+    };
+  };
   if (opt.dt) {
     check(dtype == DType::Float32, "bench", "--dt times float32 only");
-    run_dt_cases(opt.cases, timing, device, [&](const std::string& label, double ms, double windows_per_s) {
-      fmt::print("{:<40} {}  {:8.1f} ms/step  {:7.0f} windows/s\n", label, where, ms, windows_per_s);
-      std::fflush(stdout);
-    });
+    run_dt_cases(opt.cases, timing, device, step_report("windows"));
+    return 0;
+  }
+  if (opt.vit) {
+    check(dtype == DType::Float32, "bench", "--vit times float32 only");
+    run_vit_cases(opt.cases, timing, device, step_report("images"));
+    return 0;
+  }
+  if (opt.audio) {
+    check(dtype == DType::Float32, "bench", "--audio times float32 only");
+    run_audio_cases(opt.cases, timing, device, step_report("clips"));
     return 0;
   }
   if (opt.chronos) {

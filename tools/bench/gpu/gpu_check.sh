@@ -9,10 +9,11 @@
 #   2. the tiled attention kernels' check (tools/bench/gpu/flash_check.sh), when present
 #   3. the 12-layer d768 GPT step (N 1024, B 8): Harmonic's profile and PyTorch's step
 #   4. the paper models against their PyTorch peers on the same GPU: `harmonic bench --dt`, --gpt
-#      (softmax, fourier), --chronos (train, forecast), --recurrent with --device cuda, each beside
+#      (softmax, fourier), --chronos (train, forecast), --recurrent, --vit (DeiT-tiny), --audio (the
+#      task's and AST's size) with --device cuda, each beside
 #      tools/bench/torch/bench_*_torch.py --device cuda; a bf16 pair for dt and gpt; the recurrent
 #      and Fourier GPT pairs again with HARMONIC_NEW_KERNELS=1; one summary line per case with both
-#      times and torch/Harmonic (GPU_CHECK_PAPER_SECONDS, 170, in all)
+#      times and torch/Harmonic (GPU_CHECK_PAPER_SECONDS, 210, in all)
 #   5. every task's smoke run on cuda and on the CPU: ms/step from the profiler
 #   6. compute-sanitizer memcheck over small task runs on cuda
 #   7. the op benchmarks against PyTorch on the same GPU
@@ -89,7 +90,7 @@ step "4. the paper models' training steps: Harmonic against PyTorch on the same 
 # the same repeat and warm-up, each under `timeout` (its own limit, cut to what is left of this
 # step's budget and of the deadline, so the step ends by paper_end); the raw lines go to the log
 # and $out/paper_models.log, one summary line per case to the summary.
-paper_end=$((SECONDS + ${GPU_CHECK_PAPER_SECONDS:-170}))
+paper_end=$((SECONDS + ${GPU_CHECK_PAPER_SECONDS:-210}))
 ((paper_end > deadline)) && paper_end=$deadline
 : >"$out/paper_models.log"
 # bounded LIMIT FILE CMD...: CMD under timeout min(LIMIT, what is left until paper_end), output to FILE.
@@ -116,7 +117,7 @@ def rows(path):
             continue
         if words[0] == "torch":
             words = words[1:]
-        key = " ".join(words[:2] if words[0] in ("dt", "gpt", "chronos") else words[:1])
+        key = " ".join(words[:2] if words[0] in ("dt", "gpt", "chronos", "vit", "audio") else words[:1])
         found.setdefault(key, float(m[1] or m[2]))
     return found
 harmonic, torch = rows(sys.argv[1]), rows(sys.argv[2])
@@ -154,6 +155,9 @@ pair fp32 20 --dt -- "$peers/bench_dt_torch.py"
 pair fp32 25 --gpt --case softmax --case fourier -- "$peers/bench_gpt_torch.py" --case softmax --case fourier --sdpa
 pair fp32 20 --chronos --case train --case forecast -- "$peers/bench_chronos_torch.py" --case train --case forecast
 pair fp32 30 --recurrent -- "$peers/bench_recurrent_torch.py"
+pair fp32 25 --vit -- "$peers/bench_vit_torch.py" --sdpa
+ast=(--case linear --case fourier --case ast_linear --case ast_fourier)
+pair fp32 25 --audio "${ast[@]}" -- "$peers/bench_audio_torch.py" "${ast[@]}" --sdpa
 pair bf16 15 --dt --precision bf16 -- "$peers/bench_dt_torch.py" --bf16
 pair bf16 15 --gpt --case softmax --precision bf16 -- "$peers/bench_gpt_torch.py" --case softmax --sdpa --bf16
 # The new kernels (cuda/README.md), not yet run on a GPU: the fused recurrences, the FRU's block
