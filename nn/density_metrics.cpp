@@ -74,39 +74,80 @@ Tensor circular_gaussian_filter(const Tensor& y, double sigma) {
 // O(m^2) work per (row, sigma), and lets the Appendix B noise check use long signals. Every
 // term is non-negative, so there is no cancellation; the test compares it with the direct
 // definition through circular_gaussian_filter.
-Tensor smoothness(const Tensor& y, int64_t max_sigma) {
+// With norm L1 there is no Parseval shortcut: each sigma's residual Y_f (1 - K_f) goes back
+// through an inverse DFT, max_sigma / 2 inverse DFTs per row, still O(m log m) each.
+Tensor smoothness(const Tensor& y, int64_t max_sigma, SmoothnessNorm norm) {
   const int64_t m = check_rows(y, "smoothness", "y");
   check(max_sigma >= 1, "smoothness", "max_sigma must be >= 1, got {}", max_sigma);
   std::vector<double> v = y.to_vector();
   for (size_t i = 0; i < v.size(); ++i)
     HM_CHECK(std::isfinite(v[i]), "smoothness", "y must be finite, got {} at element {} of {}", v[i], i,
              str(y.shape()));
-  // gain[s][f] = (1 - K_f)^2 for sigma = s + 1.
-  std::vector<std::vector<double>> gain(static_cast<size_t>(max_sigma));
+  // residual[s][f] = 1 - K_f for sigma = s + 1; gain = its square (L2).
+  std::vector<std::vector<double>> residual(static_cast<size_t>(max_sigma)), gain(static_cast<size_t>(max_sigma));
   std::vector<double> weight(static_cast<size_t>(max_sigma));
   for (int64_t s = 1; s <= max_sigma; ++s) {
     std::vector<double> k = folded_gaussian(m, static_cast<double>(s));
     std::vector<std::complex<double>> kf(k.begin(), k.end());
     dft_inplace(kf);
-    auto& g = gain[s - 1];
-    g.resize(static_cast<size_t>(m));
-    for (int64_t f = 0; f < m; ++f) g[f] = (1.0 - kf[f].real()) * (1.0 - kf[f].real());
+    auto &r = residual[s - 1], &g = gain[s - 1];
+    r.resize(static_cast<size_t>(m)), g.resize(static_cast<size_t>(m));
+    for (int64_t f = 0; f < m; ++f) r[f] = 1.0 - kf[f].real(), g[f] = r[f] * r[f];
     weight[s - 1] = 6.0 / (M_PI * M_PI * static_cast<double>(s) * static_cast<double>(s));
   }
   const int64_t rows = y.numel() / m;
   std::vector<double> out(static_cast<size_t>(rows), 0.0), power(static_cast<size_t>(m));
-  std::vector<std::complex<double>> row(static_cast<size_t>(m));
+  std::vector<std::complex<double>> row(static_cast<size_t>(m)), diff(static_cast<size_t>(m));
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t j = 0; j < m; ++j) row[j] = v[r * m + j];
     dft_inplace(row);
     for (int64_t f = 0; f < m; ++f) power[f] = std::norm(row[f]);
     double total = 0.0;
-    for (int64_t s = 0; s < max_sigma; ++s) {
-      double sq = 0.0;
-      for (int64_t f = 0; f < m; ++f) sq += power[f] * gain[s][f];
-      total += weight[s] * std::sqrt(sq / static_cast<double>(m));
+    if (norm == SmoothnessNorm::L2) {
+      for (int64_t s = 0; s < max_sigma; ++s) {
+        double sq = 0.0;
+        for (int64_t f = 0; f < m; ++f) sq += power[f] * gain[s][f];
+        total += weight[s] * std::sqrt(sq / static_cast<double>(m));
+      }
+    } else {
+      // Y_f (1 - K_f) is Hermitian, so each residual is real: two sigmas share one inverse DFT,
+      // one as its real part and the next as its imaginary part.
+      for (int64_t s = 0; s < max_sigma; s += 2) {
+        const bool pair = s + 1 < max_sigma;
+        for (int64_t f = 0; f < m; ++f)
+          diff[f] = row[f] * std::complex<double>(residual[s][f], pair ? residual[s + 1][f] : 0.0);
+        dft_inplace(diff, true);
+        double l1 = 0.0, l1_next = 0.0;
+        for (int64_t j = 0; j < m; ++j) l1 += std::fabs(diff[j].real()), l1_next += std::fabs(diff[j].imag());
+        total += weight[s] * l1 + (pair ? weight[s + 1] * l1_next : 0.0);
+      }
     }
     out[r] = total;
+  }
+  return from_vector(out, leading_shape(y), {.dtype = DType::Float64});
+}
+
+Tensor spectral_entropy(const Tensor& y) {
+  const int64_t m = check_rows(y, "spectral_entropy", "y");
+  check(m >= 4, "spectral_entropy", "needs m >= 4 samples per row (two frequencies above DC), got {}", m);
+  std::vector<double> v = y.to_vector();
+  const int64_t rows = y.numel() / m, freqs = m / 2;
+  std::vector<double> out(static_cast<size_t>(rows), 0.0), power(static_cast<size_t>(freqs));
+  std::vector<std::complex<double>> row(static_cast<size_t>(m));
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t j = 0; j < m; ++j) {
+      HM_CHECK(std::isfinite(v[r * m + j]), "spectral_entropy", "y must be finite, got {} at element {} of {}",
+               v[r * m + j], r * m + j, str(y.shape()));
+      row[j] = v[r * m + j];
+    }
+    dft_inplace(row);
+    double total = 0.0;
+    for (int64_t f = 1; f <= freqs; ++f) total += (power[f - 1] = std::norm(row[f]));
+    if (total <= 0.0) continue;
+    double h = 0.0;
+    for (double p : power)
+      if (p > 0.0) h -= (p / total) * std::log2(p / total);
+    out[r] = h / std::log2(static_cast<double>(freqs));
   }
   return from_vector(out, leading_shape(y), {.dtype = DType::Float64});
 }

@@ -3,11 +3,14 @@
 #include <cmath>
 #include <complex>
 
+#include "harmonic/data/smoothness_signals.h"
 #include "harmonic/nn/density_metrics.h"
 #include "harmonic/ops/dft.h"
 #include "tests/helpers.h"
 
 using namespace hm;
+using hm::data::coloured_noise_pmf;
+using hm::data::square_wave_pmf;
 using hm::test::allclose;
 using hm::test::throws_with;
 
@@ -19,48 +22,15 @@ Tensor d64(std::initializer_list<double> v, const Shape& shape = {}) {
 Tensor d64(const std::vector<double>& v, const Shape& shape) { return from_vector(v, shape, {.dtype = DType::Float64}); }
 
 // Definition 3.2 spelled out with the filter: the reference for the frequency-domain version.
-double smoothness_direct(const Tensor& row, int64_t max_sigma) {
+double smoothness_direct(const Tensor& row, int64_t max_sigma, nn::SmoothnessNorm norm = nn::SmoothnessNorm::L2) {
   double total = 0.0;
   for (int64_t s = 1; s <= max_sigma; ++s) {
     std::vector<double> y = row.to_vector(), g = nn::circular_gaussian_filter(row, double(s)).to_vector();
-    double sq = 0.0;
-    for (size_t i = 0; i < y.size(); ++i) sq += (y[i] - g[i]) * (y[i] - g[i]);
-    total += 6.0 / (M_PI * M_PI * s * s) * std::sqrt(sq);
+    double sq = 0.0, abs = 0.0;
+    for (size_t i = 0; i < y.size(); ++i) sq += (y[i] - g[i]) * (y[i] - g[i]), abs += std::fabs(y[i] - g[i]);
+    total += 6.0 / (M_PI * M_PI * s * s) * (norm == nn::SmoothnessNorm::L2 ? std::sqrt(sq) : abs);
   }
   return total;
-}
-
-// Appendix B's truncated square wave: sum_{k=1}^{terms} sin((2k-1) t) / (2k-1) over one
-// period sampled at m points, negative parts set to 0, normalised to sum 1.
-std::vector<double> square_wave_pmf(int64_t terms, int64_t m) {
-  std::vector<double> y(static_cast<size_t>(m));
-  double total = 0.0;
-  for (int64_t j = 0; j < m; ++j) {
-    double t = 2.0 * M_PI * (j + 0.5) / m, v = 0.0;
-    for (int64_t k = 1; k <= terms; ++k) v += std::sin((2 * k - 1) * t) / (2 * k - 1);
-    total += (y[j] = std::max(v, 0.0));
-  }
-  for (double& v : y) v /= total;
-  return y;
-}
-
-// Appendix B's coloured noise as a pmf from the DFT x of white N(0, 1) samples: every component's
-// amplitude multiplied by |F|^(-beta/2) (power S ∝ F^-beta; F = k/t cycles per sample, the DC
-// term zeroed for beta != 0), inverse DFT, then range-normalised to [0, 1] and to sum 1.
-// beta = 2, 1, 0, -1: brown, pink, white, blue.
-std::vector<double> coloured_noise_pmf(std::vector<std::complex<double>> x, double beta) {
-  const int64_t t = static_cast<int64_t>(x.size());
-  for (int64_t k = 0; k < t; ++k) {
-    int64_t f = std::min(k, t - k);  // |frequency| in units of 1/t
-    x[k] *= f == 0 ? (beta == 0 ? 1.0 : 0.0) : std::pow(double(f) / t, -beta / 2);
-  }
-  dft_inplace(x, true);
-  std::vector<double> y(static_cast<size_t>(t));
-  double lo = INFINITY, hi = -INFINITY, total = 0.0;
-  for (int64_t k = 0; k < t; ++k) y[k] = x[k].real(), lo = std::min(lo, y[k]), hi = std::max(hi, y[k]);
-  for (double& v : y) total += (v = (v - lo) / (hi - lo));
-  for (double& v : y) v /= total;
-  return y;
 }
 
 }  // namespace
@@ -149,8 +119,12 @@ TEST_CASE("density_metrics: smoothness equals Definition 3.2 computed directly")
     Tensor y = softmax(mul(randn({3, m}, {.dtype = DType::Float64}, &gen), 2.0), -1);
     for (int64_t max_sigma : {1, 5, 100}) {
       std::vector<double> got = nn::smoothness(y, max_sigma).to_vector();
-      for (int64_t r = 0; r < 3; ++r)
+      std::vector<double> got_l1 = nn::smoothness(y, max_sigma, nn::SmoothnessNorm::L1).to_vector();
+      for (int64_t r = 0; r < 3; ++r) {
         CHECK(got[r] == doctest::Approx(smoothness_direct(select(y, 0, r), max_sigma)).epsilon(1e-10));
+        CHECK(got_l1[r] ==
+              doctest::Approx(smoothness_direct(select(y, 0, r), max_sigma, nn::SmoothnessNorm::L1)).epsilon(1e-10));
+      }
     }
   }
   // Hand value, m = 2, max_sigma = 1: k = (1, 2 e^-1/2) / (1 + 2 e^-1/2) so y - G y for
@@ -202,7 +176,6 @@ TEST_CASE("density_metrics: smoothness orders coloured noise as Table 4 (brown <
   // within 1e-4 (its rounding is +-5e-5, our sampling error <= 3e-5) and so must the spreads.
   const int64_t t = 4096, trials = 100;
   const double table_mean[] = {0.0003, 0.0017, 0.0034, 0.0038}, table_sd[] = {0.0001, 0.0002, 0.0003, 0.0003};
-  const double betas[] = {2.0, 1.0, 0.0, -1.0};
   const std::string names[] = {"brown", "pink", "white", "blue"};
   Generator gen(1234);
   std::vector<double> white = randn({trials, t}, {.dtype = DType::Float64}, &gen).to_vector();
@@ -211,7 +184,7 @@ TEST_CASE("density_metrics: smoothness orders coloured noise as Table 4 (brown <
     std::vector<std::complex<double>> spectrum(white.begin() + i * t, white.begin() + (i + 1) * t);
     dft_inplace(spectrum);
     for (int c = 0; c < 4; ++c)
-      for (double v : coloured_noise_pmf(spectrum, betas[c])) rows[c].push_back(v);
+      for (double v : coloured_noise_pmf(spectrum, data::kNoiseColours[c])) rows[c].push_back(v);
   }
   double means[4];
   for (int c = 0; c < 4; ++c) {
@@ -228,6 +201,31 @@ TEST_CASE("density_metrics: smoothness orders coloured noise as Table 4 (brown <
   CHECK(means[0] < means[1]);
   CHECK(means[1] < means[2]);
   CHECK(means[2] < means[3]);
+}
+
+TEST_CASE("density_metrics: spectral_entropy of pure tones, flat spectra and coloured noise") {
+  // One tone above DC holds all the power: entropy 0; a constant row has none: 0 by definition.
+  const int64_t m = 64;
+  std::vector<double> tone(m), spike(m, 0.0);
+  for (int64_t j = 0; j < m; ++j) tone[j] = 1.0 + std::cos(2 * M_PI * 5 * j / m);
+  spike[0] = 1.0;  // a delta: every frequency the same power, entropy log2(m/2) / log2(m/2) = 1
+  CHECK(nn::spectral_entropy(d64(tone, {m})).item<double>() == doctest::Approx(0.0).epsilon(1e-12));
+  CHECK(nn::spectral_entropy(full({2, m}, 0.5, {.dtype = DType::Float64})).to_vector() == std::vector<double>{0, 0});
+  CHECK(nn::spectral_entropy(d64(spike, {m})).item<double>() == doctest::Approx(1.0).epsilon(1e-12));
+  // Brown noise concentrates its power at low frequencies and white spreads it: white is
+  // near 1, blue below it (Table 4's point: the entropy does not rise from white to blue).
+  Generator gen(7);
+  std::vector<double> white = randn({4096}, {.dtype = DType::Float64}, &gen).to_vector();
+  std::vector<std::complex<double>> spectrum(white.begin(), white.end());
+  dft_inplace(spectrum);
+  double h[4];
+  for (int c = 0; c < 4; ++c)
+    h[c] = nn::spectral_entropy(d64(coloured_noise_pmf(spectrum, data::kNoiseColours[c]), {4096})).item<double>();
+  CHECK(h[0] < h[1]);
+  CHECK(h[1] < h[2]);
+  CHECK(h[3] < h[2]);
+  CHECK(h[2] > 0.9);
+  CHECK(throws_with([] { nn::spectral_entropy(d64({0.5, 0.5})); }, {"[spectral_entropy]", "m >= 4"}));
 }
 
 TEST_CASE("density_metrics: expected_bin_mse hand example, rounding, errors") {

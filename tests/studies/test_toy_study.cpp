@@ -9,11 +9,13 @@
 #include <set>
 #include <sstream>
 
-#include "tests/helpers.h"
-#include "tests/study_helpers.h"
+#include "harmonic/tools/studies/fourier_toy/appendix_b.h"
 #include "harmonic/tools/studies/fourier_toy/figures.h"
 #include "harmonic/tools/studies/fourier_toy/plan.h"
+#include "harmonic/tools/studies/fourier_toy/regression_truth.h"
 #include "harmonic/tools/studies/fourier_toy/report.h"
+#include "tests/helpers.h"
+#include "tests/study_helpers.h"
 
 namespace hm::test {
 namespace {
@@ -253,15 +255,70 @@ TEST_CASE("toy study figures and files") {
   ScratchDir dir;
   const auto files = studies::write_toy_study(dir / "out", beta, {.mode = "quick", .jobs = 2, .wall_seconds = 3});
   std::set<std::string> names(files.begin(), files.end());
-  CHECK(files.size() == 3 + 2 * 9);  // 3 reports, 9 figures as .svg and .png
+  CHECK(files.size() == 3 + 2 * (9 + 2 + 2));  // 3 reports; 9 figures, 2 of Figure 10, 2 of Figure 6, .svg and .png
   for (const char* f : {"results.json", "summary.json", "summary.md", "fig8_beta_kl.svg", "fig8_beta_smoothness.png",
-                        "fig9_beta_perplexity.svg", "pmf_beta_1.svg", "pmf_mle_beta_0.png", "loss_beta.svg"})
+                        "fig9_beta_perplexity.svg", "pmf_beta_1.svg", "pmf_mle_beta_0.png", "loss_beta.svg",
+                        "fig10_beta_0.png", "fig10_beta_1.svg", "fig6_square_wave_l1.png"})
     CHECK_MESSAGE(names.count(f) == 1, f);
   for (const auto& f : files) CHECK_MESSAGE(std::filesystem::file_size(dir / ("out/" + f)) > 0, f);
-  CHECK(read_text(dir / "out/summary.md").find("## Table 1") != std::string::npos);
+  const std::string md = read_text(dir / "out/summary.md");
+  CHECK(md.find("## Table 1") != std::string::npos);
+  CHECK(md.find("| beta | 4 | 1.000 ± 0.000 | 1.000 ± 0.000 | 0.000 ± 0.000 |") !=
+        std::string::npos);  // Figure 10's row
+  CHECK(md.find("## Appendix B") != std::string::npos);
   CHECK(read_text(dir / "out/fig8_beta_kl.svg").find("<svg") != std::string::npos);
   const auto back = studies::toy_results_from_json(studies::Json::parse(read_text(dir / "out/results.json")));
   CHECK(back.size() == 20);
+}
+
+TEST_CASE("toy study Figure 10: the regression prediction against the true mean and mode") {
+  // fake_run keeps a truth one-hot at bin 25 (centre 0.02) and a uniform prediction, whose
+  // argmax is bin 0 (centre -0.98): 1.0 from the true mean and mode, where the truth is 0.
+  ToyRunConfig c;
+  c.head = ToyHead::Regression, c.dataset = ToyDistribution::GMM2, c.sample_points = 3, c.epochs = 1;
+  std::vector<ToyRunResult> results = {fake_run(c)};
+  c.head = ToyHead::Linear;  // other heads' samples are not Figure 10's
+  results.push_back(fake_run(c));
+  const auto points = studies::regression_points(results);
+  REQUIRE(points.size() == 3);
+  CHECK(points[1].predicted == doctest::Approx(-0.98));
+  CHECK(points[1].true_mean == doctest::Approx(0.02));
+  CHECK(points[1].true_mode == doctest::Approx(0.02));
+  CHECK(points[1].density_ratio == 0.0);
+  CHECK(points[1].x == doctest::Approx(0.1));
+  const auto plot = studies::toy_regression_plot(results, ToyDistribution::GMM2, 1);
+  REQUIRE(plot.series.size() == 3);  // the truth, the prediction and the true mean
+  CHECK(plot.series[1].x == std::vector<double>{points[1].predicted, points[1].predicted});
+  CHECK(plot.series[2].dashed);
+  CHECK(studies::toy_regression_plot(results, ToyDistribution::Beta, 0).series.empty());
+  CHECK(studies::regression_truth_markdown(points).find(
+            "| gmm2 | 3 | 1.000 ± 0.000 | 1.000 ± 0.000 | 0.000 ± 0.000 |") != std::string::npos);
+  CHECK(studies::regression_truth_markdown({}).find("Not run yet") != std::string::npos);
+  CHECK(studies::regression_truth_json(points).size() == 3);
+}
+
+TEST_CASE("toy study Appendix B: Table 4's noise rows and Figure 6's square waves") {
+  const studies::AppendixB b = studies::compute_appendix_b(8, 12, 1024, 256, 4);
+  REQUIRE(b.noise.size() == 4);
+  for (size_t c = 1; c < 4; ++c) {  // both discrepancies order brown < pink < white < blue
+    CHECK(b.noise[c].l2.mean > b.noise[c - 1].l2.mean);
+    CHECK(b.noise[c].l1.mean > b.noise[c - 1].l1.mean);
+  }
+  CHECK(b.noise[3].entropy.mean < b.noise[2].entropy.mean);  // the spectral entropy does not (Table 4)
+  CHECK(b.noise[0].l2.count == 8);
+  CHECK(b.noise[0].l1.count == 4);
+  REQUIRE(b.wave_l2.size() == 12);
+  CHECK(studies::first_decrease(b.wave_l2) == 0);
+  CHECK(studies::first_decrease({1.0, 2.0, 1.5, 3.0}) == 3);
+  const std::string md = studies::appendix_b_markdown(b);
+  CHECK(md.find("| L2 | pink |") != std::string::npos);
+  CHECK(md.find("| spectral entropy | blue |") != std::string::npos);
+  CHECK(md.find("| 0.0038 ± 0.0003 |") != std::string::npos);  // the paper's L2 blue
+  CHECK(md.find("The L2 metric rises at every step over 1..12 terms") != std::string::npos);
+  const auto j = studies::appendix_b_json(b);
+  CHECK(j.at("noise").size() == 4);
+  CHECK(j.at("noise")[0].at("l2").at("paper").at("mean") == 0.0003);
+  CHECK(j.at("square_wave").at("l1").size() == 12);
 }
 
 }  // namespace hm::test

@@ -42,7 +42,8 @@ ToyStudyInfo toy_info(const StudyInfo& info) {
 StudySpec fourier_toy_study() {
   StudySpec s;
   s.name = "fourier-toy";
-  s.description = "Fourier head toy study (paper section 4.1, Tables 1/5/6/7, Figures 1/2/8/9)";
+  s.description =
+      "Fourier head toy study (paper section 4.1, Tables 1/5/6/7, Figures 1/2/8/9/10; Appendix B: Table 4, Figure 6)";
   s.modes = fmt::format(
       "quick: seed 1, linear, gmm, regression, fourier N 2..20 and 12 with gamma 1e-6, gmm-mle, fourier-mle N "
       "4/8/12/16/20 on 3 datasets (60 runs, about 2 minutes on 2 cores); full: seeds 1 2 3 42, fourier and "

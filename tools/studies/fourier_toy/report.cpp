@@ -11,7 +11,9 @@
 #include "harmonic/core/atomic_file.h"
 #include "harmonic/core/error.h"
 #include "harmonic/tools/report/seed_groups.h"
+#include "harmonic/tools/studies/fourier_toy/appendix_b.h"
 #include "harmonic/tools/studies/fourier_toy/figures.h"
+#include "harmonic/tools/studies/fourier_toy/regression_truth.h"
 
 namespace hm::studies {
 
@@ -210,10 +212,19 @@ std::vector<std::string> write_toy_study(const std::string& dir, const std::vect
   const auto groups = aggregate_toy_results(results);
   const auto path = [&](const std::string& name) { return (std::filesystem::path(dir) / name).string(); };
   write_file_atomic(path("results.json"), toy_results_json(results, info).dump(1) + "\n");
-  write_file_atomic(path("summary.json"), toy_summary_json(groups, info).dump(2) + "\n");
-  write_file_atomic(path("summary.md"), toy_summary_markdown(groups, info));
+  // Figure 10 reads the regression runs' kept points; Appendix B needs no runs at all.
+  const std::vector<RegressionPoint> regression = regression_points(results);
+  const AppendixB& appendix_b = studies::appendix_b();
+  Json summary = toy_summary_json(groups, info);
+  summary["figure10"] = regression_truth_json(regression);
+  summary["appendix_b"] = appendix_b_json(appendix_b);
+  write_file_atomic(path("summary.json"), summary.dump(2) + "\n");
+  write_file_atomic(path("summary.md"), toy_summary_markdown(groups, info) + regression_truth_markdown(regression) +
+                                            appendix_b_markdown(appendix_b));
   std::vector<std::string> written = {"results.json", "summary.json", "summary.md"};
   for (const std::string& f : write_toy_figures(dir, results, groups)) written.push_back(f);
+  for (const std::string& f : write_regression_figures(dir, results)) written.push_back(f);
+  for (const std::string& f : write_appendix_b_figures(dir, appendix_b)) written.push_back(f);
   return written;
 }
 

@@ -88,8 +88,9 @@ std::string toy_summary_markdown(const std::vector<ToyGroup>& groups, const ToyS
 using ToyClaim = report::ClaimResult;
 std::vector<ToyClaim> toy_claims(const std::vector<ToyGroup>& groups);
 
-// Writes results.json, summary.json, summary.md and the figures (tools/studies/fourier_toy/figures.h) into
-// dir (created if needed), each file atomically. Returns the written file names.
+// Writes results.json, summary.json, summary.md and the figures (figures.h, regression_truth.h,
+// appendix_b.h) into dir (created if needed), each file atomically; summary.md and summary.json
+// end with Figure 10 and Appendix B. Returns the written file names.
 std::vector<std::string> write_toy_study(const std::string& dir, const std::vector<ToyRunResult>& results,
                                          const ToyStudyInfo& info);
 
