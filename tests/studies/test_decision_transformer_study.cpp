@@ -8,9 +8,9 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 
-#include "tests/helpers.h"
-#include "tests/study_helpers.h"
+#include "harmonic/tools/studies/decision_transformer/ablations.h"
 #include "harmonic/tools/studies/decision_transformer/figures.h"
 #include "harmonic/tools/studies/decision_transformer/plan.h"
 #include "harmonic/tools/studies/decision_transformer/report.h"
@@ -19,6 +19,8 @@
 #include "harmonic/tools/tasks/dt_rollout.h"
 #include "harmonic/tools/train/config.h"
 #include "harmonic/tools/train/trainer.h"
+#include "tests/helpers.h"
+#include "tests/study_helpers.h"
 
 using namespace hm;
 using namespace hm::studies;
@@ -124,12 +126,33 @@ TEST_CASE("decision-transformer study: quick and full grids") {
   CHECK(quick[1].task_config.at("fourier_frequencies") == 8);
   CHECK(quick[0].task_config.at("n_layer") == 2);
   const std::vector<HeadRunSpec> full = dt_study_grid({});
-  CHECK(full.size() == 4 * 2 + 5 * 2);
+  // Linear and Fourier-8 on seeds 1-4; every other even N from 2 to 32 on seeds 1-2; linear and
+  // Fourier-8 on seeds 1-2 at two model sizes and two data sizes.
+  CHECK(full.size() == 4 * 2 + 15 * 2 + 2 * 2 * 2 + 2 * 2 * 2);
   CHECK(full[0].task_config.at("trainer").at("steps") == 3000);
+  std::map<std::string, const HeadRunSpec*> by_label;
+  for (const HeadRunSpec& r : full) by_label[dt_run_label(r)] = &r;
+  for (const char* label :
+       {"fourier-14 seed=1", "fourier-30 seed=2", "linear model=L2-d64 seed=2", "fourier-8 model=L4-d96 seed=1",
+        "fourier-8 data=50000 seed=1", "linear data=100000 seed=2"})
+    CHECK_MESSAGE(by_label.count(label) == 1, label);
+  CHECK(by_label.at("fourier-8 data=50000 seed=1")->task_config.at("dataset_steps") == 50000);
+  CHECK(by_label.at("linear model=L2-d64 seed=2")->task_config.at("n_embd") == 64);
+  CHECK(by_label.at("linear model=L2-d64 seed=2")->task_config.at("n_layer") == 2);
+  // The main grid's configs stay as recorded: no ablation key in their JSON.
+  CHECK(!head_run_json(*by_label.at("fourier-8 seed=1")).contains("ablation"));
+  CHECK(head_run_json(*by_label.at("linear data=100000 seed=2")).at("ablation") == "data=100000");
+  const std::vector<HeadRunSpec> quick_all = dt_study_grid({.quick = true, .parts = {"main", "model", "data"}});
+  REQUIRE(quick_all.size() == 3 + 2 + 2);
+  CHECK(dt_run_label(quick_all[3]) == "linear model=L1-d32 seed=1");
+  CHECK(dt_run_label(quick_all[6]) == "fourier-8 data=20000 seed=1");
+  CHECK(quick_all[6].task_config.at("n_layer") == 2);  // the quick scale, only the data size changed
+  CHECK(throws_with([] { dt_study_grid({.parts = {"sizes"}}); }, {"unknown part 'sizes'"}));
   for (const HeadRunSpec& r : full) {
     const HeadRunSpec back = head_run_from_json(head_run_json(r), kDtStudy);
     CHECK(dt_run_label(back) == dt_run_label(r));
     CHECK(back.task_config == r.task_config);
+    CHECK(back.ablation == r.ablation);
   }
   CHECK(HeadChoice::parse("fourier-12", kDtStudy).frequencies == 12);
   CHECK(throws_with([] { HeadChoice::parse("fourier-x", kDtStudy); }, {"fourier-x"}));
@@ -142,7 +165,7 @@ TEST_CASE("decision-transformer study: quick and full grids") {
 }
 
 TEST_CASE("decision-transformer study: report on known runs") {
-  DtStudyPlan plan{.frequencies = {2, 16}, .seeds = {1, 2}, .sweep_seeds = {1}};
+  DtStudyPlan plan{.frequencies = {2, 16}, .seeds = {1, 2}, .sweep_seeds = {1}, .parts = {"main"}};
   std::vector<RunRecord> records;
   for (const HeadRunSpec& r : dt_study_grid(plan)) {
     const double seed = static_cast<double>(r.seed);
@@ -180,7 +203,89 @@ TEST_CASE("decision-transformer study: report on known runs") {
   CHECK_FALSE(rep.headline.empty());
 }
 
-// The measured full run behind README's tables (tests/study_helpers.h).
+TEST_CASE("decision-transformer study: the model and data size ablations on known runs") {
+  DtStudyPlan plan{.frequencies = {2}, .seeds = {1, 2}, .sweep_seeds = {1, 2}, .parts = {"main", "model", "data"}};
+  plan.model_sizes = {{2, 64}};
+  plan.data_sizes = {50000};
+  std::vector<RunRecord> records;
+  for (const HeadRunSpec& r : dt_study_grid(plan)) {
+    const double seed = static_cast<double>(r.seed);
+    const double best = r.head.frequencies == 2 ? 1.0 : r.head.fourier() ? 4.0 + seed : 2.0 + seed;
+    RunRecord rec = record(r, best, 1.0, r.head.fourier() ? 0.02 : 0.05);
+    if (r.ablation == "model=L2-d64") rec.result["params"] = 500;
+    if (r.ablation == "data=50000" && r.head.fourier()) rec.result["best"]["normalized_return_mean"] = 1.0;
+    records.push_back(rec);
+  }
+  const std::vector<DtGroup> groups = aggregate_dt_runs(dt_runs_of(records));
+  REQUIRE(groups.size() == 3 + 2 + 2);
+  CHECK(dt_main_groups(groups).size() == 3);
+  const auto model = dt_ablation_points(groups, DtAblation::Model, 8);
+  REQUIRE(model.size() == 2);  // the small model, then the main grid's (1234 parameters)
+  CHECK(model[0].name == "model=L2-d64");
+  CHECK(model[0].size == 500);
+  CHECK(model[1].name == "main grid");
+  const auto data = dt_ablation_points(groups, DtAblation::Data, 8);
+  REQUIRE(data.size() == 2);
+  CHECK(data[0].size == 50000);
+  CHECK(data[1].size == 200000);
+  const auto claims = dt_ablation_claims(groups, 8);
+  REQUIRE(claims.size() == 2);
+  CHECK(claims[0].holds);  // 5.5 > 3.5
+  CHECK(claims[0].claim.find("model=L2-d64 (Figure 14)") != std::string::npos);
+  CHECK(!claims[1].holds);  // 1.0 < 3.5 on both seeds
+  CHECK(claims[1].seeds_holding == 0);
+  CHECK(dt_claims(groups, 8).size() == 3 + 2);  // fourier-8 vs linear, smoother; fourier-2 vs 8; the ablations'
+
+  ScratchDir dir;
+  StudyInfo info{.name = "decision-transformer", .quick = false, .jobs = 2, .wall_seconds = 10};
+  write_dt_study(dir.str(), dt_runs_of(records), info, 8);
+  const std::string md = read_text(dir.str() + "/summary.md");
+  CHECK(md.find("| model=L2-d64 | 500 | 2 | 3.50 ± 0.50 | 5.50 ± 0.50 |") != std::string::npos);
+  CHECK(md.find("| data=50000 | 50000 | 2 | 3.50 ± 0.50 | 1.00 ± 0.00 |") != std::string::npos);
+  CHECK(md.find("| linear | 2 | 3.50 ± 0.50 | 2.53 ± 0.63") != std::string::npos);  // Table 2: main grid only
+  CHECK(md.find("Not run yet") == std::string::npos);
+  CHECK(std::filesystem::exists(dir.str() + "/fig14_return_vs_model_size.png"));
+  CHECK(std::filesystem::exists(dir.str() + "/fig15_return_vs_data_size.svg"));
+  const Json summary = Json::parse(read_text(dir.str() + "/summary.json"));
+  CHECK(summary.at("heads").size() == 3);
+  CHECK(summary.at("ablations").at("model_size").size() == 2);
+
+  // Without ablation records each figure's section says so, and no figure is drawn.
+  const std::vector<DtGroup> main_only = dt_main_groups(groups);
+  const std::string none = dt_ablations_markdown(main_only, 8);
+  CHECK(none.find("Not run yet") != std::string::npos);
+  CHECK(none.find("--only 'model='") != std::string::npos);
+  CHECK(dt_ablation_plot(main_only, DtAblation::Data, 8).series.empty());
+}
+
+TEST_CASE("decision-transformer study: a quick study with the ablations trains and reports through the driver") {
+  ScratchDir dir;
+  StudyArgs args;
+  args.quick = true;
+  args.jobs = 2;
+  args.out = dir.str();
+  const StudySpec& spec = find_study("decision-transformer");
+  args.sets = {"task=" + spec.smoke.at("task").dump(), R"(parts=["main","model","data"])", "model_sizes=[[1,8]]",
+               "data_sizes=[1500]"};
+  const StudyOutcome out = run_study(spec, args, nullptr);
+  CHECK(out.done == 7);
+  CHECK(out.total == 7);
+  const Json summary = Json::parse(read_text(dir.str() + "/summary.json"));
+  CHECK(summary.at("heads").size() == 3);  // linear, fourier-2, fourier-8 of the main grid
+  const Json& ablations = summary.at("ablations");
+  REQUIRE(ablations.at("model_size").size() == 2);
+  CHECK(ablations.at("model_size")[0].at("point") == "model=L1-d8");
+  CHECK(ablations.at("model_size")[0].at("linear").at("params").get<int64_t>() <
+        ablations.at("model_size")[1].at("linear").at("params").get<int64_t>());
+  REQUIRE(ablations.at("data_size").size() == 2);
+  CHECK(ablations.at("data_size")[0].at("size") == 1500);
+  CHECK(std::filesystem::exists(dir.str() + "/fig15_return_vs_data_size.svg"));
+  CHECK(read_text(dir.str() + "/summary.md").find("at data=1500 (Figure 15)") != std::string::npos);
+}
+
+// The measured full run behind README's tables (tests/study_helpers.h): 18 of today's 54 runs,
+// so its summary says it is partial and the new parts are not run yet.
 TEST_CASE("decision-transformer study: the committed full run reports again to its committed summary") {
-  check_committed_full_run("decision-transformer", "decision_transformer", 18);
+  const StudyOutcome out = check_committed_full_run("decision-transformer", "decision_transformer", 54);
+  CHECK(out.done == 18);
 }

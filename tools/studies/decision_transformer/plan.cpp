@@ -11,6 +11,18 @@ namespace {
 
 constexpr const char* kPlan = kDtStudy;
 
+bool has_part(const DtStudyPlan& plan, const std::string& part) {
+  if (plan.parts.empty()) return !plan.quick || part == "main";  // quick: no ablations by default
+  return std::find(plan.parts.begin(), plan.parts.end(), part) != plan.parts.end();
+}
+
+// Every even N from 2 to 32: the paper's sweep (Figure 4).
+std::vector<int64_t> paper_sweep() {
+  std::vector<int64_t> n;
+  for (int64_t f = 2; f <= 32; f += 2) n.push_back(f);
+  return n;
+}
+
 template <class T>
 std::vector<T> or_default(const std::vector<T>& given, std::vector<T> quick, std::vector<T> full, bool is_quick) {
   if (!given.empty()) return given;
@@ -34,34 +46,65 @@ Json dt_scale(const DtStudyPlan& plan) {
 
 std::vector<HeadRunSpec> dt_study_grid(const DtStudyPlan& plan) {
   check(plan.main_frequencies >= 1, kPlan, "main_frequencies must be >= 1, got {}", plan.main_frequencies);
-  const std::vector<int64_t> sweep =
-      or_default<int64_t>(plan.frequencies, {2}, {2, 4, 12, 16, 32}, plan.quick);
+  for (const std::string& p : plan.parts)
+    check(std::find(kDtParts.begin(), kDtParts.end(), p) != kDtParts.end(), kPlan,
+          "unknown part '{}' (main, model, data)", p);
+  const std::vector<int64_t> sweep = or_default<int64_t>(plan.frequencies, {2}, paper_sweep(), plan.quick);
   for (int64_t n : sweep) check(n >= 1, kPlan, "frequencies must be >= 1, got {}", n);
   const std::vector<uint64_t> seeds = or_default<uint64_t>(plan.seeds, {1}, {1, 2, 3, 4}, plan.quick);
   const std::vector<uint64_t> sweep_seeds =
       or_default<uint64_t>(plan.sweep_seeds, plan.seeds.empty() ? std::vector<uint64_t>{1} : plan.seeds, {1, 2},
                            plan.quick);
+  const std::vector<DtModelSize> model_sizes =
+      or_default<DtModelSize>(plan.model_sizes, {{1, 32}}, {{2, 64}, {4, 96}}, plan.quick);
+  const std::vector<int64_t> data_sizes = or_default<int64_t>(plan.data_sizes, {20000}, {50000, 100000}, plan.quick);
+  for (const DtModelSize& m : model_sizes)
+    check(m.n_layer >= 1 && m.n_embd >= 1, kPlan, "model sizes need n_layer, n_embd >= 1, got {}, {}", m.n_layer,
+          m.n_embd);
+  for (int64_t n : data_sizes) check(n >= 1, kPlan, "data sizes must be >= 1 transitions, got {}", n);
   std::vector<HeadRunSpec> grid;
-  auto add = [&](HeadChoice head, uint64_t seed) {
+  auto add = [&](HeadChoice head, uint64_t seed, const std::string& ablation, const Json& keys) {
     for (const HeadRunSpec& r : grid)
-      if (r.head.frequencies == head.frequencies && r.seed == seed) return;
-    HeadRunSpec run{.head = head, .seed = seed, .device = plan.device};
+      if (r.head.frequencies == head.frequencies && r.seed == seed && r.ablation == ablation) return;
+    HeadRunSpec run{.head = head, .seed = seed, .device = plan.device, .ablation = ablation};
     run.task_config = dt_scale(plan);
     run.task_config.merge_patch(plan.task);
+    run.task_config.merge_patch(keys);
     run.task_config.merge_patch(head.task_keys());
     run.task_config["seed"] = seed;
     grid.push_back(std::move(run));
   };
-  for (uint64_t seed : seeds) {
-    add(HeadChoice{}, seed);
-    add(HeadChoice{plan.main_frequencies}, seed);
+  if (has_part(plan, "main")) {
+    for (uint64_t seed : seeds) {
+      add(HeadChoice{}, seed, "", Json::object());
+      add(HeadChoice{plan.main_frequencies}, seed, "", Json::object());
+    }
+    for (int64_t n : sweep)
+      for (uint64_t seed : sweep_seeds) add(HeadChoice{n}, seed, "", Json::object());
   }
-  for (int64_t n : sweep)
-    for (uint64_t seed : sweep_seeds) add(HeadChoice{n}, seed);
+  auto add_pair = [&](const std::string& ablation, const Json& keys) {
+    for (uint64_t seed : sweep_seeds) {
+      add(HeadChoice{}, seed, ablation, keys);
+      add(HeadChoice{plan.main_frequencies}, seed, ablation, keys);
+    }
+  };
+  if (has_part(plan, "model"))
+    for (const DtModelSize& m : model_sizes)
+      add_pair(dt_model_ablation(m), {{"n_layer", m.n_layer}, {"n_embd", m.n_embd}});
+  if (has_part(plan, "data"))
+    for (int64_t n : data_sizes) add_pair(dt_data_ablation(n), {{"dataset_steps", n}});
   return grid;
 }
 
-std::string dt_run_label(const HeadRunSpec& run) { return fmt::format("{} seed={}", run.head.name(), run.seed); }
+std::string dt_model_ablation(const DtModelSize& size) {
+  return fmt::format("model=L{}-d{}", size.n_layer, size.n_embd);
+}
+std::string dt_data_ablation(int64_t transitions) { return fmt::format("data={}", transitions); }
+
+std::string dt_run_label(const HeadRunSpec& run) {
+  if (run.ablation.empty()) return fmt::format("{} seed={}", run.head.name(), run.seed);
+  return fmt::format("{} {} seed={}", run.head.name(), run.ablation, run.seed);
+}
 
 double dt_run_cost(const HeadRunSpec& run) {
   const Json& c = run.task_config;

@@ -1,7 +1,8 @@
 // The Fourier head paper's Decision Transformer study (fourier-head.txt section 5, Appendix
-// D.1, Table 2 and Figures 4 and 13) as a grid of training runs of the arcade-dt task
+// D.1, Table 2 and Figures 4, 13, 14 and 15) as a grid of training runs of the arcade-dt task
 // (tools/tasks/arcade_dt.h): the linear head against Fourier heads with N frequencies, each
-// over seeds, at the scale of the mode. One run: run.h; the report: report.h, figures.h.
+// over seeds, at the scale of the mode, and the two heads again at other model and data sizes.
+// One run: run.h; the report: report.h, ablations.h, figures.h.
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -16,6 +17,18 @@ inline constexpr const char* kDtStudy = "study decision-transformer";  // names 
 
 using Json = nlohmann::json;
 
+// The parts of the study: the heads and the frequency sweep at the mode's scale (Table 2, Figures
+// 4 and 13), and the linear and main Fourier heads at other model sizes (Figure 14) and data
+// set sizes (Figure 15), on the sweep seeds; the ablations reuse the main part's runs as their
+// point at the mode's scale.
+inline const std::vector<std::string> kDtParts = {"main", "model", "data"};
+
+// A model size of the ablation: depth and width (the heads stay the mode's).
+struct DtModelSize {
+  int64_t n_layer = 6;
+  int64_t n_embd = 128;
+};
+
 struct DtStudyPlan {
   bool quick = false;
   bool paper_scale = false;             // the paper's 500k transitions x 5 epochs, batch 128 (a GPU's job)
@@ -25,15 +38,23 @@ struct DtStudyPlan {
   int64_t main_frequencies = 8;         // the Fourier head run on every seed (Figure 13's N = 8)
   std::string device = "cpu";
   Json task = Json::object();           // arcade-dt keys merged into every run
+  std::vector<std::string> parts;       // of kDtParts; empty: main (quick), all three (full)
+  std::vector<DtModelSize> model_sizes;  // empty: {1, 32} (quick), {2, 64} and {4, 96} (full)
+  std::vector<int64_t> data_sizes;       // transitions; empty: 20000 (quick), 50000 and 100000 (full)
 };
 
 // The arcade-dt keys every run gets at the plan's scale.
 Json dt_scale(const DtStudyPlan& plan);
 // Linear and the main Fourier head on every seed, then the other frequencies on the sweep
-// seeds; seed-major within each part.
+// seeds (full: every even N from 2 to 32, as the paper's sweep); then the ablations' linear
+// and main Fourier runs on the sweep seeds, model sizes before data sizes.
 std::vector<HeadRunSpec> dt_study_grid(const DtStudyPlan& plan);
 
-std::string dt_run_label(const HeadRunSpec& run);  // "fourier-8 seed=2"
+// The ablation names: "model=L2-d64", "data=50000".
+std::string dt_model_ablation(const DtModelSize& size);
+std::string dt_data_ablation(int64_t transitions);
+
+std::string dt_run_label(const HeadRunSpec& run);  // "fourier-8 seed=2", "linear data=50000 seed=1"
 double dt_run_cost(const HeadRunSpec& run);        // steps x batch x context (relative)
 
 }  // namespace hm::studies

@@ -27,6 +27,13 @@ DtStudyPlan plan_of(const StudyContext& c) {
   check(o.at("task").is_object(), kStudy, "option 'task' must be an object of arcade-dt keys, got {}",
         o.at("task").dump());
   plan.task = o.at("task");
+  plan.parts = o.at("parts").get<std::vector<std::string>>();
+  for (const Json& m : o.at("model_sizes")) {
+    check(m.is_array() && m.size() == 2, kStudy, "option 'model_sizes' holds [n_layer, n_embd] pairs, got {}",
+          m.dump());
+    plan.model_sizes.push_back({m.at(0).get<int64_t>(), m.at(1).get<int64_t>()});
+  }
+  plan.data_sizes = o.at("data_sizes").get<std::vector<int64_t>>();
   return plan;
 }
 
@@ -34,21 +41,29 @@ StudySpec decision_transformer_study() {
   StudySpec s;
   s.name = "decision-transformer";
   s.description =
-      "Fourier head (Gillman et al. 2025, section 5, Table 2, Figures 4 and 13): Decision Transformer on the built-in "
-      "Seaquest stand-in, linear vs Fourier action heads";
+      "Fourier head (Gillman et al. 2025, section 5, Table 2, Figures 4, 13, 14 and 15): Decision Transformer on the "
+      "built-in Seaquest stand-in, linear vs Fourier action heads";
   s.modes =
       "quick: seed 1, a 2-layer d 64 model over 10 steps of context on 50k transitions for 1500 steps, linear vs "
-      "Fourier-8 and Fourier-2: 3 runs; full: the paper's model (6 layers, 8 heads, d 128, 30 steps of context) on "
-      "200k transitions for 3000 steps, linear and Fourier-8 on seeds 1-4, Fourier-2/4/12/16/32 on seeds 1-2; "
-      "--set paper_scale=true: 500k transitions x 5 epochs at batch 128 (with --set device=cuda on a GPU)";
+      "Fourier-8 and Fourier-2: 3 runs (--set 'parts=[\"main\",\"model\",\"data\"]' adds linear and Fourier-8 at "
+      "1 layer d 32 and on 20k transitions: 7 runs); full: the paper's model (6 layers, 8 heads, d 128, 30 steps of "
+      "context) on 200k transitions for 3000 steps, linear and Fourier-8 on seeds 1-4, Fourier-N for every other "
+      "even N from 2 to 32 on seeds 1-2, and linear and Fourier-8 on seeds 1-2 at 2 layers d 64 and 4 layers d 96 "
+      "(Figure 14) and on 50k and 100k transitions (Figure 15): 54 runs; --set paper_scale=true: 500k transitions x "
+      "5 epochs at batch 128 (with --set device=cuda on a GPU)";
   // frequencies: the sweep's Fourier heads besides main_frequencies ([]: the mode's); task:
-  // arcade-dt keys merged into every run (--set 'task={"trainer":{"steps":100}}').
+  // arcade-dt keys merged into every run (--set 'task={"trainer":{"steps":100}}'); parts: of
+  // main, model, data ([]: the mode's); model_sizes: [[n_layer, n_embd], ...] and data_sizes:
+  // transitions of the ablations ([]: the mode's).
   s.options = {{"frequencies", Json::array()},
                {"sweep_seeds", Json::array()},
                {"main_frequencies", 8},
                {"paper_scale", false},
                {"device", "cpu"},
-               {"task", Json::object()}};
+               {"task", Json::object()},
+               {"parts", Json::array()},
+               {"model_sizes", Json::array()},
+               {"data_sizes", Json::array()}};
   s.smoke = {{"task", {{"dataset_steps", 3000}, {"val_steps", 600}, {"max_episode_steps", 200}, {"n_layer", 1}, {"n_head", 2}, {"n_embd", 16}, {"context_length", 5}, {"batch_size", 16}, {"eval_episodes", 2}, {"reference_episodes", 3}, {"val_windows", 64}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}, {"warmup_steps", 1}}}}}};
   s.grid = [](const StudyContext& c) {
     std::vector<StudyRun> runs;
@@ -74,8 +89,9 @@ StudySpec decision_transformer_study() {
     size_t most = 0;
     std::vector<DtRun> runs = dt_runs_of(in.records);
     for (const DtRun& r : runs) {
+      if (!r.spec.ablation.empty()) continue;
       size_t n = 0;
-      for (const DtRun& o : runs) n += o.spec.head.frequencies == r.spec.head.frequencies;
+      for (const DtRun& o : runs) n += o.spec.ablation.empty() && o.spec.head.frequencies == r.spec.head.frequencies;
       if (r.spec.head.fourier() && n > most) most = n, main = r.spec.head.frequencies;
     }
     return write_dt_study(in.dir, runs, in.info, main);

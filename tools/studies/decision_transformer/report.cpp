@@ -8,6 +8,7 @@
 #include "harmonic/core/error.h"
 #include "harmonic/tools/report/paper.h"
 #include "harmonic/tools/report/seed_groups.h"
+#include "harmonic/tools/studies/decision_transformer/ablations.h"
 #include "harmonic/tools/studies/decision_transformer/figures.h"
 #include "harmonic/tools/studies/driver/summary_files.h"
 
@@ -63,11 +64,12 @@ std::vector<DtRun> dt_runs_of(const std::vector<RunRecord>& records) {
 std::vector<DtGroup> aggregate_dt_runs(const std::vector<DtRun>& runs) {
   std::vector<DtGroup> groups;
   auto by_head = report::group_over_seeds(
-      runs, [](const DtRun& r) { return r.spec.head.frequencies; }, [](const DtRun& r) { return r.spec.seed; },
-      [](const DtRun& r) { return dt_run_label(r.spec); }, kReport);
+      runs, [](const DtRun& r) { return std::pair(r.spec.ablation, r.spec.head.frequencies); },
+      [](const DtRun& r) { return r.spec.seed; }, [](const DtRun& r) { return dt_run_label(r.spec); }, kReport);
   for (const auto& members : by_head) {
     const DtRun& first = members.first();
-    DtGroup& g = groups.emplace_back(DtGroup{.head = first.spec.head, .task_config = first.spec.task_config});
+    DtGroup& g = groups.emplace_back(
+        DtGroup{.head = first.spec.head, .ablation = first.spec.ablation, .task_config = first.spec.task_config});
     g.seeds = members.seeds;
     auto final_number = [](const char* key) {
       return [key](const DtRun& r) { return number(r.result.at("final"), key); };
@@ -89,12 +91,22 @@ std::vector<DtGroup> aggregate_dt_runs(const std::vector<DtRun>& runs) {
       for (const Json& row : f.at("example_pmfs")) g.example_pmfs.push_back(row.get<std::vector<double>>());
     if (f.contains("example_actions")) g.example_actions = f.at("example_actions").get<std::vector<int64_t>>();
   }
-  std::sort(groups.begin(), groups.end(),
-            [](const DtGroup& a, const DtGroup& b) { return a.head.frequencies < b.head.frequencies; });
+  std::sort(groups.begin(), groups.end(), [](const DtGroup& a, const DtGroup& b) {
+    return std::pair(a.ablation, a.head.frequencies) < std::pair(b.ablation, b.head.frequencies);
+  });
   return groups;
 }
 
-std::vector<report::ClaimResult> dt_claims(const std::vector<DtGroup>& groups, int64_t main_frequencies) {
+std::vector<DtGroup> dt_main_groups(const std::vector<DtGroup>& groups) {
+  std::vector<DtGroup> main;
+  for (const DtGroup& g : groups)
+    if (g.ablation.empty()) main.push_back(g);
+  return main;
+}
+
+namespace {
+
+std::vector<report::ClaimResult> dt_main_claims(const std::vector<DtGroup>& groups, int64_t main_frequencies) {
   std::vector<report::ClaimResult> claims;
   const DtGroup* linear = find_group(groups, 0);
   if (!linear) return claims;
@@ -124,9 +136,18 @@ std::vector<report::ClaimResult> dt_claims(const std::vector<DtGroup>& groups, i
   return claims;
 }
 
-Json dt_summary_json(const std::vector<DtGroup>& groups, const StudyInfo& info, int64_t main_frequencies) {
+}  // namespace
+
+std::vector<report::ClaimResult> dt_claims(const std::vector<DtGroup>& all, int64_t main_frequencies) {
+  std::vector<report::ClaimResult> claims = dt_main_claims(dt_main_groups(all), main_frequencies);
+  for (report::ClaimResult& c : dt_ablation_claims(all, main_frequencies)) claims.push_back(std::move(c));
+  return claims;
+}
+
+Json dt_summary_json(const std::vector<DtGroup>& all, const StudyInfo& info, int64_t main_frequencies) {
   std::vector<const report::MetricStats*> secs;
-  for (const DtGroup& g : groups) secs.push_back(&g.seconds);
+  for (const DtGroup& g : all) secs.push_back(&g.seconds);
+  const std::vector<DtGroup> groups = dt_main_groups(all);
   Json out = summary_header("decision-transformer", info, secs);
   Json heads = Json::array();
   for (const DtGroup& g : groups) {
@@ -151,11 +172,13 @@ Json dt_summary_json(const std::vector<DtGroup>& groups, const StudyInfo& info, 
     out["random_return"] = groups.front().random_return;
     out["expert_return"] = groups.front().expert_return;
   }
-  out["claims"] = report::claims_json(dt_claims(groups, main_frequencies));
+  out["ablations"] = dt_ablations_json(all, main_frequencies);
+  out["claims"] = report::claims_json(dt_claims(all, main_frequencies));
   return out;
 }
 
-std::string dt_summary_markdown(const std::vector<DtGroup>& groups, const StudyInfo& info, int64_t main_frequencies) {
+std::string dt_summary_markdown(const std::vector<DtGroup>& all, const StudyInfo& info, int64_t main_frequencies) {
+  const std::vector<DtGroup> groups = dt_main_groups(all);
   std::string md = fmt::format("# Decision Transformer study ({} mode)\n\n", info.quick ? "quick" : "full");
   md +=
       "The Fourier head paper's section 5 on our Seaquest stand-in (data/arcade: the same 18 actions in the paper's "
@@ -181,8 +204,10 @@ std::string dt_summary_markdown(const std::vector<DtGroup>& groups, const StudyI
       "\nSmoothness: Definition 3.2 on the predicted next-action pmfs (18 bins) at held-out windows' last step, "
       "lower is smoother. The paper's column: Table 2's linear head and the arXiv version's rows per "
       "number of frequencies (Fourier-8 2.78 +- 0.47, smoothness 0.22 +- 0.04; its best, Fourier-14, 3.70 +- 0.47, "
-      "smoothness 0.39 +- 0.11).\n\n## Claims\n\n";
-  md += report::claims_markdown(dt_claims(groups, main_frequencies));
+      "smoothness 0.39 +- 0.11).\n\n";
+  md += dt_ablations_markdown(all, main_frequencies);
+  md += "## Claims\n\n";
+  md += report::claims_markdown(dt_claims(all, main_frequencies));
   return md;
 }
 
@@ -191,7 +216,11 @@ StudyReport write_dt_study(const std::string& dir, const std::vector<DtRun>& run
   const std::vector<DtGroup> groups = aggregate_dt_runs(runs);
   return write_summary_files(
       dir, dt_summary_json(groups, info, main_frequencies), dt_summary_markdown(groups, info, main_frequencies),
-      [&](const std::string& d) { return write_dt_figures(d, groups, main_frequencies); },
+      [&](const std::string& d) {
+        std::vector<std::string> files = write_dt_figures(d, dt_main_groups(groups), main_frequencies);
+        for (std::string& f : write_dt_ablation_figures(d, groups, main_frequencies)) files.push_back(std::move(f));
+        return files;
+      },
       dt_claims(groups, main_frequencies));
 }
 

@@ -24,6 +24,7 @@ std::vector<DtRun> dt_runs_of(const std::vector<RunRecord>& records);
 // paper's "rollouts at the best epoch"), `final` the last.
 struct DtGroup {
   HeadChoice head;
+  std::string ablation;  // "" in the main grid (HeadRunSpec::ablation)
   std::vector<uint64_t> seeds;
   Json task_config;  // the first seed's
   int64_t params = 0;
@@ -34,11 +35,15 @@ struct DtGroup {
   std::vector<int64_t> example_actions;           // the data set's actions at those windows
 };
 
+// Groups by (ablation, N): the main grid's first, each part by increasing N.
 std::vector<DtGroup> aggregate_dt_runs(const std::vector<DtRun>& runs);
+// The main grid's groups (Table 2, Figures 4 and 13).
+std::vector<DtGroup> dt_main_groups(const std::vector<DtGroup>& groups);
 
 // Fourier (the main N, and the best N of the sweep on the means) above linear in best-epoch
 // normalised return (Table 2); the main Fourier head's pmfs smoother than the linear head's
-// (Figure 13); the smoothness growing with N (Figure 4: fewer frequencies, smoother).
+// (Figure 13); the smoothness growing with N (Figure 4: fewer frequencies, smoother); then the
+// ablations' claims (ablations.h).
 std::vector<report::ClaimResult> dt_claims(const std::vector<DtGroup>& groups, int64_t main_frequencies);
 
 Json dt_summary_json(const std::vector<DtGroup>& groups, const StudyInfo& info, int64_t main_frequencies);

@@ -25,7 +25,9 @@ HeadChoice HeadChoice::parse(const std::string& name, std::string_view where) {
 }
 
 Json head_run_json(const HeadRunSpec& run) {
-  return {{"head", run.head.name()}, {"seed", run.seed}, {"device", run.device}, {"task_config", run.task_config}};
+  Json j = {{"head", run.head.name()}, {"seed", run.seed}, {"device", run.device}, {"task_config", run.task_config}};
+  if (!run.ablation.empty()) j["ablation"] = run.ablation;  // only where set: older records stay as they are
+  return j;
 }
 
 HeadRunSpec head_run_from_json(const Json& j, std::string_view where) {
@@ -33,7 +35,8 @@ HeadRunSpec head_run_from_json(const Json& j, std::string_view where) {
     return HeadRunSpec{.head = HeadChoice::parse(j.at("head").get<std::string>(), where),
                        .seed = j.at("seed").get<uint64_t>(),
                        .device = j.at("device").get<std::string>(),
-                       .task_config = j.at("task_config")};
+                       .task_config = j.at("task_config"),
+                       .ablation = j.value("ablation", std::string())};
   });
 }
 

@@ -29,6 +29,9 @@ struct HeadRunSpec {
   uint64_t seed = 1;
   std::string device = "cpu";
   Json task_config;  // overrides of the task's defaults (scale, head, seed)
+  // "" in a study's main grid; else the ablation point the run belongs to ("model=L2-d64",
+  // "data=50000"), which its label and report group carry.
+  std::string ablation = "";
 };
 
 Json head_run_json(const HeadRunSpec& run);
