@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "harmonic/core/error.h"
 #include "harmonic/tools/studies/driver/run_config.h"
@@ -144,17 +145,29 @@ std::vector<ChronosRunSpec> chronos_study_grid(const ChronosStudyPlan& plan) {
   const std::vector<uint64_t> sweep_seeds = plan.sweep_seeds.empty() ? seeds : plan.sweep_seeds;
   const ChronosSize main_size = chronos_main_size(plan);
 
+  std::vector<double> fractions = plan.data_fractions;
+  if (fractions.empty() && !plan.quick && !plan.paper_scale) fractions = {0.01, 0.1};
+  for (double f : fractions) check(f > 0 && f <= 1, kPlan, "data fractions must be in (0, 1], got {}", f);
+  const std::vector<uint64_t> data_seeds =
+      plan.data_seeds.empty() ? std::vector<uint64_t>{1, 2, 3, 4} : plan.data_seeds;
+
   std::vector<ChronosRunSpec> grid;
-  auto add = [&](const ChronosHeadSpec& head, const ChronosSize& size, uint64_t seed) {
+  auto add = [&](const ChronosHeadSpec& head, const ChronosSize& size, uint64_t seed, double fraction = 1.0) {
     for (const ChronosRunSpec& r : grid)
-      if (r.head.name() == head.name() && r.size.name == size.name && r.seed == seed) return;
+      if (r.head.name() == head.name() && r.size.name == size.name && r.seed == seed && r.data_fraction == fraction)
+        return;
     // N < bins / 2 (the Nyquist rate of the bins); the task checks it against its n_tokens.
-    ChronosRunSpec run{.head = head, .size = size, .seed = seed, .device = plan.device};
+    ChronosRunSpec run{.head = head, .size = size, .seed = seed, .device = plan.device, .data_fraction = fraction};
     run.task_config = chronos_scale(plan);
     run.task_config.merge_patch(size.task_keys());
     run.task_config.merge_patch(plan.task);
     run.task_config.merge_patch(head.task_keys());
     run.task_config["seed"] = seed;
+    if (fraction != 1.0)  // a prefix of the same KernelSynth stream, TSMixup over it; the held-out set stays
+      for (const char* key : {"series", "mixup_series"})
+        if (run.task_config.contains(key))
+          run.task_config[key] = std::max<int64_t>(
+              1, std::llround(fraction * static_cast<double>(run.task_config.at(key).get<int64_t>())));
     grid.push_back(std::move(run));
   };
   for (uint64_t seed : seeds)
@@ -170,10 +183,17 @@ std::vector<ChronosRunSpec> chronos_study_grid(const ChronosStudyPlan& plan) {
       if (sweep_fourier.fourier()) add(sweep_fourier, size, seed);
     }
   }
+  for (double f : fractions)  // Figure 18, at the main size
+    for (uint64_t seed : data_seeds) {
+      add(ChronosHeadSpec{}, main_size, seed, f);
+      if (sweep_fourier.fourier()) add(sweep_fourier, main_size, seed, f);
+    }
   return grid;
 }
 
 std::string chronos_run_label(const ChronosRunSpec& run) {
+  if (run.data_fraction != 1.0)
+    return fmt::format("{} {} data={:g} seed={}", run.head.name(), run.size.name, run.data_fraction, run.seed);
   return fmt::format("{} {} seed={}", run.head.name(), run.size.name, run.seed);
 }
 
@@ -190,11 +210,13 @@ double chronos_run_cost(const ChronosRunSpec& run) {
 }
 
 Json chronos_run_json(const ChronosRunSpec& run) {
-  return {{"head", run.head.name()},
-          {"size", run.size.name},
-          {"seed", run.seed},
-          {"device", run.device},
-          {"task_config", run.task_config}};
+  Json j = {{"head", run.head.name()},
+            {"size", run.size.name},
+            {"seed", run.seed},
+            {"device", run.device},
+            {"task_config", run.task_config}};
+  if (run.data_fraction != 1.0) j["data_fraction"] = run.data_fraction;  // only where set: older records stay
+  return j;
 }
 
 ChronosRunSpec chronos_run_from_json(const Json& j) {
@@ -205,6 +227,7 @@ ChronosRunSpec chronos_run_from_json(const Json& j) {
     r.seed = j.at("seed").get<uint64_t>();
     r.device = j.at("device").get<std::string>();
     r.task_config = j.at("task_config");
+    r.data_fraction = j.value("data_fraction", 1.0);
     return r;
   });
 }

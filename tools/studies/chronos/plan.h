@@ -2,9 +2,9 @@
 // and 8, Figures 17 and 19; NOTES.md section 1) as a grid of training runs of the `chronos`
 // task (tools/tasks/chronos_task.cpp): the linear head against Fourier heads with N frequencies
 // (mixed binning, gamma 1e-6), Table 8's ablations (Fourier-550 without regularisation, with
-// uniform binning), Figure 19's model sizes, each over seeds, at the scale of the mode. Data
-// are generated (KernelSynth + TSMixup), not the paper's public data sets. One run: run.h; the
-// report: report.h, figures.h.
+// uniform binning), Figure 19's model sizes and Figure 18's training set sizes, each over seeds,
+// at the scale of the mode. Data are generated (KernelSynth + TSMixup), not the paper's public
+// data sets. One run: run.h; the report: report.h, data_sizes.h, figures.h.
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -45,6 +45,11 @@ struct ChronosStudyPlan {
   std::vector<std::string> sizes;     // Figure 19's other sizes (linear and the main Fourier head); empty: the mode's
   std::vector<uint64_t> seeds;        // the rows' seeds; empty: {1, 2, 3}
   std::vector<uint64_t> sweep_seeds;  // the size sweep's seeds; empty: the rows' seeds
+  // Figure 18: linear and the main Fourier head at the main size on this share of the training
+  // series (KernelSynth and TSMixup alike; the held-out series stay); empty: 0.01 and 0.1 (full),
+  // none (quick, paper scale). Its seeds: empty: 1 2 3 4, the paper's four.
+  std::vector<double> data_fractions;
+  std::vector<uint64_t> data_seeds;
   std::string device = "cpu";
   Json task = Json::object();  // chronos keys merged into every run
 };
@@ -54,7 +59,8 @@ struct ChronosRunSpec {
   ChronosSize size;
   uint64_t seed = 1;
   std::string device = "cpu";
-  Json task_config;  // overrides of the chronos task's defaults (scale, size, head, seed)
+  Json task_config;            // overrides of the chronos task's defaults (scale, size, head, seed)
+  double data_fraction = 1.0;  // Figure 18: the share of the mode's training series (1: all)
 };
 
 // The mode's main size, its other sizes and its heads.
@@ -62,10 +68,11 @@ ChronosSize chronos_main_size(const ChronosStudyPlan& plan);
 // The chronos keys every run gets at the plan's scale (data, context, steps), without size or head.
 Json chronos_scale(const ChronosStudyPlan& plan);
 // The rows (heads x seeds, seed-major) at the main size, then the size sweep (linear and the
-// largest plain Fourier head of the rows at each other size, on the sweep seeds).
+// largest plain Fourier head of the rows at each other size, on the sweep seeds), then the data
+// sweep (the same two heads at the main size on each data fraction, on the data seeds).
 std::vector<ChronosRunSpec> chronos_study_grid(const ChronosStudyPlan& plan);
 
-std::string chronos_run_label(const ChronosRunSpec& run);  // "fourier-550 d64 seed=2"
+std::string chronos_run_label(const ChronosRunSpec& run);  // "fourier-550 d64 seed=2", "linear d64 data=0.1 seed=1"
 double chronos_run_cost(const ChronosRunSpec& run);        // steps x batch x tokens x width (relative)
 Json chronos_run_json(const ChronosRunSpec& run);
 ChronosRunSpec chronos_run_from_json(const Json& j);  // throws naming the missing or malformed key

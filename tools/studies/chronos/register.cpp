@@ -24,6 +24,8 @@ ChronosStudyPlan plan_of(const StudyContext& c) {
   plan.heads = o.at("heads").get<std::vector<std::string>>();
   plan.sizes = o.at("sizes").get<std::vector<std::string>>();
   plan.sweep_seeds = o.at("sweep_seeds").get<std::vector<uint64_t>>();
+  plan.data_fractions = o.at("data_fractions").get<std::vector<double>>();
+  plan.data_seeds = o.at("data_seeds").get<std::vector<uint64_t>>();
   check(o.at("task").is_object(), kStudy, "option 'task' must be an object of chronos keys, got {}",
         o.at("task").dump());
   plan.task = o.at("task");
@@ -34,20 +36,31 @@ StudySpec chronos_study() {
   StudySpec s;
   s.name = "chronos";
   s.description =
-      "Fourier head (Gillman et al. 2025, section 6, Appendix D.2, Tables 3 and 8, Figures 17 and 19): Chronos T5 "
+      "Fourier head (Gillman et al. 2025, section 6, Appendix D.2, Tables 3 and 8, Figures 17, 18 and 19): Chronos T5 "
       "forecaster on generated KernelSynth + TSMixup series, linear vs Fourier heads over value bins (4094; 1022 in "
       "the full mode)";
   s.modes =
       "quick: seeds 1-3, a 1 + 1 layer d 32 T5 over 32 points of context, horizon 8, 3000 steps, linear vs "
-      "Fourier-64: 6 runs, about 12 min on 2 cores; full: the d 64 2 + 2 layer T5 over 64 points, 1024 tokens, 12000 steps on "
+      "Fourier-64: 6 runs, about 12 min on 2 cores; full: the d 64 2 + 2 layer T5 over 64 points, 1024 tokens, 12000 "
+      "steps on "
       "40k series, Table 8's rows at the N that 1024 bins allow (linear, Fourier-64/128/256, Fourier-256 without "
-      "regularisation and with uniform bins) on seeds 1-3 and Figure 19's sizes d32 and d128 (linear, Fourier-256): "
-      "30 runs, hours; --set paper_scale=true: t5-efficient-mini (20M), context 512, horizon 64, 4096 tokens, "
+      "regularisation and with uniform bins) on seeds 1-3, Figure 19's sizes d32 and d128 (linear, Fourier-256) and "
+      "Figure 18's training sets of 1% and 10% of the series (linear, Fourier-256, seeds 1-4): 46 runs, hours (quick "
+      "takes Figure 18 with --set 'data_fractions=[0.1]'); --set paper_scale=true: t5-efficient-mini (20M), context "
+      "512, horizon 64, 4096 tokens, "
       "Fourier-64..550, 200k steps of batch 256 (with --set device=cuda on a GPU)";
   // heads: Table 8 row names ([]: the mode's); sizes: Figure 19's other sizes (d32, d64, d128,
-  // mini; []: the mode's); task: chronos keys merged into every run (--set 'task={"trainer":{"steps":100}}').
-  s.options = {{"heads", Json::array()}, {"sizes", Json::array()}, {"sweep_seeds", Json::array()},
-               {"paper_scale", false},   {"device", "cpu"},        {"task", Json::object()}};
+  // mini; []: the mode's); data_fractions / data_seeds: Figure 18's shares of the training series
+  // and their seeds ([]: the mode's); task: chronos keys merged into every run (--set
+  // 'task={"trainer":{"steps":100}}').
+  s.options = {{"heads", Json::array()},
+               {"sizes", Json::array()},
+               {"sweep_seeds", Json::array()},
+               {"data_fractions", Json::array()},
+               {"data_seeds", Json::array()},
+               {"paper_scale", false},
+               {"device", "cpu"},
+               {"task", Json::object()}};
   s.smoke = {{"task", {{"series", 24}, {"mixup_series", 8}, {"held_out_series", 6}, {"series_length", 48}, {"context_length", 24}, {"horizon", 4}, {"d_model", 16}, {"d_ff", 32}, {"num_layers", 1}, {"num_heads", 2}, {"d_kv", 8}, {"windows_per_series", 4}, {"batch_size", 8}, {"eval_samples", 4}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}}}}}};
   s.grid = [](const StudyContext& c) {
     std::vector<StudyRun> runs;

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "harmonic/core/error.h"
 #include "harmonic/tools/report/seed_groups.h"
+#include "harmonic/tools/studies/chronos/data_sizes.h"
 #include "harmonic/tools/studies/chronos/figures.h"
 #include "harmonic/tools/studies/driver/summary_files.h"
 
@@ -40,13 +42,15 @@ std::vector<ChronosRun> chronos_runs_of(const std::vector<RunRecord>& records) {
 std::vector<ChronosGroup> aggregate_chronos_runs(const std::vector<ChronosRun>& runs) {
   std::vector<ChronosGroup> groups;
   auto by_config = report::group_over_seeds(
-      runs, [](const ChronosRun& r) { return std::pair(r.spec.head.name(), r.spec.size.name); },
+      runs, [](const ChronosRun& r) { return std::tuple(r.spec.head.name(), r.spec.size.name, r.spec.data_fraction); },
       [](const ChronosRun& r) { return r.spec.seed; }, [](const ChronosRun& r) { return chronos_run_label(r.spec); },
       kReport);
   for (const auto& members : by_config) {
     const ChronosRun& first = members.first();
-    ChronosGroup& g = groups.emplace_back(
-        ChronosGroup{.head = first.spec.head, .size = first.spec.size, .task_config = first.spec.task_config});
+    ChronosGroup& g = groups.emplace_back(ChronosGroup{.head = first.spec.head,
+                                                       .size = first.spec.size,
+                                                       .data_fraction = first.spec.data_fraction,
+                                                       .task_config = first.spec.task_config});
     g.seeds = members.seeds;
     auto final_number = [](const char* key) {
       return [key](const ChronosRun& r) { return number(r.result.at("final"), key); };
@@ -63,13 +67,21 @@ std::vector<ChronosGroup> aggregate_chronos_runs(const std::vector<ChronosRun>& 
     if (first.result.contains("example_pmfs")) g.example_pmfs = first.result.at("example_pmfs");
     if (first.result.contains("example_forecast")) g.example_forecast = first.result.at("example_forecast");
   }
-  // Sizes by width, then linear, the plain Fourier heads by N, the ablations.
+  // Sizes by width, then linear, the plain Fourier heads by N, the ablations; the data sweep last.
   auto rank = [](const ChronosGroup& g) {
-    return std::make_tuple(g.size.d_model, g.head.ablation(), g.head.frequencies, g.head.name());
+    return std::make_tuple(g.data_fraction != 1.0, g.data_fraction, g.size.d_model, g.head.ablation(),
+                           g.head.frequencies, g.head.name());
   };
   std::sort(groups.begin(), groups.end(),
             [&](const ChronosGroup& a, const ChronosGroup& b) { return rank(a) < rank(b); });
   return groups;
+}
+
+std::vector<ChronosGroup> chronos_full_data_groups(const std::vector<ChronosGroup>& groups) {
+  std::vector<ChronosGroup> out;
+  for (const ChronosGroup& g : groups)
+    if (g.data_fraction == 1.0) out.push_back(g);
+  return out;
 }
 
 const ChronosGroup* find_chronos_group(const std::vector<ChronosGroup>& groups, const std::string& head,
@@ -111,7 +123,9 @@ std::optional<ChronosPaperRow> paper_chronos_row(const std::string& head) {
   return it->second;
 }
 
-std::vector<report::ClaimResult> chronos_claims(const std::vector<ChronosGroup>& groups) {
+namespace {
+
+std::vector<report::ClaimResult> main_claims(const std::vector<ChronosGroup>& groups) {
   std::vector<report::ClaimResult> claims;
   const std::string size = chronos_main_size_of(groups);
   const int64_t main_n = chronos_main_frequencies(groups, size);
@@ -160,10 +174,19 @@ std::vector<report::ClaimResult> chronos_claims(const std::vector<ChronosGroup>&
   return claims;
 }
 
-Json chronos_summary_json(const std::vector<ChronosGroup>& groups, const StudyInfo& info) {
+}  // namespace
+
+std::vector<report::ClaimResult> chronos_claims(const std::vector<ChronosGroup>& all) {
+  std::vector<report::ClaimResult> claims = main_claims(chronos_full_data_groups(all));
+  for (report::ClaimResult& c : chronos_data_claims(all)) claims.push_back(std::move(c));
+  return claims;
+}
+
+Json chronos_summary_json(const std::vector<ChronosGroup>& all, const StudyInfo& info) {
   std::vector<const report::MetricStats*> secs;
-  for (const ChronosGroup& g : groups) secs.push_back(&g.seconds);
+  for (const ChronosGroup& g : all) secs.push_back(&g.seconds);
   Json out = summary_header("chronos", info, secs);
+  const std::vector<ChronosGroup> groups = chronos_full_data_groups(all);
   out["main_size"] = chronos_main_size_of(groups);
   Json rows = Json::array();
   for (const ChronosGroup& g : groups) {
@@ -185,11 +208,13 @@ Json chronos_summary_json(const std::vector<ChronosGroup>& groups, const StudyIn
     rows.push_back(h);
   }
   out["groups"] = rows;
-  out["claims"] = report::claims_json(chronos_claims(groups));
+  out["data_sizes"] = chronos_data_json(all);
+  out["claims"] = report::claims_json(chronos_claims(all));
   return out;
 }
 
-std::string chronos_summary_markdown(const std::vector<ChronosGroup>& groups, const StudyInfo& info) {
+std::string chronos_summary_markdown(const std::vector<ChronosGroup>& all, const StudyInfo& info) {
+  const std::vector<ChronosGroup> groups = chronos_full_data_groups(all);
   const std::string size = chronos_main_size_of(groups);
   std::string md = fmt::format("# Chronos study ({} mode)\n\n", info.quick ? "quick" : "full");
   md +=
@@ -242,7 +267,8 @@ std::string chronos_summary_markdown(const std::vector<ChronosGroup>& groups, co
         "\nThe paper's sizes are 1.25M to 20M parameters (Figure 19); ours count the token embedding and "
         "head too.\n";
   }
-  md += "\n## Claims\n\n" + report::claims_markdown(chronos_claims(groups));
+  md += chronos_data_markdown(all);
+  md += "\n## Claims\n\n" + report::claims_markdown(chronos_claims(all));
   md += "\n## Speed\n\n| head | size | training tokens/s (label tokens) | run seconds |\n|---|---|---|---|\n";
   for (const ChronosGroup& g : groups)
     md += fmt::format("| {} | {} | {} | {} |\n", g.head.name(), g.size.name,
@@ -255,7 +281,12 @@ StudyReport write_chronos_study(const std::string& dir, const std::vector<Chrono
   const std::vector<ChronosGroup> groups = aggregate_chronos_runs(runs);
   return write_summary_files(
       dir, chronos_summary_json(groups, info), chronos_summary_markdown(groups, info),
-      [&](const std::string& d) { return write_chronos_figures(d, groups); }, chronos_claims(groups));
+      [&](const std::string& d) {
+        std::vector<std::string> files = write_chronos_figures(d, chronos_full_data_groups(groups));
+        for (std::string& f : write_chronos_data_figures(d, groups)) files.push_back(std::move(f));
+        return files;
+      },
+      chronos_claims(groups));
 }
 
 }  // namespace hm::studies

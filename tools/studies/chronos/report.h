@@ -27,6 +27,7 @@ std::vector<ChronosRun> chronos_runs_of(const std::vector<RunRecord>& records);
 struct ChronosGroup {
   ChronosHeadSpec head;
   ChronosSize size;
+  double data_fraction = 1.0;  // < 1: Figure 18's smaller training sets (data_sizes.h)
   std::vector<uint64_t> seeds;
   Json task_config;  // the first seed's
   int64_t params = 0;
@@ -37,6 +38,8 @@ struct ChronosGroup {
 };
 
 std::vector<ChronosGroup> aggregate_chronos_runs(const std::vector<ChronosRun>& runs);
+// The groups trained on all of the mode's series: Tables 3 and 8, Figures 17 and 19.
+std::vector<ChronosGroup> chronos_full_data_groups(const std::vector<ChronosGroup>& groups);
 const ChronosGroup* find_chronos_group(const std::vector<ChronosGroup>& groups, const std::string& head,
                                        const std::string& size);
 // The size with the most runs (the rows' size), and the largest plain Fourier N at it (0: none).
@@ -56,7 +59,8 @@ std::optional<ChronosPaperRow> paper_chronos_row(const std::string& head);
 // frequencies smoother and more frequencies a lower MASE (64 against the main N); mixed
 // binning and regularisation lowering the main head's MASE (Table 8's ablations); linear and
 // the main head beating seasonal naive; at every other size the main head's MASE below
-// linear's (Figure 19). Claims whose groups did not run are left out.
+// linear's (Figure 19); then Figure 18's (data_sizes.h). Claims whose groups did not run are
+// left out.
 std::vector<report::ClaimResult> chronos_claims(const std::vector<ChronosGroup>& groups);
 
 Json chronos_summary_json(const std::vector<ChronosGroup>& groups, const StudyInfo& info);
