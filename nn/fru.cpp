@@ -29,15 +29,16 @@ Tensor tn(const Shape& shape, Generator* gen) {
 
 }  // namespace
 
-std::vector<double> fru_frequencies(int64_t K, double f_max) {
+std::vector<double> fru_frequencies(int64_t K, double f_max, double f_min) {
   check(K >= 1, "fru_frequencies", "num_freqs must be >= 1, got {}", K);
   check_host_fits(K, sizeof(double), "fru_frequencies");  // (push_back would grow until killed)
+  check(f_min > 0, "fru_frequencies", "f_min must be > 0, got {}", f_min);
   std::vector<double> f{0.0};
-  if (K == 2) f.push_back(0.25);
+  if (K == 2) f.push_back(f_min);
   if (K > 2) {
-    check(f_max > 0.25, "fru_frequencies", "f_max must exceed 0.25, got {}", f_max);
-    const double ratio = std::pow(f_max / 0.25, 1.0 / double(K - 2));
-    for (int64_t i = 0; i < K - 1; ++i) f.push_back(0.25 * std::pow(ratio, double(i)));
+    check(f_max > f_min, "fru_frequencies", "f_max must exceed f_min {}, got {}", f_min, f_max);
+    const double ratio = std::pow(f_max / f_min, 1.0 / double(K - 2));
+    for (int64_t i = 0; i < K - 1; ++i) f.push_back(f_min * std::pow(ratio, double(i)));
     f.back() = f_max;
   }
   return f;
@@ -142,7 +143,8 @@ FRU::FRU(int64_t in, FRUOptions opt)
       options(opt) {
   check(opt.seq_len > 0, "FRU", "seq_len must be positive, got {}", opt.seq_len);
   const int64_t K = opt.num_freqs;
-  freqs = register_buffer("freqs", from_vector(fru_frequencies(K, opt.f_max), {K}, {.dtype = DType::Float32}));
+  freqs =
+      register_buffer("freqs", from_vector(fru_frequencies(K, opt.f_max, opt.f_min), {K}, {.dtype = DType::Float32}));
   std::vector<double> m(K, 1.0);
   if (opt.mask_f0 && K > 1) m[0] = 0.0;
   decay = register_buffer("decay", from_vector(m, {K}, {.dtype = DType::Float32}));
@@ -155,7 +157,7 @@ Tensor FRU::coefficients(int64_t T, const Tensor& like) const {
   const double Tn = double(options.seq_len);
   // Frequencies from the options in double (the float32 buffer would put ~1e-4 rad of error
   // into 2 pi f t / T at f = 784).
-  const std::vector<double> f = fru_frequencies(K, options.f_max);
+  const std::vector<double> f = fru_frequencies(K, options.f_max, options.f_min);
   check_host_fits(checked_mul(T, K, "FRU"), sizeof(double), "FRU");
   std::vector<double> arg(T * K);
   for (int64_t t = 0; t < T; ++t)

@@ -28,6 +28,7 @@ struct FRUOptions {
   int64_t r_size = 60;         // R
   int64_t output_units = 200;  // units of o_t
   double f_max = 784;          // largest frequency (pixel MNIST: T)
+  double f_min = 0.25;         // smallest nonzero frequency (the paper's 0.25)
   int64_t seq_len = 784;       // T in the cos argument and the 1/T scale
   bool mask_f0 = true;         // released code: the f = 0 slot keeps no memory when K > 1
   int64_t first_step = 0;      // t of the first input in the cos argument: 0 (NOTES, released
@@ -94,7 +95,7 @@ class FRU : public FourierStatRecurrent {
  public:
   FRU(int64_t input_size, FRUOptions opt = {});
   FRUOptions options;
-  Tensor freqs;  // buffer (K): [0, geometric 0.25 .. f_max]
+  Tensor freqs;  // buffer (K): [0, geometric f_min .. f_max]
   Tensor theta;  // parameter (K): phases, in cycles
 
  protected:
@@ -111,8 +112,9 @@ class SRU : public FourierStatRecurrent {
   Tensor decay_values(const Tensor& like) const override;
 };
 
-// The fixed FRU frequencies: [0] followed by K-1 geometric points from 0.25 to f_max.
-std::vector<double> fru_frequencies(int64_t K, double f_max);
+// The fixed FRU frequencies: [0] followed by K-1 geometric points from f_min to f_max (the
+// paper's "uniformly sampled in log space"; its ablations, Figures 10-12, move f_min and f_max).
+std::vector<double> fru_frequencies(int64_t K, double f_max, double f_min = 0.25);
 
 // Figure 5 of the FRU paper: for every step t, the gradient of loss_t w.r.t. the initial
 // state mu0. per_step_loss(o, t) maps the outputs o (B, T, units) to the scalar loss of step t.

@@ -150,6 +150,14 @@ TEST_CASE("FRU frequencies and parameter counts of the pixel-MNIST classifiers")
   CHECK(f[1] == doctest::Approx(0.25));
   CHECK(f[59] == doctest::Approx(784));
   CHECK(f[30] / f[29] == doctest::Approx(f[2] / f[1]));
+  // Appendix D's ranges move the low end: [0] + geometric f_min .. f_max.
+  const std::vector<double> ranged = nn::fru_frequencies(4, 8.0, 2.0);
+  REQUIRE(ranged.size() == 4);
+  CHECK(ranged[1] == 2.0);
+  CHECK(ranged[2] == doctest::Approx(4.0));
+  CHECK(ranged[3] == 8.0);
+  CHECK(nn::fru_frequencies(2, 8.0, 3.0) == std::vector<double>{0.0, 3.0});
+  CHECK(throws_with([] { nn::fru_frequencies(4, 2.0, 2.0); }, {"[fru_frequencies]", "f_max must exceed"}));
   // FRU_{K,d} on 784 pixels + Linear(200, 10): W_r (60, K d) + b_r, W_phi (d, 1 + 60) + b_phi,
   // W_o (200, K d) + b_o, theta (K) and the classifier.
   nn::Linear head(200, 10);

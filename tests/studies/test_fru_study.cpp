@@ -3,14 +3,17 @@
 // end to end (two models on short mix-poly series, Figure 5 measured before training).
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <map>
 #include <set>
 
-#include "tests/helpers.h"
+#include "harmonic/data/datasets.h"
 #include "harmonic/tools/studies/driver/driver.h"
+#include "harmonic/tools/studies/fru/frequency_ranges.h"
 #include "harmonic/tools/studies/fru/plan.h"
 #include "harmonic/tools/studies/fru/report.h"
 #include "harmonic/tools/studies/fru/run.h"
-#include "harmonic/data/datasets.h"
+#include "tests/helpers.h"
 
 using namespace hm;
 using namespace hm::studies;
@@ -70,6 +73,7 @@ TEST_CASE("study fru: the grids of quick, full and paper scale") {
   CHECK(count_if_part(q, FruPart::Synthetic) == 8);
   CHECK(count_if_part(q, FruPart::Image) == 15);
   CHECK(count_if_part(q, FruPart::Text) == 5);
+  CHECK(count_if_part(q, FruPart::Freq) == 0);  // Appendix D's ranges only when asked for in quick mode
   std::set<std::string> labels;
   for (const FruRunSpec& r : q) {
     labels.insert(fru_run_label(r));
@@ -82,7 +86,25 @@ TEST_CASE("study fru: the grids of quick, full and paper scale") {
   CHECK(labels.size() == q.size());
 
   const auto full = fru_study_grid(FruStudyPlan{});
-  CHECK(full.size() == (4 * 4 + 3 * 5 + 5) * 3);
+  // ... and 13 frequency-range points (9 on rows, 4 on pixels), all on seeds 1 2 3.
+  CHECK(full.size() == (4 * 4 + 3 * 5 + 5 + 13) * 3);
+  std::map<std::string, const FruRunSpec*> by_label;
+  for (const FruRunSpec& r : full) by_label[fru_run_label(r)] = &r;
+  const FruRunSpec* low = by_label.at("row fru5_10 0.25~T/10 seed=2");
+  CHECK(low->part == FruPart::Freq);
+  CHECK(low->task_config.at("f_min") == 0.25);
+  CHECK(low->task_config.at("f_max") == doctest::Approx(1.4));  // T = 14 rows of the 2x2-pooled image
+  CHECK(low->task_config.at("fru_freqs") == 5);
+  CHECK(low->task_config.at("lr") == 0.005);  // FRU_{60,10}'s released setting for every point
+  CHECK(by_label.at("row fru20_10 T/10~T seed=1")->task_config.at("f_min") == doctest::Approx(1.4));
+  CHECK(by_label.at("pixel fru60_10 0.25~T/32 seed=3")->task_config.at("f_max") == doctest::Approx(196.0 / 32));
+  CHECK(by_label.count("pixel fru60_10 seed=3") == 1);  // Table 1's run stays as it was
+  CHECK_FALSE(fru_run_json(*by_label.at("pixel fru60_10 seed=3")).contains("freq_range"));
+  FruStudyPlan freq_only;
+  freq_only.quick = true;
+  freq_only.parts = {FruPart::Freq};
+  CHECK(fru_study_grid(freq_only).size() == 13);
+  CHECK(throws_with([] { fru_freq_bounds("1~T", 28); }, {"study fru", "1~T"}));
   FruStudyPlan paper;
   paper.paper_scale = true;
   paper.device = "cuda";
@@ -189,6 +211,8 @@ TEST_CASE("study fru: the claims and tables of a report on known numbers") {
 
   const std::string md = fru_summary_markdown(groups, {.name = "fru", .quick = false, .jobs = 2, .wall_seconds = 3});
   CHECK(md.find("| FRU_{60,10} | 90.00 ± 0.00 | 97.61 | 0.005 / 0.9 |") != std::string::npos);
+  CHECK(md.find("## Frequency ranges") != std::string::npos);
+  CHECK(md.find("Not run yet: no run of the freq part") != std::string::npos);
   CHECK(md.find("1.000e-04 ± 0.0e+00") != std::string::npos);
   CHECK(md.find("Fashion-MNIST stands in for MNIST") != std::string::npos);
   CHECK(md.find("## Claims") != std::string::npos);
@@ -204,6 +228,70 @@ TEST_CASE("study fru: the claims and tables of a report on known numbers") {
   // A record without its final metric is refused, naming the run.
   records[0].result.erase("final");
   CHECK(throws_with([&] { fru_runs_of(records); }, {"mix-poly-5 fru120_5 seed=1", "final"}));
+}
+
+TEST_CASE("study fru: the frequency ranges of Appendix D on known numbers") {
+  std::vector<RunRecord> records;
+  FruStudyPlan plan;
+  plan.parts = {FruPart::Freq};
+  plan.seeds = {1, 2};
+  for (const FruRunSpec& r : fru_study_grid(plan)) {
+    // Rows: the whole range best, more frequencies better; pixels: 60 above 10, the low range 1 point below.
+    double acc = 0.5 + 0.01 * static_cast<double>(r.task_config.at("fru_freqs").get<int64_t>());
+    if (r.freq_range != "0.25~T") acc -= r.freq_range == "0.25~T/32" ? 0.01 : 0.05;
+    const std::string key = fru_metric(r.part);
+    Json result = {{"params", 1000},
+                   {"embedding_params", 0},
+                   {"steps", 10},
+                   {"epochs", 1},
+                   {"curve", {{{"epoch", 0}, {key, 0.1}}, {{"epoch", 1}, {key, acc}}}},
+                   {"final", {{key, acc}}},
+                   {"train_loss", {0.5}},
+                   {"grad_flow", Json::array()}};
+    records.push_back({fru_run_label(r), fru_run_json(r), result, 1.0});
+  }
+  const auto groups = aggregate_fru_runs(fru_runs_of(records));
+  REQUIRE(groups.size() == 13);
+  CHECK(find_fru_group(groups, "pixel", "fru60_10") == nullptr);  // Table 1's group, not these
+  const FruGroup* g = find_fru_freq_group(groups, "row", 10, "T/10~T");
+  REQUIRE(g);
+  CHECK(g->metric.mean == doctest::Approx(0.55));
+  const auto claims = fru_claims(groups);
+  CHECK(claims.size() == 3 * 2 + 2);
+  for (const report::ClaimResult& c : claims) CHECK_MESSAGE(c.holds, c.claim);
+  REQUIRE(find_claim(claims, "FRU_{5,10} 0.25~T more accurate than T/10~T on row (Figure 11)"));
+  CHECK(find_claim(claims, "FRU_{60,10} more accurate than FRU_{10,10} over 0.25~T on pixel")->seeds_holding == 2);
+  const std::string md = fru_freq_markdown(groups);
+  CHECK(md.find("| row | FRU_{5,10} 0.25~T/10 | 0.25~1.4 | 2 | 50.00 ± 0.00 |") != std::string::npos);
+  CHECK(md.find("at N = 60: 0.25~T/32 minus 0.25~T = -1.00 points") != std::string::npos);
+  ScratchDir dir;
+  const StudyReport rep = write_fru_study(dir.str(), fru_runs_of(records), {.name = "fru", .jobs = 1});
+  CHECK(std::find(rep.files.begin(), rep.files.end(), "fig10_row_frequency_ranges.png") != rep.files.end());
+  CHECK(std::find(rep.files.begin(), rep.files.end(), "fig12_pixel_frequency_ranges.svg") != rep.files.end());
+  CHECK(std::find(rep.files.begin(), rep.files.end(), "fig_row.svg") == rep.files.end());  // not Table 1's curves
+  const Json summary = Json::parse(read_text(dir / "summary.json"));
+  CHECK(summary.at("groups")[0].at("freq_range") == "0.25~T");
+}
+
+TEST_CASE("study fru: a quick study of the frequency ranges trains and reports") {
+  if (!data::fashion_mnist_available()) {
+    MESSAGE("skipped: dataset-fashion-mnist is not installed (bash .ci/install-data)");
+    return;
+  }
+  ScratchDir dir;
+  StudyArgs args;
+  args.quick = true;
+  args.jobs = 2;
+  args.out = dir.str();
+  args.sets = {
+      R"(parts=["freq"])", R"(datasets=["row"])", R"(models=["fru5_10"])",
+      R"(freq={"train_subset":64,"test_subset":32,"units":16,"r_size":8,"batch_size":16,"trainer":{"epochs":1}})"};
+  const StudyOutcome out = run_study(find_study("fru"), args, nullptr);
+  CHECK(out.done == 3);  // FRU_{5,10} over 0.25~T, 0.25~T/10 and T/10~T
+  const std::string md = read_text(dir / "summary.md");
+  CHECK(md.find("| row | FRU_{5,10} T/10~T | 1.4~14 | 1 |") != std::string::npos);
+  CHECK(md.find("(Figure 11)") != std::string::npos);
+  CHECK(std::filesystem::exists(dir / "fig10_row_frequency_ranges.svg"));
 }
 
 TEST_CASE("study fru: a tiny study trains, measures Figure 5 and reports") {

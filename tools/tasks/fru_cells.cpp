@@ -15,6 +15,7 @@ PaperCellOptions paper_cell_options(const nlohmann::json& c, int64_t input_size,
   o.fru_dims = c.at("fru_dims").get<int64_t>();
   o.r_size = c.at("r_size").get<int64_t>();
   o.f_max = f_max;
+  o.f_min = c.value("f_min", 0.25);
   o.seq_len = seq_len;
   o.sru_phi = c.at("sru_phi").get<int64_t>();
   o.sru_decays = c.at("sru_decays").get<std::vector<double>>();
@@ -53,6 +54,7 @@ PaperCell::PaperCell(const PaperCellOptions& o, const std::string& task, Generat
     f.output_units = o.units;
     f.seq_len = o.seq_len;
     f.f_max = o.f_max;
+    f.f_min = o.f_min;
     f.gen = gen;
     stat_ = register_module("fru", std::make_shared<nn::FRU>(o.input_size, f));
   } else {

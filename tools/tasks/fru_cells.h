@@ -28,6 +28,7 @@ struct PaperCellOptions {
   int64_t units = 200;
   int64_t fru_freqs = 60, fru_dims = 10, r_size = 60;
   double f_max = 784;     // FRU's largest frequency
+  double f_min = 0.25;    // and its smallest nonzero one (the task key f_min where a task has it)
   int64_t seq_len = 784;  // FRU's T (cos argument and 1/T scale)
   int64_t sru_phi = 200;
   std::vector<double> sru_decays{0.0, 0.25, 0.5, 0.9, 0.99};

@@ -3,7 +3,8 @@
 //   phi 200; Adam. Section 6.2: batch 256, no dropout, a softmax on the 10 outputs of the last
 //   step, FRU_{60,10} with "frequencies uniformly sampled in log space from 0 to 784" (f_max 0
 //   here means T, the sequence length: [0] + geometric 0.25 .. T, as the released code's
-//   test/mnist/FRU.60.10.json lists them); 100 epochs (Table 1). Section 6.3: "a random but
+//   test/mnist/FRU.60.10.json lists them; f_min moves the 0.25, as Appendix D's Figures 10-12
+//   do); 100 epochs (Table 1). Section 6.3: "a random but
 //   fixed permutation among its pixels".
 // - The released code (github.com/limbo018/FRU, code/rnn.py, test/mnist*/*.json): lr decays as
 //   lr0 * lr_decay^(iteration // 1000), i.e. trainer.lr_schedule "staircase" every 1000 steps.
@@ -146,6 +147,7 @@ TaskSpec fru_image_task() {
            {"fru_dims", 10},
            {"r_size", 60},
            {"f_max", 0.0},
+           {"f_min", 0.25},
            {"sru_phi", 200},
            {"sru_decays", {0.0, 0.25, 0.5, 0.9, 0.99}},
            {"lr", 1e-3},

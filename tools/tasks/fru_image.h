@@ -31,7 +31,7 @@ std::vector<int64_t> fru_image_permutation(int64_t n, uint64_t perm_seed);
 Tensor fru_image_sequences(const Tensor& images, const nlohmann::json& config);
 
 // Recurrent layer + Linear(units, 10) of a config (keys model, units, fru_freqs, fru_dims,
-// r_size, f_max, sru_phi, sru_decays, data, pool). forward: x (B, T, in) -> logits (B, 10).
+// r_size, f_max, f_min, sru_phi, sru_decays, data, pool). forward: x (B, T, in) -> logits (B, 10).
 std::shared_ptr<nn::UnaryModule> make_fru_image_model(const nlohmann::json& config, Generator* gen = nullptr);
 
 // Trainable parameters of that model, without loading data.

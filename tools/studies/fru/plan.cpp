@@ -68,6 +68,8 @@ FruScale base_scale(const FruStudyPlan& plan, FruPart part) {
         s.task_keys = {{"trainer", epochs(10)}};
       }
       break;
+    case FruPart::Freq:  // the image part's scale (the paper's Appendix D stops at 50 epochs of 100)
+      return base_scale(plan, FruPart::Image);
   }
   return s;
 }
@@ -96,10 +98,12 @@ const PartInfo& part_info(FruPart part) {
     m.insert(m.end(), extra.begin(), extra.end());
     return m;
   };
-  static const PartInfo parts[] = {  // indexed by FruPart
+  static const PartInfo parts[] = {
+      // indexed by FruPart
       {"synthetic", "fru-synthetic", with({fru(120, 5)}), {"mix-sin", "mix-poly-5", "mix-poly-10", "mix-poly-15"}},
       {"image", "fru-image", with({fru(40, 10), fru(60, 10)}), {"pixel", "permuted", "row"}},
-      {"text", "fru-text", with({fru(5, 10), fru(1, 10)}), {"kjv-genre"}}};
+      {"text", "fru-text", with({fru(5, 10), fru(1, 10)}), {"kjv-genre"}},
+      {"freq", "fru-image", {fru(5, 10), fru(10, 10), fru(20, 10), fru(60, 10)}, {"row", "pixel"}}};
   return parts[static_cast<int>(part)];
 }
 
@@ -108,9 +112,9 @@ const PartInfo& part_info(FruPart part) {
 const char* fru_part_name(FruPart part) { return part_info(part).name; }
 
 FruPart parse_fru_part(const std::string& name) {
-  for (FruPart p : {FruPart::Synthetic, FruPart::Image, FruPart::Text})
+  for (FruPart p : kFruParts)
     if (name == fru_part_name(p)) return p;
-  throw_error(kStudy, fmt::format("part '{}' is not one of synthetic, image, text", name));
+  throw_error(kStudy, fmt::format("part '{}' is not one of synthetic, image, text, freq", name));
 }
 
 const std::vector<FruModel>& fru_models(FruPart part) { return part_info(part).models; }
@@ -161,6 +165,8 @@ Json released_settings(FruPart part, const std::string& dataset, const std::stri
       if (model == "lstm") return keys({0.01, 0.8, true});
       if (model == "sru") return keys({0.001, 0.8, false});
       return keys({0.001, 0.9, false});  // RNN
+    case FruPart::Freq:                  // FRU_{60,10}'s pixel setting for every point (the code lists none for rows)
+      return keys({0.005, 0.9, false});
     case FruPart::Text: {
       // The code decays every 1000 steps on IMDB too; the task's default period (100 steps,
       // scaled to KJV's 63 steps per epoch) would stop FRU_{5,10} (decay 0.2) before it learns:
@@ -179,6 +185,7 @@ std::vector<FruRunSpec> fru_study_grid(const FruStudyPlan& plan) {
         plan.device);
   std::vector<FruPart> parts = plan.parts;
   if (parts.empty()) parts = {FruPart::Synthetic, FruPart::Image, FruPart::Text};
+  if (plan.parts.empty() && !plan.quick) parts.push_back(FruPart::Freq);
   std::vector<uint64_t> seeds = plan.seeds;
   if (seeds.empty()) seeds = plan.quick ? std::vector<uint64_t>{1} : std::vector<uint64_t>{1, 2, 3};
   auto listed = [](const std::vector<std::string>& list, const std::string& name) {
@@ -196,12 +203,35 @@ std::vector<FruRunSpec> fru_study_grid(const FruStudyPlan& plan) {
     bool known = false;
     for (FruPart p : parts)
       for (const FruModel& fm : fru_models(p)) known = known || fm.key == m;
-    check(known, kStudy, "model '{}' is not a model of the parts (rnn, lstm, sru, fru120_5, fru40_10, fru60_10, "
-          "fru5_10, fru1_10)", m);
+    check(known, kStudy,
+          "model '{}' is not a model of the parts (rnn, lstm, sru, fru120_5, fru40_10, fru60_10, "
+          "fru5_10, fru1_10, fru10_10, fru20_10)",
+          m);
   }
   std::vector<FruRunSpec> runs;
   for (FruPart part : parts) {
     const FruScale scale = fru_scale(plan, part);
+    if (part == FruPart::Freq) {
+      for (const FruFreqPoint& p : fru_freq_points()) {
+        const FruModel& model = find_fru_model(part, fmt::format("fru{}_10", p.freqs));
+        if (!listed(plan.datasets, p.dataset) || !listed(plan.models, model.key)) continue;
+        for (uint64_t seed : seeds) {
+          FruRunSpec r;
+          r.part = part, r.dataset = p.dataset, r.model = model.key, r.seed = seed, r.device = plan.device;
+          r.freq_range = p.range;
+          r.task_config = plan.released_settings ? released_settings(part, p.dataset, model.key) : Json::object();
+          r.task_config.merge_patch(scale.task_keys);
+          r.task_config.merge_patch(model.task_keys);
+          r.task_config["seed"] = seed;
+          r.task_config["data"] = p.dataset;
+          const auto [f_min, f_max] = fru_freq_bounds(p.range, image_steps(r));
+          r.task_config["f_min"] = f_min;
+          r.task_config["f_max"] = f_max;
+          runs.push_back(std::move(r));
+        }
+      }
+      continue;
+    }
     for (const std::string& dataset : fru_datasets(part)) {
       // Quick keeps the two synthetic sets that Figures 3 and 5 need.
       if (plan.datasets.empty() && plan.quick && part == FruPart::Synthetic && dataset != "mix-sin" &&
@@ -234,7 +264,29 @@ std::vector<FruRunSpec> fru_study_grid(const FruStudyPlan& plan) {
 }
 
 std::string fru_run_label(const FruRunSpec& run) {
+  if (!run.freq_range.empty()) return fmt::format("{} {} {} seed={}", run.dataset, run.model, run.freq_range, run.seed);
   return fmt::format("{} {} seed={}", run.dataset, run.model, run.seed);
+}
+
+const std::vector<FruFreqPoint>& fru_freq_points() {
+  static const std::vector<FruFreqPoint> points = [] {
+    std::vector<FruFreqPoint> p;
+    for (int64_t k : {5, 10, 20})
+      for (const char* range : {"0.25~T", "0.25~T/10", "T/10~T"}) p.push_back({"row", k, range});
+    for (int64_t k : {10, 60})
+      for (const char* range : {"0.25~T", "0.25~T/32"}) p.push_back({"pixel", k, range});
+    return p;
+  }();
+  return points;
+}
+
+std::pair<double, double> fru_freq_bounds(const std::string& range, int64_t T) {
+  const double t = static_cast<double>(T);
+  if (range == "0.25~T") return {0.25, t};
+  if (range == "0.25~T/10") return {0.25, t / 10};
+  if (range == "T/10~T") return {t / 10, t};
+  if (range == "0.25~T/32") return {0.25, t / 32};
+  throw_error(kStudy, fmt::format("frequency range '{}' is not one of 0.25~T, 0.25~T/10, T/10~T, 0.25~T/32", range));
 }
 
 double fru_run_cost(const FruRunSpec& run) {
@@ -245,7 +297,8 @@ double fru_run_cost(const FruRunSpec& run) {
     case FruPart::Synthetic:
       examples = 0.8 * static_cast<double>(run.task_config.value("size", 4000)), steps = 175;
       break;
-    case FruPart::Image: {
+    case FruPart::Image:
+    case FruPart::Freq: {
       const int64_t subset = run.task_config.value("train_subset", 0);
       examples = static_cast<double>(subset > 0 ? subset : 60000), steps = static_cast<double>(image_steps(run));
       break;
@@ -258,9 +311,16 @@ double fru_run_cost(const FruRunSpec& run) {
 }
 
 Json fru_run_json(const FruRunSpec& run) {
-  return {{"part", fru_part_name(run.part)}, {"dataset", run.dataset},         {"model", run.model},
-          {"seed", run.seed},                {"device", run.device},           {"task_config", run.task_config},
-          {"grad_epochs", run.grad_epochs},  {"grad_batch", run.grad_batch}};
+  Json j = {{"part", fru_part_name(run.part)},
+            {"dataset", run.dataset},
+            {"model", run.model},
+            {"seed", run.seed},
+            {"device", run.device},
+            {"task_config", run.task_config},
+            {"grad_epochs", run.grad_epochs},
+            {"grad_batch", run.grad_batch}};
+  if (!run.freq_range.empty()) j["freq_range"] = run.freq_range;  // only where set: older records stay
+  return j;
 }
 
 FruRunSpec fru_run_from_json(const Json& j) {
@@ -274,6 +334,8 @@ FruRunSpec fru_run_from_json(const Json& j) {
     r.task_config = j.at("task_config");
     r.grad_epochs = j.at("grad_epochs").get<std::vector<int64_t>>();
     r.grad_batch = j.at("grad_batch").get<int64_t>();
+    r.freq_range = j.value("freq_range", std::string());
+    if (r.part == FruPart::Freq) fru_freq_bounds(r.freq_range, 28);  // a known range
     const auto& sets = fru_datasets(r.part);
     check(std::find(sets.begin(), sets.end(), r.dataset) != sets.end(), kStudy, "dataset '{}' is not a {} data set",
           r.dataset, fru_part_name(r.part));

@@ -1,4 +1,5 @@
-// The FRU paper's experiments (fru.txt section 6, Figures 3-8, Tables 1-3) as a grid of
+// The FRU paper's experiments (fru.txt section 6, Figures 3-8, Tables 1-3, and Appendix D's
+// frequency ranges, Figures 10-12) as a grid of
 // independent training runs on the registered tasks fru-synthetic, fru-image and fru-text:
 // which models on which data sets, at which scale per mode, and the runs' labels and costs.
 // One run: run.h; the report: report.h and figures.h; the registration: register.cpp.
@@ -12,9 +13,11 @@ namespace hm::studies {
 
 using Json = nlohmann::json;
 
-// The three parts of the study and the task that trains each.
-enum class FruPart { Synthetic, Image, Text };
-const char* fru_part_name(FruPart part);  // "synthetic", "image", "text"
+// The parts of the study and the task that trains each; freq is Appendix D's frequency ranges
+// of FRU on row and pixel images (fru-image).
+enum class FruPart { Synthetic, Image, Text, Freq };
+inline constexpr FruPart kFruParts[] = {FruPart::Synthetic, FruPart::Image, FruPart::Text, FruPart::Freq};
+const char* fru_part_name(FruPart part);  // "synthetic", "image", "text", "freq"
 FruPart parse_fru_part(const std::string& name);
 
 // A model of the paper, as its tables name it, and the task keys that build it.
@@ -24,12 +27,13 @@ struct FruModel {
   Json task_keys;       // {"model": "fru", "fru_freqs": 60, "fru_dims": 10}
 };
 // The models of a part, in the paper's table order: synthetic RNN, LSTM, SRU, FRU_{120,5};
-// image RNN, LSTM, SRU, FRU_{40,10}, FRU_{60,10}; text RNN, LSTM, SRU, FRU_{5,10}, FRU_{1,10}.
+// image RNN, LSTM, SRU, FRU_{40,10}, FRU_{60,10}; text RNN, LSTM, SRU, FRU_{5,10}, FRU_{1,10};
+// freq FRU_{5,10}, FRU_{10,10}, FRU_{20,10}, FRU_{60,10}.
 const std::vector<FruModel>& fru_models(FruPart part);
 const FruModel& find_fru_model(FruPart part, const std::string& key);  // throws when unknown
 
 // The data sets of a part: synthetic mix-sin, mix-poly-5, mix-poly-10, mix-poly-15; image
-// pixel, permuted, row; text kjv-genre.
+// pixel, permuted, row; text kjv-genre; freq row, pixel.
 const std::vector<std::string>& fru_datasets(FruPart part);
 
 // The data set the gradient-over-time measurements (Figure 5: "mix-poly (5, 5)") train on.
@@ -40,7 +44,7 @@ inline constexpr const char* kFruGradDataset = "mix-poly-5";
 struct FruStudyPlan {
   bool quick = false;
   bool paper_scale = false;             // the paper's data sizes and 100 epochs (a GPU's job)
-  std::vector<FruPart> parts;           // empty: all three
+  std::vector<FruPart> parts;           // empty: synthetic, image, text, and freq but in quick mode
   std::vector<std::string> datasets;    // empty: every data set of the parts (quick: see the grid)
   std::vector<std::string> models;      // model keys; empty: every model of the parts
   std::vector<uint64_t> seeds;          // empty: {1} (quick), {1, 2, 3} (full)
@@ -50,7 +54,7 @@ struct FruStudyPlan {
   bool released_settings = true;
   // Task keys merged into every run of a part after its scale (e.g. {"size": 200, "trainer":
   // {"epochs": 1}} for synthetic), indexed by FruPart.
-  Json overrides[3] = {Json::object(), Json::object(), Json::object()};
+  Json overrides[4] = {Json::object(), Json::object(), Json::object(), Json::object()};
 };
 
 // The scale of one part in one mode: the task keys every run of the part gets (data sizes,
@@ -72,7 +76,22 @@ struct FruRunSpec {
   Json task_config;                  // overrides of the task's defaults (merged by the run)
   std::vector<int64_t> grad_epochs;  // Figure 5 measurements (empty: none)
   int64_t grad_batch = 0;
+  std::string freq_range;  // part freq: the FRU's frequency range (FruFreqPoint::range); else ""
 };
+
+// A point of Appendix D's frequency ablation: FRU_{freqs,10} with 200 units on row or pixel
+// images, its frequencies [0] + log-spaced from f_min to f_max given in units of the sequence
+// length T: "0.25~T" (the paper's default), "0.25~T/10" (low only), "T/10~T" (high only) on rows
+// (Figures 10, 11: 5, 10, 20 frequencies); "0.25~T" and "0.25~T/32" (T = 784: the paper's
+// 0.25~25) on pixels (Figure 12: 10 and 60 frequencies).
+struct FruFreqPoint {
+  std::string dataset;
+  int64_t freqs = 0;
+  std::string range;
+};
+const std::vector<FruFreqPoint>& fru_freq_points();
+// The range's (f_min, f_max) for sequence length T; throws naming an unknown range.
+std::pair<double, double> fru_freq_bounds(const std::string& range, int64_t T);
 
 // The released code's lr0 / lr_decay (staircase every 1000 steps) and
 // gradient clipping of a model on a data set, as task keys ({} for the synthetic sets: the
@@ -87,7 +106,7 @@ std::string fru_metric(FruPart part);
 // Every run of the plan, part-major, then data set, model, seed.
 std::vector<FruRunSpec> fru_study_grid(const FruStudyPlan& plan);
 
-// "pixel fru60_10 seed=1"; unique within a grid.
+// "pixel fru60_10 seed=1", "row fru5_10 0.25~T/10 seed=1"; unique within a grid.
 std::string fru_run_label(const FruRunSpec& run);
 // Relative cost (optimizer steps x sequence length x a per-model factor measured on this
 // machine): the slowest runs start first.

@@ -22,7 +22,7 @@ FruStudyPlan plan_of(const StudyContext& c) {
   for (const Json& p : c.options.at("parts")) plan.parts.push_back(parse_fru_part(p.get<std::string>()));
   plan.datasets = c.options.at("datasets").get<std::vector<std::string>>();
   plan.models = c.options.at("models").get<std::vector<std::string>>();
-  for (FruPart p : {FruPart::Synthetic, FruPart::Image, FruPart::Text}) {
+  for (FruPart p : kFruParts) {
     const Json& o = c.options.at(fru_part_name(p));
     check(o.is_object(), "study fru", "option '{}' must be an object of task keys, got {}", fru_part_name(p), o.dump());
     plan.overrides[static_cast<int>(p)] = o;
@@ -33,19 +33,22 @@ FruStudyPlan plan_of(const StudyContext& c) {
 StudySpec fru_study() {
   StudySpec s;
   s.name = "fru";
-  s.description = "Fourier Recurrent Unit (Zhang et al. 2018, section 6, Tables 1-3, Figures 3-8)";
+  s.description = "Fourier Recurrent Unit (Zhang et al. 2018, section 6, Tables 1-3, Figures 3-8 and 10-12)";
   s.modes =
       "quick: seed 1; mix-sin and mix-poly-5 (1000 series, 10 epochs) with Figure 5 at epochs 0/5/10, pixel, "
       "permuted and row Fashion-MNIST at 14x14 (4096 images, 5 epochs), KJV genres (6 epochs): 28 runs, about 5 "
       "minutes on 2 cores; full: seeds 1 2 3, all four synthetic sets (4000 series, 10 epochs; Figure 5 at 0/2/5/10), "
-      "images at 14x14 (10000 images, 10 epochs), KJV genres (10 epochs): 108 runs; --set paper_scale=true: the "
-      "paper's sizes, 28x28 images and 100 epochs (with --set device=cuda on a GPU)";
-  // parts: a subset of ["synthetic", "image", "text"] ([]: all); datasets, models: subsets of
-  // their data sets and model keys ([]: all); synthetic / image / text: task
+      "images at 14x14 (10000 images, 10 epochs), KJV genres (10 epochs), and Appendix D's frequency ranges of FRU "
+      "(13 points on row and pixel images at the image scale; quick takes them with --set "
+      "'parts=[\"freq\"]'): 147 runs; --set paper_scale=true: the paper's sizes, 28x28 images and 100 epochs (with "
+      "--set device=cuda on a GPU)";
+  // parts: a subset of ["synthetic", "image", "text", "freq"] ([]: the mode's); datasets, models:
+  // subsets of their data sets and model keys ([]: all); synthetic / image / text / freq: task
   // keys merged into that part's runs (--set 'synthetic={"size":200,"trainer":{"epochs":1}}').
   s.options = {{"parts", Json::array()},      {"datasets", Json::array()}, {"models", Json::array()},
                {"paper_scale", false},        {"device", "cpu"},           {"released_settings", true},
-               {"synthetic", Json::object()}, {"image", Json::object()},   {"text", Json::object()}};
+               {"synthetic", Json::object()}, {"image", Json::object()},   {"text", Json::object()},
+               {"freq", Json::object()}};
   s.smoke = {{"parts", {"synthetic"}}, {"synthetic", {{"size", 40}, {"length", 24}, {"units", 8}, {"batch_size", 4}, {"trainer", {{"epochs", 1}}}}}};
   s.grid = [](const StudyContext& c) {
     std::vector<StudyRun> runs;

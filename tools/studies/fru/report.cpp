@@ -4,12 +4,14 @@
 
 #include <cmath>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "harmonic/core/error.h"
 #include "harmonic/tools/report/seed_groups.h"
 #include "harmonic/tools/studies/driver/summary_files.h"
 #include "harmonic/tools/studies/fru/figures.h"
+#include "harmonic/tools/studies/fru/frequency_ranges.h"
 
 namespace hm::studies {
 namespace {
@@ -88,14 +90,13 @@ std::vector<FruRun> fru_runs_of(const std::vector<RunRecord>& records) {
 
 std::vector<FruGroup> aggregate_fru_runs(const std::vector<FruRun>& runs) {
   auto by_model = report::group_over_seeds(
-      runs, [](const FruRun& r) { return std::pair(r.spec.dataset, r.spec.model); },
-      [](const FruRun& r) { return r.spec.seed; },
-      [](const FruRun& r) { return fmt::format("{} {}", r.spec.dataset, r.spec.model); }, kReport);
+      runs, [](const FruRun& r) { return std::tuple(r.spec.dataset, r.spec.model, r.spec.freq_range); },
+      [](const FruRun& r) { return r.spec.seed; }, [](const FruRun& r) { return fru_run_label(r.spec); }, kReport);
   std::vector<FruGroup> groups;
   for (const auto& members : by_model) {
     const FruRunSpec& spec = members.first().spec;
     FruGroup& g = groups.emplace_back();
-    g.part = spec.part, g.dataset = spec.dataset, g.model = spec.model;
+    g.part = spec.part, g.dataset = spec.dataset, g.model = spec.model, g.freq_range = spec.freq_range;
     g.task_config = spec.task_config;
     g.seeds = members.seeds;
     const std::string metric = fru_metric(g.part);
@@ -149,7 +150,7 @@ std::vector<FruGroup> aggregate_fru_runs(const std::vector<FruRun>& runs) {
 const FruGroup* find_fru_group(const std::vector<FruGroup>& groups, const std::string& dataset,
                                const std::string& model) {
   for (const FruGroup& g : groups)
-    if (g.dataset == dataset && g.model == model) return &g;
+    if (g.dataset == dataset && g.model == model && g.part != FruPart::Freq) return &g;
   return nullptr;
 }
 
@@ -208,6 +209,7 @@ std::vector<report::ClaimResult> fru_claims(const std::vector<FruGroup>& groups)
       claim(
           fmt::format("FRU_{{5,10}} more accurate than {} on KJV genres", find_fru_model(FruPart::Text, base).display),
           fru, find_fru_group(groups, "kjv-genre", base), report::greater());
+  for (report::ClaimResult& c : fru_freq_claims(groups)) out.push_back(std::move(c));
   return out;
 }
 
@@ -225,8 +227,10 @@ Json fru_summary_json(const std::vector<FruGroup>& groups, const StudyInfo& info
               {"seconds", report::stats_json(g.seconds)},
               {fru_metric(g.part), report::stats_json(g.metric)},
               {"curve", {{"epoch", g.curve.x}, {"mean", g.curve.mean}, {"std", g.curve.std}}}};
-    if (auto p = paper_fru_accuracy(g.dataset, g.model)) j["paper_accuracy"] = report::paper_json(*p);
-    if (auto k = paper_fru_kparams(g.dataset, g.model)) j["paper_kparams"] = *k;
+    if (g.part == FruPart::Freq) j["freq_range"] = g.freq_range;
+    if (auto p = paper_fru_accuracy(g.dataset, g.model); p && g.part != FruPart::Freq)
+      j["paper_accuracy"] = report::paper_json(*p);
+    if (auto k = paper_fru_kparams(g.dataset, g.model); k && g.part != FruPart::Freq) j["paper_kparams"] = *k;
     if (g.grad_decay.count > 0) j["grad_decay_l2"] = report::stats_json(g.grad_decay);
     for (const FruGradCurve& c : g.grads)
       j["grad_flow"].push_back({{"epoch", c.epoch}, {"step", c.step}, {"l1", c.l1}, {"l2", c.l2}, {"linf", c.linf}});
@@ -241,9 +245,17 @@ Json fru_summary_json(const std::vector<FruGroup>& groups, const StudyInfo& info
 
 StudyReport write_fru_study(const std::string& dir, const std::vector<FruRun>& runs, const StudyInfo& info) {
   const std::vector<FruGroup> groups = aggregate_fru_runs(runs);
+  std::vector<FruGroup> main;  // the curves per data set leave the frequency ranges to their own figures
+  for (const FruGroup& g : groups)
+    if (g.part != FruPart::Freq) main.push_back(g);
   return write_summary_files(
       dir, fru_summary_json(groups, info), fru_summary_markdown(groups, info),
-      [&](const std::string& d) { return write_fru_figures(d, groups); }, fru_claims(groups), 72);
+      [&](const std::string& d) {
+        std::vector<std::string> files = write_fru_figures(d, main);
+        for (std::string& f : write_fru_freq_figures(d, groups)) files.push_back(std::move(f));
+        return files;
+      },
+      fru_claims(groups), 72);
 }
 
 }  // namespace hm::studies

@@ -33,6 +33,7 @@ struct FruGradCurve {
 struct FruGroup {
   FruPart part = FruPart::Synthetic;
   std::string dataset, model;
+  std::string freq_range;  // part freq: the FRU's frequency range (FruRunSpec::freq_range)
   std::vector<uint64_t> seeds;
   Json task_config;                 // the first seed's overrides (data sizes, epochs, model keys)
   report::MetricStats metric;       // the final test_mse or test_accuracy
@@ -48,6 +49,7 @@ struct FruGroup {
 };
 
 std::vector<FruGroup> aggregate_fru_runs(const std::vector<FruRun>& runs);
+// The group of (dataset, model) outside the freq part (its ranges: frequency_ranges.h).
 const FruGroup* find_fru_group(const std::vector<FruGroup>& groups, const std::string& dataset,
                                const std::string& model);
 
@@ -61,7 +63,8 @@ std::optional<double> paper_fru_kparams(const std::string& dataset, const std::s
 // FRU's test MSE at least 10x below each baseline's on every synthetic set; FRU_{60,10} more
 // accurate than SRU on pixel and permuted images with fewer parameters; FRU_{60,10} the most
 // accurate on permuted; FRU's gradient flat over time (last/first window >= 0.1) and decaying
-// less than each baseline's; FRU_{5,10} more accurate than LSTM and SRU on text.
+// less than each baseline's; FRU_{5,10} more accurate than LSTM and SRU on text; then the
+// frequency ranges' (frequency_ranges.h).
 std::vector<report::ClaimResult> fru_claims(const std::vector<FruGroup>& groups);
 
 // summary.json: groups (stats, curves, Figure 5 windows, paper values), claims, timing.

@@ -8,6 +8,7 @@
 
 #include "harmonic/tools/report/format.h"
 #include "harmonic/tools/report/markdown.h"
+#include "harmonic/tools/studies/fru/frequency_ranges.h"
 #include "harmonic/tools/studies/fru/report.h"
 
 namespace hm::studies {
@@ -189,8 +190,8 @@ std::string text_section(const std::vector<FruGroup>& groups) {
 std::string timing_section(const std::vector<FruGroup>& groups, const StudyInfo& info) {
   std::vector<std::vector<std::string>> rows;
   for (const FruGroup& g : groups)
-    rows.push_back(
-        {g.dataset, display(g), fmt::format("{}", g.seconds.count), report::format_duration(g.seconds.mean)});
+    rows.push_back({g.dataset, g.freq_range.empty() ? display(g) : display(g) + " " + g.freq_range,
+                    fmt::format("{}", g.seconds.count), report::format_duration(g.seconds.mean)});
   return fmt::format("## Run times\n\nMode {}, {} parallel runs of one thread each, wall time {} (2-core VM).\n\n{}",
                      info.quick ? "quick" : "full", info.jobs, report::format_duration(info.wall_seconds),
                      report::markdown_table({"data set", "model", "seeds", "mean time per run"}, rows));
@@ -205,8 +206,8 @@ std::string fru_summary_markdown(const std::vector<FruGroup>& groups, const Stud
       "in the paper). Adam with a staircase lr (lr0 * decay^(step // 1000)): the synthetic runs use the "
       "paper's lr 0.001 and decay 0.9; the image and text runs each model's lr, decay and clipping from the authors' "
       "released code (the paper tunes them per model), shown per row as lr / decay / clip.\n\n";
-  for (const std::string& section :
-       {synthetic_section(groups), gradient_section(groups), image_section(groups), text_section(groups)})
+  for (const std::string& section : {synthetic_section(groups), gradient_section(groups), image_section(groups),
+                                     text_section(groups), fru_freq_markdown(groups)})
     if (!section.empty()) out += section + "\n";
   out += "## Claims\n\n" + report::claims_markdown(fru_claims(groups)) + "\n";
   out += timing_section(groups, info);
