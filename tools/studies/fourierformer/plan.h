@@ -53,8 +53,8 @@ struct FfStudyPlan {
   std::vector<int64_t> ps;               // the p ablation's powers besides 4 (the main runs' p)
   std::vector<double> r_inits;           // the R ablation's inits besides 2 (the main runs' R)
   bool r_vector = true;                  // the R ablation's "R is a vector" row
-  std::vector<uint64_t> seeds;           // main runs and ViT; empty: {1} quick, {1, 2, 3} full
-  std::vector<uint64_t> ablation_seeds;  // p and R ablations; empty: the seeds ({1, 2} in full mode)
+  std::vector<uint64_t> seeds;           // main runs and ViT; empty: {1} quick, {1, 2, 3, 4, 5} full (the paper's 5)
+  std::vector<uint64_t> ablation_seeds;  // p and R ablations; empty: the seeds
   std::string device = "cpu";
   Json lm = Json::object(), vit = Json::object();  // task keys merged into every run of the task
   bool save_models = true;                         // keep the main runs' trained language models under DIR/models/

@@ -46,9 +46,10 @@ StudySpec fourierformer_study() {
       "quick: seed 1; the LM (2 layers, d 128, 8 heads, context 64) for 400 steps, softmax vs Fourier and x^1, x^2, "
       "the medium LM (d 256, context 96) softmax vs Fourier, the ViT on 6000 images for 3 epochs: 8 runs; full: the "
       "same LMs for 1000 steps, "
-      "softmax vs Fourier on seeds 1 2 3, p in 1 2 3 6 and R_init in 0.1 0.5 1 3 4 and R a vector on seeds 1 2, the "
-      "ViT on 54000 images for 3 epochs on seeds 1 2 3, and the main Fourier LM with the authors' code's eps 1e-6 and "
-      "with a learned log R on seeds 1 2 3, the medium pair on seeds 1 2 3: 44 runs; --set paper_scale=true: the "
+      "softmax vs Fourier, p in 1 2 3 6 and R_init in 0.1 0.5 1 3 4 and R a vector, the "
+      "ViT on 54000 images for 3 epochs, and the main Fourier LM with the authors' code's eps 1e-6 and "
+      "with a learned log R, the medium pair, all on seeds 1-5 (the paper's five): 90 runs; --set paper_scale=true: "
+      "the "
       "paper's 16-layer models (medium: d 256, context 384) "
       "(d_inner 2048, context 256, batch 96, 500k steps) and DeiT-tiny's shape (with --set device=cuda on a GPU)";
   // parts: subset of ["lm", "p", "r", "vit", "code", "medium"] ([]: the mode's); ps / r_inits: the ablations'
