@@ -20,8 +20,6 @@
 namespace hm::studies {
 namespace {
 
-using data::NoiseColour;
-
 // Table 4 (1000 bootstrap trials): brown, pink, white, blue.
 constexpr double kPaperL2[4][2] = {{0.0003, 0.0001}, {0.0017, 0.0002}, {0.0034, 0.0003}, {0.0038, 0.0003}};
 constexpr double kPaperEntropy[4][2] = {{0.4516, 0.0894}, {0.3878, 0.0603}, {0.4266, 0.0614}, {0.4191, 0.0583}};
