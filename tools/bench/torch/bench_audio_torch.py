@@ -10,7 +10,8 @@ step = forward, cross-entropy, zero_grad, backward, AdamW step.
   ast_linear, ast_fourier  the Audio Spectrogram Transformer's size: 1024 frames x 128 bands,
                            dim 768, 12 layers, 12 heads, MLP 3072, batch 8
 --sdpa runs attention through F.scaled_dot_product_attention. On cuda TF32 stays off unless
---bf16 (autocast). Prints ms/step and clips/s (median over timed runs).
+--bf16 (autocast). Prints ms/step and clips/s (time_ms of tools/bench/torch/bench_torch.py: the
+method of tools/bench/timing.h).
   OMP_NUM_THREADS=2 ~/.cache/harmonic/torch-venv/bin/python tools/bench/torch/bench_audio_torch.py --threads 2
   python3 tools/bench/torch/bench_audio_torch.py --device cuda --case ast_linear --sdpa   # on a GPU machine
 """
@@ -18,13 +19,13 @@ import argparse
 import math
 import os
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_torch  # noqa: E402
 from encoder_blocks_torch import Block  # noqa: E402
 
 CLASSES, FREQUENCIES = 32, 2
@@ -79,8 +80,6 @@ def time_case(case, warmup, repeat, device, sdpa, bf16):
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
     clips = torch.randn(b, frames, bands, device=device)
     labels = torch.randint(0, CLASSES, (b,), device=device)
-    sync = torch.cuda.synchronize if device != "cpu" else (lambda: None)
-
     def step():
         with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=bf16):
             loss = F.cross_entropy(model(clips).float(), labels)
@@ -88,16 +87,7 @@ def time_case(case, warmup, repeat, device, sdpa, bf16):
         loss.backward()
         opt.step()
 
-    for _ in range(warmup):
-        step()
-    sync()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        step()
-        sync()
-        times.append(time.perf_counter() - t0)
-    return sorted(times)[len(times) // 2] * 1e3, b
+    return bench_torch.time_ms(step, repeat, warmup), b
 
 
 def main():
@@ -111,6 +101,7 @@ def main():
     ap.add_argument("--bf16", action="store_true", help="cuda: bf16 autocast")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
+    bench_torch.DEVICE = args.device  # time_ms synchronises the device around its timed runs
     if args.device != "cpu":
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False

@@ -9,20 +9,21 @@ zero_grad, backward, AdamW step.
   task              the fashion-vit task's model: 28 x 28 x 1, patch 7, dim 64, 4 layers, 4 heads,
                     MLP 128, 10 classes, batch 128
 --sdpa runs the softmax cases through F.scaled_dot_product_attention. On cuda TF32 stays off
-unless --bf16 (autocast). Prints ms/step and images/s (median over timed runs).
+unless --bf16 (autocast). Prints ms/step and images/s (time_ms of tools/bench/torch/bench_torch.py: the
+method of tools/bench/timing.h).
   OMP_NUM_THREADS=2 ~/.cache/harmonic/torch-venv/bin/python tools/bench/torch/bench_vit_torch.py --threads 2
   python3 tools/bench/torch/bench_vit_torch.py --device cuda --sdpa   # on a GPU machine
 """
 import argparse
 import os
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_torch  # noqa: E402
 from encoder_blocks_torch import Block  # noqa: E402
 
 # (image size, channels, patch, dim, depth, heads, mlp, classes, batch)
@@ -57,8 +58,6 @@ def time_case(case, kernel, warmup, repeat, device, bf16):
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.05)
     images = torch.randn(b, c, s, s, device=device)
     labels = torch.randint(0, classes, (b,), device=device)
-    sync = torch.cuda.synchronize if device != "cpu" else (lambda: None)
-
     def step():
         with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=bf16):
             loss = F.cross_entropy(model(images).float(), labels)
@@ -66,16 +65,7 @@ def time_case(case, kernel, warmup, repeat, device, bf16):
         loss.backward()
         opt.step()
 
-    for _ in range(warmup):
-        step()
-    sync()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        step()
-        sync()
-        times.append(time.perf_counter() - t0)
-    return sorted(times)[len(times) // 2] * 1e3, b
+    return bench_torch.time_ms(step, repeat, warmup), b
 
 
 def main():
@@ -89,6 +79,7 @@ def main():
     ap.add_argument("--bf16", action="store_true", help="cuda: bf16 autocast")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
+    bench_torch.DEVICE = args.device  # time_ms synchronises the device around its timed runs
     if args.device != "cpu":
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
