@@ -95,7 +95,7 @@ std::vector<std::string> audio_case_names();
 void run_audio_cases(const std::vector<std::string>& only, const TimingOptions& opt, Device device,
                      const StepReport& report);
 
-// Names of the Chronos cases: train, train_quick, forecast.
+// Names of the Chronos cases: train, train_quick, forecast, train_mini (run only when named).
 std::vector<std::string> chronos_case_names();
 // The Chronos T5 (models/chronos.h, linear head, the chronos task's config; tools/bench/chronos_case.cpp):
 //   train        one training step (forward, cross-entropy, backward, AdamW) of the task's default
@@ -105,6 +105,9 @@ std::vector<std::string> chronos_case_names();
 //                context 32 + horizon 8, no dropout), batch 32
 //   forecast     models::forecast of 20 sample paths x 16 steps for 8 series (the default
 //                model, context 128; encoder once, decoder KV cache)
+//   train_mini   the training step at the paper's size, t5-efficient-mini (d_model 384, 4 + 4
+//                layers, 8 heads of 64, d_ff 1536; 20M parameters) on context 512 + horizon 64,
+//                batch 32 (only when named)
 // tools/bench/torch/bench_chronos_torch.py times the same T5 in PyTorch.
 struct ChronosTiming {
   std::string label;

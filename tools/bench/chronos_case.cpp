@@ -1,7 +1,9 @@
 // The Chronos T5 cases of `harmonic bench --chronos` (tools/bench/cases.h): a training step
-// (forward, cross-entropy, backward, AdamW) of the chronos task's default model and of the
-// study's quick size, and the forecast of 20 sample paths x 16 steps for 8 series (encoder once,
-// decoder KV cache: models::forecast). tools/bench/torch/bench_chronos_torch.py times the same T5.
+// (forward, cross-entropy, backward, AdamW) of the chronos task's default model, of the study's
+// quick size and (only when named) of the paper's t5-efficient-mini (d 384, 4 + 4 layers, 8 heads of
+// 64, d_ff 1536, context 512, horizon 64: Chronos-mini, 20M parameters), and the forecast of 20 sample paths x 16 steps
+// for 8 series (encoder once, decoder KV cache: models::forecast). tools/bench/torch/bench_chronos_torch.py times the
+// same T5.
 #include <algorithm>
 #include <cmath>
 
@@ -18,9 +20,18 @@ namespace {
 using Json = nlohmann::json;
 
 // The task's default config, with the quick study's model and scale for "train_quick"
-// (tools/studies/chronos/plan.cpp: size d32, context 32, horizon 8, no dropout).
+// (tools/studies/chronos/plan.cpp: size d32, context 32, horizon 8, no dropout) and the paper's
+// for "train_mini" (the study's paper_scale model and windows).
 Json case_config(const std::string& name) {
   Json c = train::chronos_defaults();
+  if (name == "train_mini")
+    c.merge_patch({{"d_model", 384},
+                   {"num_layers", 4},
+                   {"num_heads", 8},
+                   {"d_kv", 64},
+                   {"d_ff", 1536},
+                   {"context_length", 512},
+                   {"horizon", 64}});
   if (name == "train_quick")
     c.merge_patch({{"d_model", 32},
                    {"num_layers", 1},
@@ -103,16 +114,17 @@ ChronosTiming time_forecast(const TimingOptions& opt, Device device) {
 
 }  // namespace
 
-std::vector<std::string> chronos_case_names() { return {"train", "train_quick", "forecast"}; }
+std::vector<std::string> chronos_case_names() { return {"train", "train_quick", "forecast", "train_mini"}; }
 
 void run_chronos_cases(const std::vector<std::string>& only, const TimingOptions& opt, Device device,
                        const ChronosReport& report) {
   const std::vector<std::string> names = chronos_case_names();
   for (const std::string& name : only)
     check(std::find(names.begin(), names.end(), name) != names.end(), "bench",
-          "--chronos: unknown case '{}' (expected train, train_quick, forecast)", name);
+          "--chronos: unknown case '{}' (expected train, train_quick, forecast, train_mini)", name);
   for (const std::string& name : names) {
-    if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) continue;
+    const bool picked = only.empty() ? name != "train_mini" : std::find(only.begin(), only.end(), name) != only.end();
+    if (!picked) continue;
     report(name == "forecast" ? time_forecast(opt, device) : time_train(name, opt, device));
   }
 }

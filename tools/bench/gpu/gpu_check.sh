@@ -9,7 +9,7 @@
 #   2. the tiled attention kernels' check (tools/bench/gpu/flash_check.sh), when present
 #   3. the 12-layer d768 GPT step (N 1024, B 8): Harmonic's profile and PyTorch's step
 #   4. the paper models against their PyTorch peers on the same GPU: `harmonic bench --dt`, --gpt
-#      (softmax, fourier), --chronos (train, forecast), --recurrent, --vit (DeiT-tiny), --audio (the
+#      (softmax, fourier), --chronos (train, forecast, the paper's mini), --recurrent, --vit (DeiT-tiny), --audio (the
 #      task's and AST's size) with --device cuda, each beside
 #      tools/bench/torch/bench_*_torch.py --device cuda; a bf16 pair for dt and gpt; the recurrent
 #      and Fourier GPT pairs again with HARMONIC_NEW_KERNELS=1; one summary line per case with both
@@ -153,7 +153,8 @@ pair() {
 peers=tools/bench/torch
 pair fp32 20 --dt -- "$peers/bench_dt_torch.py"
 pair fp32 25 --gpt --case softmax --case fourier -- "$peers/bench_gpt_torch.py" --case softmax --case fourier --sdpa
-pair fp32 20 --chronos --case train --case forecast -- "$peers/bench_chronos_torch.py" --case train --case forecast
+chronos=(--case train --case forecast --case train_mini)
+pair fp32 25 --chronos "${chronos[@]}" -- "$peers/bench_chronos_torch.py" "${chronos[@]}"
 pair fp32 30 --recurrent -- "$peers/bench_recurrent_torch.py"
 pair fp32 25 --vit -- "$peers/bench_vit_torch.py" --sdpa
 ast=(--case linear --case fourier --case ast_linear --case ast_fourier)

@@ -15,6 +15,8 @@ Cases (as the Harmonic ones):
                context 128 (+ EOS) and horizon 16, batch 32
   train_quick  the same at d_model 32, 1 + 1 layers, 2 heads of 16, d_ff 128, no dropout,
                context 32 + horizon 8, batch 32
+  train_mini   (only when named) the training step at the paper's size, t5-efficient-mini: d_model
+               384, 4 + 4 layers, 8 heads of 64, d_ff 1536, context 512 + horizon 64, batch 32
   forecast     20 sample paths x 16 steps for 8 series of the default model in eval mode under
                no_grad: mean scaling and uniform binning of the context, the encoder once, memory
                repeated for the paths, cross-attention keys/values projected once, a self-attention
@@ -48,6 +50,7 @@ SIZES = {  # name -> (d_model, layers, heads, d_kv, d_ff, dropout, context, hori
     "train": (64, 2, 4, 16, 256, 0.1, 128, 16),
     "train_quick": (32, 1, 2, 16, 128, 0.0, 32, 8),
     "forecast": (64, 2, 4, 16, 256, 0.1, 128, 16),
+    "train_mini": (384, 4, 8, 64, 1536, 0.1, 512, 64),
 }
 BATCH, SERIES, PATHS, HORIZON = 32, 8, 20, 16
 BF16 = False  # --bf16: autocast on cuda
@@ -299,7 +302,7 @@ def main():
         torch.backends.cudnn.allow_tf32 = False
     where = torch.cuda.get_device_name() if args.device != "cpu" else f"threads={args.threads}"
     precision = " bf16" if args.bf16 else ""
-    for case in args.case or list(SIZES):
+    for case in args.case or [c for c in SIZES if c != "train_mini"]:
         d_model, layers, heads, _, _, _, C, T = SIZES[case]
         if case == "forecast":
             model, ms, rate = time_forecast(args.warmup, args.repeat, args.device)
