@@ -1,5 +1,5 @@
-// A paper study's committed full run (tools/studies/<study>/full_run: study.json, results.jsonl
-// and the report), checked the same way for every study that commits one.
+// A paper study's committed run (tools/studies/<study>/full_run, or another folder beside it:
+// study.json, results.jsonl and the report), checked the same way for every study that commits one.
 #pragma once
 #include <doctest/doctest.h>
 
@@ -14,8 +14,8 @@ namespace hm::test {
 // today's full grid still has `grid_runs` runs, and summary.md comes out byte for byte as
 // committed (a later session continues the run from a copy of study.json and results.jsonl).
 inline studies::StudyOutcome check_committed_full_run(const std::string& study, const std::string& study_folder,
-                                                      size_t grid_runs) {
-  const std::string committed = std::string(HARMONIC_SOURCE_DIR) + "/tools/studies/" + study_folder + "/full_run";
+                                                      size_t grid_runs, const std::string& run_folder = "full_run") {
+  const std::string committed = std::string(HARMONIC_SOURCE_DIR) + "/tools/studies/" + study_folder + "/" + run_folder;
   const size_t recorded = studies::read_results(committed + "/results.jsonl").size();
   REQUIRE(recorded >= 1);
   ScratchDir dir;

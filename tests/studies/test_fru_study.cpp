@@ -14,6 +14,7 @@
 #include "harmonic/tools/studies/fru/report.h"
 #include "harmonic/tools/studies/fru/run.h"
 #include "tests/helpers.h"
+#include "tests/study_helpers.h"
 
 using namespace hm;
 using namespace hm::studies;
@@ -330,4 +331,11 @@ TEST_CASE("study fru: a text run counts the word embedding apart, as Table 3 doe
   const Json result = run_fru(runs[0]);
   CHECK(result.at("embedding_params") == 10000 * 128);
   CHECK(result.at("params").get<int64_t>() - result.at("embedding_params").get<int64_t>() == 4217 + 4 * 129);
+}
+
+TEST_CASE("study fru: the committed mix-sin runs under the authors' released settings rebuild their report") {
+  // tools/studies/fru/code_sin_run: the synthetic part on mix-sin with target=sequence, lr decay
+  // 0.7 and clipping at 5 (the README's command), 4 models x 3 seeds.
+  const hm::studies::StudyOutcome out = hm::test::check_committed_full_run("fru", "fru", 12, "code_sin_run");
+  CHECK(out.done == 12);
 }
