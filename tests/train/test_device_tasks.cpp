@@ -11,6 +11,7 @@
 #include "harmonic/core/profiler.h"
 #include "harmonic/cuda/runtime/allocator.h"
 #include "harmonic/cuda/runtime/context.h"
+#include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/tools/demos/spiral_sgd.h"
 #include "harmonic/tools/studies/driver/study.h"
 #include "harmonic/tools/tasks/chronos_forecast_csv.h"
@@ -231,8 +232,10 @@ TEST_CASE("[cuda] a language model's training step on cuda does not wait for its
   announce_targets();
   if (!cuda::available()) return;
   // Embedding and cross_entropy check their indices on the device; the trainer reads the
-  // verdicts with the losses (cuda/runtime/deferred_checks.h). (arcade-dt's final evaluation
-  // plays episodes whose length, and so whose waits, depend on the weights.)
+  // verdicts with the losses (cuda/runtime/deferred_checks.h; on with the new kernels).
+  // (arcade-dt's final evaluation plays episodes whose length, and so whose waits, depend on the
+  // weights.)
+  cuda::ScopedNewKernels on(true);
   for (const std::string name : {"kjv-lm", "chronos"}) {
     CAPTURE(name);
     if (!data_available_for(name)) continue;
@@ -247,6 +250,7 @@ TEST_CASE("[cuda] a bad index inside a training step on cuda is reported where t
   announce_targets();
   if (!cuda::available()) return;
   if (!have_kjv()) return;
+  cuda::ScopedNewKernels on(true);
   // kjv-lm whose token ids, from the third step on, lie past the vocabulary.
   struct BadTokens : train::Task {
     std::unique_ptr<train::Task> inner;
