@@ -117,6 +117,8 @@ def rows(path):
             continue
         if words[0] == "torch":
             words = words[1:]
+            if words and re.match(r"\d", words[0]):  # a peer that prints its version first
+                words = words[1:]
         key = " ".join(words[:2] if words[0] in ("dt", "gpt", "chronos", "vit", "audio") else words[:1])
         found.setdefault(key, float(m[1] or m[2]))
     return found
