@@ -40,15 +40,10 @@ void check_targets(Exec exec, int device, const Tensor& target, int64_t classes,
                1.0, static_cast<double*>(count.raw_data()));
 }
 
-// Backward's factor: 1 / count for Mean, else 1 (count in kernel memory).
-struct LossScale {
-  const double* count;
-  bool mean;
-  template <class T>
-  HM_HD T get() const {
-    return mean ? static_cast<T>(1.0 / *count) : T(1);
-  }
-};
+// Mean's divisor, the count in kernel memory; 1 for the other reductions.
+Divisor mean_divisor(const ClassLossArgs& args, const Tensor& count) {
+  return args.reduction == Reduction::Mean ? Divisor(static_cast<const double*>(count.raw_data())) : Divisor(1.0);
+}
 
 template <class T>
 struct AsDouble {
@@ -147,8 +142,7 @@ void cross_entropy_on(const Tensor& logits, const Tensor& target, const ClassLos
       for_each_index(E, device, l.positions(), CrossEntropyCols<T>{k, l});
     if (!none)  // Mean divides by the count (0/0 = NaN, like PyTorch)
       reduce_total(E, device, l.positions(), AsDouble<T>{k.loss},
-                   args.reduction == Reduction::Mean ? Divisor(static_cast<const double*>(count.raw_data())) : 1.0,
-                   static_cast<T*>(out.raw_data()));
+                   mean_divisor(args, count), static_cast<T*>(out.raw_data()));
   });
 }
 
@@ -161,13 +155,13 @@ struct CrossEntropyBackward {
   ClassLayout l;
   int64_t ignore_index;
   bool per_position;
-  LossScale scale;
+  Divisor divisor;  // the backward's scale is its inverse
   T eps, uniform;
   HM_HD void operator()(int64_t i) const {
     const int64_t j = i % l.inner, c = (i / l.inner) % l.classes, o = i / (l.inner * l.classes);
     const int64_t p = o * l.inner + j;
     const bool ignored = t[p] == ignore_index;
-    const T gs = ignored ? T(0) : (per_position ? g[p] : g[0]) * scale.template get<T>();
+    const T gs = ignored ? T(0) : (per_position ? g[p] : g[0]) * static_cast<T>(1.0 / divisor.get());
     T d = (std::exp(x[i] - lse[p]) - uniform) * gs;
     if (!ignored && c == t[p]) d -= (T(1) - eps) * gs;
     dx[i] = d;
@@ -178,7 +172,6 @@ template <Exec E>
 void cross_entropy_backward_on(const Tensor& logits, const Tensor& target, const Tensor& lse, const Tensor& g,
                                const ClassLossArgs& args, const Tensor& count, const Tensor& dlogits) {
   const int device = kernel_device(E, "cross_entropy_backward", {&logits, &target, &lse, &g, &count, &dlogits});
-  const LossScale scale{static_cast<const double*>(count.raw_data()), args.reduction == Reduction::Mean};
   const ClassLayout l = class_layout(logits.shape(), args.class_dim);
   dispatch_float(logits.dtype(), "cross_entropy_backward", [&]<class T>() {
     const T eps = static_cast<T>(args.label_smoothing);
@@ -187,7 +180,7 @@ void cross_entropy_backward_on(const Tensor& logits, const Tensor& target, const
         CrossEntropyBackward<T>{static_cast<const T*>(logits.raw_data()), static_cast<const T*>(lse.raw_data()),
                                 static_cast<const T*>(g.raw_data()), static_cast<const int64_t*>(target.raw_data()),
                                 static_cast<T*>(dlogits.raw_data()), l, args.ignore_index,
-                                args.reduction == Reduction::None, scale, eps, eps / static_cast<T>(l.classes)});
+                                args.reduction == Reduction::None, mean_divisor(args, count), eps, eps / static_cast<T>(l.classes)});
   });
 }
 
@@ -227,7 +220,7 @@ void nll_loss_on(const Tensor& log_probs, const Tensor& target, const ClassLossA
       for_each_index(E, device, l.positions(), NllPerPosition<T>{term, po});
     else
       reduce_total(E, device, l.positions(), term,
-                   args.reduction == Reduction::Mean ? Divisor(static_cast<const double*>(count.raw_data())) : 1.0, po);
+                   mean_divisor(args, count), po);
   });
 }
 
@@ -239,11 +232,12 @@ struct NllBackward {  // d[i] = -g scale at the target class of a non-ignored po
   ClassLayout l;
   int64_t ignore_index;
   bool per_position;
-  LossScale scale;
+  Divisor divisor;  // the scale is its inverse
   HM_HD void operator()(int64_t i) const {
     const int64_t j = i % l.inner, c = (i / l.inner) % l.classes, o = i / (l.inner * l.classes);
     const int64_t p = o * l.inner + j;
-    d[i] = t[p] != ignore_index && c == t[p] ? -(per_position ? g[p] : g[0]) * scale.template get<T>() : T(0);
+    d[i] = t[p] != ignore_index && c == t[p] ? -(per_position ? g[p] : g[0]) * static_cast<T>(1.0 / divisor.get())
+                                             : T(0);
   }
 };
 
@@ -251,13 +245,12 @@ template <Exec E>
 void nll_loss_backward_on(const Tensor& target, const Tensor& g, const ClassLossArgs& args, const Tensor& count,
                           const Tensor& dlog_probs) {
   const int device = kernel_device(E, "nll_loss_backward", {&target, &g, &count, &dlog_probs});
-  const LossScale scale{static_cast<const double*>(count.raw_data()), args.reduction == Reduction::Mean};
   const ClassLayout l = class_layout(dlog_probs.shape(), args.class_dim);
   dispatch_float(dlog_probs.dtype(), "nll_loss_backward", [&]<class T>() {
     for_each_index(E, device, dlog_probs.numel(),
                    NllBackward<T>{static_cast<const int64_t*>(target.raw_data()), static_cast<const T*>(g.raw_data()),
                                   static_cast<T*>(dlog_probs.raw_data()), l, args.ignore_index,
-                                  args.reduction == Reduction::None, scale});
+                                  args.reduction == Reduction::None, mean_divisor(args, count)});
   });
 }
 
