@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The paper models' bench cases on cuda:0: on the emulated device (HARMONIC_EMULATE_CUDA=1, the
-# kernels' host twins) a Chronos step and forecast, the fashion-vit model's step and the audio
-# model's Fourier-head step run and print their cuda:0 lines, Chronos also under bf16 autocast;
+# kernels' host twins) a Chronos step and forecast, the fashion-vit model's step, the audio
+# model's Fourier-head step and the composed attention under bf16 autocast run and print their
+# cuda:0 lines, Chronos also under bf16 autocast;
 # bf16 on the CPU and an unknown case are refused by name. A build without CUDA says it has
 # no device and exits 0. (The DT and GPT steps run the same way but take a minute each on the
 # host twins: the GPU check times them.)
@@ -21,6 +22,9 @@ out=$("$h" bench --vit --device cuda --case task --repeat 1 --warmup 0 2>&1) || 
 [[ $out == "vit task "*"cuda:0"*"ms/step"*"images/s" ]] || { echo "vit: $out"; exit 1; }
 out=$("$h" bench --audio --device cuda --case fourier --repeat 1 --warmup 0 2>&1) || { echo "audio: $out"; exit 1; }
 [[ $out == "audio fourier "*"cuda:0"*"ms/step"*"clips/s" ]] || { echo "audio: $out"; exit 1; }
+out=$("$h" bench --attention --device cuda --precision bf16 --case sdpa_composed_8x12x256x64 --repeat 1 --warmup 0 2>&1) ||
+  { echo "attention bf16: $out"; exit 1; }
+[[ $out == "sdpa_composed_bf16_8x12x256x64 "*"cuda:0"*"fwd+bwd"* ]] || { echo "attention bf16: $out"; exit 1; }
 out=$("$h" bench --audio --case ast 2>&1)
 [[ $? -ne 0 && $out == *"--audio: unknown case 'ast' (expected linear, fourier, ast_linear, ast_fourier)"* ]] ||
   { echo "unknown case: $out"; exit 1; }

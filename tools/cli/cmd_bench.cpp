@@ -42,8 +42,9 @@
 //   harmonic bench --attention --device cuda        scaled_dot_product_attention (causal, float32) per path
 //                                                    (reference kernels, composed cuBLAS, tiled flash) and
 //                                                    fourier_attention, fwd and fwd+bwd (--case sdpa_flash
-//                                                    etc., by name prefix); tools/bench/torch/bench_attention_torch.py
-//                                                    --device cuda times PyTorch
+//                                                    etc., by name prefix; --precision bf16: under autocast,
+//                                                    labels *_bf16_*); tools/bench/torch/bench_attention_torch.py
+//                                                    --device cuda [--bf16] times PyTorch
 //   mpirun -np 2 harmonic bench --allreduce          all-reduce time and bus bandwidth of the job's
 //                                                    process group for 1..64 MiB float32 buffers
 //                                                    (tools/bench/allreduce_case.h); rank 0 prints
@@ -114,8 +115,8 @@ void add(CLI::App& app) {
   cmd->add_option("--dtype", opt.dtype, "float32 or float64");
   cmd->add_option("--device", opt.device, "cpu or cuda (cuda:0; GPU time per call)");
   cmd->add_option("--precision", opt.precision,
-                  "fp32, or bf16 on cuda for --gpt/--dt/--vit/--audio/--chronos/--recurrent (autocast: bf16 GEMMs, "
-                  "float32 weights)");
+                  "fp32, or bf16 on cuda for --gpt/--dt/--vit/--audio/--chronos/--recurrent/--attention (autocast: "
+                  "bf16 GEMMs, float32 weights)");
   cmd->add_option("--json", opt.json_path, "Also write the results as JSON to this file ('-': stdout only)");
 }
 
@@ -153,27 +154,29 @@ int run() {
     });
     return 0;
   }
-  if (opt.attention) {
-    check(dtype == DType::Float32, "bench", "--attention times float32 only");
-    run_attention_cases(opt.cases, timing, device, [&](const std::string& label, double fwd, double fwd_bwd) {
-      fmt::print("{:<36} {}  fwd {} ms  fwd+bwd {} ms\n", label,
-                 device.is_cuda() ? std::string("cuda:0") : fmt::format("threads={}", get_num_threads()),
-                 ms_text(fwd), ms_text(fwd_bwd));
-      std::fflush(stdout);
-    });
-    return 0;
-  }
   // Where a case ran, for its line: the GPU or the CPU's thread count.
   const std::string where = device.is_cuda() ? "cuda:0" : fmt::format("threads={}", get_num_threads());
   check(opt.precision == "fp32" || opt.precision == "bf16", "bench", "--precision must be fp32 or bf16, got '{}'",
         opt.precision);
-  const bool model_step = opt.gpt || opt.dt || opt.vit || opt.audio || opt.chronos || opt.recurrent;
-  check(opt.precision == "fp32" || (device.is_cuda() && model_step), "bench",
-        "--precision bf16 needs --device cuda and one of --gpt, --dt, --vit, --audio, --chronos, --recurrent (the CPU "
-        "GEMMs have no bf16 kernel)");
-  // bf16: GEMMs and attention in bfloat16 with float32 master weights, as `harmonic train --precision bf16`.
+  const bool autocast_cases =
+      opt.gpt || opt.dt || opt.vit || opt.audio || opt.chronos || opt.recurrent || opt.attention;
+  check(opt.precision == "fp32" || (device.is_cuda() && autocast_cases), "bench",
+        "--precision bf16 needs --device cuda and one of --gpt, --dt, --vit, --audio, --chronos, --recurrent, "
+        "--attention (the CPU GEMMs have no bf16 kernel)");
+  // bf16: the GEMMs (the composed attention's too) in bfloat16 with float32 master weights, as `harmonic
+  // train --precision bf16`.
   std::optional<AutocastGuard> autocast;
   if (opt.precision == "bf16") autocast.emplace(DType::BFloat16);
+  if (opt.attention) {
+    check(dtype == DType::Float32, "bench", "--attention times float32 inputs only");
+    run_attention_cases(opt.cases, timing, device, [&](std::string label, double fwd, double fwd_bwd) {
+      // Under bf16 autocast only the GEMMs change (the composed path's): "sdpa_composed_bf16_8x12x1024x64".
+      if (opt.precision == "bf16") label.insert(label.rfind('_'), "_bf16");
+      fmt::print("{:<36} {}  fwd {} ms  fwd+bwd {} ms\n", label, where, ms_text(fwd), ms_text(fwd_bwd));
+      std::fflush(stdout);
+    });
+    return 0;
+  }
   if (opt.recurrent) {
     check(dtype == DType::Float32, "bench", "--recurrent times float32 only");
     run_recurrent_cases(opt.cases, timing, device, [&](const std::string& label, double ms) {

@@ -68,12 +68,19 @@ fi
 # 4. Benchmarks: every path of harmonic, then PyTorch.
 step bench_harmonic 70 "$bin" bench --attention --device cuda --repeat 5 --warmup 2
 step bench_torch 45 "$python" tools/bench/torch/bench_attention_torch.py --device cuda --repeat 5 --warmup 2
+# Under bf16 autocast: the composed path's GEMMs in bf16 against PyTorch's bf16 SDPA (which path a
+# bf16 run should take is for these numbers to decide).
+step bench_harmonic_bf16 40 "$bin" bench --attention --device cuda --precision bf16 --case sdpa_composed \
+  --repeat 5 --warmup 2
+step bench_torch_bf16 30 "$python" tools/bench/torch/bench_attention_torch.py --device cuda --bf16 --case sdpa_torch \
+  --repeat 5 --warmup 2
 
 echo
 echo "== summary"
 printf '%s\n' "${status[@]}"
 echo
-"$python" - "$out/bench_harmonic.log" "$out/bench_torch.log" <<'EOF' || true
+"$python" - "$out/bench_harmonic.log" "$out/bench_torch.log" "$out/bench_harmonic_bf16.log" \
+  "$out/bench_torch_bf16.log" <<'EOF' || true
 # One row per shape: ms fwd / fwd+bwd of each path (harmonic) and peer (torch).
 import re, sys
 rows, cols = {}, []

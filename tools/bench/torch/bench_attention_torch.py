@@ -6,7 +6,9 @@ in float32 with TF32 off, forward (no grad) and forward+backward of a sum, timed
   sdpa_materialised_BxHxNxD   softmax(q k^T scale + causal mask) v, the weights materialised
   fourier_attention_materialised_8x8xNx16     the FourierFormer logits materialised (B, H, N, N, D),
                                               N = 512, 1024, 4096 (out of memory past ~1024 on 141 GB)
-Usage: python3 tools/bench/torch/bench_attention_torch.py --device cuda [--repeat 10] [--warmup 3] [--case PREFIX]"""
+--bf16 (cuda) runs each call under torch.autocast(bfloat16), as `harmonic bench --attention --precision
+bf16`; its cases are named *_bf16_<shape> (F.scaled_dot_product_attention then takes its bf16 kernels).
+Usage: python3 tools/bench/torch/bench_attention_torch.py --device cuda [--repeat 10] [--warmup 3] [--case PREFIX] [--bf16]"""
 import argparse
 import math
 import statistics
@@ -71,6 +73,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--case", action="append", default=[], help="name prefix (repeatable); default all")
+    ap.add_argument("--bf16", action="store_true", help="cuda: every call under bf16 autocast")
     args = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
@@ -89,32 +92,41 @@ def main():
     def report(name, fwd, fwd_bwd):
         print(f"{name:<36} {where}  fwd {fwd:9.4f} ms  fwd+bwd {fwd_bwd:9.4f} ms", flush=True)
 
+    def under_autocast(f):
+        if not args.bf16:
+            return f
+        def g(*xs):
+            with torch.autocast(device_type="cuda", dtype=torch.bfloat16):
+                return f(*xs)
+        return g
+
     for shape in SDPA_SHAPES:
         dims = "x".join(str(d) for d in shape)
         for label, f in (("torch", lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True)),
                          ("materialised", materialised)):
-            name = f"sdpa_{label}_{dims}"
+            name = f"sdpa_{label}{'_bf16' if args.bf16 else ''}_{dims}"
             if not picked(name):
                 continue
             try:
-                report(name, *time_pair(f, leaves(shape, 1.0), device, args.repeat, args.warmup))
+                report(name, *time_pair(under_autocast(f), leaves(shape, 1.0), device, args.repeat, args.warmup))
             except torch.OutOfMemoryError:
                 print(f"{name:<36} {where}  out of memory", flush=True)
             if device.type == "cuda":
                 torch.cuda.empty_cache()
     for shape in FOURIER_SHAPES:
-        name = "fourier_attention_materialised_" + "x".join(str(d) for d in shape)
+        name = f"fourier_attention_materialised{'_bf16' if args.bf16 else ''}_" + "x".join(str(d) for d in shape)
         if not picked(name) or (device.type != "cuda" and shape[2] > 512):
             continue
         R = torch.tensor(2.0, device=device, requires_grad=True)
         try:
-            report(name, *time_pair(fourier_materialised, leaves(shape, 0.5) + [R], device, args.repeat, args.warmup))
+            report(name, *time_pair(under_autocast(fourier_materialised), leaves(shape, 0.5) + [R], device, args.repeat,
+                                    args.warmup))
         except torch.OutOfMemoryError:
             print(f"{name:<36} {where}  out of memory", flush=True)
         if device.type == "cuda":
             torch.cuda.empty_cache()
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name(0) if device.type == 'cuda' else 'cpu'}, "
-          f"float32, TF32 off")
+          f"float32{' under bf16 autocast' if args.bf16 else ''}, TF32 off")
 
 
 if __name__ == "__main__":
