@@ -13,14 +13,17 @@
 //                          dK += dS^T Q.
 //             No atomics: each output element has one owner and a fixed summation order, so
 //             the result is deterministic (the price: S and dP are computed twice).
+//             With the new kernels on (cuda/README.md) and no bias gradient wanted, the dK/dV
+//             pass also adds dS K into dQ (zeroed first) with atomicAdd, FlashAttention-2's single
+//             pass: S and dP once, dQ summed over key tiles in no fixed order on the device.
 //             A bias shared across b or h gets its gradient by summing that buffer over the
 //             shared dims (b outer, h inner, the reference kernels' order).
 // Tiles entirely above the causal diagonal are never visited (ops/scaled_dot_product_attention_tiles.h).
 // The block layout, thread policies, forward pass and launcher are shared with fourier_attention's
 // tiled kernels (cuda/attention_tiles.cuh).
-#include "harmonic/cuda/scaled_dot_product_attention_flash.cuh"
-
 #include "harmonic/cuda/attention_tiles.cuh"
+#include "harmonic/cuda/runtime/runtime.h"
+#include "harmonic/cuda/scaled_dot_product_attention_flash.cuh"
 
 namespace hm::cuda {
 namespace {
@@ -131,7 +134,33 @@ struct BackwardQ {
 
 // -- backward: dK/dV pass --------------------------------------------------------------------
 
-template <int D, int Dv>
+// o[r][w] += sum_j P[j ldp + r] V[j ldv + 8 w]: acc_tile with P stored transposed (key-major).
+template <int W>
+HM_HD void acc_tile_transposed(const float* P, int ldp, const float* V, int ldv, float (&o)[kR][W]) {
+#pragma unroll 2
+  for (int j = 0; j < kBc; ++j) {
+    float a[kR];
+#pragma unroll
+    for (int r = 0; r < kR; ++r) a[r] = P[j * ldp + r];
+#pragma unroll
+    for (int w = 0; w < W; ++w) {
+      const float b = V[j * ldv + kGroups * w];
+#pragma unroll
+      for (int r = 0; r < kR; ++r) o[r][w] += a[r] * b;
+    }
+  }
+}
+
+HM_HD void add_to(float* x, float v) {
+#ifdef __CUDA_ARCH__
+  atomicAdd(x, v);
+#else
+  *x += v;  // the host twin runs the blocks one after another
+#endif
+}
+
+// WithDq: also dQ += dS K into p.dq (zeroed before the pass), the single-pass backward.
+template <int D, int Dv, bool WithDq = false>
 struct BackwardKV {
   static constexpr int ldq = D + 1, ldv = Dv + 1, Wk = D / kGroups, Wv = Dv / kGroups;
   // K (kBc, ldq), V (kBc, ldv), Q (kBr, ldq), dO (kBr, ldv), P_drop^T and dS^T (kBc, kLdp),
@@ -205,6 +234,17 @@ struct BackwardKV {
         const int g = t / kGroups, c = t % kGroups;
         acc_tile<Wv>(Pt + kR * g * kLdp, kLdp, dOs + c, ldv, th.dv);
         acc_tile<Wk>(dSt + kR * g * kLdp, kLdp, Qs + c, ldq, th.dk);
+        if constexpr (WithDq) {  // dQ += dS K for queries 4 g + r of this tile, dims c + 8 w
+          float dq[kR][Wk] = {};
+          acc_tile_transposed<Wk>(dSt + kR * g, kLdp, Ks + c, ldq, dq);
+#pragma unroll
+          for (int r = 0; r < kR; ++r) {
+            const int64_t i = i0 + kR * g + r;
+            if (i >= p.Nq) continue;
+#pragma unroll
+            for (int w = 0; w < Wk; ++w) add_to(p.dq + (bh * p.Nq + i) * D + c + kGroups * w, dq[r][w]);
+          }
+        }
       });
     }
     threads.run(st, [&](int t, Thread& th) {
@@ -249,6 +289,11 @@ FlashParams params(const Tensor& q, const Tensor& k, const Tensor& v, const Tens
   p.scale = static_cast<float>(args.scale);
   return p;
 }
+
+struct Zero {
+  float* x;
+  HM_HD void operator()(int64_t i) const { x[i] = 0.0f; }
+};
 
 struct ReduceBias {  // dbias (Bb, Hb, Nq, Nk) = dS / scale (B, H, Nq, Nk) summed over shared dims
   const float* ds;
@@ -314,8 +359,14 @@ bool flash_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Ten
       if (!per_slice) ds = Tensor::empty(Shape{B, H, Nq, Nk}, DType::Float32, q.device());
       p.ds = static_cast<float*>(per_slice ? dbias.raw_data() : ds.raw_data());
     }
-    run_pass<E, PassQ>(p, BH, p.tiles.query_tiles(), true, device);
-    run_pass<E, PassKV>(p, BH, p.tiles.key_tiles(), false, device);
+    if (new_kernels_enabled() && !p.ds) {  // the single pass
+      for_each_index(E, device, dq.numel(), Zero{p.dq});
+      run_pass<E, BackwardKV<HD, HD, true>>(p, BH, p.tiles.key_tiles(), false, device);
+      ++sdpa_flash_single_pass_runs();
+    } else {
+      run_pass<E, PassQ>(p, BH, p.tiles.query_tiles(), true, device);
+      run_pass<E, PassKV>(p, BH, p.tiles.key_tiles(), false, device);
+    }
     if (ds.defined())
       for_each_index(E, device, dbias.numel(),
                      ReduceBias{static_cast<const float*>(ds.raw_data()), static_cast<float*>(dbias.raw_data()), B, H,

@@ -110,6 +110,11 @@ int64_t& sdpa_flash_runs() {
   return runs;
 }
 
+int64_t& sdpa_flash_single_pass_runs() {
+  static int64_t runs = 0;
+  return runs;
+}
+
 ScopedSdpaPath::ScopedSdpaPath(SdpaPath path) : previous_(g_path) { g_path = path; }
 ScopedSdpaPath::~ScopedSdpaPath() { g_path = previous_; }
 

@@ -58,6 +58,8 @@ bool sdpa_composed_fits(int64_t weights, DType dtype, Device device);
 // Runs of the tiled kernels (forward or backward, device or host twin) since start-up: tests
 // check with it that the path they meant to test ran.
 int64_t& sdpa_flash_runs();
+// Of those, backward passes that took the single pass (dQ by atomics; a new kernel).
+int64_t& sdpa_flash_single_pass_runs();
 
 // Sets the path for its lifetime (tests and benchmarks; not thread-safe).
 class ScopedSdpaPath {

@@ -201,6 +201,27 @@ TEST_CASE("[cuda] tiled sdpa kernels match the CPU's (out, lse, dq, dk, dv, dbia
   }
 }
 
+TEST_CASE("[cuda] the single-pass tiled sdpa backward (new kernels: dQ by atomics) matches the CPU's") {
+  announce_targets();
+  cuda::ScopedNewKernels on(true);
+  const char* names[] = {"out", "lse", "dq", "dk", "dv", "dbias"};
+  for (const Case& c : cases()) {
+    CAPTURE(c.str());
+    const std::vector<Tensor> x = inputs_of(c);
+    const std::vector<Tensor> ref = run_slots(c, x, Device::cpu());
+    ScopedSdpaPath flash(SdpaPath::Flash);
+    for_each_device([&](const Target& t) {
+      const int64_t single = sdpa_flash_single_pass_runs();
+      const std::vector<Tensor> got = run_slots(c, x, t.device);
+      // A bias gradient keeps the two passes (the dQ pass writes dS for it).
+      CHECK(sdpa_flash_single_pass_runs() == single + (c.bb ? 0 : 1));
+      REQUIRE(got.size() == ref.size());
+      for (size_t i = 0; i < got.size(); ++i)
+        check_close(ref[i], got[i], std::string(names[i]) + " on " + t.name + ", " + c.str());
+    });
+  }
+}
+
 TEST_CASE("[cuda] tiled sdpa through autograd matches the CPU (output and q, k, v, broadcast bias gradients)") {
   announce_targets();
   ScopedSdpaPath flash(SdpaPath::Flash);
@@ -234,6 +255,22 @@ TEST_CASE("[cuda] scaled_dot_product_attention's path on a device: composed wher
   CHECK(sdpa_composed_fits(B * H * 5 * 7, DType::Float32, dev));
   // 7 keys: the composed form (faster there than the tiles), unless HARMONIC_FLASH=1 forces them.
   if (!sdpa_flash_forced()) CHECK(node(SdpaPath::Auto) != "scaled_dot_product_attention");
+}
+
+TEST_CASE("[cuda] single-pass tiled sdpa small case (compute-sanitizer target)") {
+  announce_targets();
+  cuda::ScopedNewKernels on(true);
+  ScopedSdpaPath flash(SdpaPath::Flash);
+  for (const Case& c : {Case{70, 130, 16, true, true, 0, 0, 0.2}, Case{65, 66, 64, true, false, 0, 0, 0.0}}) {
+    CAPTURE(c.str());
+    const std::vector<Tensor> x = inputs_of(c);
+    const std::vector<Tensor> ref = run_slots(c, x, Device::cpu());
+    for_each_device([&](const Target& t) {
+      const std::vector<Tensor> got = run_slots(c, x, t.device);
+      for (size_t i = 0; i < got.size(); ++i)
+        check_close(ref[i], got[i], "output " + std::to_string(i) + " on " + t.name);
+    });
+  }
 }
 
 TEST_CASE("[cuda] tiled sdpa small case (compute-sanitizer target)") {

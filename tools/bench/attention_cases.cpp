@@ -95,7 +95,9 @@ void run_attention_cases(const std::vector<std::string>& only, const TimingOptio
   };
   for (const std::string& path : paths(device))
     for (const AttentionShape& s : sdpa_shapes()) {
-      const std::string name = "sdpa_" + path + "_" + dims(s);
+      // With the new kernels on, the tiled backward is the single pass (dQ by atomics).
+      const bool one_pass = path == "flash" && cuda::new_kernels_enabled();
+      const std::string name = "sdpa_" + path + (one_pass ? "_1pass_" : "_") + dims(s);
       if (!picked(only, name) || (path == "reference" && s.N > kReferenceMaxN)) continue;
       const std::vector<Tensor> x = leaves(s, 1.0);
       const SdpaPath p = path == "reference" ? SdpaPath::Reference : path == "flash" ? SdpaPath::Flash : SdpaPath::Auto;

@@ -58,6 +58,10 @@ if [[ -x "$sanitizer" ]]; then
     -tc="*tiled sdpa small case*" || fail=1
   step racecheck 35 env HARMONIC_FLASH=1 "$sanitizer" --tool racecheck --racecheck-report all --error-exitcode 9 \
     "$tests" -tc="*tiled sdpa small case*" || fail=1
+  step memcheck_single_pass 35 "$sanitizer" --tool memcheck --error-exitcode 9 "$tests" \
+    -tc="*single-pass tiled sdpa small case*" || fail=1
+  step racecheck_single_pass 35 "$sanitizer" --tool racecheck --racecheck-report all --error-exitcode 9 "$tests" \
+    -tc="*single-pass tiled sdpa small case*" || fail=1
   step memcheck_fourier 35 "$sanitizer" --tool memcheck --error-exitcode 9 "$tests" \
     -tc="*takes the tiled kernels*" || fail=1
   step racecheck_fourier 35 "$sanitizer" --tool racecheck --racecheck-report all --error-exitcode 9 "$tests" \
@@ -68,6 +72,9 @@ fi
 # 4. Benchmarks: every path of harmonic, then PyTorch.
 step bench_harmonic 70 "$bin" bench --attention --device cuda --repeat 5 --warmup 2
 step bench_torch 45 "$python" tools/bench/torch/bench_attention_torch.py --device cuda --repeat 5 --warmup 2
+# The single-pass backward (a new kernel: dQ by atomics), labelled sdpa_flash_1pass_*.
+step bench_harmonic_1pass 40 env HARMONIC_NEW_KERNELS=1 "$bin" bench --attention --device cuda --case sdpa_flash \
+  --repeat 5 --warmup 2
 # Under bf16 autocast: the composed path's GEMMs in bf16 against PyTorch's bf16 SDPA (which path a
 # bf16 run should take is for these numbers to decide).
 step bench_harmonic_bf16 40 "$bin" bench --attention --device cuda --precision bf16 --case sdpa_composed \
@@ -79,7 +86,7 @@ echo
 echo "== summary"
 printf '%s\n' "${status[@]}"
 echo
-"$python" - "$out/bench_harmonic.log" "$out/bench_torch.log" "$out/bench_harmonic_bf16.log" \
+"$python" - "$out/bench_harmonic.log" "$out/bench_torch.log" "$out/bench_harmonic_1pass.log" "$out/bench_harmonic_bf16.log" \
   "$out/bench_torch_bf16.log" <<'EOF' || true
 # One row per shape: ms fwd / fwd+bwd of each path (harmonic) and peer (torch).
 import re, sys
