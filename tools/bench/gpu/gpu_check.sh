@@ -8,7 +8,7 @@
 #      evaluates, checkpoints and resumes on cuda:0; every study's first quick run on cuda:0)
 #   2. the tiled attention kernels' check (tools/bench/gpu/flash_check.sh), when present
 #   3. the 12-layer d768 GPT step (N 1024, B 8): Harmonic's profile (fp32, bf16, fp32 with the new
-#      kernels: index checks left on the device) and PyTorch's step
+#      kernels: index checks left on the device, the single-pass attention backward) and PyTorch's step
 #   4. the paper models against their PyTorch peers on the same GPU: `harmonic bench --dt`, --gpt
 #      (softmax, fourier), --chronos (train, forecast, the paper's mini), --recurrent, --vit (DeiT-tiny), --audio (the
 #      task's and AST's size) with --device cuda, each beside
@@ -80,7 +80,8 @@ for prec in fp32 bf16; do
   note "harmonic gpt 12x768 $prec: $(echo "$o" | grep -m1 -oE '[0-9.]+ ms/step' || echo FAILED)"
 done
 # The same fp32 step with the new kernels on: the trainer then leaves the step's index checks on
-# the device (cuda/runtime/deferred_checks.h) instead of waiting for them twice a step.
+# the device (cuda/runtime/deferred_checks.h) instead of waiting for them twice a step, and the
+# tiled attention's backward takes its single pass.
 if ! late "gpt fp32 new kernels"; then
   o=$(HARMONIC_NEW_KERNELS=1 timeout 45 "$H" train kjv-lm --device cuda "${gpt[@]}" --profile 3 --out /tmp/gpt-new \
     --force 2>&1)
