@@ -333,9 +333,12 @@ TEST_CASE("study fru: a text run counts the word embedding apart, as Table 3 doe
   CHECK(result.at("params").get<int64_t>() - result.at("embedding_params").get<int64_t>() == 4217 + 4 * 129);
 }
 
-TEST_CASE("study fru: the committed mix-sin runs under the authors' released settings rebuild their report") {
+TEST_CASE("study fru: the committed runs under the authors' released settings rebuild their reports") {
   // tools/studies/fru/code_sin_run: the synthetic part on mix-sin with target=sequence, lr decay
   // 0.7 and clipping at 5 (the README's command), 4 models x 3 seeds.
   const hm::studies::StudyOutcome out = hm::test::check_committed_full_run("fru", "fru", 12, "code_sin_run");
   CHECK(out.done == 12);
+  // code_poly_clip_run: mix-poly 5/10/15 under the released settings for the clipped models (SRU,
+  // FRU: lr decay 0.9, clipping 5), 2 models x 3 data sets x 3 seeds.
+  CHECK(hm::test::check_committed_full_run("fru", "fru", 18, "code_poly_clip_run").done == 18);
 }
