@@ -341,4 +341,6 @@ TEST_CASE("study fru: the committed runs under the authors' released settings re
   // code_poly_clip_run: mix-poly 5/10/15 under the released settings for the clipped models (SRU,
   // FRU: lr decay 0.9, clipping 5), 2 models x 3 data sets x 3 seeds.
   CHECK(hm::test::check_committed_full_run("fru", "fru", 18, "code_poly_clip_run").done == 18);
+  // code_poly_noclip_run: the same for RNN and LSTM, which the released code does not clip.
+  CHECK(hm::test::check_committed_full_run("fru", "fru", 18, "code_poly_noclip_run").done == 18);
 }
