@@ -21,12 +21,11 @@ import os
 import sys
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_torch  # noqa: E402
-from encoder_blocks_torch import Block  # noqa: E402
+from encoder_blocks_torch import Block, training_step_ms  # noqa: E402
 
 CLASSES, FREQUENCIES = 32, 2
 # (frames, bands, dim, depth, heads, mlp, batch)
@@ -76,18 +75,9 @@ def time_case(case, warmup, repeat, device, sdpa, bf16):
     size = "ast" if case.startswith("ast_") else "task"
     frames, bands, _, _, _, _, b = SIZES[size]
     model = SpectrogramTransformer(size, case.split("_")[-1], "sdpa" if sdpa else "softmax").to(device)
-    model.train()
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
     clips = torch.randn(b, frames, bands, device=device)
     labels = torch.randint(0, CLASSES, (b,), device=device)
-    def step():
-        with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=bf16):
-            loss = F.cross_entropy(model(clips).float(), labels)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-
-    return bench_torch.time_ms(step, repeat, warmup), b
+    return training_step_ms(model, clips, labels, 3e-3, 0.01, repeat, warmup, bf16), b
 
 
 def main():

@@ -19,12 +19,11 @@ import os
 import sys
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_torch  # noqa: E402
-from encoder_blocks_torch import Block  # noqa: E402
+from encoder_blocks_torch import Block, training_step_ms  # noqa: E402
 
 # (image size, channels, patch, dim, depth, heads, mlp, classes, batch)
 SIZES = {"deit_tiny": (224, 3, 16, 192, 12, 3, 768, 1000, 32), "task": (28, 1, 7, 64, 4, 4, 128, 10, 128)}
@@ -54,18 +53,9 @@ def time_case(case, kernel, warmup, repeat, device, bf16):
     size = "task" if case == "task" else "deit_tiny"
     s, c, _, _, _, _, _, classes, b = SIZES[size]
     model = ViT(size, kernel).to(device)
-    model.train()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.05)
     images = torch.randn(b, c, s, s, device=device)
     labels = torch.randint(0, classes, (b,), device=device)
-    def step():
-        with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=bf16):
-            loss = F.cross_entropy(model(images).float(), labels)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-
-    return bench_torch.time_ms(step, repeat, warmup), b
+    return training_step_ms(model, images, labels, 1e-3, 0.05, repeat, warmup, bf16), b
 
 
 def main():

@@ -6,11 +6,15 @@ exact GELU MLP, LayerNorm with the model's eps; attention by one of
   fourier  FourierFormer's kernel p sum_d log|sinc(R (q_d - k_d))| (p 4, scalar R, no 1/sqrt(D))
            over a materialised (B, H, N, N, D) difference, recomputed in the backward
            (torch.utils.checkpoint: a dozen layers of those tensors would not fit in memory)
+and the training step both time: cross-entropy of the model's scores, AdamW, through
+bench_torch.time_ms.
 """
 import torch
 import torch.nn.functional as F
 import torch.utils.checkpoint
 from torch import nn
+
+import bench_torch
 
 
 def fourier_scores(q, k, r):
@@ -50,3 +54,19 @@ class Block(nn.Module):
     def forward(self, x):
         x = x + self.attn(self.norm1(x))
         return x + self.fc2(F.gelu(self.fc1(self.norm2(x))))
+
+
+def training_step_ms(model, inputs, labels, lr, weight_decay, repeat, warmup, bf16):
+    """Median ms of one step (forward, cross-entropy, zero_grad, backward, AdamW) in train mode;
+    bf16: forward and loss under cuda bf16 autocast."""
+    model.train()
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+
+    def step():
+        with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=bf16):
+            loss = F.cross_entropy(model(inputs).float(), labels)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    return bench_torch.time_ms(step, repeat, warmup)
