@@ -97,13 +97,14 @@ HM_HD void dot_tile(const float* A, int lda, const float* B, int ldb, float (&ac
 }
 
 // o[r][w] += sum_(j < 64) p_(r, j) v_(j, 8 w), P's rows r < 4 (ldp apart), V's rows ldv apart.
-template <int W>
+// Transposed: P is stored key-major, p_(r, j) at P[j ldp + r].
+template <int W, bool Transposed = false>
 HM_HD void acc_tile(const float* P, int ldp, const float* V, int ldv, float (&o)[kR][W]) {
 #pragma unroll 2
   for (int j = 0; j < kBc; ++j) {
     float a[kR];
 #pragma unroll
-    for (int r = 0; r < kR; ++r) a[r] = P[r * ldp + j];
+    for (int r = 0; r < kR; ++r) a[r] = Transposed ? P[j * ldp + r] : P[r * ldp + j];
 #pragma unroll
     for (int w = 0; w < W; ++w) {
       const float b = V[j * ldv + kGroups * w];

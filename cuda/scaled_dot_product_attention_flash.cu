@@ -134,23 +134,6 @@ struct BackwardQ {
 
 // -- backward: dK/dV pass --------------------------------------------------------------------
 
-// o[r][w] += sum_j P[j ldp + r] V[j ldv + 8 w]: acc_tile with P stored transposed (key-major).
-template <int W>
-HM_HD void acc_tile_transposed(const float* P, int ldp, const float* V, int ldv, float (&o)[kR][W]) {
-#pragma unroll 2
-  for (int j = 0; j < kBc; ++j) {
-    float a[kR];
-#pragma unroll
-    for (int r = 0; r < kR; ++r) a[r] = P[j * ldp + r];
-#pragma unroll
-    for (int w = 0; w < W; ++w) {
-      const float b = V[j * ldv + kGroups * w];
-#pragma unroll
-      for (int r = 0; r < kR; ++r) o[r][w] += a[r] * b;
-    }
-  }
-}
-
 HM_HD void add_to(float* x, float v) {
 #ifdef __CUDA_ARCH__
   atomicAdd(x, v);
@@ -236,7 +219,7 @@ struct BackwardKV {
         acc_tile<Wk>(dSt + kR * g * kLdp, kLdp, Qs + c, ldq, th.dk);
         if constexpr (WithDq) {  // dQ += dS K for queries 4 g + r of this tile, dims c + 8 w
           float dq[kR][Wk] = {};
-          acc_tile_transposed<Wk>(dSt + kR * g, kLdp, Ks + c, ldq, dq);
+          acc_tile<Wk, true>(dSt + kR * g, kLdp, Ks + c, ldq, dq);
 #pragma unroll
           for (int r = 0; r < kR; ++r) {
             const int64_t i = i0 + kR * g + r;
