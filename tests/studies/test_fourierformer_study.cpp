@@ -8,6 +8,7 @@
 #include <set>
 
 #include "tests/helpers.h"
+#include "tests/study_helpers.h"
 #include "harmonic/tools/studies/fourierformer/figures.h"
 #include "harmonic/tools/studies/fourierformer/plan.h"
 #include "harmonic/tools/studies/fourierformer/report.h"
@@ -251,4 +252,10 @@ TEST_CASE("fourierformer study: report, claims, divergence and figures on known 
       CHECK(s.label.find("diverged: 2/2 seeds") != std::string::npos);
     }
   CHECK(found);
+}
+
+// The measured full run behind README's tables (tests/study_helpers.h): the runs recorded so far
+// of today's 90, so its summary says it is partial.
+TEST_CASE("fourierformer study: the committed full run reports again to its committed summary") {
+  CHECK(hm::test::check_committed_full_run("fourierformer", "fourierformer", 90).done == 12);
 }
