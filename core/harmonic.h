@@ -9,6 +9,7 @@
 #include "harmonic/autograd/gradcheck.h"
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/autograd/node.h"
+#include "harmonic/core/denormals.h"
 #include "harmonic/core/factories.h"
 #include "harmonic/core/parallel.h"
 #include "harmonic/core/print.h"

@@ -25,6 +25,8 @@ Registration reg{{"info", [](CLI::App& app) { app.add_subcommand("info", "Show b
                     fmt::print("blas library: {}\n", b.blas_library);
                     fmt::print("blas runtime: {}\n", blas_runtime());
                     fmt::print("openmp threads (cpu ops): {}\n", get_num_threads());
+                    fmt::print("subnormal floats (cpu ops): {}\n",
+                               flush_denormal() ? "flushed to zero" : "kept (HARMONIC_FLUSH_DENORMAL=0)");
                     fmt::print("cuda backend compiled: {}\n", cuda::compiled() ? "yes" : "no");
                     fmt::print("cuda: {}\n", cuda::describe());
                     // Read from the environment only: `info` never initialises MPI.

@@ -1,8 +1,12 @@
 // The `harmonic` command: one executable, one subcommand per tool (see tools/commands.h).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <string_view>
+
 #include "harmonic/core/build_info.h"
+#include "harmonic/core/denormals.h"
 #include "harmonic/nn/distributed/process_group.h"
 #include "harmonic/tools/cli/commands.h"
 #include "harmonic/tools/cli/omp_wait.h"
@@ -10,6 +14,10 @@
 
 int main(int argc, char** argv) {
   hm::cli::exec_with_passive_omp_wait(argv);  // before any OpenMP work; see omp_wait.cpp
+  // Trainings flush subnormals (core/denormals.h: a model drifting into them trains at half speed);
+  // HARMONIC_FLUSH_DENORMAL=0 keeps IEEE's gradual underflow.
+  const char* flush = std::getenv("HARMONIC_FLUSH_DENORMAL");
+  if (flush == nullptr || std::string_view(flush) != "0") hm::set_flush_denormal(true);
   CLI::App app{"Harmonic: a deep-learning framework for the Fourier papers"};
   app.set_version_flag("--version", hm::version_string());
   app.require_subcommand(1);
