@@ -46,6 +46,13 @@ HM_HD float flog(float x) {
   return std::log(x);
 #endif
 }
+HM_HD float flog1p(float x) {
+#ifdef __CUDA_ARCH__
+  return log1pf(x);
+#else
+  return std::log1p(x);
+#endif
+}
 HM_HD float fmax2(float a, float b) { return a > b ? a : b; }
 
 // One block's threads, phase by phase: run(states, f) does f(t, state of t) for each thread t,
@@ -150,6 +157,12 @@ struct TileParams {
   HM_HD float keep(int64_t bh, int64_t i, int64_t j) const {
     if (!drop) return 1.0f;
     return dropout_keep(seed, offset, static_cast<uint64_t>((bh * Nq + i) * Nk + j), pf) ? drop_scale : 0.0f;
+  }
+  // A row's lse and its output's factor from the running max m and sum l > 0: m + log l and
+  // 1 / l. A Params type with another normaliser hides this (Forward calls the derived one).
+  HM_HD void normaliser(float m, float l, float& lse, float& inv) const {
+    lse = m + flog(l);
+    inv = 1.0f / l;
   }
   // P from the forward's lse: 0 for a blocked pair and for a fully masked row (lse -inf).
   HM_HD static float prob(float s, float lse) { return s == kNegInf || lse == kNegInf ? 0.0f : fexp(s - lse); }
@@ -260,10 +273,11 @@ struct Forward {
         if (i >= p.Nq) continue;
         float* o = p.out + (bh * p.Nq + i) * Dv;
         const bool dead = th.l[r] == 0.0f;  // every key masked: zeros, lse -inf
-        const float inv = dead ? 0.0f : 1.0f / th.l[r];
+        float lse = kNegInf, inv = 0.0f;
+        if (!dead) p.normaliser(th.m[r], th.l[r], lse, inv);
         #pragma unroll
         for (int w = 0; w < W; ++w) o[c + kGroups * w] = dead ? 0.0f : th.o[r][w] * inv;
-        if (c == 0) p.lse[bh * p.Nq + i] = dead ? kNegInf : th.m[r] + flog(th.l[r]);
+        if (c == 0) p.lse[bh * p.Nq + i] = lse;
       }
     });
   }

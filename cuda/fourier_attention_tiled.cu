@@ -50,7 +50,18 @@ HM_HD void sinc_tile(const float* A, int lda, const float* B, int ldb, const flo
 struct FourierParams : TileParams {  // the same 64 x 64 tiles and causal geometry as sdpa's
   const float* R;                    // (D)
   float p;
-  float* dr;  // backward: (B, H, Nk, D), each key's share of dR
+  float log_eps = kNegInf;  // log of the authors' eps in A = K / (sum K + eps); -inf: exact
+  float* dr;                // backward: (B, H, Nk, D), each key's share of dR
+
+  // lse = log(e^m l + eps) in logs, which overflow nothing where every kernel value of a row is
+  // far below eps (m very negative); the output's factor is e^(m - lse). The backward needs only
+  // lse: dA/dl is the same for either normaliser (fourier_attention_denominator).
+  HM_HD void normaliser(float m, float l, float& lse, float& inv) const {
+    if (log_eps == kNegInf) return TileParams::normaliser(m, l, lse, inv);
+    const float a = m + flog(l);
+    lse = a > log_eps ? a + flog1p(fexp(log_eps - a)) : log_eps + flog1p(fexp(a - log_eps));
+    inv = fexp(m - lse);
+  }
 
   // p times the log-sinc sum of (bh, i, j); -inf where blocked (out of range, causal, padding).
   HM_HD float logit(int64_t bh, int64_t i, int64_t j, float sum) const { return blocked(bh, i, j) ? kNegInf : p * sum; }
@@ -259,6 +270,7 @@ FourierParams params(const Tensor& q, const Tensor& k, const Tensor& v, const Te
         q.size(1), q.size(2), k.size(2), args.causal, args.dropout_p, args.seed, args.offset);
   p.R = static_cast<const float*>(R.raw_data());
   p.p = static_cast<float>(args.p);
+  if (args.eps > 0.0) p.log_eps = static_cast<float>(std::log(args.eps));
   return p;
 }
 
@@ -274,7 +286,7 @@ template <Exec E>
 bool fourier_tiled_forward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& R, const Tensor& pad,
                            const FourierAttentionArgs& args, const Tensor& out, const Tensor& lse) {
   const int64_t D = q.size(3), Dv = v.size(3);
-  if (!fourier_attention_tiled_covers(args.p, D, Dv, q.dtype(), args.eps)) return false;
+  if (!fourier_attention_tiled_covers(args.p, D, Dv, q.dtype())) return false;
   const int device = q.device().is_cuda() ? q.device().index : 0;
   FourierParams p = params(q, k, v, R, pad, args);
   p.out = static_cast<float*>(out.raw_data()), p.lse = static_cast<float*>(lse.raw_data());
@@ -293,8 +305,7 @@ bool fourier_tiled_backward(const Tensor& q, const Tensor& k, const Tensor& v, c
                             const Tensor& out, const Tensor& lse, const Tensor& grad, const FourierAttentionArgs& args,
                             const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dR) {
   const int64_t D = q.size(3), Dv = v.size(3);
-  if (!fourier_attention_tiled_covers(args.p, D, Dv, q.dtype(), args.eps) || !out.defined() || !lse.defined())
-    return false;
+  if (!fourier_attention_tiled_covers(args.p, D, Dv, q.dtype()) || !out.defined() || !lse.defined()) return false;
   const int device = q.device().is_cuda() ? q.device().index : 0;
   const int64_t BH = q.size(0) * q.size(1), Nq = q.size(2), Nk = k.size(2);
   return with_head_dim(D, [&]<int HD>() {

@@ -74,7 +74,7 @@ Tensor fourier_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v
   Tensor attn, lse;                                                   // (B, H, Nq, Nk), or (B, H, Nq) with recompute
   // CUDA's tiled kernels, where on, always recompute (O(N) memory).
   const bool tiled =
-      q.device().is_cuda() && cuda::new_kernels_enabled() && fourier_attention_tiled_covers(p, D, Dv, q.dtype(), eps);
+      q.device().is_cuda() && cuda::new_kernels_enabled() && fourier_attention_tiled_covers(p, D, Dv, q.dtype());
   if ((recompute || tiled) && p % 2 == 0)
     lse = Tensor::empty({B, H, Nq}, q.dtype(), q.device());
   else

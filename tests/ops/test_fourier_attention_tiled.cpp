@@ -21,22 +21,25 @@ using namespace hm::test;
 
 TEST_CASE(
     "[cuda] tiled fourier_attention kernels match the CPU (awkward sizes, Nq != Nk, head dims 8 to 64, masks, "
-    "dropout)") {
+    "dropout, the authors' eps normalisation)") {
   announce_targets();
   cuda::ScopedNewKernels tiled(true);
   struct Case {
     int64_t nq, nk, d;
     int mode;  // 0 none, 1 causal, 2 padding (a fully padded batch) + dropout, 3 causal + padding + dropout
     bool vector_r;
+    double eps = 0.0;  // A = K / (sum K + eps): 1e-6 the authors', 1e3 above every row's sum
   };
   // 70 and 100 keys: no multiple of the 64-key tiles; 37 queries under 100 keys: bottom-right
   // causal, so early rows see keys of several tiles and late key tiles only some query tiles.
   for (const Case& c : {Case{70, 70, 16, 0, true}, Case{70, 70, 8, 1, false}, Case{37, 100, 32, 1, true},
-                        Case{100, 37, 16, 3, true}, Case{65, 65, 64, 2, false}}) {
+                        Case{100, 37, 16, 3, true}, Case{65, 65, 64, 2, false}, Case{70, 70, 16, 1, true, 1e-6},
+                        Case{37, 100, 32, 3, true, 0.5}, Case{65, 65, 8, 2, false, 1e3}}) {
     CAPTURE(c.nq);
     CAPTURE(c.nk);
     CAPTURE(c.d);
     CAPTURE(c.mode);
+    CAPTURE(c.eps);
     std::vector<int64_t> pv(2 * c.nk, 0);
     pv[1] = 1, pv[c.nk - 2] = 1;
     for (int64_t j = 0; j < c.nk; ++j) pv[c.nk + j] = 1;  // batch 1: every key padded
@@ -54,7 +57,7 @@ TEST_CASE(
           if (c.mode >= 2) m.key_padding_mask = x[4];
           Generator gen(7);  // fresh per call: the same dropout mask on every target
           // recompute: the host twins run on CPU tensors, where the op saves A unless asked not to
-          return fourier_attention(x[0], x[1], x[2], x[3], 4, m, c.mode >= 2 ? 0.3 : 0.0, true, &gen, true);
+          return fourier_attention(x[0], x[1], x[2], x[3], 4, m, c.mode >= 2 ? 0.3 : 0.0, true, &gen, true, c.eps);
         },
         inputs);
     if (kBuiltWithCuda) CHECK(fourier_attention_tiled_runs() > runs);  // the tiles ran, not the reference
