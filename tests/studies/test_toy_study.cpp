@@ -329,3 +329,8 @@ TEST_CASE("toy study: the committed full run reports again to its committed summ
   CHECK(out.done == 528);  // complete
 }
 
+// The quick mode's run (the main job) behind README's quick-mode sentence.
+TEST_CASE("toy study: the committed quick run reports again to its committed summary") {
+  CHECK(hm::test::check_committed_full_run("fourier-toy", "fourier_toy", 60, "quick_run").done == 60);
+}
+
