@@ -9,6 +9,7 @@
 #include "harmonic/data/text.h"
 #include "harmonic/models/gpt.h"
 #include "tests/helpers.h"
+#include "tests/study_helpers.h"
 #include "harmonic/tools/studies/driver/driver.h"
 #include "harmonic/tools/studies/rng_lm/plan.h"
 #include "harmonic/tools/studies/rng_lm/report.h"
@@ -268,4 +269,11 @@ TEST_CASE("rng-lm study: the committed full run's records still match today's fu
         ++matched;
       }
   CHECK(matched == records.size());
+}
+
+// The measured runs behind README's tables (tests/study_helpers.h). The report reads the base
+// model's facts from base_model.json beside the records, so --from gives the whole summary.
+TEST_CASE("rng-lm study: the committed full and quick runs report again to their committed summaries") {
+  CHECK(hm::test::check_committed_full_run("rng-lm", "rng_lm", 50).done == 50);
+  CHECK(hm::test::check_committed_full_run("rng-lm", "rng_lm", 10, "quick_run").done == 10);
 }

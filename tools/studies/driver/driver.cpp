@@ -39,7 +39,7 @@ std::vector<std::string> write_report(const StudySpec& spec, const std::string& 
                                       std::FILE* log) {
   info.grid_runs = grid_runs;
   info.recorded_runs = records.size();
-  ReportInput input{dir, std::move(records), info};
+  ReportInput input{dir, fs::path(source).parent_path().string(), std::move(records), info};
   StudyReport report =
       naming_json_errors(fmt::format("the results of study '{}' in {} do not fit its report", spec.name, source),
                          [&] { return spec.report(input); });

@@ -70,6 +70,7 @@ struct StudyInfo {
 
 struct ReportInput {
   std::string dir;                 // where the report files go
+  std::string records_dir;         // the study directory the records come from (--from's, or dir)
   std::vector<RunRecord> records;  // every run of the grid, in grid order
   StudyInfo info;
 };

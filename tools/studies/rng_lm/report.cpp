@@ -182,7 +182,7 @@ std::string rng_summary_markdown(const std::vector<RngGroup>& groups, const Stud
 StudyReport write_rng_study(const ReportInput& in) {
   const std::vector<RngGroup> groups = rng_groups_of(in.records);
   Json base_info = nullptr;
-  const auto info_path = std::filesystem::path(in.dir) / "base_model.json";
+  const auto info_path = std::filesystem::path(in.records_dir) / "base_model.json";
   if (std::filesystem::exists(info_path)) {
     std::ifstream info_file(info_path);
     base_info = parse_json(info_file, "study rng-lm", fmt::format("'{}'", info_path.string()));
