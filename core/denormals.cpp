@@ -31,11 +31,12 @@ int pool_width() { return std::max(get_num_threads(), omp_get_num_procs()); }
 bool set_flush_denormal(bool on) {
 #if HM_HAS_FTZ
   set_this_thread(on);
-  if (omp_in_parallel()) return true;  // a pool thread: the others are its team, busy
-    // The pool's threads keep their own control register: one region as wide as the pool reaches
-    // each of them.
+  // The pool's threads keep their own control register: one region as wide as the pool reaches
+  // each of them (called inside a region, the others are its busy team: this thread only).
+  if (!omp_in_parallel()) {
 #pragma omp parallel num_threads(pool_width())
-  set_this_thread(on);
+    set_this_thread(on);
+  }
   return true;
 #else
   (void)on;
