@@ -154,6 +154,23 @@ TEST_CASE("decision-transformer study: quick and full grids") {
     CHECK(back.task_config == r.task_config);
     CHECK(back.ablation == r.ablation);
   }
+  // The authors' Fourier-head settings leave the linear runs' configs as the default grid's
+  // (so their records are shared) and reach every Fourier run.
+  const std::vector<HeadRunSpec> code =
+      dt_study_grid({.task = {{"fourier_head_init", "trunk"}, {"fourier_gamma", 0}, {"batch_size", 32}}});
+  REQUIRE(code.size() == full.size());
+  for (size_t i = 0; i < full.size(); ++i) {
+    CHECK(code[i].task_config.at("batch_size") == 32);  // other keys reach both heads
+    Json plain = code[i].task_config;
+    plain["batch_size"] = full[i].task_config.at("batch_size");
+    if (code[i].head.fourier()) {
+      CHECK(code[i].task_config.at("fourier_head_init") == "trunk");
+      CHECK(code[i].task_config.at("fourier_gamma") == 0);
+      CHECK(plain != full[i].task_config);
+    } else {
+      CHECK(plain == full[i].task_config);
+    }
+  }
   CHECK(HeadChoice::parse("fourier-12", kDtStudy).frequencies == 12);
   CHECK(throws_with([] { HeadChoice::parse("fourier-x", kDtStudy); }, {"fourier-x"}));
   CHECK(throws_with([] { HeadChoice::parse("fourier-0", kDtStudy); }, {"fourier-0"}));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "harmonic/core/error.h"
 
@@ -27,6 +28,14 @@ template <class T>
 std::vector<T> or_default(const std::vector<T>& given, std::vector<T> quick, std::vector<T> full, bool is_quick) {
   if (!given.empty()) return given;
   return is_quick ? quick : full;
+}
+
+// The fourier_* task keys (frequencies, gamma, head init) act on a Fourier head only; a linear
+// run without them has the same config under any of their settings, so a study of the
+// authors' Fourier-head settings shares the default study's linear records.
+void drop_fourier_keys(Json& task_config) {
+  for (auto it = task_config.begin(); it != task_config.end();)
+    it = it.key().starts_with("fourier_") ? task_config.erase(it) : std::next(it);
 }
 
 }  // namespace
@@ -71,6 +80,7 @@ std::vector<HeadRunSpec> dt_study_grid(const DtStudyPlan& plan) {
     run.task_config.merge_patch(plan.task);
     run.task_config.merge_patch(keys);
     run.task_config.merge_patch(head.task_keys());
+    if (!head.fourier()) drop_fourier_keys(run.task_config);
     run.task_config["seed"] = seed;
     grid.push_back(std::move(run));
   };
