@@ -182,3 +182,8 @@ TEST_CASE("audio-bpm study: the committed full run reports again to its committe
   const studies::StudyOutcome out = check_committed_full_run("audio-bpm", "audio_bpm", 15);
   CHECK(out.done == 15);  // complete
 }
+
+// The quick mode's run behind README's quick-mode table.
+TEST_CASE("audio-bpm study: the committed quick run reports again to its committed summary") {
+  CHECK(check_committed_full_run("audio-bpm", "audio_bpm", 9, "quick_run").done == 9);
+}

@@ -333,6 +333,11 @@ TEST_CASE("study fru: a text run counts the word embedding apart, as Table 3 doe
   CHECK(result.at("params").get<int64_t>() - result.at("embedding_params").get<int64_t>() == 4217 + 4 * 129);
 }
 
+// The quick mode's run (28 runs, seed 1) behind README's quick-mode sentence.
+TEST_CASE("study fru: the committed quick run reports again to its committed summary") {
+  CHECK(hm::test::check_committed_full_run("fru", "fru", 28, "quick_run").done == 28);
+}
+
 TEST_CASE("study fru: the committed runs under the authors' released settings rebuild their reports") {
   // tools/studies/fru/code_sin_run: the synthetic part on mix-sin with target=sequence, lr decay
   // 0.7 and clipping at 5 (the README's command), 4 models x 3 seeds.
