@@ -296,3 +296,8 @@ TEST_CASE("chronos study: a quick study with Figure 18's smaller training set tr
 TEST_CASE("chronos study: the committed full run reports again to its committed summary") {
   CHECK(check_committed_full_run("chronos", "chronos", 46).done == 30);
 }
+
+// The quick mode's run behind README's quick-mode table and its two figures.
+TEST_CASE("chronos study: the committed quick run reports again to its committed summary") {
+  CHECK(check_committed_full_run("chronos", "chronos", 6, "quick_run").done == 6);
+}
