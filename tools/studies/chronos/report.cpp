@@ -225,6 +225,14 @@ std::string chronos_summary_markdown(const std::vector<ChronosGroup>& all, const
       "model / naive; < 1 beats it), with season 1 and with each series' own kernel period (`period` columns); "
       "smoothness is Definition 3.2 on the teacher-forced next-value pmfs (lower is smoother; the paper's ± is "
       "over its pmfs, ours over seeds).\n\n";
+  int64_t top_k = 0;  // the chronos task's default: forecasts sample the whole pmf
+  for (const ChronosGroup& g : groups)
+    if (g.task_config.is_object()) top_k = std::max(top_k, g.task_config.value("eval_top_k", int64_t{0}));
+  if (top_k > 0)
+    md += fmt::format(
+        "Forecasts sample each step from the {} most likely bins (`eval_top_k`, the released Chronos pipeline's "
+        "top_k), where the study's default samples the whole pmf; smoothness and test loss do not depend on it.\n\n",
+        top_k);
   int64_t tokens = 4096;  // the chronos task's default
   for (const ChronosGroup& g : groups)
     if (g.size.name == size && g.task_config.is_object()) tokens = g.task_config.value("n_tokens", tokens);
