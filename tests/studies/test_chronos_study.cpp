@@ -301,3 +301,9 @@ TEST_CASE("chronos study: the committed full run reports again to its committed 
 TEST_CASE("chronos study: the committed quick run reports again to its committed summary") {
   CHECK(check_committed_full_run("chronos", "chronos", 6, "quick_run").done == 6);
 }
+
+// top50_run: the d64 linear and Fourier-256 rows under the released pipeline's top-50 sampling
+// (eval_top_k), whose summary says so.
+TEST_CASE("chronos study: the committed top-50 run reports again to its committed summary") {
+  CHECK(check_committed_full_run("chronos", "chronos", 46, "top50_run").done == 6);
+}
