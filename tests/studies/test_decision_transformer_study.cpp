@@ -307,14 +307,14 @@ TEST_CASE("decision-transformer study: the committed full run reports again to i
   CHECK(out.done == 18);
 }
 
-// code_run: the Fourier-8 rows under the authors' released code's settings (the trunk's init
-// reaches the head, no regulariser) on seeds 1-3, beside the full run's linear records, which
-// have the same configs under those settings (the grid test above).
 // quick_run: the quick mode on seeds 1-4 behind README's quick table.
 TEST_CASE("decision-transformer study: the committed quick run reports again to its committed summary") {
   CHECK(check_committed_full_run("decision-transformer", "decision_transformer", 12, "quick_run").done == 12);
 }
 
+// code_run: the Fourier-8 rows under the authors' released code's settings (the trunk's init
+// reaches the head, no regulariser) on seeds 1-3, beside the full run's linear records, which
+// have the same configs under those settings (the grid test above).
 TEST_CASE("decision-transformer study: the committed run under the authors' code's settings reports again") {
   CHECK(check_committed_full_run("decision-transformer", "decision_transformer", 54, "code_run").done == 7);
 }
