@@ -97,8 +97,13 @@ TEST_CASE("fourierformer study: quick and full grids") {
 
   const auto full = ff_study_grid(FfStudyPlan{});
   // Seeds 1-5 (the paper averages over five): the main pair, 4 powers + 5 R inits + 1 vector,
-  // the ViT pair, the authors' code's two settings and the medium pair.
-  CHECK(full.size() == 5 * (2 + 10 + 2 + 2 + 2));
+  // the ViT pair, the authors' code's two settings, the medium pair and the medium R_init 0.5 row.
+  CHECK(full.size() == 5 * (2 + 10 + 2 + 2 + 3));
+  const FfRunSpec* wide = find_run(full, FfTask::Lm, "fourier p=4 R=0.5 medium", 5);
+  REQUIRE(wide);
+  CHECK(wide->task_config.at("fourier_r_init").get<double>() == 0.5);
+  CHECK(wide->task_config.at("n_embd").get<int64_t>() == 256);
+  CHECK(!find_run(q, FfTask::Lm, "fourier p=4 R=0.5 medium", 1));  // only with the R part
   const FfRunSpec* eps = find_run(full, FfTask::Lm, "fourier p=4 R=2 eps=1e-06", 5);
   REQUIRE(eps);
   CHECK(eps->task_config.at("fourier_eps").get<double>() == 1e-6);
@@ -255,8 +260,8 @@ TEST_CASE("fourierformer study: report, claims, divergence and figures on known 
 }
 
 // The measured full run behind README's tables (tests/study_helpers.h): the runs recorded so far
-// of today's 90, so its summary says it is partial; and the quick mode's 8 runs.
+// of today's 95, so its summary says it is partial; and the quick mode's 8 runs.
 TEST_CASE("fourierformer study: the committed full and quick runs report again to their committed summaries") {
-  CHECK(hm::test::check_committed_full_run("fourierformer", "fourierformer", 90).done == 54);
+  CHECK(hm::test::check_committed_full_run("fourierformer", "fourierformer", 95).done == 54);
   CHECK(hm::test::check_committed_full_run("fourierformer", "fourierformer", 8, "quick_run").done == 8);
 }

@@ -153,6 +153,13 @@ std::vector<FfRunSpec> ff_study_grid(const FfStudyPlan& plan) {
       four.medium = true;
       add(FfTask::Lm, soft, seed, false);
       add(FfTask::Lm, four, seed, false);
+      // With the R part, the small model's best R_init at medium width too: the kernel multiplies
+      // a sinc power per head dimension, so 32 dimensions make R_init 2 sharper than 16 do.
+      if (r) {
+        FfVariant wide = four;
+        wide.r_init = 0.5;
+        add(FfTask::Lm, wide, seed, false);
+      }
     }
   if (has_part(plan, "vit"))
     for (uint64_t seed : seeds) {

@@ -48,9 +48,8 @@ StudySpec fourierformer_study() {
       "same LMs for 1000 steps, "
       "softmax vs Fourier, p in 1 2 3 6 and R_init in 0.1 0.5 1 3 4 and R a vector, the "
       "ViT on 54000 images for 3 epochs, and the main Fourier LM with the authors' code's eps 1e-6 and "
-      "with a learned log R, the medium pair, all on seeds 1-5 (the paper's five): 90 runs; --set paper_scale=true: "
-      "the "
-      "paper's 16-layer models (medium: d 256, context 384) "
+      "with a learned log R, the medium pair and the medium Fourier LM at R_init 0.5, all on seeds 1-5 (the paper's "
+      "five): 95 runs; --set paper_scale=true: the paper's 16-layer models (medium: d 256, context 384) "
       "(d_inner 2048, context 256, batch 96, 500k steps) and DeiT-tiny's shape (with --set device=cuda on a GPU)";
   // parts: subset of ["lm", "p", "r", "vit", "code", "medium"] ([]: the mode's); ps / r_inits: the ablations'
   // values besides the main run's p = 4 and R_init = 2 ([]: the mode's); lm / vit: task keys

@@ -182,6 +182,9 @@ std::vector<report::ClaimResult> ff_claims(const std::vector<FfGroup>& groups) {
   const FfGroup* four_medium = lm("fourier p=4 R=2 medium");
   claim("Fourier (x^4, R 2) validation perplexity below softmax's at medium width (Table 1)", four_medium, soft_medium,
         &FfGroup::val_ppl, report::less());
+  claim("Fourier (x^4, R 0.5) validation perplexity below softmax's at medium width (ours: R_init 2's bandwidth at "
+        "32 head dimensions)",
+        lm("fourier p=4 R=0.5 medium"), soft_medium, &FfGroup::val_ppl, report::less());
   if (soft && four && soft_medium && four_medium) {
     auto gap = [](const FfGroup& s, const FfGroup& f) {  // softmax minus Fourier, per shared seed
       std::vector<uint64_t> seeds;

@@ -100,7 +100,7 @@ std::string lm_section(const std::vector<FfGroup>& groups) {
       scale_line(*any));
   out += ppl_table(groups, [](const FfGroup& g) { return is_main_pair(g.variant) && !g.variant.medium; });
   const std::string medium =
-      ppl_table(groups, [](const FfGroup& g) { return is_main_pair(g.variant) && g.variant.medium; });
+      ppl_table(groups, [](const FfGroup& g) { return g.variant.medium; });
   if (!medium.empty())
     out +=
         "\nThe medium model (the paper's d 256, 8 heads of 32, context 1.5x the small's; same depth, steps and "
