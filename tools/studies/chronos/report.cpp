@@ -64,6 +64,24 @@ std::vector<ChronosGroup> aggregate_chronos_runs(const std::vector<ChronosRun>& 
     g.seconds = members.stats([](const ChronosRun& r) { return r.seconds; });
     g.tokens_per_second = members.stats([](const ChronosRun& r) { return number(r.result, "tokens_per_second"); });
     g.params = first.result.at("params").get<int64_t>();
+    auto at_step = [](const ChronosRun& r, int64_t step) -> const Json* {
+      if (!r.result.contains("curve")) return nullptr;
+      for (const Json& p : r.result.at("curve"))
+        if (p.at("step").get<int64_t>() == step) return &p;
+      return nullptr;
+    };
+    for (const Json& point : first.result.value("curve", Json::array())) {
+      const int64_t step = point.at("step").get<int64_t>();
+      bool everywhere = true;
+      for (const ChronosRun* r : members.runs) everywhere &= at_step(*r, step) != nullptr;
+      if (!everywhere) continue;
+      auto curve_number = [&](const char* key) {
+        return [&, key](const ChronosRun& r) { return number(*at_step(r, step), key); };
+      };
+      g.curve.push_back({.step = step,
+                         .test_loss = members.stats(curve_number("test_loss")),
+                         .mase = members.stats(curve_number("test_mase"))});
+    }
     if (first.result.contains("example_pmfs")) g.example_pmfs = first.result.at("example_pmfs");
     if (first.result.contains("example_forecast")) g.example_forecast = first.result.at("example_forecast");
   }
@@ -273,7 +291,13 @@ std::string chronos_summary_markdown(const std::vector<ChronosGroup>& all, const
                           report::format_stats(g.smoothness, 4));
     md +=
         "\nThe paper's sizes are 1.25M to 20M parameters (Figure 19); ours count the token embedding and "
-        "head too.\n";
+        "head too.\n\nThe linear head's held-out test loss and relative MASE at each evaluation during training, by "
+        "size:\n\n| size | step | test loss | relative MASE |\n|---|---|---|---|\n";
+    for (const ChronosGroup& g : groups)
+      if (!g.head.fourier())
+        for (const ChronosGroup::CurvePoint& p : g.curve)
+          md += fmt::format("| {} | {} | {} | {} |\n", g.size.name, p.step, report::format_stats(p.test_loss, 3),
+                            report::format_stats(p.mase, 3));
   }
   md += chronos_data_markdown(all);
   md += "\n## Claims\n\n" + report::claims_markdown(chronos_claims(all));

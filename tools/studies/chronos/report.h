@@ -33,6 +33,12 @@ struct ChronosGroup {
   int64_t params = 0;
   report::MetricStats mase, wql, mase_period, wql_period, smoothness, test_loss;
   report::MetricStats seconds, tokens_per_second;
+  // The held-out evaluations during training (run.h's curve) at the steps every seed has.
+  struct CurvePoint {
+    int64_t step = 0;
+    report::MetricStats test_loss, mase;
+  };
+  std::vector<CurvePoint> curve;
   Json example_pmfs = Json::array();  // the first seed's (run.h)
   Json example_forecast;              // the first seed's
 };
