@@ -259,9 +259,9 @@ TEST_CASE("fourierformer study: report, claims, divergence and figures on known 
   CHECK(found);
 }
 
-// The measured full run behind README's tables (tests/study_helpers.h): the runs recorded so far
-// of today's 95, so its summary says it is partial; and the quick mode's 8 runs.
+// The measured full run behind README's tables (tests/study_helpers.h): today's whole grid of
+// 95 runs; and the quick mode's 8 runs.
 TEST_CASE("fourierformer study: the committed full and quick runs report again to their committed summaries") {
-  CHECK(hm::test::check_committed_full_run("fourierformer", "fourierformer", 95).done == 90);
+  CHECK(hm::test::check_committed_full_run("fourierformer", "fourierformer", 95).done == 95);
   CHECK(hm::test::check_committed_full_run("fourierformer", "fourierformer", 8, "quick_run").done == 8);
 }
