@@ -291,13 +291,13 @@ std::string chronos_summary_markdown(const std::vector<ChronosGroup>& all, const
                           report::format_stats(g.smoothness, 4));
     md +=
         "\nThe paper's sizes are 1.25M to 20M parameters (Figure 19); ours count the token embedding and "
-        "head too.\n\nThe linear head's held-out test loss and relative MASE at each evaluation during training, by "
-        "size:\n\n| size | step | test loss | relative MASE |\n|---|---|---|---|\n";
+        "head too.\n\nThe held-out test loss and relative MASE at each evaluation during training, by size and "
+        "head:\n\n| size | head | step | test loss | relative MASE |\n|---|---|---|---|---|\n";
     for (const ChronosGroup& g : groups)
-      if (!g.head.fourier())
+      if (!g.head.fourier() || (g.head.frequencies == main_n && !g.head.ablation()))
         for (const ChronosGroup::CurvePoint& p : g.curve)
-          md += fmt::format("| {} | {} | {} | {} |\n", g.size.name, p.step, report::format_stats(p.test_loss, 3),
-                            report::format_stats(p.mase, 3));
+          md += fmt::format("| {} | {} | {} | {} | {} |\n", g.size.name, g.head.name(), p.step,
+                            report::format_stats(p.test_loss, 3), report::format_stats(p.mase, 3));
   }
   md += chronos_data_markdown(all);
   md += "\n## Claims\n\n" + report::claims_markdown(chronos_claims(all));
