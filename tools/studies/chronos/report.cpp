@@ -284,8 +284,12 @@ std::string chronos_summary_markdown(const std::vector<ChronosGroup>& all, const
         "\n## Figure 19: relative MASE against model size\n\n| size | head | seeds | params | relative MASE | "
         "relative WQL | smoothness |\n|---|---|---|---|---|---|---|\n";
     const int64_t main_n = chronos_main_frequencies(groups, size);
+    // Figure 19's heads: linear and the main plain Fourier head, at every size.
+    const auto swept = [main_n](const ChronosGroup& g) {
+      return !g.head.fourier() || (g.head.frequencies == main_n && !g.head.ablation());
+    };
     for (const ChronosGroup& g : groups)
-      if (!g.head.fourier() || (g.head.frequencies == main_n && !g.head.ablation()))
+      if (swept(g))
         md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", g.size.name, g.head.name(), g.seeds.size(),
                           g.params, report::format_stats(g.mase, 3), report::format_stats(g.wql, 3),
                           report::format_stats(g.smoothness, 4));
@@ -294,7 +298,7 @@ std::string chronos_summary_markdown(const std::vector<ChronosGroup>& all, const
         "head too.\n\nThe held-out test loss and relative MASE at each evaluation during training, by size and "
         "head:\n\n| size | head | step | test loss | relative MASE |\n|---|---|---|---|---|\n";
     for (const ChronosGroup& g : groups)
-      if (!g.head.fourier() || (g.head.frequencies == main_n && !g.head.ablation()))
+      if (swept(g))
         for (const ChronosGroup::CurvePoint& p : g.curve)
           md += fmt::format("| {} | {} | {} | {} | {} |\n", g.size.name, g.head.name(), p.step,
                             report::format_stats(p.test_loss, 3), report::format_stats(p.mase, 3));
