@@ -345,8 +345,8 @@ namespace {
 
 std::map<std::string, hm::studies::RunRecord> committed_records(const std::string& run_folder) {
   std::map<std::string, hm::studies::RunRecord> by_label;
-  for (hm::studies::RunRecord& r : hm::studies::read_results(std::string(HARMONIC_SOURCE_DIR) +
-                                                             "/tools/studies/fourier_toy/" + run_folder + "/results.jsonl"))
+  for (hm::studies::RunRecord& r :
+       hm::studies::read_results(hm::test::committed_run_dir("fourier_toy", run_folder) + "/results.jsonl"))
     by_label.emplace(r.label, std::move(r));
   return by_label;
 }
