@@ -256,7 +256,7 @@ TEST_CASE("rng-lm study: the grid, groups over seeds, claims seed by seed") {
 // it) and the recorded study no longer resumed or reported ("was recorded with config ...").
 TEST_CASE("rng-lm study: the committed full run's records still match today's full grid") {
   const std::vector<studies::RunRecord> records =
-      studies::read_results(HARMONIC_SOURCE_DIR "/tools/studies/rng_lm/full_run/results.jsonl");
+      studies::read_results(hm::test::committed_run_dir("rng_lm") + "/results.jsonl");
   REQUIRE(records.size() == 50);
   const studies::StudySpec& spec = studies::find_study("rng-lm");
   const std::vector<studies::StudyRun> grid = spec.grid({.quick = false, .seeds = {}, .options = spec.options});
