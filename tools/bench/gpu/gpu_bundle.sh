@@ -10,6 +10,10 @@
 #
 #   bash tools/bench/gpu/gpu_bundle.sh          # then, on the GPU machine: bash tools/bench/gpu/gpu_check.sh
 #
+# HARMONIC_GPU_PREBUILT=1 packs the build in HARMONIC_GPU_BUILD as it is (e.g. build/, whose
+# -march=native and MPI a cold portable build would take most of an hour on two cores to drop):
+# it then runs only on a GPU machine whose CPU has the building CPU's instruction set.
+#
 # The CUDA libraries (cudart, cuBLAS, cuFFT, cuDNN) are the GPU machine's own.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
@@ -19,8 +23,10 @@ launcher=()
 if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 fi
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHARMONIC_NATIVE=OFF -DHARMONIC_MPI=OFF \
-  -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CXX_FLAGS="-mavx2 -mfma" "${launcher[@]}" >/dev/null
+if [[ "${HARMONIC_GPU_PREBUILT:-0}" != 1 ]]; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHARMONIC_NATIVE=OFF -DHARMONIC_MPI=OFF \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CXX_FLAGS="-mavx2 -mfma" "${launcher[@]}" >/dev/null
+fi
 cmake --build "$build" --target harmonic_cli harmonic_tests -j"$(nproc)"
 
 stage="$(mktemp -d)"
@@ -42,6 +48,19 @@ rm -rf "$stage"/run-*
 echo "$repo" >"$stage/source_dir"  # the tests' HARMONIC_SOURCE_DIR, linked to the checkout there
 mkdir -p .gpu
 tar -C "$stage" -cJf .gpu/harmonic-gpu.tar.xz bin lib cache source_dir
-rm -rf .gpu/fashion-mnist && cp -r /usr/share/datasets/fashion-mnist .gpu/fashion-mnist
+# Fashion-MNIST with the training split cut to its first 10,000 items (the device runs tests and
+# smoke runs only; the whole split would not fit the 64 MiB a device call carries beside the tree).
+rm -rf .gpu/fashion-mnist && mkdir -p .gpu/fashion-mnist
+python3 - /usr/share/datasets/fashion-mnist .gpu/fashion-mnist <<'EOF'
+import gzip, struct, sys
+src, dst = sys.argv[1:]
+for split in ("train", "t10k"):
+    for kind, header, item in (("images", 16, 28 * 28), ("labels", 8, 1)):
+        name = f"{split}-{kind}-idx{3 if kind == 'images' else 1}-ubyte.gz"
+        data = gzip.open(f"{src}/{name}").read()
+        count = min(struct.unpack(">I", data[4:8])[0], 10000)
+        with gzip.open(f"{dst}/{name}", "wb", compresslevel=9) as f:
+            f.write(data[:4] + struct.pack(">I", count) + data[8:header] + data[header:header + count * item])
+EOF
 grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >>.git/info/exclude
 du -sh .gpu/harmonic-gpu.tar.xz .gpu/fashion-mnist

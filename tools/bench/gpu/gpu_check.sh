@@ -27,7 +27,6 @@ cd "$repo"
 out="${OUT:-/tmp}"
 log="$out/gpu_check.log"
 : >"$log"
-hm=/tmp/hm
 summary=()
 deadline=${GPU_CHECK_SECONDS:-540}  # no step starts after this many seconds
 late() { if ((SECONDS > deadline)); then note "skipped (deadline): $1"; return 0; fi; return 1; }
@@ -35,23 +34,9 @@ note() { summary+=("$1"); echo "== $1" | tee -a "$log"; }
 step() { echo; echo "### $* (at $SECONDS s)" | tee -a "$log"; }
 
 step "setup"
-rm -rf "$hm" && mkdir -p "$hm"
-python3 -c "import tarfile, sys; tarfile.open(sys.argv[1]).extractall(sys.argv[2])" .gpu/harmonic-gpu.tar.xz "$hm" ||
-  { echo "no .gpu bundle"; exit 1; }
-cudnn="$(python3 -c 'import nvidia.cudnn as m; print(list(m.__path__)[0])' 2>/dev/null)/lib"
-libs="$hm/lib:/usr/local/cuda/lib64:$cudnn"
-export PATH="/usr/local/cuda/bin:$PATH"
-export HARMONIC_DATA_DIR="$hm/cache" HARMONIC_FASHION_MNIST_DIR="$repo/.gpu/fashion-mnist" OMP_WAIT_POLICY=passive
-# The programs find the bundle's libraries through wrappers, so python and the CUDA tools keep
-# their own.
-for prog in harmonic harmonic_tests; do
-  printf '#!/bin/sh\nLD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "%s" "$@"\n' "$libs" "$hm/bin/$prog" >"$hm/$prog"
-  chmod +x "$hm/$prog"
-done
-# The tests read reference files under the source path they were built in.
-src="$(cat "$hm/source_dir")"
-[[ -n "$src" && ! -e "$src" ]] && mkdir -p "$(dirname "$src")" && ln -s "$repo" "$src"
-H="$hm/harmonic" T="$hm/harmonic_tests"
+source tools/bench/gpu/gpu_setup.sh
+missing=$(LD_LIBRARY_PATH="$libs" ldd "$hm/bin/harmonic" "$hm/bin/harmonic_tests" | grep 'not found' | sort -u | tr -s ' \t\n' ' ')
+[[ -n "$missing" ]] && note "libraries not found: $missing"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv,noheader | tee -a "$log"
 "$H" info 2>&1 | grep -iE "cuda|blas|threads|version" | tee -a "$log"
 note "device: $(nvidia-smi --query-gpu=name --format=csv,noheader), $(nproc) CPU cores, $(date -u +%F)"
