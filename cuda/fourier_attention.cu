@@ -1,7 +1,7 @@
 // CUDA fused Fourier (sinc-power) attention (the formulas of ops/cpu/fourier_attention.cpp),
 // with the shared HM_HD log_abs_sinc / dlog_abs_sinc of ops/fourier_attention_kernels.h: the
-// reference kernels below, and, with new_kernels_enabled() where they cover the case, the tiled
-// kernels of cuda/fourier_attention_tiled.cu (not yet run on a GPU).
+// reference kernels below, and, with new_kernels_enabled() (the default) where they cover the
+// case, the tiled kernels of cuda/fourier_attention_tiled.cu.
 //   forward: one thread per query row (b, h, i): logits p * sum_d log|sinc(R_d (q_id - k_jd))|
 //            (-inf where masked), softmax, A v. With attn defined the logits are written there
 //            and softmaxed in place; without (recompute) each logit is recomputed per pass

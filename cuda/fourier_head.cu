@@ -1,6 +1,6 @@
 // CUDA Fourier head log-pmf row kernels (ops/fourier_head_functors.h, the CPU's formula), two
-// forms: one thread per row of z (rows, 4h), the row's bins in the CPU's order (the default,
-// verified on a GPU); and, with new_kernels_enabled() (not yet run on a GPU), a group of lanes
+// forms: one thread per row of z (rows, 4h), the row's bins in the CPU's order (with
+// HARMONIC_NEW_KERNELS=0); and, with new_kernels_enabled() (the default), a group of lanes
 // per row (a warp, or a block for rows of 1024+ half-grid bins, cuda/rows.cuh): the row sums
 // as lane partials, so a few thousand rows of thousands of bins fill the device, where a thread
 // per row leaves most of it idle.

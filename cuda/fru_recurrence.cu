@@ -8,8 +8,8 @@
 //           terms ((T, B, K) partials) and carry = decay g + d r_pre w_r; carry ends as d mu0;
 //   pass 2, the sums over rows in a fixed order (no atomics): d coef per (t, k), d w_r per
 //           (q, s) over all (t, b) with mu_{t-1}, d w_pr per (j, q), d b_r per q.
-// Two forms of the forward and of pass 1: one thread per batch row (the default, verified on a
-// GPU), whose only parallelism is B; and, with new_kernels_enabled() (not yet run on a GPU), one
+// Two forms of the forward and of pass 1: one thread per batch row (with HARMONIC_NEW_KERNELS=0),
+// whose only parallelism is B; and, with new_kernels_enabled() (the default), one
 // block per batch row whose threads share each step's phases (r over q, phi over j, mu over s;
 // the backward likewise), with a barrier between phases: the same per-element sums in the same
 // order, so the two forms agree bit for bit.

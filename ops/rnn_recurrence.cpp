@@ -108,8 +108,8 @@ RecurrenceOutput composed(RnnCell cell, const Tensor& xw, const Tensor& w_hh, co
   return {stack(hs, 0), h, c};
 }
 
-// CUDA's fused kernels (cuda/rnn_recurrence.cu) are new kernels: until a GPU has run them, CUDA
-// tensors take the composition unless cuda::new_kernels_enabled().
+// CUDA tensors take the fused kernels (cuda/rnn_recurrence.cu) unless cuda::new_kernels_enabled()
+// is off (HARMONIC_NEW_KERNELS=0), then the composition they replaced.
 RecurrenceOutput run(RnnCell cell, const Tensor& xw, const Tensor& w_hh, const Tensor& b_hh, const Tensor& h0,
                      const Tensor& c0) {
   if (xw.defined() && !xw.device().is_cpu() && !cuda::new_kernels_enabled())

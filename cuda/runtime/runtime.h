@@ -17,10 +17,11 @@ void synchronize();     // waits for the current device's stream
 // allocator's cached blocks (0 without a device).
 size_t memory_available(int device);
 
-// Kernels written where no GPU was at hand run only when this is true: HARMONIC_NEW_KERNELS=1
-// (read once), or inside a ScopedNewKernels. Until a GPU run has passed their tests (cuda/README.md
-// lists them) the kernels they would replace stay the default; their host twins are tested
-// either way, and tools/bench/gpu/gpu_check.sh sets the variable so a GPU run tries them.
+// The kernels written where no GPU was at hand (cuda/README.md lists them) run when this is true:
+// the default, since a GPU run passed their tests, compute-sanitizer and the benchmarks. False
+// with HARMONIC_NEW_KERNELS=0 (read once) or inside a ScopedNewKernels(false): then the kernels
+// they replaced run, to compare against or to have a softmax attention backward whose sums keep
+// one order on the device. Their host twins are tested either way.
 bool new_kernels_enabled();
 // Turns the new kernels on or off for a scope (tests, benchmarks), then restores the setting.
 class ScopedNewKernels {

@@ -1,5 +1,5 @@
-// fourier_attention's tiled CUDA kernels (cuda/fourier_attention_tiled.cu, new kernels: off
-// until a GPU has run them) against the CPU kernels: on cuda:0 when present, and always through
+// fourier_attention's tiled CUDA kernels (cuda/fourier_attention_tiled.cu, one of the new kernels
+// of cuda/README.md) against the CPU kernels: on cuda:0 when present, and always through
 // their host twin, which runs the blocks' code on the CPU thread by thread with the same tiles
 // and summation order; and the op's choice of them on a device.
 #include <doctest/doctest.h>

@@ -148,8 +148,8 @@ void Trainer::apply_lr(int64_t step) {
 Trainer::~Trainer() = default;
 
 Tensor Trainer::micro_step(const data::Batch& batch, double scale, int64_t batch_index) {
-  // On CUDA the step's index checks (embedding, the loss's targets) report where the loss is read;
-  // a new-kernels feature (cuda/README.md) until a GPU has run their device side.
+  // On CUDA the step's index checks (embedding, the loss's targets) report where the loss is read
+  // (one of cuda/README.md's new kernels: off with HARMONIC_NEW_KERNELS=0).
   std::optional<cuda::DeferredChecks> deferred;
   if (device_.is_cuda() && cuda::new_kernels_enabled())
     deferred.emplace(fmt::format("training step {} (epoch {}, batch {})", step_ + 1, epoch_ + 1, batch_index + 1));

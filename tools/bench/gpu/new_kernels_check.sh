@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The new kernels (cuda/README.md: written without a GPU, off unless HARMONIC_NEW_KERNELS=1) on a
-# GPU machine, from the repository root, with .gpu/ made by tools/bench/gpu/gpu_bundle.sh:
+# The new kernels (cuda/README.md: written without a GPU; the default since an H200 passed this
+# check, HARMONIC_NEW_KERNELS=0 turns them off) on a GPU machine, from the repository root, with
+# .gpu/ made by tools/bench/gpu/gpu_bundle.sh:
 #   1. every [cuda] test with them on everywhere: every task trains, evaluates, checkpoints and
 #      resumes on cuda:0 with them, its step-3 loss against the CPU's
 #   2. each task's smoke run on cuda with them off and on: ms/step from the profiler
