@@ -170,11 +170,7 @@ for task in $("$H" train --list | grep -E '^[a-z]' | awk '{print $1}'); do
   late "task $task" && break
   row=()
   for dev in cuda cpu; do
-    o=$(timeout 30 "$H" train "$task" --smoke --device "$dev" --set trainer.steps=11 --set trainer.eval_every=0 \
-      --profile 10 --out "/tmp/run-$task-$dev" --force 2>&1)
-    echo "$o" >>"$log"
-    ms=$(echo "$o" | grep -m1 -oE '\(([0-9.]+) ms/step\)' | grep -oE '[0-9.]+')
-    row+=("${ms:-FAILED}")
+    row+=("$(ms_per_step "$task" "/tmp/run-$task-$dev" --smoke --device "$dev")")
   done
   line=$(printf "%-16s %12s %12s" "$task" "${row[0]}" "${row[1]}")
   echo "$line" | tee -a "$log"

@@ -22,3 +22,14 @@ done
 src="$(cat "$hm/source_dir")"
 [[ -n "$src" && ! -e "$src" ]] && mkdir -p "$(dirname "$src")" && ln -s "$repo" "$src"
 H="$hm/harmonic" T="$hm/harmonic_tests"
+# ms_per_step TASK DIR ARGS...: 11 steps of TASK into DIR, the last 10 profiled, under a
+# MS_PER_STEP_TIMEOUT (30 s) limit; its output goes to $log, its ms/step (or FAILED) to stdout.
+ms_per_step() {
+  local task=$1 dir=$2 o ms
+  shift 2
+  o=$(timeout "${MS_PER_STEP_TIMEOUT:-30}" "$H" train "$task" --set trainer.steps=11 --set trainer.eval_every=0 \
+    --profile 10 --out "$dir" --force "$@" 2>&1)
+  echo "$o" >>"$log"
+  ms=$(echo "$o" | grep -m1 -oE '\(([0-9.]+) ms/step\)' | grep -oE '[0-9.]+')
+  echo "${ms:-FAILED}"
+}

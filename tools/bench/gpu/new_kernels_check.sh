@@ -42,10 +42,7 @@ for task in $("$H" train --list | grep -E '^[a-z]' | awk '{print $1}'); do
   late "task $task" && break
   row=()
   for flag in 0 1; do
-    o=$(HARMONIC_NEW_KERNELS=$flag timeout 30 "$H" train "$task" --smoke --device cuda --set trainer.steps=11 \
-      --set trainer.eval_every=0 --profile 10 --out "/tmp/nk-run-$task" --force 2>&1)
-    ms=$(echo "$o" | grep -m1 -oE '\(([0-9.]+) ms/step\)' | grep -oE '[0-9.]+')
-    row+=("${ms:-FAILED}")
+    row+=("$(HARMONIC_NEW_KERNELS=$flag ms_per_step "$task" "/tmp/nk-run-$task" --smoke --device cuda)")
   done
   line=$(printf "%-16s %10s %10s" "$task" "${row[0]}" "${row[1]}")
   echo "$line" | tee -a "$log"
@@ -83,9 +80,8 @@ for task in fru-synthetic fru-image fru-text; do
   for run in "cuda 0" "cuda 1" "cpu 1"; do
     read -r dev flag <<<"$run"
     late "$task $dev $flag" && break 2
-    o=$(HARMONIC_NEW_KERNELS=$flag timeout 45 "$H" train "$task" --device "$dev" --set trainer.steps=11 \
-      --set trainer.eval_every=0 --profile 10 --out "/tmp/nk-full-$task" --force 2>&1)
-    note "$task on $dev, new kernels $flag: $(echo "$o" | grep -m1 -oE '[0-9.]+ ms/step' || echo "no time (exit, or over 45 s)")"
+    ms=$(HARMONIC_NEW_KERNELS=$flag MS_PER_STEP_TIMEOUT=45 ms_per_step "$task" "/tmp/nk-full-$task" --device "$dev")
+    note "$task on $dev, new kernels $flag: $([[ $ms == FAILED ]] && echo "no time (exit, or over 45 s)" || echo "$ms ms/step")"
   done
 done
 
