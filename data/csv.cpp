@@ -57,14 +57,53 @@ std::vector<std::string> split_line(std::string_view line, char delim, const std
   return cells;
 }
 
-std::optional<double> parse_number(std::string_view s) {
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// A number in C locale syntax, or with decimal ',' ("3,5", "-1.234,5": dots group thousands).
+std::optional<double> parse_number(std::string_view s, char decimal = '.') {
   s = trim(s);
   if (!s.empty() && s[0] == '+') s.remove_prefix(1);
   if (s.empty()) return std::nullopt;
+  std::string converted;
+  if (decimal == ',') {
+    const size_t comma = s.find(',');
+    std::string_view whole = s.substr(0, comma), fraction = comma == s.npos ? "" : s.substr(comma + 1);
+    if (fraction.find_first_of(",.") != fraction.npos) return std::nullopt;
+    if (!whole.empty() && whole[0] == '-') converted = "-", whole.remove_prefix(1);
+    if (whole.find('.') != whole.npos) {  // 1.234.567: groups of three after the first
+      size_t start = 0;
+      for (size_t dot = whole.find('.'); start <= whole.size(); dot = whole.find('.', start)) {
+        const std::string_view group = whole.substr(start, dot == whole.npos ? whole.npos : dot - start);
+        if (!all_digits(group) || (start == 0 ? group.size() > 3 : group.size() != 3)) return std::nullopt;
+        converted += group;
+        if (dot == whole.npos) break;
+        start = dot + 1;
+      }
+    } else {
+      converted += whole;
+    }
+    if (comma != s.npos) converted += "." + std::string(fraction);
+    s = converted;
+  }
   double v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
   return v;
+}
+
+// "3,5" or "1.234,5": a number only with decimal commas.
+bool decimal_comma_number(std::string_view s) {
+  return s.find(',') != s.npos && !parse_number(s, '.') && parse_number(s, ',');
+}
+
+// MM.YYYY: a month of a year, which C locale syntax would read as a number (01.2020 = 1.202).
+bool month_dot_year(std::string_view s) {
+  s = trim(s);
+  if (s.size() != 7 || s[2] != '.' || !all_digits(s.substr(0, 2)) || !all_digits(s.substr(3))) return false;
+  const int month = (s[0] - '0') * 10 + (s[1] - '0');
+  return month >= 1 && month <= 12;
 }
 
 bool is_missing_marker(std::string_view s) {
@@ -92,6 +131,21 @@ std::vector<Line> non_blank_lines(std::string_view text) {
   return lines;
 }
 
+// The cells of `line` split at `delim` outside double quotes (no errors: a guess, not a parse).
+int64_t count_cells(std::string_view line, char delim) {
+  int64_t n = 1;
+  bool quoted = false;
+  for (char ch : line) {
+    if (ch == '"') quoted = !quoted;
+    else if (ch == delim && !quoted) ++n;
+  }
+  return n;
+}
+
+std::string_view without_bom(std::string_view text) {
+  return text.starts_with("\xEF\xBB\xBF") ? text.substr(3) : text;
+}
+
 // " (the lines look ';'-separated ...)" when the first line holds another common delimiter
 // more often than this one: such a file reads as one text column and fails confusingly.
 std::string delimiter_hint(std::string_view first_line, const CsvOptions& opt) {
@@ -104,19 +158,57 @@ std::string delimiter_hint(std::string_view first_line, const CsvOptions& opt) {
   return "";
 }
 
+// " (values look like decimal commas ...)" when some of these cells read as numbers only with
+// decimal commas and the options read decimal points.
+std::string decimal_hint(const std::vector<std::string>& cells, const CsvOptions& opt) {
+  if (opt.decimal == ',') return "";
+  for (const std::string& cell : cells)
+    if (decimal_comma_number(cell))
+      return fmt::format(" (values look like decimal commas, e.g. '{}': set {} to ','{})", cell, opt.decimal_name,
+                         opt.delimiter == ',' ? fmt::format(" and {} to ';' or a tab", opt.delimiter_name) : "");
+  return "";
+}
+
 }  // namespace
+
+CsvDialect detect_csv_dialect(std::string_view text) {
+  std::vector<Line> lines = non_blank_lines(without_bom(text));
+  if (lines.size() > 50) lines.resize(50);
+  CsvDialect d;
+  int64_t best = 1;
+  for (char delim : {';', '\t', ',', '|'}) {
+    if (lines.empty()) break;
+    const int64_t n = count_cells(lines[0].text, delim);
+    bool even = n > 1;
+    for (const Line& line : lines) even &= count_cells(line.text, delim) == n;
+    if (even && n > best) best = n, d.delimiter = delim;
+  }
+  int64_t commas = 0, points = 0;
+  for (size_t l = 1; l < lines.size(); ++l)
+    for (const std::string& cell : split_line(lines[l].text, d.delimiter, "", lines[l].number)) {
+      commas += decimal_comma_number(cell);
+      points += cell.find('.') != cell.npos && parse_number(cell, '.') && !month_dot_year(cell);
+    }
+  if (commas > points) d.decimal = ',';
+  return d;
+}
 
 CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::string& source) {
   check(opt.dtype == DType::Float32 || opt.dtype == DType::Float64, kFn, "dtype must be float32 or float64, got {}",
         dtype_name(opt.dtype));
-  std::vector<Line> lines = non_blank_lines(text);
+  check(opt.decimal == '.' || opt.decimal == ',', kFn, "'{}': the decimal mark must be '.' or ',', got '{}'", source,
+        opt.decimal);
+  std::vector<Line> lines = non_blank_lines(without_bom(text));
   check(!lines.empty(), kFn, "'{}': empty file (no lines)", source);
-  std::vector<std::string> first = split_line(lines[0].text, opt.delimiter, source, lines[0].number);
+  std::vector<std::vector<std::string>> rows_cells;  // every line's cells, the header's first
+  for (const Line& line : lines) rows_cells.push_back(split_line(line.text, opt.delimiter, source, line.number));
+  auto number = [&](std::string_view cell) { return parse_number(cell, opt.decimal); };
+  const std::vector<std::string>& first = rows_cells[0];
   const auto ncols = static_cast<int64_t>(first.size());
   const std::string hint = delimiter_hint(lines[0].text, opt);
   bool has_header = opt.header == CsvHeader::Yes;
   if (opt.header == CsvHeader::Auto)
-    for (const auto& cell : first) has_header |= !parse_number(cell).has_value();
+    for (const auto& cell : first) has_header |= !number(cell).has_value();
 
   std::vector<std::string> names(static_cast<size_t>(ncols));
   for (int64_t c = 0; c < ncols; ++c) names[c] = has_header ? first[c] : std::to_string(c);
@@ -143,13 +235,18 @@ CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::stri
   std::vector<std::string> skipped;
   std::vector<int64_t> text_columns;  // unselected columns of text, kept as cells
   if (opt.skip_text_columns && lines.size() > first_data) {
-    const Line& line = lines[first_data];
-    std::vector<std::string> cells = split_line(line.text, opt.delimiter, source, line.number);
+    const std::vector<std::string>& cells = rows_cells[first_data];
     // Without a selection every column is kept, so its text columns are the ones dropped.
     const bool selected = !opt.columns.empty() || !opt.column_indices.empty();
+    auto month_years = [&](int64_t c) {
+      for (size_t r = first_data; r < rows_cells.size(); ++r)
+        if (c >= std::ssize(rows_cells[r]) || !month_dot_year(rows_cells[r][c])) return false;
+      return true;
+    };
     std::vector<int64_t> numeric;
     for (int64_t c = 0; c < ncols; ++c) {
-      const bool text = c < std::ssize(cells) && !parse_number(cells[c]) && !is_missing_marker(cells[c]);
+      const bool text = c < std::ssize(cells) && ((!number(cells[c]) && !is_missing_marker(cells[c])) ||
+                                                   (opt.decimal == '.' && month_years(c)));
       if (!text) {
         numeric.push_back(c);
       } else if (!selected) {
@@ -161,8 +258,8 @@ CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::stri
     }
     if (!selected) {
       keep = numeric;
-      check(!keep.empty(), kFn, "'{}': no numeric column (line {} has text in every column: {}){}", source,
-            line.number, fmt::join(skipped, ", "), hint);
+      check(!keep.empty(), kFn, "'{}': no numeric column (line {} has text in every column: {}){}{}", source,
+            lines[first_data].number, fmt::join(skipped, ", "), hint, decimal_hint(cells, opt));
     }
   }
   const auto rows = static_cast<int64_t>(lines.size() - first_data);
@@ -170,9 +267,11 @@ CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::stri
   const auto nkeep = static_cast<int64_t>(keep.size());
   std::vector<double> values(static_cast<size_t>(rows * nkeep));
   std::vector<std::vector<std::string>> text_cells(text_columns.size());
+  std::vector<int64_t> line_numbers;
   for (int64_t r = 0; r < rows; ++r) {
     const Line& line = lines[first_data + r];
-    std::vector<std::string> cells = split_line(line.text, opt.delimiter, source, line.number);
+    const std::vector<std::string>& cells = rows_cells[first_data + r];
+    line_numbers.push_back(line.number);
     const auto got = static_cast<int64_t>(cells.size());
     check(got <= ncols, kFn, "'{}' line {}: {} cells but line {} has {} (extra cell at column {})", source, line.number,
           got, lines[0].number, ncols, ncols + 1);
@@ -186,12 +285,13 @@ CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::stri
       }
       check(c < got, kFn, "'{}' line {} column {} ('{}'): missing value (the line has only {} cells)", source,
             line.number, c + 1, names[c], got);
-      std::optional<double> v = parse_number(cells[c]);
+      std::optional<double> v = number(cells[c]);
       check(!cells[c].empty(), kFn, "'{}' line {} column {} ('{}'): missing value (empty cell)", source, line.number,
             c + 1, names[c]);
       check(v.has_value(), kFn, "'{}' line {} column {} ('{}'): '{}' is not a number{}", source, line.number, c + 1,
             names[c], cells[c],
-            !hint.empty() ? hint
+            !hint.empty()                               ? hint
+            : !decimal_hint({cells[c]}, opt).empty()    ? decimal_hint({cells[c]}, opt)
             : opt.columns.empty() && opt.column_indices.empty()
                 ? fmt::format(" (select numeric columns with {})", opt.columns_name)
                 : std::string());
@@ -204,6 +304,7 @@ CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::stri
   out.skipped = skipped;
   for (int64_t c : text_columns) out.text_names.push_back(names[c]);
   out.text_cells = std::move(text_cells);
+  out.lines = std::move(line_numbers);
   return out;
 }
 

@@ -16,6 +16,8 @@ enum class CsvHeader { Auto, Yes, No };  // Auto: the first line is a header if 
 
 struct CsvOptions {
   char delimiter = ',';
+  // '.' or ','. With ',' ("3,5"), a '.' may only group thousands before the comma ("1.234,5").
+  char decimal = '.';
   CsvHeader header = CsvHeader::Auto;
   // Columns to keep, by header name; empty = all. Unselected columns are not parsed, so
   // they may hold dates or text.
@@ -33,7 +35,8 @@ struct CsvOptions {
   bool skip_text_columns = false;
   // What the error messages call the column and delimiter settings: these fields for a
   // library caller, a command's own flags (e.g. "--column") for a command line.
-  std::string columns_name = "CsvOptions::columns", delimiter_name = "CsvOptions::delimiter";
+  std::string columns_name = "CsvOptions::columns", delimiter_name = "CsvOptions::delimiter",
+              decimal_name = "CsvOptions::decimal";
 };
 
 struct CsvTable {
@@ -44,10 +47,23 @@ struct CsvTable {
   // label column), by name, and its raw cells, one per data row ("" where a line is short).
   std::vector<std::string> text_names;
   std::vector<std::vector<std::string>> text_cells;
+  std::vector<int64_t> lines;  // the file line (1-based) of each data row, for messages
 };
 
+// The delimiter and decimal mark a file's first lines use. The delimiter: of ',', ';', tab and
+// '|', the one that splits every sampled line into the same number (> 1) of cells, the most cells
+// winning (';' and tab before ',' on a tie: a ';' file's decimal commas split its lines evenly
+// too); ',' when none does. The decimal mark: ',' when more cells read as decimal-comma numbers
+// ("3,5", "1.234,5") than as decimal-point ones, MM.YYYY dates not counted.
+struct CsvDialect {
+  char delimiter = ',', decimal = '.';
+};
+CsvDialect detect_csv_dialect(std::string_view text);
+
 // Reads a CSV file: RFC 4180 style double quotes (no newlines inside), blank lines skipped,
-// surrounding spaces trimmed, CRLF accepted. Numbers in C locale syntax, plus nan/inf.
+// surrounding spaces trimmed, CRLF accepted, a UTF-8 byte-order mark dropped. Numbers in C
+// locale syntax (or with decimal commas), plus nan/inf. A column whose every cell is written
+// MM.YYYY (a two-digit month, a dot, a four-digit year) is text (dates), not numbers.
 CsvTable read_csv(const std::string& path, const CsvOptions& options = {});
 
 // The same from text already in memory; `source` names it in error messages.

@@ -86,9 +86,58 @@ TEST_CASE("date axis: what is not an evenly spaced date column, and why") {
   CHECK(reason({"2023-02-28", "2023-02-30"}).find("'2023-02-30' is not a date") != std::string::npos);
   CHECK(reason({"2024-01", "2024-01-02"}).find("written differently") != std::string::npos);
   CHECK(reason({"2024-01-02", "2024-01-01"}).find("is not after row 1") != std::string::npos);
-  const std::string gap = reason({"2024-01-01", "2024-01-02", "2024-01-04"});
-  CHECK(gap.find("not evenly spaced") != std::string::npos);
-  CHECK(gap.find("rows 2-3") != std::string::npos);
+  const std::string uneven = reason({"2024-01-01", "2024-01-02", "2024-01-09", "2024-01-10"});
+  CHECK(uneven.find("not evenly spaced") != std::string::npos);
+  CHECK(uneven.find("row 2 and row 3") != std::string::npos);
+  CHECK(uneven.find("6 rows missing for 4 present") != std::string::npos);
+  CHECK(parse_date_axis({"2024-01-02", "2024-01-01"}, nullptr, {7, 8}) == std::nullopt);
+  std::string why;
+  parse_date_axis({"2024-01-02", "2024-01-01"}, &why, {7, 8});
+  CHECK(why.find("line 8 ('2024-01-01') is not after line 7") != std::string::npos);  // file lines when given
   CHECK(reason({"Jan 1949", "Feb 1949"}).find("row 1: 'Jan 1949'") != std::string::npos);
   CHECK(reason({"2024-01-01 24:00", "2024-01-02 01:00"}).find("is not a date") != std::string::npos);
+}
+
+TEST_CASE("date axis: day-first, month-first and month-year cells, and an ambiguous column says what it assumed") {
+  const DateAxis dmy = axis({"13/01/2020", "14/01/2020", "15/01/2020"});  // 13 can only be a day
+  CHECK(dmy.step_name() == "day");
+  CHECK(dmy.label(3) == "2020-01-16");
+  CHECK(dmy.assumed.empty());
+  const DateAxis mdy = axis({"01/13/2020", "01/14/2020", "01/15/2020"});
+  CHECK(mdy.label(0) == "2020-01-13");
+  CHECK(mdy.assumed.empty());
+  const DateAxis dots = axis({"1.3.2021", "1.4.2021", "1.5.2021"});  // day first, 1-digit fields
+  CHECK(dots.step_name() == "month");
+  CHECK(dots.label(3) == "2021-06-01");
+  CHECK_FALSE(dots.assumed.empty());  // also Jan 3, 4, 5 read month first
+  CHECK(dots.assumed.find("day first") != std::string::npos);
+  // Month first wins where day first is not evenly spaced (12 Jan 2020, then 1 and 2 Jan 2021).
+  const DateAxis monthly = axis({"12/01/2020", "01/01/2021", "02/01/2021"});
+  CHECK(monthly.step_name() == "month");
+  CHECK(monthly.label(0) == "2020-12-01");
+  CHECK(monthly.assumed.find("month first, MM/DD/YYYY): the day-first reading is not evenly spaced") !=
+        std::string::npos);
+  const DateAxis my = axis({"11.2019", "12.2019", "01.2020"});
+  CHECK(my.step_months == 1);
+  CHECK(my.label(3) == "2020-02");
+  CHECK(axis({"2019-3", "2019-6", "2019-9"}).step_name() == "3 months");
+  CHECK(reason({"13.13.2020", "14.13.2020"}).find("not a date") != std::string::npos);
+}
+
+TEST_CASE("date axis: rows missing from the column are gaps at their place, and the season of a step") {
+  const DateAxis a = axis({"2020-01", "2020-02", "2020-04", "2020-05"});
+  CHECK(a.step_months == 1);
+  CHECK(a.positions == std::vector<int64_t>{0, 1, 3, 4});
+  CHECK(a.label(2) == "2020-03");
+  CHECK(a.label(5) == "2020-06");
+  const DateAxis d = axis({"2024-01-01", "2024-01-02", "2024-01-04"});
+  CHECK(d.positions == std::vector<int64_t>{0, 1, 3});
+  CHECK(axis({"2020-01", "2020-02"}).positions == std::vector<int64_t>{0, 1});
+  using hm::data::season_of_step;
+  CHECK(season_of_step(axis({"2020-01", "2020-02"})) == 12);
+  CHECK(season_of_step(axis({"2020-01", "2020-04"})) == 4);
+  CHECK(season_of_step(axis({"2020", "2021"})) == 1);
+  CHECK(season_of_step(axis({"2020-01-01", "2020-01-02"})) == 7);
+  CHECK(season_of_step(axis({"2020-01-01 00:00", "2020-01-01 01:00"})) == 24);
+  CHECK(season_of_step(axis({"2020-01-06", "2020-01-13"})) == 1);  // weekly: no season
 }
