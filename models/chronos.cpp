@@ -21,7 +21,8 @@ Tensor context_mask(const Tensor& context_ids) { return ne(context_ids, full_lik
 // depends only on its probabilities and u, so cached and recomputed decoding agree.
 // One bin per row of probs (rows, bins) by inverse CDF at u[row]; with 0 < top_k < bins, over the
 // row's top_k most likely bins (and those tied with the k-th) only.
-std::vector<int64_t> draw_bins(const Tensor& probs, const std::vector<double>& u, int64_t top_k) {
+std::vector<int64_t> draw_bins(const Tensor& probs, const std::vector<double>& u, int64_t top_k,
+                               std::vector<double>* drawn_pmfs = nullptr) {
   Tensor p = probs.to(DType::Float64).contiguous().to(Device::cpu());
   const int64_t n = p.size(0), m = p.size(1);
   std::vector<double> v = p.to_vector();
@@ -44,8 +45,10 @@ std::vector<int64_t> draw_bins(const Tensor& probs, const std::vector<double>& u
     for (; j < m - 1; ++j)
       if ((acc += row[j]) > target) break;
     out[r] = j;
+    if (drawn_pmfs)
+      for (int64_t k = 0; k < m; ++k) row[k] /= total;
   }
-  return out;
+  if (drawn_pmfs) *drawn_pmfs = std::move(v);  return out;
 }
 
 }  // namespace
@@ -137,6 +140,24 @@ SeriesForecast summarize_paths(std::vector<std::vector<double>> paths, double sc
   return f;
 }
 
+double pmf_quantile(const std::vector<double>& c, const std::vector<double>& pmf, double q) {
+  check(c.size() >= 2 && pmf.size() == c.size() && q >= 0 && q <= 1, "pmf_quantile",
+        "need >= 2 centres, a pmf as long ({} and {}) and q in [0, 1], got q = {}", c.size(), pmf.size(), q);
+  const size_t n = c.size();
+  auto lower = [&](size_t j) { return j == 0 ? c[0] - (c[1] - c[0]) / 2 : (c[j - 1] + c[j]) / 2; };
+  auto upper = [&](size_t j) { return j == n - 1 ? c[j] + (c[j] - c[j - 1]) / 2 : (c[j] + c[j + 1]) / 2; };
+  double total = 0;
+  for (double p : pmf) total += p;
+  const double target = q * total;
+  double acc = 0;
+  for (size_t j = 0; j < n; ++j) {
+    if (pmf[j] > 0 && acc + pmf[j] >= target)
+      return lower(j) + std::clamp((target - acc) / pmf[j], 0.0, 1.0) * (upper(j) - lower(j));
+    acc += pmf[j];
+  }
+  return upper(n - 1);
+}
+
 std::vector<SeriesForecast> forecast(Chronos& model, const std::vector<std::vector<double>>& histories,
                                      const ForecastOptions& o) {
   check(o.horizon >= 1 && o.samples >= 1 && o.batch_series >= 1, "forecast",
@@ -150,6 +171,7 @@ std::vector<SeriesForecast> forecast(Chronos& model, const std::vector<std::vect
   check(o.top_k >= 0, "forecast", "top_k must be >= 0 (0: the whole pmf), got {}", o.top_k);
   const int64_t C = o.context_length > 0 ? o.context_length : model.config.context_length;
   const int64_t S = o.samples, H = o.horizon;
+  const std::vector<double> levels = nn::forecast_quantile_levels();
   Generator gen(o.seed);
   std::vector<SeriesForecast> out;
   for (size_t first = 0; first < histories.size(); first += static_cast<size_t>(o.batch_series)) {
@@ -176,6 +198,10 @@ std::vector<SeriesForecast> forecast(Chronos& model, const std::vector<std::vect
     std::vector<nn::DecoderLayerCache> caches;
     std::vector<int64_t> prefix(static_cast<size_t>(B * S), data::SeriesTokenizer::kPad);  // (B S, t + 1) row-major
     std::vector<std::vector<int64_t>> drawn(static_cast<size_t>(B * S));
+    const int64_t bins = model.bins();
+    std::vector<double> pmfs;  // pmf_quantiles: the drawn rows' pmfs (B S, bins) of this step
+    std::vector<std::vector<std::vector<double>>> step_quantiles(  // (B, levels + median, H)
+        static_cast<size_t>(B), std::vector<std::vector<double>>(levels.size() + 1, std::vector<double>(H)));
     Tensor next = from_vector(prefix, {B * S, 1}).to(device);
     for (int64_t t = 0; t < H; ++t) {
       Tensor logits;  // (B S, bins) of the newest position
@@ -186,11 +212,18 @@ std::vector<SeriesForecast> forecast(Chronos& model, const std::vector<std::vect
         logits = select(model.decode(all, mem, ctx), 1, t);
       }
       std::vector<double> u = rand({B * S}, {.dtype = DType::Float64}, &gen).to_vector();
-      std::vector<int64_t> bins = draw_bins(softmax(logits, -1), u, o.top_k);
-      std::vector<int64_t> tokens(bins.size());
-      for (size_t r = 0; r < bins.size(); ++r) {
-        drawn[r].push_back(bins[r]);
-        tokens[r] = bins[r] + data::SeriesTokenizer::kSpecialTokens;
+      std::vector<int64_t> picks = draw_bins(softmax(logits, -1), u, o.top_k, o.pmf_quantiles ? &pmfs : nullptr);
+      std::vector<int64_t> tokens(picks.size());
+      for (size_t r = 0; r < picks.size(); ++r) {
+        drawn[r].push_back(picks[r]);
+        tokens[r] = picks[r] + data::SeriesTokenizer::kSpecialTokens;
+      }
+      for (int64_t b = 0; o.pmf_quantiles && b < B; ++b) {
+        std::vector<double> mean(static_cast<size_t>(bins));
+        for (int64_t s = 0; s < S; ++s)
+          for (int64_t j = 0; j < bins; ++j) mean[j] += pmfs[(b * S + s) * bins + j];
+        for (size_t q = 0; q <= levels.size(); ++q)
+          step_quantiles[b][q][t] = pmf_quantile(tok.centres(), mean, q < levels.size() ? levels[q] : 0.5) * scales[b];
       }
       next = from_vector(tokens, {B * S, 1}).to(device);
       if (!o.use_cache) {  // append column t + 1 to the row-major prefix
@@ -207,6 +240,10 @@ std::vector<SeriesForecast> forecast(Chronos& model, const std::vector<std::vect
       for (int64_t s = 0; s < S; ++s)
         for (int64_t h = 0; h < H; ++h) paths[s][h] = tok.value_of_bin(drawn[b * S + s][h], scales[b]);
       out.push_back(summarize_paths(std::move(paths), scales[b]));
+      if (o.pmf_quantiles) {
+        out.back().median = step_quantiles[b].back();
+        for (size_t q = 0; q < levels.size(); ++q) out.back().quantiles[q] = step_quantiles[b][q];
+      }
     }
   }
   model.train(was_training);

@@ -80,6 +80,10 @@ struct ForecastOptions {
   // Draw each step from the top_k most likely bins only (renormalised; ties with the k-th kept, as
   // Hugging Face's top-k filter does); 0: the whole pmf. Chronos' released evaluation uses 50.
   int64_t top_k = 0;
+  // The median and quantiles per step from the mean of the paths' predictive pmfs at that step
+  // (the values spread evenly within each bin), instead of from the paths' drawn values: smooth
+  // and exact at step 1, where every path shares one pmf; the paths are drawn as always.
+  bool pmf_quantiles = false;
 };
 
 struct SeriesForecast {
@@ -95,5 +99,9 @@ std::vector<SeriesForecast> forecast(Chronos& model, const std::vector<std::vect
 
 // Bins -> values for the paths, and their median and quantiles per step.
 SeriesForecast summarize_paths(std::vector<std::vector<double>> paths, double scale);
+
+// The q-quantile of a pmf over bins with these increasing centres, the mass of each bin spread
+// evenly between the midpoints to its neighbours (the end bins as wide as their neighbour gap).
+double pmf_quantile(const std::vector<double>& centres, const std::vector<double>& pmf, double q);
 
 }  // namespace hm::models

@@ -140,3 +140,38 @@ TEST_CASE("summarize_paths: median and quantiles per step") {
   CHECK(f.quantiles[8][1] == doctest::Approx(46.0));
   CHECK(f.scale == 2.0);
 }
+
+TEST_CASE("pmf_quantile: the mass of a bin spread evenly between the midpoints to its neighbours") {
+  const std::vector<double> centres = {0, 1, 2, 3};
+  const std::vector<double> pmf = {0, 0.5, 0.5, 0};  // bin 1 covers [0.5, 1.5], bin 2 [1.5, 2.5]
+  CHECK(models::pmf_quantile(centres, pmf, 0.25) == doctest::Approx(1.0));
+  CHECK(models::pmf_quantile(centres, pmf, 0.5) == doctest::Approx(1.5));
+  CHECK(models::pmf_quantile(centres, pmf, 0.75) == doctest::Approx(2.0));
+  CHECK(models::pmf_quantile({0, 1}, {1, 0}, 0.0) == doctest::Approx(-0.5));  // the end bin as wide as its gap
+  CHECK(models::pmf_quantile({0, 1}, {1, 0}, 1.0) == doctest::Approx(0.5));
+  CHECK(test::throws_with([] { models::pmf_quantile({0, 1}, {1}, 0.5); }, {"[pmf_quantile]", "2 and 1"}));
+}
+
+TEST_CASE("Chronos forecast pmf_quantiles: the same paths, and step 1's quantiles exact, whatever the paths") {
+  Generator gen(2);
+  models::Chronos model(tiny_config(models::ChronosHead::Linear), SeriesTokenizer::uniform(4096), &gen);
+  std::vector<std::vector<double>> hist = {wave(20, 0.0), wave(9, 2.0)};
+  models::ForecastOptions o{.horizon = 3, .samples = 2, .seed = 3};
+  const std::vector<models::SeriesForecast> drawn = models::forecast(model, hist, o);
+  o.pmf_quantiles = true;
+  const std::vector<models::SeriesForecast> few = models::forecast(model, hist, o);
+  o.samples = 9;
+  const std::vector<models::SeriesForecast> many = models::forecast(model, hist, o);
+  for (size_t i = 0; i < hist.size(); ++i) {
+    CHECK(few[i].paths == drawn[i].paths);
+    // Every path shares step 1's pmf, so its quantiles do not depend on how many paths there are.
+    for (size_t q = 0; q < few[i].quantiles.size(); ++q)
+      CHECK(few[i].quantiles[q][0] == doctest::Approx(many[i].quantiles[q][0]).epsilon(1e-9));
+    CHECK(few[i].median[0] == doctest::Approx(many[i].median[0]).epsilon(1e-9));
+    for (size_t h = 0; h < 3; ++h)
+      for (size_t q = 1; q < many[i].quantiles.size(); ++q) CHECK(many[i].quantiles[q - 1][h] <= many[i].quantiles[q][h]);
+  }
+  // Two drawn paths give at most two distinct values per step; the pmf's nine quantiles differ.
+  CHECK(many[0].quantiles[0][0] < many[0].quantiles[8][0]);
+  CHECK(few[0].quantiles[3][0] != few[0].quantiles[5][0]);
+}
