@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "harmonic/core/atomic_file.h"
-#include "harmonic/data/csv.h"
+#include "harmonic/tools/tasks/chronos_forecast_input.h"
 #include "harmonic/tools/report/plot.h"
 
 namespace hm::train {
@@ -16,68 +16,13 @@ namespace {
 
 constexpr std::string_view kFn = "forecast";
 
-// Column c of a (rows, columns) float64 table without its leading and trailing missing values,
-// and the row of its first value.
-std::pair<std::vector<double>, int64_t> trimmed_column(const std::vector<double>& table, int64_t rows, int64_t cols,
-                                                       int64_t c) {
+// A column without its leading and trailing missing values, and the row of its first value.
+std::pair<std::vector<double>, int64_t> trimmed_column(const std::vector<double>& column) {
+  const auto rows = std::ssize(column);
   int64_t first = 0, last = rows;
-  while (first < rows && !std::isfinite(table[first * cols + c])) ++first;
-  while (last > first && !std::isfinite(table[(last - 1) * cols + c])) --last;
-  std::vector<double> x;
-  for (int64_t r = first; r < last; ++r) x.push_back(table[r * cols + c]);
-  return {x, first};
-}
-
-// The date axis: --date-column's cells (a text column, or a numeric one of whole numbers such as
-// years, which then is no series), or else the first text column that reads as dates.
-void find_dates(const ForecastCsvOptions& o, data::CsvTable& table, std::vector<double>& values, ForecastCsvResult& r) {
-  if (!o.date_column.empty()) {
-    std::vector<std::string> cells;
-    auto text = std::find(table.text_names.begin(), table.text_names.end(), o.date_column);
-    auto numeric = std::find(table.names.begin(), table.names.end(), o.date_column);
-    if (text != table.text_names.end()) {
-      cells = table.text_cells[static_cast<size_t>(text - table.text_names.begin())];
-    } else {
-      check(numeric != table.names.end(), kFn, "'{}': --date-column '{}' is not a column of it (columns: {}{}{})", o.csv,
-            o.date_column, fmt::join(table.names, ", "), table.text_names.empty() ? "" : ", ",
-            fmt::join(table.text_names, ", "));
-      const auto c = numeric - table.names.begin(), cols = std::ssize(table.names);
-      check(cols > 1, kFn, "'{}': --date-column '{}' is the only numeric column: nothing is left to forecast", o.csv,
-            o.date_column);
-      std::vector<double> rest;
-      for (size_t i = 0; i < values.size(); ++i) {
-        const auto col = static_cast<int64_t>(i) % cols;
-        if (col != c) {
-          rest.push_back(values[i]);
-          continue;
-        }
-        const double v = values[i];
-        check(std::isfinite(v) && v == std::floor(v) && std::abs(v) < 1e15, kFn,
-              "'{}': --date-column '{}' row {}: {} is not a date or a whole number", o.csv, o.date_column,
-              static_cast<int64_t>(i) / cols + 1, v);
-        cells.push_back(fmt::format("{}", static_cast<int64_t>(v)));
-      }
-      values = std::move(rest);
-      table.names.erase(numeric);
-    }
-    std::string why;
-    r.dates = data::parse_date_axis(cells, &why);
-    check(r.dates.has_value(), kFn, "'{}': --date-column '{}' does not read as evenly spaced dates: {}", o.csv,
-          o.date_column, why);
-    r.date_column = o.date_column;
-    return;
-  }
-  std::string first_why;
-  for (size_t t = 0; t < table.text_names.size(); ++t) {
-    std::string why;
-    r.dates = data::parse_date_axis(table.text_cells[t], &why);
-    if (r.dates) {
-      r.date_column = table.text_names[t];
-      return;
-    }
-    if (first_why.empty()) first_why = fmt::format("column '{}' is not read as dates ({})", table.text_names[t], why);
-  }
-  if (!first_why.empty()) r.notes.push_back(first_why + ": the forecast rows are numbered steps");
+  while (first < rows && !std::isfinite(column[first])) ++first;
+  while (last > first && !std::isfinite(column[last - 1])) --last;
+  return {std::vector<double>(column.begin() + first, column.begin() + last), first};
 }
 
 int64_t observed(const std::vector<double>& x) {
@@ -133,37 +78,17 @@ void draw(const ForecastCsvResult& r, size_t i, const std::string& path, int64_t
   report::save(plot, path);
 }
 
-}  // namespace
-
-ForecastCsvResult forecast_csv(models::Chronos& model, const ForecastCsvOptions& o) {
-  check(o.horizon >= 1 && o.samples >= 1 && o.context >= 0 && o.season_length >= 1 && o.plot_history >= -1, kFn,
-        "need horizon >= 1, samples >= 1, context >= 0, season length >= 1 and plot history >= 0, got {}, {}, {}, {}, "
-        "{}",
-        o.horizon, o.samples, o.context, o.season_length, o.plot_history);
-  if (!o.plot.empty()) {
-    const std::string ext = std::filesystem::path(o.plot).extension().string();
-    check(ext == ".png" || ext == ".svg", kFn, "--plot '{}' must end in .png or .svg", o.plot);
-  }
-  data::CsvTable table = data::read_csv(
-      o.csv, {.delimiter = o.delimiter,
-              .header = data::CsvHeader::Auto,
-              .columns = o.columns,
-              .dtype = DType::Float64,
-              .missing_as_nan = true,
-              .skip_text_columns = true,
-              .columns_name = "--column",  // the errors speak to `harmonic forecast` users
-              .delimiter_name = "--delimiter"});
+// One file: its series, their forecasts and (eval) scores; no plots.
+ForecastCsvResult forecast_file(models::Chronos& model, const ForecastCsvOptions& o) {
+  ForecastInput in = read_forecast_input(o);
   ForecastCsvResult r;
-  if (!table.skipped.empty())
-    r.notes.push_back(fmt::format("skipped non-numeric column(s): {}", fmt::join(table.skipped, ", ")));
-  const int64_t rows = table.values.size(0);
-  std::vector<double> values = table.values.contiguous().to_vector();
-  find_dates(o, table, values, r);
-  const auto cols = std::ssize(table.names);
+  r.notes = std::move(in.notes);
+  r.dates = std::move(in.dates);
+  r.date_column = in.date_column;
   const int64_t need = kMinObserved + (o.eval ? o.horizon : 0);
-  for (int64_t c = 0; c < cols; ++c) {
-    const std::string& name = table.names[c];
-    auto [x, first_row] = trimmed_column(values, rows, cols, c);
+  for (size_t c = 0; c < in.names.size(); ++c) {
+    const std::string& name = in.names[c];
+    auto [x, first_row] = trimmed_column(in.columns[c]);
     check(!x.empty(), kFn, "'{}' column '{}': no observed value (every cell is missing)", o.csv, name);
     if (o.eval) {
       check(std::ssize(x) >= need && observed(std::vector<double>(x.begin(), x.end() - o.horizon)) >= kMinObserved,
@@ -187,18 +112,68 @@ ForecastCsvResult forecast_csv(models::Chronos& model, const ForecastCsvOptions&
           name, lo, lo == 0 ? "0" : (lo > 0 ? "+1" : "-1"),
           o.eval ? ", and its MASE is undefined (zero seasonal-naive error): left out of the relative scores" : ""));
     r.names.push_back(name);
+    r.season_lengths.push_back(in.season_length);
     r.histories.push_back(std::move(x));
     r.first_rows.push_back(first_row);
   }
   r.forecasts = models::forecast(
       model, r.histories,
-      {.horizon = o.horizon, .samples = o.samples, .seed = o.seed, .context_length = o.context, .top_k = o.top_k});
-  if (o.eval) {
+      {.horizon = o.horizon,
+       .samples = o.samples,
+       .seed = o.seed,
+       .context_length = o.context,
+       .top_k = o.top_k,
+       .pmf_quantiles = o.pmf_quantiles});
+  if (o.eval)
     for (size_t i = 0; i < r.names.size(); ++i)
       r.scores.push_back(nn::score_series(r.histories[i], r.truths[i], r.forecasts[i].median, r.forecasts[i].quantiles,
-                                          o.season_length));
-    r.relative = nn::relative_scores(r.scores);
+                                          r.season_lengths[i]));
+  return r;
+}
+
+// Every *.csv of a directory, in name order, as one result: series <stem>/<column> (or <stem>
+// for a file of one series), notes prefixed with the file, no shared date axis.
+ForecastCsvResult forecast_directory(models::Chronos& model, const ForecastCsvOptions& o) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(o.csv))
+    if (entry.is_regular_file() && entry.path().extension() == ".csv") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  check(!files.empty(), kFn, "'{}' is a directory without .csv files", o.csv);
+  check(o.plot.empty(), kFn, "--plot draws the series of one file; '{}' is a directory (forecast its files one by one)",
+        o.csv);
+  ForecastCsvResult all;
+  for (const std::filesystem::path& file : files) {
+    ForecastCsvOptions one = o;
+    one.csv = file.string();
+    ForecastCsvResult r = forecast_file(model, one);
+    const std::string stem = file.stem().string();
+    for (const std::string& note : r.notes) all.notes.push_back(fmt::format("{}: {}", file.filename().string(), note));
+    for (size_t i = 0; i < r.names.size(); ++i) {
+      all.names.push_back(r.names.size() == 1 ? stem : stem + "/" + r.names[i]);
+      all.season_lengths.push_back(r.season_lengths[i]);
+      all.histories.push_back(std::move(r.histories[i]));
+      all.first_rows.push_back(r.first_rows[i]);
+      all.forecasts.push_back(std::move(r.forecasts[i]));
+      if (o.eval) all.truths.push_back(std::move(r.truths[i])), all.scores.push_back(r.scores[i]);
+    }
   }
+  return all;
+}
+
+}  // namespace
+
+ForecastCsvResult forecast_csv(models::Chronos& model, const ForecastCsvOptions& o) {
+  check(o.horizon >= 1, kFn, "--horizon must be at least 1 step, got {}", o.horizon);
+  check(o.samples >= 1, kFn, "--samples must be at least 1, got {}", o.samples);
+  check(o.context >= 0, kFn, "--context must be >= 0 (0: the model's training context), got {}", o.context);
+  check(o.season_length >= 0, kFn, "--season-length must be >= 1 (or 0: from the dates), got {}", o.season_length);
+  check(o.plot_history >= -1, kFn, "--plot-history must be >= 0 (0: all), got {}", o.plot_history);
+  if (!o.plot.empty()) {
+    const std::string ext = std::filesystem::path(o.plot).extension().string();
+    check(ext == ".png" || ext == ".svg", kFn, "--plot '{}' must end in .png or .svg", o.plot);
+  }
+  ForecastCsvResult r = std::filesystem::is_directory(o.csv) ? forecast_directory(model, o) : forecast_file(model, o);
+  if (o.eval) r.relative = nn::relative_scores(r.scores);
   if (!o.out.empty()) write_file_atomic(o.out, forecast_table(r));
   if (!o.plot.empty()) {
     const int64_t context = o.context > 0 ? o.context : model.config.context_length;
