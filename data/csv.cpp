@@ -98,11 +98,13 @@ bool decimal_comma_number(std::string_view s) {
   return s.find(',') != s.npos && !parse_number(s, '.') && parse_number(s, ',');
 }
 
-// MM.YYYY: a month of a year, which C locale syntax would read as a number (01.2020 = 1.202).
+// M.YYYY or MM.YYYY: a month of a year, which C locale syntax would read as a number (01.2020 = 1.202).
 bool month_dot_year(std::string_view s) {
   s = trim(s);
-  if (s.size() != 7 || s[2] != '.' || !all_digits(s.substr(0, 2)) || !all_digits(s.substr(3))) return false;
-  const int month = (s[0] - '0') * 10 + (s[1] - '0');
+  const size_t dot = s.find('.');
+  if (dot == s.npos || dot == 0 || dot > 2 || s.size() != dot + 5) return false;
+  if (!all_digits(s.substr(0, dot)) || !all_digits(s.substr(dot + 1))) return false;
+  const int month = std::stoi(std::string(s.substr(0, dot)));
   return month >= 1 && month <= 12;
 }
 

@@ -63,7 +63,7 @@ CsvDialect detect_csv_dialect(std::string_view text);
 // Reads a CSV file: RFC 4180 style double quotes (no newlines inside), blank lines skipped,
 // surrounding spaces trimmed, CRLF accepted, a UTF-8 byte-order mark dropped. Numbers in C
 // locale syntax (or with decimal commas), plus nan/inf. A column whose every cell is written
-// MM.YYYY (a two-digit month, a dot, a four-digit year) is text (dates), not numbers.
+// M.YYYY or MM.YYYY (a month 1-12, a dot, four digits) is text (dates), not numbers.
 CsvTable read_csv(const std::string& path, const CsvOptions& options = {});
 
 // The same from text already in memory; `source` names it in error messages.

@@ -67,6 +67,17 @@ expect_error "short series" "forecasting needs at least 5" "$dir/run" --csv "$di
 expect_error "unknown column" "no column 'nosuch'" "$dir/run" --csv "$dir/series.csv" --column nosuch
 expect_error "missing file" "no such file" "$dir/run" --csv "$dir/none.csv"
 expect_error "not a checkpoint" "does not exist" "$dir/none" --csv "$dir/series.csv"
+out=$("$bin" forecast --checkpoint "$dir/run" --csv "$dir/series.csv" --horizon 0 --threads 1 2>&1) && fail "horizon 0: exit 0"
+[[ $out == *"--horizon must be at least 1 step, got 0"* && $out != *"-1"* ]] || fail "horizon 0: $out"
+expect_error "quantile source" "--quantiles" "$dir/run" --csv "$dir/series.csv" --quantiles median
+# A directory: one table over its files, each with its own season (from its dates, or 1).
+mkdir -p "$dir/set" && cp "$dir/series.csv" "$dir/set/a.csv"
+{ echo "month;v"; for t in $(seq 0 29); do echo "$(( t % 12 + 1 )).$(( 2020 + t / 12 ));$(( 10 + t % 5 )),5"; done; } >"$dir/set/b.csv"
+out=$("$bin" forecast --checkpoint "$dir/run" --csv "$dir/set" --horizon 3 --samples 4 --quantiles paths --eval \
+  --threads 1 2>&1) || fail "directory: $out"
+[[ $out == *"a/sales"*"a/temp"*"b "*"over 3 series"* ]] || fail "directory table: $out"
+[[ $out == *"b.csv: assumed cells separated by ';' with decimal commas"* ]] || fail "directory notes: $out"
+[[ $out == *"b.csv: assumed season length 12"* ]] || fail "directory season: $out"
 printf 'x\n7\n7\n7\n7\n7\n7\n' >"$dir/constant.csv"
 out=$("$bin" forecast --checkpoint "$dir/run" --csv "$dir/constant.csv" --horizon 2 --threads 1 2>&1) ||
   fail "constant: $out"

@@ -36,11 +36,16 @@ TEST_CASE("csv dialect: decimal commas read, thousands grouped, a BOM dropped, l
   CHECK(parse_csv("x,y\n\"1,5\",2\n", {.decimal = ','}).values.to_vector() == std::vector<double>{1.5, 2});
 }
 
+namespace {
+char found_decimal(std::string_view text) { return detect_csv_dialect(text).decimal; }
+}  // namespace
+
 TEST_CASE("csv dialect: MM.YYYY columns are text, and decimal commas read as text name the fix") {
-  CsvTable t = parse_csv("month,sales\n01.2020,3.5\n12.2020,4\n",
+  CsvTable t = parse_csv("month,sales\n01.2020,3.5\n12.2020,4\n3.2021,5\n",
                          {.dtype = DType::Float64, .missing_as_nan = true, .skip_text_columns = true});
   CHECK(t.names == std::vector<std::string>{"sales"});
-  CHECK(t.text_cells.at(0) == std::vector<std::string>{"01.2020", "12.2020"});
+  CHECK(t.text_cells.at(0) == std::vector<std::string>{"01.2020", "12.2020", "3.2021"});
+  CHECK(found_decimal("m;v\n1.2020;3,5\n2.2020;4,5\n3.2020;5\n") == ',');  // M.YYYY is no decimal point
   // A column with one cell that is not MM.YYYY stays numbers.
   CHECK(parse_csv("v\n01.2020\n3.25\n", {.skip_text_columns = true}).names == std::vector<std::string>{"v"});
   CHECK(throws_with(
