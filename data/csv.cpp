@@ -186,11 +186,18 @@ CsvDialect detect_csv_dialect(std::string_view text) {
     if (even && n > best) best = n, d.delimiter = delim;
   }
   int64_t commas = 0, points = 0;
-  for (size_t l = 1; l < lines.size(); ++l)
-    for (const std::string& cell : split_line(lines[l].text, d.delimiter, "", lines[l].number)) {
+  for (size_t l = 1; l < lines.size(); ++l) {
+    std::vector<std::string> cells;
+    try {
+      cells = split_line(lines[l].text, d.delimiter, "", lines[l].number);
+    } catch (const Error&) {  // an unterminated quote: parse_csv reports it with the file's name
+      continue;
+    }
+    for (const std::string& cell : cells) {
       commas += decimal_comma_number(cell);
       points += cell.find('.') != cell.npos && parse_number(cell, '.') && !month_dot_year(cell);
     }
+  }
   if (commas > points) d.decimal = ',';
   return d;
 }
