@@ -33,7 +33,11 @@ std::vector<double> seasonal_naive_forecast(const std::vector<double>& y, int64_
   m = std::min<int64_t>(effective_season(std::ssize(y), m), std::ssize(y));
   const int64_t T = std::ssize(y);
   std::vector<double> f(static_cast<size_t>(horizon));
-  for (int64_t h = 0; h < horizon; ++h) f[h] = y[T - m + (h % m)];
+  for (int64_t h = 0; h < horizon; ++h) {  // a missing value: the same season's latest observed one
+    int64_t t = T - m + (h % m);
+    while (t - m >= 0 && !std::isfinite(y[t])) t -= m;
+    f[h] = y[t];
+  }
   return f;
 }
 

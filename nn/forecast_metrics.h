@@ -18,7 +18,8 @@ int64_t effective_season(int64_t history_length, int64_t m);
 double seasonal_naive_scale(const std::vector<double>& history, int64_t m);
 
 // The seasonal-naive forecast: y_{T+h} = y_{T+h-m*k} for the smallest k reaching the history
-// (the last season repeated); m falls back to 1 as above.
+// (the last season repeated), or the smallest k after it whose value is observed (NaN when none
+// is); m falls back to 1 as above.
 std::vector<double> seasonal_naive_forecast(const std::vector<double>& history, int64_t horizon, int64_t m);
 
 // mean_h |y_h - f_h| / seasonal_naive_scale(history, m) over the non-missing y_h (NaN when the

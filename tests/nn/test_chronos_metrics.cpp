@@ -25,6 +25,9 @@ TEST_CASE("MASE: seasonal-naive in-sample scale, fallback to m = 1 on short hist
   // The seasonal-naive forecast repeats the last season.
   CHECK(nn::seasonal_naive_forecast(hist, 5, 2) == std::vector<double>{3, 5, 3, 5, 3});
   CHECK(nn::seasonal_naive_forecast(hist, 2, 1) == std::vector<double>{5, 5});
+  // A missing value in the last season: that season's latest observed value stands in.
+  CHECK(nn::seasonal_naive_forecast({1, 2, 3, NAN}, 3, 2) == std::vector<double>{3, 2, 3});
+  CHECK(std::isnan(nn::seasonal_naive_forecast({NAN, 2, NAN, 4}, 1, 2)[0]));
 }
 
 TEST_CASE("WQL: 2 * pinball / sum |y| averaged over the quantile levels") {

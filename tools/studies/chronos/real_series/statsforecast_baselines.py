@@ -54,7 +54,13 @@ def naive_scale(y, m):
 
 def naive_forecast(y, h, m):
     m = min(effective_season(len(y), m), len(y))
-    return np.array([y[len(y) - m + (i % m)] for i in range(h)])
+    out = []
+    for i in range(h):  # a missing value: the same season's latest observed one
+        t = len(y) - m + (i % m)
+        while t - m >= 0 and not math.isfinite(y[t]):
+            t -= m
+        out.append(y[t])
+    return np.array(out)
 
 
 def mase(y, truth, forecast, m):
