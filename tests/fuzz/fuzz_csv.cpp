@@ -1,5 +1,6 @@
 // Target "csv": numeric CSV files (data::read_csv). The first byte picks the options a caller
-// could pass (header mode, delimiter, dtype, columns by name or position); the rest is the file.
+// could pass (header mode, delimiter, decimal mark, dtype, columns by name or position, text
+// columns skipped); the rest is the file, whose dialect is also detected.
 #include "harmonic/data/csv.h"
 #include "tests/fuzz/fuzz_targets.h"
 
@@ -14,8 +15,11 @@ int fuzz_csv(const uint8_t* data, size_t size) {
   options.dtype = (flags & 8) ? DType::Float64 : DType::Float32;
   if (flags & 16) options.columns = {"b", "a"};
   if (flags & 32) options.column_indices = {1, 0};
+  if (flags & 64) options.decimal = ',';
+  options.skip_text_columns = options.missing_as_nan = (flags & 128) != 0;
   const std::string path = write_scratch("input.csv", as_text(data + 1, size - 1));
   return reject_errors([&] {
+    (void)data::detect_csv_dialect(as_text(data + 1, size - 1));
     data::CsvTable table = data::read_csv(path, options);
     (void)table.values.to_vector();
   });
