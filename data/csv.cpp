@@ -138,15 +138,15 @@ int64_t count_cells(std::string_view line, char delim) {
   int64_t n = 1;
   bool quoted = false;
   for (char ch : line) {
-    if (ch == '"') quoted = !quoted;
-    else if (ch == delim && !quoted) ++n;
+    if (ch == '"')
+      quoted = !quoted;
+    else if (ch == delim && !quoted)
+      ++n;
   }
   return n;
 }
 
-std::string_view without_bom(std::string_view text) {
-  return text.starts_with("\xEF\xBB\xBF") ? text.substr(3) : text;
-}
+std::string_view without_bom(std::string_view text) { return text.starts_with("\xEF\xBB\xBF") ? text.substr(3) : text; }
 
 // " (the lines look ';'-separated ...)" when the first line holds another common delimiter
 // more often than this one: such a file reads as one text column and fails confusingly.
@@ -254,8 +254,8 @@ CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::stri
     };
     std::vector<int64_t> numeric;
     for (int64_t c = 0; c < ncols; ++c) {
-      const bool text = c < std::ssize(cells) && ((!number(cells[c]) && !is_missing_marker(cells[c])) ||
-                                                   (opt.decimal == '.' && month_years(c)));
+      const bool text = c < std::ssize(cells) &&
+                        ((!number(cells[c]) && !is_missing_marker(cells[c])) || (opt.decimal == '.' && month_years(c)));
       if (!text) {
         numeric.push_back(c);
       } else if (!selected) {
@@ -299,8 +299,8 @@ CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::stri
             c + 1, names[c]);
       check(v.has_value(), kFn, "'{}' line {} column {} ('{}'): '{}' is not a number{}", source, line.number, c + 1,
             names[c], cells[c],
-            !hint.empty()                               ? hint
-            : !decimal_hint({cells[c]}, opt).empty()    ? decimal_hint({cells[c]}, opt)
+            !hint.empty()                            ? hint
+            : !decimal_hint({cells[c]}, opt).empty() ? decimal_hint({cells[c]}, opt)
             : opt.columns.empty() && opt.column_indices.empty()
                 ? fmt::format(" (select numeric columns with {})", opt.columns_name)
                 : std::string());

@@ -206,10 +206,11 @@ std::optional<DateAxis> build_axis(const std::vector<Cell>& parsed, const std::v
     DateAxis first = axis;
     (months ? first.step_months : first.step_seconds) = first_step;
     const size_t q = std::min(r, ticks.size() - 1);
-    return fail(fmt::format("not evenly spaced: {} and {} are one step apart (one step: {}), {} and {} ('{}', '{}') are "
-                            "not; a step of {} would leave {} rows missing for {} present",
-                            where(0), where(1), first.step_name(), where(q - 1), where(q), cells[q - 1], cells[q],
-                            axis.step_name(), missing, present));
+    return fail(
+        fmt::format("not evenly spaced: {} and {} are one step apart (one step: {}), {} and {} ('{}', '{}') are "
+                    "not; a step of {} would leave {} rows missing for {} present",
+                    where(0), where(1), first.step_name(), where(q - 1), where(q), cells[q - 1], cells[q],
+                    axis.step_name(), missing, present));
   }
   return axis;
 }
@@ -235,13 +236,16 @@ std::optional<DateAxis> parse_date_axis(const std::vector<std::string>& cells, s
     for (size_t r = 0; r < cells.size() && reasons[k].empty(); ++r) {
       std::optional<Cell> c = parse_cell(cells[r], order);
       if (!c) {
-        reasons[k] = fmt::format("{}: '{}' is not a date (YYYY, YYYY-MM, YYYY-MM-DD, MM.YYYY, DD.MM.YYYY, MM/DD/YYYY[ "
-                                 "HH:MM[:SS]])",
-                                 where(r), cells[r]);
+        reasons[k] = fmt::format(
+            "{}: '{}' is not a date (YYYY, YYYY-MM, YYYY-MM-DD, MM.YYYY, DD.MM.YYYY, MM/DD/YYYY[ "
+            "HH:MM[:SS]])",
+            where(r), cells[r]);
       } else if (!parsed.empty() && c->precision != parsed.front().precision) {
-        reasons[k] = fmt::format("{}: '{}' is written differently from {}'s '{}'", where(r), cells[r], where(0), cells[0]);
+        reasons[k] =
+            fmt::format("{}: '{}' is written differently from {}'s '{}'", where(r), cells[r], where(0), cells[0]);
       } else {
-        std::optional<Cell> other = parse_cell(cells[r], order == Order::DayFirst ? Order::MonthFirst : Order::DayFirst);
+        std::optional<Cell> other =
+            parse_cell(cells[r], order == Order::DayFirst ? Order::MonthFirst : Order::DayFirst);
         differ |= other && (other->d != c->d || other->m != c->m);
         parsed.push_back(*c);
       }
@@ -260,12 +264,13 @@ std::optional<DateAxis> parse_date_axis(const std::vector<std::string>& cells, s
       !readings[0] || (readings[1] && readings[1]->positions.back() < readings[0]->positions.back());
   DateAxis axis = *readings[month_first ? 1 : 0];
   const std::optional<DateAxis>& other = readings[month_first ? 0 : 1];
-  axis.assumed = fmt::format(
-      "read dates such as '{}' as {} ({}): the {} reading {}", cells[0], axis.label(0),
-      month_first ? "month first, MM/DD/YYYY" : "day first, DD/MM/YYYY", month_first ? "day-first" : "month-first",
-      !other                                              ? "is not evenly spaced"
-      : other->positions.back() == axis.positions.back() ? fmt::format("is evenly spaced too (one step: {})", other->step_name())
-                                                          : std::string("leaves more rows missing"));
+  axis.assumed = fmt::format("read dates such as '{}' as {} ({}): the {} reading {}", cells[0], axis.label(0),
+                             month_first ? "month first, MM/DD/YYYY" : "day first, DD/MM/YYYY",
+                             month_first ? "day-first" : "month-first",
+                             !other ? "is not evenly spaced"
+                             : other->positions.back() == axis.positions.back()
+                                 ? fmt::format("is evenly spaced too (one step: {})", other->step_name())
+                                 : std::string("leaves more rows missing"));
   return axis;
 }
 

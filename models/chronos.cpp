@@ -48,7 +48,8 @@ std::vector<int64_t> draw_bins(const Tensor& probs, const std::vector<double>& u
     if (drawn_pmfs)
       for (int64_t k = 0; k < m; ++k) row[k] /= total;
   }
-  if (drawn_pmfs) *drawn_pmfs = std::move(v);  return out;
+  if (drawn_pmfs) *drawn_pmfs = std::move(v);
+  return out;
 }
 
 }  // namespace

@@ -18,14 +18,17 @@ TEST_CASE("csv dialect: semicolons with decimal commas, tabs, plain commas, and 
   CHECK(found("a\tb\n1.5\t2\n") == "\t.");
   CHECK(found("a,b\n1.5,2\n3,4\n") == ",.");
   CHECK(found("date,value\n2020-01,\"3,5\"\n2020-02,\"4,5\"\n") == ",,");
-  CHECK(found("x\n1\n2\n") == ",.");  // one column: the default
+  CHECK(found("x\n1\n2\n") == ",.");                       // one column: the default
   CHECK_NOTHROW(detect_csv_dialect("a,b\n\"1,2\n3,4\n"));  // a broken line is left to parse_csv to report
-  CHECK(found("\xEF\xBB\xBF" "a;b\n1;2\n") == ";.");
+  CHECK(found("\xEF\xBB\xBF"
+              "a;b\n1;2\n") == ";.");
 }
 
 TEST_CASE("csv dialect: decimal commas read, thousands grouped, a BOM dropped, lines kept") {
-  CsvTable t = parse_csv("\xEF\xBB\xBF" "Month;x\n\n2020-01;1.234,5\n2020-02;-2,25\n2020-03;7\n",
-                         {.delimiter = ';', .decimal = ',', .dtype = DType::Float64, .skip_text_columns = true});
+  CsvTable t = parse_csv(
+      "\xEF\xBB\xBF"
+      "Month;x\n\n2020-01;1.234,5\n2020-02;-2,25\n2020-03;7\n",
+      {.delimiter = ';', .decimal = ',', .dtype = DType::Float64, .skip_text_columns = true});
   CHECK(t.names == std::vector<std::string>{"x"});
   CHECK(t.text_names == std::vector<std::string>{"Month"});  // no byte-order mark in the name
   CHECK(t.values.to_vector() == std::vector<double>{1234.5, -2.25, 7});

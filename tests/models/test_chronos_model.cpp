@@ -169,7 +169,8 @@ TEST_CASE("Chronos forecast pmf_quantiles: the same paths, and step 1's quantile
       CHECK(few[i].quantiles[q][0] == doctest::Approx(many[i].quantiles[q][0]).epsilon(1e-9));
     CHECK(few[i].median[0] == doctest::Approx(many[i].median[0]).epsilon(1e-9));
     for (size_t h = 0; h < 3; ++h)
-      for (size_t q = 1; q < many[i].quantiles.size(); ++q) CHECK(many[i].quantiles[q - 1][h] <= many[i].quantiles[q][h]);
+      for (size_t q = 1; q < many[i].quantiles.size(); ++q)
+        CHECK(many[i].quantiles[q - 1][h] <= many[i].quantiles[q][h]);
   }
   // Two drawn paths give at most two distinct values per step; the pmf's nine quantiles differ.
   CHECK(many[0].quantiles[0][0] < many[0].quantiles[8][0]);

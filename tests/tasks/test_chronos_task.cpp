@@ -5,10 +5,10 @@
 #include <memory>
 
 #include "harmonic/models/chronos.h"
-#include "tests/helpers.h"
 #include "harmonic/tools/tasks/chronos_model.h"
 #include "harmonic/tools/train/config.h"
 #include "harmonic/tools/train/trainer.h"
+#include "tests/helpers.h"
 
 using namespace hm;
 using hm::test::ScratchDir;

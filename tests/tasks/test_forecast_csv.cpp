@@ -5,9 +5,9 @@
 #include <fstream>
 #include <memory>
 
+#include "harmonic/tools/tasks/chronos_forecast_csv.h"
 #include "tests/forecast_helpers.h"
 #include "tests/helpers.h"
-#include "harmonic/tools/tasks/chronos_forecast_csv.h"
 
 using namespace hm;
 using hm::test::ScratchDir;
@@ -28,13 +28,17 @@ TEST_CASE("forecast_csv: columns, missing values, eval tails, and clear errors")
   for (int t = 0; t < 30; ++t)
     text += fmt::format("d{},{},{}\n", t, 1 + t % 5, t == 10 ? std::string("") : (t >= 27 ? "" : std::to_string(t)));
   const std::string good = write("good.csv", text);
-  train::ForecastCsvResult r =
-      train::forecast_csv(model, {.csv = good, .horizon = 3, .samples = 5, .out = dir.str() + "/fc.csv",
-                                  .plot = dir.str() + "/fc.svg", .eval = true, .season_length = 5});
+  train::ForecastCsvResult r = train::forecast_csv(model, {.csv = good,
+                                                           .horizon = 3,
+                                                           .samples = 5,
+                                                           .out = dir.str() + "/fc.csv",
+                                                           .plot = dir.str() + "/fc.svg",
+                                                           .eval = true,
+                                                           .season_length = 5});
   CHECK(r.names == std::vector<std::string>{"a", "b"});
   CHECK(r.notes.at(0).find("date") != std::string::npos);
-  CHECK(r.histories[0].size() == 27);  // 30 - 3 held out
-  CHECK(r.histories[1].size() == 24);  // trailing blanks trimmed (27), then 3 held out
+  CHECK(r.histories[0].size() == 27);     // 30 - 3 held out
+  CHECK(r.histories[1].size() == 24);     // trailing blanks trimmed (27), then 3 held out
   CHECK(std::isnan(r.histories[1][10]));  // the inner gap stays missing
   CHECK(r.truths[1] == std::vector<double>{24, 25, 26});
   REQUIRE(r.relative.has_value());
@@ -78,7 +82,8 @@ TEST_CASE("forecast_csv: columns, missing values, eval tails, and clear errors")
   const std::string empty_col = write("empty.csv", "x,y\n1,\n2,\n3,NA\n4,\n5,\n");
   CHECK(throws_with([&] { train::forecast_csv(model, {.csv = empty_col, .horizon = 2}); },
                     {"column 'y'", "no observed value"}));
-  CHECK(throws_with([&] { train::forecast_csv(model, {.csv = good, .horizon = 2, .plot = "x.jpg"}); }, {".png or .svg"}));
+  CHECK(
+      throws_with([&] { train::forecast_csv(model, {.csv = good, .horizon = 2, .plot = "x.jpg"}); }, {".png or .svg"}));
 }
 
 TEST_CASE("forecast_csv: a date column labels the forecast rows and the plot, extended by its step") {
@@ -94,9 +99,13 @@ TEST_CASE("forecast_csv: a date column labels the forecast rows and the plot, ex
   const std::string path = dir.str() + "/monthly.csv";
   std::ofstream(path) << text;
 
-  train::ForecastCsvResult r = train::forecast_csv(
-      model, {.csv = path, .columns = {"a", "b"}, .horizon = 3, .samples = 4, .out = dir.str() + "/fc.csv",
-              .plot = dir.str() + "/fc.svg", .plot_history = 0});
+  train::ForecastCsvResult r = train::forecast_csv(model, {.csv = path,
+                                                           .columns = {"a", "b"},
+                                                           .horizon = 3,
+                                                           .samples = 4,
+                                                           .out = dir.str() + "/fc.csv",
+                                                           .plot = dir.str() + "/fc.svg",
+                                                           .plot_history = 0});
   REQUIRE(r.dates.has_value());
   CHECK(r.date_column == "month");
   CHECK(r.first_rows == std::vector<int64_t>{0, 2});
@@ -114,16 +123,20 @@ TEST_CASE("forecast_csv: a date column labels the forecast rows and the plot, ex
   CHECK(train::forecast_table(r).find("\na,1,2024-11,") != std::string::npos);
 
   // A numeric column of years named as the date column is the axis, not a series.
-  r = train::forecast_csv(model, {.csv = path, .columns = {"a", "year"}, .horizon = 2, .samples = 3,
-                                  .date_column = "year"});
+  r = train::forecast_csv(model,
+                          {.csv = path, .columns = {"a", "year"}, .horizon = 2, .samples = 3, .date_column = "year"});
   CHECK(r.names == std::vector<std::string>{"a"});
   CHECK(r.dates->step_name() == "year");
   CHECK(train::forecast_table(r).find("\na,1,2024,") != std::string::npos);
 
-  CHECK(throws_with([&] { train::forecast_csv(model, {.csv = path, .columns = {"a"}, .horizon = 2, .date_column = "when"}); },
-                    {"--date-column 'when' is not a column", "month"}));
-  CHECK(throws_with([&] { train::forecast_csv(model, {.csv = path, .columns = {"a", "b"}, .horizon = 2, .date_column = "b"}); },
-                    {"--date-column 'b' line 2", "not a date or a whole number"}));
+  CHECK(throws_with(
+      [&] { train::forecast_csv(model, {.csv = path, .columns = {"a"}, .horizon = 2, .date_column = "when"}); },
+      {"--date-column 'when' is not a column", "month"}));
+  CHECK(throws_with(
+      [&] {
+        train::forecast_csv(model, {.csv = path, .columns = {"a", "b"}, .horizon = 2, .date_column = "b"});
+      },
+      {"--date-column 'b' line 2", "not a date or a whole number"}));
   // Dates that are not evenly spaced even with gaps: numbered steps, and a note that says why.
   const std::string uneven = dir.str() + "/uneven.csv";
   std::ofstream(uneven) << "day,v\n2024-01-01,1\n2024-01-02,2\n2024-01-09,3\n2024-01-10,4\n2024-01-11,5\n";
@@ -135,4 +148,3 @@ TEST_CASE("forecast_csv: a date column labels the forecast rows and the plot, ex
   CHECK(throws_with([&] { train::forecast_csv(model, {.csv = uneven, .horizon = 2, .date_column = "day"}); },
                     {"--date-column 'day' does not read as evenly spaced dates", "line 3 and line 4"}));
 }
-

@@ -6,9 +6,9 @@
 #include <functional>
 #include <memory>
 
+#include "harmonic/tools/tasks/chronos_forecast_csv.h"
 #include "tests/forecast_helpers.h"
 #include "tests/helpers.h"
-#include "harmonic/tools/tasks/chronos_forecast_csv.h"
 
 using namespace hm;
 using hm::test::ScratchDir;
@@ -59,7 +59,8 @@ TEST_CASE("forecast files: a year or index column is the rows' axis, never a ser
 
   // A pandas index (an unnamed first column) and a first column counting rows.
   std::string pandas = ",value\n", counted = "n,a,b\n";
-  for (int t = 0; t < 12; ++t) pandas += fmt::format("{},{}\n", t, 5 + t % 3), counted += fmt::format("{},{},{}\n", t + 1, t % 4, 9 - t % 2);
+  for (int t = 0; t < 12; ++t)
+    pandas += fmt::format("{},{}\n", t, 5 + t % 3), counted += fmt::format("{},{},{}\n", t + 1, t % 4, 9 - t % 2);
   r = train::forecast_csv(*model, {.csv = write_text(dir.str(), "pandas.csv", pandas), .horizon = 2, .samples = 3});
   CHECK(r.names == std::vector<std::string>{"value"});
   r = train::forecast_csv(*model, {.csv = write_text(dir.str(), "counted.csv", counted), .horizon = 2, .samples = 3});
@@ -97,8 +98,10 @@ TEST_CASE("forecast files: semicolon cells with MM.YYYY dates and decimal commas
   CHECK(r.date_column == "Monat");
   CHECK(train::forecast_table(r).find("\nUmsatz,1,2021-03,") != std::string::npos);
   // MM.YYYY beside decimal points: still dates, not the numbers 1.202, 2.202, ...
-  r = train::forecast_csv(*model, {.csv = write_text(dir.str(), "points.csv", monthly("month,sales", 14, mm_yyyy, point)),
-                                   .horizon = 2, .samples = 3});
+  r = train::forecast_csv(*model,
+                          {.csv = write_text(dir.str(), "points.csv", monthly("month,sales", 14, mm_yyyy, point)),
+                           .horizon = 2,
+                           .samples = 3});
   CHECK(r.names == std::vector<std::string>{"sales"});
   CHECK(r.date_column == "month");
 }
@@ -143,13 +146,15 @@ TEST_CASE("forecast files: dd/mm/yyyy and dd.mm.yyyy dates, and an ambiguous col
   CHECK_FALSE(has_note(r, "assumed: read dates"));  // 13/01 can only be day first
 
   auto dotted = [](int y, int m) { return fmt::format("15.{:02}.{}", m, y); };
-  r = train::forecast_csv(*model, {.csv = write_text(dir.str(), "dotted.csv", monthly("Datum,x", 12, dotted, point)),
-                                   .horizon = 2, .samples = 3});
+  r = train::forecast_csv(
+      *model,
+      {.csv = write_text(dir.str(), "dotted.csv", monthly("Datum,x", 12, dotted, point)), .horizon = 2, .samples = 3});
   CHECK(r.dates->step_name() == "month");
 
   auto first_of = [](int y, int m) { return fmt::format("01/{:02}/{}", m, y); };  // also Jan 1, 2, ... month first
-  r = train::forecast_csv(*model, {.csv = write_text(dir.str(), "firsts.csv", monthly("when,x", 12, first_of, point)),
-                                   .horizon = 2, .samples = 3});
+  r = train::forecast_csv(
+      *model,
+      {.csv = write_text(dir.str(), "firsts.csv", monthly("when,x", 12, first_of, point)), .horizon = 2, .samples = 3});
   CHECK(r.dates->step_name() == "month");
   CHECK(has_note(r, "assumed: read dates such as '01/01/2020' as 2020-01-01 (day first, DD/MM/YYYY)"));
 }
@@ -184,10 +189,13 @@ TEST_CASE("forecast files: the season comes from the dates, and a horizon of 0 i
   r = train::forecast_csv(*model, {.csv = path, .horizon = 3, .samples = 3, .eval = true, .season_length = 3});
   CHECK(r.season_lengths == std::vector<int64_t>{3});
   std::string quarters = "q,v\n", plain = "v\n";
-  for (int t = 0; t < 12; ++t) quarters += fmt::format("{}-{:02},{}\n", 2000 + t / 4, 3 * (t % 4) + 1, t % 3), plain += fmt::format("{}\n", t % 3);
-  r = train::forecast_csv(*model, {.csv = write_text(dir.str(), "q.csv", quarters), .horizon = 2, .samples = 3, .eval = true});
+  for (int t = 0; t < 12; ++t)
+    quarters += fmt::format("{}-{:02},{}\n", 2000 + t / 4, 3 * (t % 4) + 1, t % 3), plain += fmt::format("{}\n", t % 3);
+  r = train::forecast_csv(*model,
+                          {.csv = write_text(dir.str(), "q.csv", quarters), .horizon = 2, .samples = 3, .eval = true});
   CHECK(r.season_lengths == std::vector<int64_t>{4});
-  r = train::forecast_csv(*model, {.csv = write_text(dir.str(), "p.csv", plain), .horizon = 2, .samples = 3, .eval = true});
+  r = train::forecast_csv(*model,
+                          {.csv = write_text(dir.str(), "p.csv", plain), .horizon = 2, .samples = 3, .eval = true});
   CHECK(r.season_lengths == std::vector<int64_t>{1});
   CHECK(has_note(r, "no dates to infer it from"));
   for (int64_t h : {0, -1})

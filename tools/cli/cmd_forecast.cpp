@@ -27,8 +27,8 @@ void print_scores(const train::ForecastCsvResult& r) {
   fmt::print("{:<{}} {:>4} {:>10} {:>10} {:>10} {:>10}\n", "series", width, "m", "MASE", "naive", "WQL", "naive");
   for (size_t i = 0; i < r.names.size(); ++i) {
     const nn::SeriesScores& s = r.scores[i];
-    fmt::print("{:<{}} {:>4} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f}\n", r.names[i], width, r.season_lengths[i],
-               s.mase, s.naive_mase, s.wql, s.naive_wql);
+    fmt::print("{:<{}} {:>4} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f}\n", r.names[i], width, r.season_lengths[i], s.mase,
+               s.naive_mase, s.wql, s.naive_wql);
   }
   const nn::RelativeScores& a = *r.relative;
   const bool one_m = std::adjacent_find(r.season_lengths.begin(), r.season_lengths.end(), std::not_equal_to<>()) ==

@@ -8,8 +8,8 @@
 #include <filesystem>
 
 #include "harmonic/core/atomic_file.h"
-#include "harmonic/tools/tasks/chronos_forecast_input.h"
 #include "harmonic/tools/report/plot.h"
+#include "harmonic/tools/tasks/chronos_forecast_input.h"
 
 namespace hm::train {
 namespace {
@@ -116,14 +116,13 @@ ForecastCsvResult forecast_file(models::Chronos& model, const ForecastCsvOptions
     r.histories.push_back(std::move(x));
     r.first_rows.push_back(first_row);
   }
-  r.forecasts = models::forecast(
-      model, r.histories,
-      {.horizon = o.horizon,
-       .samples = o.samples,
-       .seed = o.seed,
-       .context_length = o.context,
-       .top_k = o.top_k,
-       .pmf_quantiles = o.pmf_quantiles});
+  r.forecasts = models::forecast(model, r.histories,
+                                 {.horizon = o.horizon,
+                                  .samples = o.samples,
+                                  .seed = o.seed,
+                                  .context_length = o.context,
+                                  .top_k = o.top_k,
+                                  .pmf_quantiles = o.pmf_quantiles});
   if (o.eval)
     for (size_t i = 0; i < r.names.size(); ++i)
       r.scores.push_back(nn::score_series(r.histories[i], r.truths[i], r.forecasts[i].median, r.forecasts[i].quantiles,

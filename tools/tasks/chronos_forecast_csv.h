@@ -10,8 +10,8 @@
 //   - a header line names the columns (a file whose first line is all numbers has none: its
 //     columns are "0", "1", ...); without --column every numeric column is a series except
 //     those that number the rows (named year, index, time, ..., unnamed, or a first numeric
-//     column beside others counting 0, 1, 2 ... or 1, 2, 3 ...) and keys (id, key, series, ...; a key with several repeated values means a
-//     long file: an error); text columns such as dates are skipped and reported
+//     column beside others counting 0, 1, 2 ... or 1, 2, 3 ...) and keys (id, key, series, ...; a key with several
+//     repeated values means a long file: an error); text columns such as dates are skipped and reported
 //   - missing values (empty cells, NA, null, nan) are NaN: leading and trailing ones are
 //     trimmed (columns of different lengths), inner ones stay NaN and are fed to the model
 //     as PAD tokens with attention mask 0 (Chronos' handling of gaps)
@@ -46,8 +46,8 @@ inline constexpr int64_t kDefaultSamples = 100;
 struct ForecastCsvOptions {
   std::string csv;                   // input file
   std::vector<std::string> columns;  // empty: every numeric column
-  char delimiter = 0;  // 0: detected
-  char decimal = 0;    // '.' or ','; 0: detected
+  char delimiter = 0;                // 0: detected
+  char decimal = 0;                  // '.' or ','; 0: detected
   int64_t horizon = 16;
   int64_t samples = kDefaultSamples;
   int64_t context = 0;  // history points the model reads (0: its training context_length)

@@ -24,9 +24,9 @@ std::string lower(std::string s) {
 
 // Names of numeric columns that number or date the rows (an axis), not a series.
 bool axis_name(const std::string& name) {
-  static const std::set<std::string> names = {"",      "#",    "year",  "yr",     "index", "idx",     "row",
-                                              "rownames", "obs", "t",   "time",   "period", "date",   "quarter",
-                                              "qtr",   "month", "week", "day",    "hour",  "minute"};
+  static const std::set<std::string> names = {"",         "#",     "year", "yr",   "index",  "idx",   "row",
+                                              "rownames", "obs",   "t",    "time", "period", "date",  "quarter",
+                                              "qtr",      "month", "week", "day",  "hour",   "minute"};
   const std::string n = lower(name);
   return names.count(n) > 0 || n.starts_with("unnamed");
 }
@@ -74,8 +74,9 @@ void fill_gaps(ForecastInput& in, const std::vector<std::string>& cells, const s
   for (size_t r = 1; r < pos.size(); ++r)
     if (pos[r] - pos[r - 1] > 1 && gaps++ == 0) first = static_cast<int64_t>(r);
   const int64_t skipped = pos[first] - pos[first - 1] - 1;
-  const std::string dates = skipped == 1 ? in.dates->label(pos[first - 1] + 1)
-                                         : in.dates->label(pos[first - 1] + 1) + " to " + in.dates->label(pos[first] - 1);
+  const std::string dates = skipped == 1
+                                ? in.dates->label(pos[first - 1] + 1)
+                                : in.dates->label(pos[first - 1] + 1) + " to " + in.dates->label(pos[first] - 1);
   in.notes.push_back(fmt::format(
       "the dates skip {} between line {} ('{}') and line {} ('{}'){}: kept as missing values on the date axis", dates,
       lines[first - 1], cells[first - 1], lines[first], cells[first],
@@ -92,9 +93,10 @@ ForecastInput read_forecast_input(const ForecastCsvOptions& o) {
   const char delimiter = o.delimiter != 0 ? o.delimiter : found.delimiter;
   const char decimal = o.decimal != 0 ? o.decimal : (delimiter == found.delimiter ? found.decimal : '.');
   if ((o.delimiter == 0 && delimiter != ',') || (o.decimal == 0 && decimal == ','))
-    in.notes.push_back(fmt::format("assumed cells separated by {} with decimal {} (set --delimiter or --decimal to "
-                                   "override)",
-                                   shown(delimiter), decimal == ',' ? "commas (3,5 = 3.5)" : "points"));
+    in.notes.push_back(
+        fmt::format("assumed cells separated by {} with decimal {} (set --delimiter or --decimal to "
+                    "override)",
+                    shown(delimiter), decimal == ',' ? "commas (3,5 = 3.5)" : "points"));
   data::CsvTable table = data::parse_csv(text,
                                          {.delimiter = delimiter,
                                           .decimal = decimal,
@@ -155,16 +157,18 @@ ForecastInput read_forecast_input(const ForecastCsvOptions& o) {
       if (year_column.empty() && whole_years(x)) year_column = name, years = std::move(x);
     }
     if (!axes.empty())
-      in.notes.push_back(fmt::format("assumed column(s) {} number the rows, not a series (name one with --column to "
-                                     "forecast it)",
-                                     fmt::join(axes, ", ")));
+      in.notes.push_back(
+          fmt::format("assumed column(s) {} number the rows, not a series (name one with --column to "
+                      "forecast it)",
+                      fmt::join(axes, ", ")));
     if (!keys.empty())
-      in.notes.push_back(fmt::format("assumed column(s) {} to be a key, not a series (name one with --column to "
-                                     "forecast it)",
-                                     fmt::join(keys, ", ")));
+      in.notes.push_back(
+          fmt::format("assumed column(s) {} to be a key, not a series (name one with --column to "
+                      "forecast it)",
+                      fmt::join(keys, ", ")));
     check(!names.empty(), kFn,
-          "'{}': every numeric column numbers or keys the rows ({}): name the column(s) to forecast with --column", o.csv,
-          fmt::join(axes.empty() ? keys : axes, ", "));
+          "'{}': every numeric column numbers or keys the rows ({}): name the column(s) to forecast with --column",
+          o.csv, fmt::join(axes.empty() ? keys : axes, ", "));
   }
 
   // The date axis: --date-column, else the first text column of dates, else a column of years.
@@ -205,7 +209,8 @@ ForecastInput read_forecast_input(const ForecastCsvOptions& o) {
       read_axis(cells, o.date_column);
     }
   } else {
-    for (size_t t = 0; t < table.text_names.size() && !in.dates; ++t) read_axis(table.text_cells[t], table.text_names[t]);
+    for (size_t t = 0; t < table.text_names.size() && !in.dates; ++t)
+      read_axis(table.text_cells[t], table.text_names[t]);
     if (!in.dates && !year_column.empty()) read_axis(year_cells(years, year_column), year_column);
     if (!in.dates && !first_why.empty()) in.notes.push_back(first_why + ": the forecast rows are numbered steps");
   }

@@ -17,8 +17,8 @@ struct ForecastInput {
   std::vector<std::vector<double>> columns;  // one per series, a value per row of the axis (NaN: missing)
   std::optional<data::DateAxis> dates;       // row -> date, if a column reads as dates
   std::string date_column;
-  int64_t season_length = 1;        // options.season_length, or the dates' season when that is 0
-  std::vector<std::string> notes;   // what was skipped or assumed, one line each
+  int64_t season_length = 1;       // options.season_length, or the dates' season when that is 0
+  std::vector<std::string> notes;  // what was skipped or assumed, one line each
 };
 
 ForecastInput read_forecast_input(const ForecastCsvOptions& options);
