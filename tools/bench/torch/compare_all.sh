@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every CPU comparison the READMEs state, against one PyTorch, at 1 and 2 threads, in one run:
 # the op suite, the GPT / Chronos / Decision Transformer steps, the recurrent layers, the Fourier
-# operators, the toy study's step and the FFT. Each section prints the command it ran; the
-# tables in tools/bench/README.md and ops/README.md are read off this output.
+# operators, the toy study's step and the FFT. Each section prints the command it ran; a run's
+# log and the tables read off it are kept together in tools/bench/cpu_runs/<machine>-<date>/.
 #
 #   bash .ci/install-deps --with-torch && bash .ci/build
 #   bash tools/bench/torch/compare_all.sh 2>&1 | tee compare_all.log     # ~40 min on 2 cores
