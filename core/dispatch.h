@@ -8,7 +8,7 @@
 // pointers into device memory (Tensor::data<T>(), to hand them to a launch); anywhere else
 // such an access throws, as the read would fault on a real GPU. On the emulated device
 // (HARMONIC_EMULATE_CUDA=1 without a GPU, cuda/runtime/emulation.h) the call runs the kernel's host
-// twin, or the CPU kernel for library-backed slots (GEMM, FFT), over host memory.
+// twin over host memory (GEMM's and the FFT's too), or the CPU kernel for a slot without a twin.
 #pragma once
 #include <atomic>
 #include <string_view>

@@ -11,7 +11,6 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "harmonic/autograd/grad_mode.h"
 #include "harmonic/core/atomic_file.h"
 #include "harmonic/core/file_read.h"
 #include "harmonic/core/json_read.h"
@@ -202,7 +201,6 @@ SafetensorsFile load_safetensors(const std::string& path) {
 
 void save_safetensors(const std::string& path, const std::vector<std::pair<std::string, Tensor>>& tensors,
                       const std::map<std::string, std::string>& metadata) {
-  NoGradGuard no_grad;
   Json header = Json::object();
   if (!metadata.empty()) {
     Json meta = Json::object();

@@ -1,7 +1,7 @@
 // CUDA fused Fourier (sinc-power) attention (the formulas of ops/cpu/fourier_attention.cpp),
 // with the shared HM_HD log_abs_sinc / dlog_abs_sinc of ops/fourier_attention_kernels.h: the
-// reference kernels below, and, with new_kernels_enabled() (the default) where they cover the
-// case, the tiled kernels of cuda/fourier_attention_tiled.cu.
+// reference kernels below, and, where they cover the case (fourier_attention_tiled_covers; the op
+// then saves lse, not attn), the tiled kernels of cuda/fourier_attention_tiled.cu.
 //   forward: one thread per query row (b, h, i): logits p * sum_d log|sinc(R_d (q_id - k_jd))|
 //            (-inf where masked), softmax, A v. With attn defined the logits are written there
 //            and softmaxed in place; without (recompute) each logit is recomputed per pass
@@ -20,7 +20,6 @@
 #include "harmonic/cuda/launch.cuh"
 #include "harmonic/cuda/math.cuh"
 #include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/ops/dropout_functors.h"
 #include "harmonic/ops/fourier_attention_kernels.h"
 
@@ -243,7 +242,7 @@ template <Exec E>
 void forward_on(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& R, const Tensor& pad,
                 const FourierAttentionArgs& args, const Tensor& out, const Tensor& attn, const Tensor& lse) {
   const int device = kernel_device(E, "fourier_attention", {&q, &k, &v, &R, &out});
-  if (!attn.defined() && new_kernels_enabled() && fourier_tiled_forward<E>(q, k, v, R, pad, args, out, lse)) return;
+  if (!attn.defined() && fourier_tiled_forward<E>(q, k, v, R, pad, args, out, lse)) return;
   dispatch_float(q.dtype(), "fourier_attention", [&]<class T>() {
     const Geometry<T> g = geometry<T>(q, k, v, R, pad, args);
     for_each_index(E, device, q.size(0) * g.H * g.Nq,
@@ -257,9 +256,7 @@ void backward_on(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor
                  const FourierAttentionArgs& args, const Tensor& dq, const Tensor& dk, const Tensor& dv,
                  const Tensor& dR) {
   const int device = kernel_device(E, "fourier_attention_backward", {&q, &k, &v, &R, &grad, &dq, &dk, &dv, &dR});
-  if (!attn.defined() && new_kernels_enabled() &&
-      fourier_tiled_backward<E>(q, k, v, R, pad, out, lse, grad, args, dq, dk, dv, dR))
-    return;
+  if (!attn.defined() && fourier_tiled_backward<E>(q, k, v, R, pad, out, lse, grad, args, dq, dk, dv, dR)) return;
   dispatch_float(q.dtype(), "fourier_attention_backward", [&]<class T>() {
     const Geometry<T> g = geometry<T>(q, k, v, R, pad, args);
     const int64_t rows = q.size(0) * g.H * g.Nq, keys = q.size(0) * g.H * g.Nk;

@@ -1,8 +1,8 @@
 // Entry points of fourier_attention's tiled (FlashAttention-2) kernels
 // (cuda/fourier_attention_tiled.cu), called by the fourier_attention slots of
-// cuda/fourier_attention.cu where fourier_attention_tiled_covers() and cuda::new_kernels_enabled()
-// (the default). Each returns false, having done nothing, where the tiled
-// kernels do not cover the case; the caller then runs the reference kernels. Exec::Host runs the
+// cuda/fourier_attention.cu where the op saved lse (fourier_attention_tiled_covers()). Each returns
+// false, having done nothing, where the tiled kernels do not cover the case; the caller then runs
+// the reference kernels. Exec::Host runs the
 // same block code on the CPU, thread by thread and phase by phase between the barriers (the host
 // twin).
 #pragma once

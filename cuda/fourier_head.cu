@@ -1,37 +1,19 @@
-// CUDA Fourier head log-pmf row kernels (ops/fourier_head_functors.h, the CPU's formula), two
-// forms: one thread per row of z (rows, 4h), the row's bins in the CPU's order (with
-// HARMONIC_NEW_KERNELS=0); and, with new_kernels_enabled() (the default), a group of lanes
-// per row (a warp, or a block for rows of 1024+ half-grid bins, cuda/rows.cuh): the row sums
-// as lane partials, so a few thousand rows of thousands of bins fill the device, where a thread
-// per row leaves most of it idle.
+// CUDA Fourier head log-pmf row kernels (ops/fourier_head_functors.h, the CPU's formula): a group
+// of lanes per row (a warp, or a block for rows of 1024+ half-grid bins, cuda/rows.cuh), the row
+// sums as lane partials, so a few thousand rows of thousands of bins fill the device, where a
+// thread per row would leave most of it idle. The CPU kernel (ops/cpu/fourier_head.cpp) is the
+// reference the tests hold these against.
 #include "harmonic/cuda/launch.cuh"
 #include "harmonic/cuda/math.cuh"
 #include "harmonic/cuda/rows.cuh"
 #include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/ops/fourier_head_functors.h"
 #include "harmonic/ops/fourier_head_kernels.h"
 
 namespace hm::cuda {
 namespace {
 
-template <class T>
-struct LogPmfRow {  // z (rows, zw), out (rows, m)
-  const T* z;
-  T* out;
-  int64_t m, zw;
-  HM_HD void operator()(int64_t r) const { fourier::log_pmf_row<CudaMath>(z + r * zw, out + r * m, m); }
-};
-
-template <class T>
-struct LogPmfBackwardRow {  // z, gz (rows, zw), g (rows, m)
-  const T *z, *g;
-  T* gz;
-  int64_t m, zw;
-  HM_HD void operator()(int64_t r) const { fourier::log_pmf_backward_row(z + r * zw, g + r * m, gz + r * zw, m); }
-};
-
-// The lane form. Lane l of a row takes the half-grid bins j = l, l + lanes, ... and writes bin j
+// Lane l of a row takes the half-grid bins j = l, l + lanes, ... and writes bin j
 // and its mirror m-1-j.
 
 // Lane l's part of Q = sum_j q_j over a row a (4h) of z: a bin and its mirror, P each.
@@ -116,13 +98,9 @@ void log_pmf_on(const Tensor& z, const Tensor& out) {
   const int device = kernel_device(E, "fourier_head_log_pmf", {&z, &out});
   const int64_t m = out.size(-1), rows = m ? out.numel() / m : 0, zw = z.size(-1);
   dispatch_float(z.dtype(), "fourier_head_log_pmf", [&]<class T>() {
-    if (new_kernels_enabled())
-      run_rows(E, device,
-               LogPmfLanes<T>{static_cast<const T*>(z.raw_data()), static_cast<T*>(out.raw_data()), m, zw / 4, m / 2},
-               rows, zw / 4);
-    else
-      for_each_index(E, device, rows,
-                     LogPmfRow<T>{static_cast<const T*>(z.raw_data()), static_cast<T*>(out.raw_data()), m, zw});
+    run_rows(E, device,
+             LogPmfLanes<T>{static_cast<const T*>(z.raw_data()), static_cast<T*>(out.raw_data()), m, zw / 4, m / 2},
+             rows, zw / 4);
   });
 }
 
@@ -134,10 +112,7 @@ void log_pmf_backward_on(const Tensor& z, const Tensor& grad_out, const Tensor& 
     const T* zp = static_cast<const T*>(z.raw_data());
     const T* gp = static_cast<const T*>(grad_out.raw_data());
     T* gzp = static_cast<T*>(grad_z.raw_data());
-    if (new_kernels_enabled())
-      run_rows(E, device, LogPmfBackwardLanes<T>{zp, gp, gzp, m, zw / 4, m / 2}, rows, zw / 4);
-    else
-      for_each_index(E, device, rows, LogPmfBackwardRow<T>{zp, gp, gzp, m, zw});
+    run_rows(E, device, LogPmfBackwardLanes<T>{zp, gp, gzp, m, zw / 4, m / 2}, rows, zw / 4);
   });
 }
 

@@ -1,104 +1,36 @@
 // CUDA fused FRU/SRU recurrence: the per-step formulas computed directly (the CPU kernel,
-// ops/cpu/fru_recurrence.cpp, instead keeps decay-grouped running sums of mu w_r^T; the host-twin tests
-// check that the two agree). The batch rows of the
-// recurrence are independent, so the forward is one thread per batch row looping over the
-// T steps in order (the time loop is sequential anyway; no per-step launches). Backward:
-//   pass 1, one thread per batch row, t = T-1..0: g = g_mu_t + carry, d phi, d px, the
-//           relu-masked pre-activation gradient of r (kept, (T, B, R)), the row's d coef
-//           terms ((T, B, K) partials) and carry = decay g + d r_pre w_r; carry ends as d mu0;
+// ops/cpu/fru_recurrence.cpp, instead keeps decay-grouped running sums of mu w_r^T; the host-twin
+// tests check that the two agree). The batch rows of the recurrence are independent and the time
+// loop is sequential, so a batch row loops over the T steps in order (no per-step launches).
+// Backward:
+//   pass 1, per batch row, t = T-1..0: g = g_mu_t + carry, d phi, d px, the relu-masked
+//           pre-activation gradient of r (kept, (T, B, R)), the row's d coef terms ((T, B, K)
+//           partials) and carry = decay g + d r_pre w_r; carry ends as d mu0;
 //   pass 2, the sums over rows in a fixed order (no atomics): d coef per (t, k), d w_r per
 //           (q, s) over all (t, b) with mu_{t-1}, d w_pr per (j, q), d b_r per q.
-// Two forms of the forward and of pass 1: one thread per batch row (with HARMONIC_NEW_KERNELS=0),
-// whose only parallelism is B; and, with new_kernels_enabled() (the default), one
-// block per batch row whose threads share each step's phases (r over q, phi over j, mu over s;
-// the backward likewise), with a barrier between phases: the same per-element sums in the same
-// order, so the two forms agree bit for bit.
+// The forward and pass 1 run one block per batch row, whose threads share each step's phases (r
+// over q, phi over j, mu over s; the backward likewise) with a barrier between phases; a thread
+// per batch row would leave all but B threads idle.
 #include "harmonic/core/dtype.h"
 #include "harmonic/cuda/launch.cuh"
 #include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/ops/fru_recurrence_kernels.h"
 
 namespace hm::cuda {
 namespace {
 
 template <class T>
-struct ForwardBatchRow {
+struct ForwardArgs {
   const T *px, *w_r, *b_r, *w_pr, *coef, *decay, *mu0;
   T *mu, *r, *phi;
   int64_t steps, B, d, R, K;
-  HM_HD void operator()(int64_t b) const {
-    const int64_t S = K * d;
-    for (int64_t t = 0; t < steps; ++t) {
-      const T* prev = t == 0 ? mu0 + b * S : mu + ((t - 1) * B + b) * S;  // (S)
-      T* rt = r + (t * B + b) * R;
-      T* pt = phi + (t * B + b) * d;
-      T* mt = mu + (t * B + b) * S;
-      for (int64_t q = 0; q < R; ++q) {
-        const T* wq = w_r + q * S;
-        T acc = T(0);
-        for (int64_t s = 0; s < S; ++s) acc += prev[s] * wq[s];
-        acc += b_r[q];
-        rt[q] = acc < T(0) ? T(0) : acc;
-      }
-      for (int64_t j = 0; j < d; ++j) {
-        const T* wj = w_pr + j * R;
-        T acc = px[(t * B + b) * d + j];
-        for (int64_t q = 0; q < R; ++q) acc += wj[q] * rt[q];
-        pt[j] = acc < T(0) ? T(0) : acc;
-      }
-      for (int64_t k = 0; k < K; ++k) {
-        const T m = decay[k], c = coef[t * K + k];
-        for (int64_t j = 0; j < d; ++j) mt[k * d + j] = m * prev[k * d + j] + c * pt[j];
-      }
-    }
-  }
 };
 
 template <class T>
-struct BackwardBatchRow {  // pass 1
+struct BackwardArgs {  // pass 1's
   const T *g_mu, *w_r, *w_pr, *coef, *decay, *r, *phi;
   T *g_px, *da_r, *coef_part, *carry;  // da_r (T, B, R), coef_part (T, B, K), carry = g_mu0 (B, S)
   int64_t steps, B, d, R, K;
-  HM_HD void operator()(int64_t b) const {
-    const int64_t S = K * d;
-    T* cb = carry + b * S;
-    for (int64_t i = 0; i < S; ++i) cb[i] = T(0);
-    for (int64_t t = steps - 1; t >= 0; --t) {
-      const int64_t tb = t * B + b;
-      const T* gtb = g_mu + tb * S;
-      for (int64_t i = 0; i < S; ++i) cb[i] = gtb[i] + cb[i];  // cb = g, the total gradient of mu_t
-      const T* pb = phi + tb * d;
-      T* dp = g_px + tb * d;
-      for (int64_t j = 0; j < d; ++j) dp[j] = T(0);
-      for (int64_t k = 0; k < K; ++k) {
-        const T c = coef[t * K + k], m = decay[k];
-        T part = T(0);
-        for (int64_t j = 0; j < d; ++j) {
-          const T gj = cb[k * d + j];
-          dp[j] += c * gj;
-          part += gj * pb[j];
-          cb[k * d + j] = m * gj;
-        }
-        coef_part[tb * K + k] = part;
-      }
-      for (int64_t j = 0; j < d; ++j) dp[j] = pb[j] <= T(0) ? T(0) : dp[j];
-      const T* rb = r + tb * R;
-      T* db = da_r + tb * R;
-      for (int64_t q = 0; q < R; ++q) db[q] = T(0);
-      for (int64_t j = 0; j < d; ++j) {
-        const T dj = dp[j];
-        const T* wj = w_pr + j * R;
-        for (int64_t q = 0; q < R; ++q) db[q] += dj * wj[q];
-      }
-      for (int64_t q = 0; q < R; ++q) db[q] = rb[q] <= T(0) ? T(0) : db[q];
-      for (int64_t q = 0; q < R; ++q) {  // carry += d r_pre w_r
-        const T dq = db[q];
-        const T* wq = w_r + q * S;
-        for (int64_t s = 0; s < S; ++s) cb[s] += dq * wq[s];
-      }
-    }
-  }
 };
 
 // -- block per batch row ---------------------------------------------------------------------
@@ -127,8 +59,8 @@ struct HostBlock {
 };
 
 template <class T>
-struct ForwardBlocks {  // ForwardBatchRow's formulas, a phase per quantity
-  ForwardBatchRow<T> a;
+struct ForwardBlocks {  // the forward, a phase per quantity
+  ForwardArgs<T> a;
   template <class Block>
   HM_HD void run(int64_t b, const Block& blk) const {
     const int64_t S = a.K * a.d, B = a.B, d = a.d, R = a.R, K = a.K;
@@ -162,8 +94,8 @@ struct ForwardBlocks {  // ForwardBatchRow's formulas, a phase per quantity
 };
 
 template <class T>
-struct BackwardBlocks {  // BackwardBatchRow's formulas (pass 1), a phase per quantity
-  BackwardBatchRow<T> a;
+struct BackwardBlocks {  // pass 1, a phase per quantity
+  BackwardArgs<T> a;
   template <class Block>
   HM_HD void run(int64_t b, const Block& blk) const {
     const int64_t S = a.K * a.d, B = a.B, d = a.d, R = a.R, K = a.K;
@@ -299,13 +231,10 @@ void forward_on(const Tensor& px, const Tensor& w_r, const Tensor& b_r, const Te
   const int device = kernel_device(E, "fru_forward", {&px, &w_r, &b_r, &w_pr, &coef, &decay, &mu0, &mu, &r, &phi});
   dispatch_float(px.dtype(), "fru_forward", [&]<class T>() {
     const int64_t B = px.size(1);
-    const ForwardBatchRow<T> row{in<T>(px),    in<T>(w_r), in<T>(b_r), in<T>(w_pr), in<T>(coef),
-                                 in<T>(decay), in<T>(mu0), out<T>(mu), out<T>(r),   out<T>(phi),
-                                 px.size(0),   B,          px.size(2), w_r.size(0), decay.size(0)};
-    if (new_kernels_enabled())
-      run_row_blocks<E>(ForwardBlocks<T>{row}, B, device);
-    else
-      for_each_index(E, device, B, row);
+    const ForwardArgs<T> row{in<T>(px),    in<T>(w_r), in<T>(b_r), in<T>(w_pr), in<T>(coef),
+                             in<T>(decay), in<T>(mu0), out<T>(mu), out<T>(r),   out<T>(phi),
+                             px.size(0),   B,          px.size(2), w_r.size(0), decay.size(0)};
+    run_row_blocks<E>(ForwardBlocks<T>{row}, B, device);
   });
 }
 
@@ -321,26 +250,23 @@ void backward_on(const Tensor& g_mu, const Tensor& w_r, const Tensor& w_pr, cons
     const int64_t steps = g_mu.size(0), B = g_mu.size(1), d = phi.size(2), R = w_r.size(0), K = decay.size(0);
     Tensor da_r = Tensor::empty({steps, B, R}, g_mu.dtype(), g_mu.device());
     Tensor part = Tensor::empty({steps, B, K}, g_mu.dtype(), g_mu.device());
-    const BackwardBatchRow<T> row{in<T>(g_mu),
-                                  in<T>(w_r),
-                                  in<T>(w_pr),
-                                  in<T>(coef),
-                                  in<T>(decay),
-                                  in<T>(r),
-                                  in<T>(phi),
-                                  out<T>(g_px),
-                                  out<T>(da_r),
-                                  out<T>(part),
-                                  out<T>(g_mu0),
-                                  steps,
-                                  B,
-                                  d,
-                                  R,
-                                  K};
-    if (new_kernels_enabled())
-      run_row_blocks<E>(BackwardBlocks<T>{row}, B, device);
-    else
-      for_each_index(E, device, B, row);
+    const BackwardArgs<T> row{in<T>(g_mu),
+                              in<T>(w_r),
+                              in<T>(w_pr),
+                              in<T>(coef),
+                              in<T>(decay),
+                              in<T>(r),
+                              in<T>(phi),
+                              out<T>(g_px),
+                              out<T>(da_r),
+                              out<T>(part),
+                              out<T>(g_mu0),
+                              steps,
+                              B,
+                              d,
+                              R,
+                              K};
+    run_row_blocks<E>(BackwardBlocks<T>{row}, B, device);
     for_each_index(E, device, steps * K, CoefSum<T>{in<T>(part), out<T>(g_coef), B, K});
     for_each_index(E, device, R * K * d,
                    WeightRGrad<T>{in<T>(da_r), in<T>(mu0), in<T>(mu), out<T>(g_w_r), steps, B, R, K * d});

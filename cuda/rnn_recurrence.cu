@@ -4,8 +4,7 @@
 // element-wise kernel over (B, H) for the gates, in place of the composed form's dozen small ops
 // per step. Backward, in reverse: the gates' gradients (one kernel), then d h_{t-1} = ghw_t W_hh
 // (one GEMM); at the end d W_hh as two GEMMs over all T*B rows and d b_hh as column sums in row
-// order (no atomics). With new_kernels_enabled() only, the default (ops/rnn_recurrence.cpp routes
-// CUDA tensors to the composed form otherwise); the host twin is tested either way.
+// order (no atomics).
 #include "harmonic/core/factories.h"
 #include "harmonic/cuda/launch.cuh"
 #include "harmonic/cuda/math.cuh"

@@ -14,8 +14,8 @@
 //            (every b when Bb = 1, every h when Hb = 1; b outer, h inner) and summed in that
 //            fixed order (no atomics).
 // A simple reference-grade kernel (no shared-memory tiling); deterministic, and equal on the
-// host twin. With sdpa_flash_enabled() the slots run the tiled kernels instead where they
-// cover the case (cuda/scaled_dot_product_attention_flash.cu); these stay their reference.
+// host twin. The slots run the tiled kernels instead (cuda/scaled_dot_product_attention_flash.cu)
+// where cuda/scaled_dot_product_attention_route.h says; these stay their reference.
 #include <limits>
 
 #include "harmonic/core/dtype.h"
@@ -23,6 +23,7 @@
 #include "harmonic/cuda/launch.cuh"
 #include "harmonic/cuda/math.cuh"
 #include "harmonic/cuda/scaled_dot_product_attention_flash.cuh"
+#include "harmonic/cuda/scaled_dot_product_attention_route.h"
 #include "harmonic/ops/dropout_functors.h"
 #include "harmonic/ops/scaled_dot_product_attention_kernels.h"
 
@@ -239,7 +240,9 @@ void forward_on(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor&
                 const SdpaArgs& args, const Tensor& out, const Tensor& lse) {
   const int device = kernel_device(E, "scaled_dot_product_attention", {&q, &k, &v, &out, &lse});
   check_bias<E>(bias, q, k, "scaled_dot_product_attention");
-  if (sdpa_flash_enabled() && flash_forward<E>(q, k, v, pad, bias, args, out, lse)) return;
+  if (sdpa_forward_route(q.size(3), v.size(3), q.dtype()) == SdpaKernel::Tiled &&
+      flash_forward<E>(q, k, v, pad, bias, args, out, lse))
+    return;
   dispatch_float(q.dtype(), "scaled_dot_product_attention", [&]<class T>() {
     const Geometry<T> g = geometry<T>(q, k, v, pad, bias, args);
     for_each_index(E, device, q.size(0) * g.H * g.Nq,
@@ -259,7 +262,10 @@ void backward_on(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor
              dbias.desc(), bias.defined() ? bias.desc() : "none");
     check_bias<E>(dbias, q, k, kFn);
   }
-  if (sdpa_flash_enabled() && flash_backward<E>(q, k, v, pad, bias, out, lse, grad, args, dq, dk, dv, dbias)) return;
+  const SdpaBackwardKernel route = sdpa_backward_route(q.size(3), v.size(3), q.dtype(), dbias.defined());
+  if (route != SdpaBackwardKernel::Reference && flash_backward<E>(q, k, v, pad, bias, out, lse, grad, args, dq, dk, dv,
+                                                                  dbias, route == SdpaBackwardKernel::TiledOnePass))
+    return;
   dispatch_float(q.dtype(), kFn, [&]<class T>() {
     const Geometry<T> g = geometry<T>(q, k, v, pad, bias, args);
     const int64_t rows = q.size(0) * g.H * g.Nq, keys = q.size(0) * g.H * g.Nk;

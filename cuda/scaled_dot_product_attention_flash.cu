@@ -13,16 +13,16 @@
 //                          dK += dS^T Q.
 //             No atomics: each output element has one owner and a fixed summation order, so
 //             the result is deterministic (the price: S and dP are computed twice).
-//             With the new kernels on (cuda/README.md) and no bias gradient wanted, the dK/dV
-//             pass also adds dS K into dQ (zeroed first) with atomicAdd, FlashAttention-2's single
-//             pass: S and dP once, dQ summed over key tiles in no fixed order on the device.
+//             Outside deterministic mode (core/deterministic.h) and with no bias gradient wanted,
+//             the dK/dV pass also adds dS K into dQ (zeroed first) with atomicAdd, FlashAttention-2's
+//             single pass: S and dP once, dQ summed over key tiles in no fixed order on the device.
 //             A bias shared across b or h gets its gradient by summing that buffer over the
 //             shared dims (b outer, h inner, the reference kernels' order).
 // Tiles entirely above the causal diagonal are never visited (ops/scaled_dot_product_attention_tiles.h).
 // The block layout, thread policies, forward pass and launcher are shared with fourier_attention's
 // tiled kernels (cuda/attention_tiles.cuh).
 #include "harmonic/cuda/attention_tiles.cuh"
-#include "harmonic/cuda/runtime/runtime.h"
+#include "harmonic/cuda/scaled_dot_product_attention_route.h"
 #include "harmonic/cuda/scaled_dot_product_attention_flash.cuh"
 
 namespace hm::cuda {
@@ -316,7 +316,7 @@ bool flash_forward(const Tensor& q, const Tensor& k, const Tensor& v, const Tens
 template <Exec E>
 bool flash_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& pad, const Tensor& bias,
                     const Tensor& out, const Tensor& lse, const Tensor& grad, const SdpaArgs& args, const Tensor& dq,
-                    const Tensor& dk, const Tensor& dv, const Tensor& dbias) {
+                    const Tensor& dk, const Tensor& dv, const Tensor& dbias, bool one_pass) {
   const int64_t D = q.size(3), Dv = v.size(3);
   if (!sdpa_flash_covers(D, Dv, q.dtype())) return false;
   const int device = q.device().is_cuda() ? q.device().index : 0;
@@ -342,7 +342,7 @@ bool flash_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Ten
       if (!per_slice) ds = Tensor::empty(Shape{B, H, Nq, Nk}, DType::Float32, q.device());
       p.ds = static_cast<float*>(per_slice ? dbias.raw_data() : ds.raw_data());
     }
-    if (new_kernels_enabled() && !p.ds) {  // the single pass
+    if (one_pass && !p.ds) {  // the single pass (the route asks for it only without dbias)
       for_each_index(E, device, dq.numel(), Zero{p.dq});
       run_pass<E, BackwardKV<HD, HD, true>>(p, BH, p.tiles.key_tiles(), false, device);
       ++sdpa_flash_single_pass_runs();
@@ -365,9 +365,9 @@ template bool flash_forward<Exec::Host>(const Tensor&, const Tensor&, const Tens
                                         const SdpaArgs&, const Tensor&, const Tensor&);
 template bool flash_backward<Exec::Device>(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
                                            const Tensor&, const Tensor&, const Tensor&, const SdpaArgs&, const Tensor&,
-                                           const Tensor&, const Tensor&, const Tensor&);
+                                           const Tensor&, const Tensor&, const Tensor&, bool);
 template bool flash_backward<Exec::Host>(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
                                          const Tensor&, const Tensor&, const Tensor&, const SdpaArgs&, const Tensor&,
-                                         const Tensor&, const Tensor&, const Tensor&);
+                                         const Tensor&, const Tensor&, const Tensor&, bool);
 
 }  // namespace hm::cuda

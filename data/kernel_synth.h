@@ -1,4 +1,4 @@
-// KernelSynth (Ansari et al., Chronos, 2024, section 4.2 and Algorithm 2; NOTES.md section 1):
+// KernelSynth (Ansari et al., Chronos, 2024, section 4.2 and Algorithm 2):
 // synthetic series drawn from Gaussian processes whose kernel is a random composition of
 // kernels from a fixed bank.
 //

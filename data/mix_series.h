@@ -1,5 +1,5 @@
-// The Fourier Recurrent Unit paper's synthetic sequences (fru.txt section 6.1, Appendix D,
-// Algorithms 1 and 2; NOTES.md section 3): N sequences of length T, each a random mixture of
+// The Fourier Recurrent Unit paper's synthetic sequences (Zhang et al., ICML 2018, section 6.1,
+// Appendix D, Algorithms 1 and 2): N sequences of length T, each a random mixture of
 // K fixed curves, for next-step prediction.
 //
 //   u_t = (t - 0.5 T) / (0.5 T),  t = 1..T                               (so u in (-1, 1])

@@ -1,4 +1,4 @@
-// The Fourier head paper's toy datasets (section 4.1, Appendix C.2; NOTES.md section 1):
+// The Fourier head paper's toy datasets (Gillman et al., ICLR 2025, section 4.1, Appendix C.2):
 // triples (x, y, z) where z is drawn from a known distribution conditioned on (x, y), so the
 // true conditional density of every test point is available for the KL metric.
 //   Gaussian: x ~ U(I), y ~ N(x, s2), z ~ N(y, s2)

@@ -75,7 +75,7 @@ Chronos::Chronos(const ChronosConfig& c, const data::SeriesTokenizer& tok, Gener
   if (c.head == ChronosHead::Fourier) {
     check(c.fourier_frequencies >= 1 && 2 * c.fourier_frequencies < tok.bins(), "Chronos",
           "fourier_frequencies must be in [1, bins / 2) = [1, {}), got {}", tok.bins() / 2, c.fourier_frequencies);
-    // Weight / bias denominators 1000 / 10: the authors' time-series code (NOTES.md section 1).
+    // Weight / bias denominators 1000 / 10: the authors' time-series code (the paper, section 2.3, says 1000).
     fourier_head = register_module("fourier_head", std::make_shared<nn::FourierHead>(
                                                        t5c.d_model, tok.bins(), c.fourier_frequencies,
                                                        c.fourier_gamma, 1000.0, 10.0, gen));

@@ -1,5 +1,5 @@
 // Chronos (Ansari et al., 2024) with the Fourier head option (Gillman et al., ICLR 2025,
-// section 6; NOTES.md section 1): a T5 encoder-decoder over the tokens of
+// section 6, Appendix D.2): a T5 encoder-decoder over the tokens of
 // data/series_tokenizer.h that predicts a categorical distribution over the value bins.
 //
 //   encoder  context tokens (B, C + 1) (PAD where missing, masked out; EOS last)

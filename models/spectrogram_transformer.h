@@ -31,7 +31,7 @@ struct SpectrogramTransformerConfig {
   double dropout = 0.0;
   std::string head = "linear";      // "linear" | "fourier"
   int64_t fourier_frequencies = 2;  // the paper's 1-2 for this task
-  double fourier_gamma = 0.0;       // NOTES.md: 0 for N < 10
+  double fourier_gamma = 0.0;       // 0 for N < 10 (Gillman et al., section 2.3)
 
   int64_t tokens() const { return frames / patch_frames; }
 };

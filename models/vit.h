@@ -1,5 +1,5 @@
 // ViT: a vision transformer in the DeiT layout (Touvron et al. 2021, timm's VisionTransformer),
-// the model of FourierFormer's image experiment (Table 2, NOTES.md section 2): patch embedding
+// the model of FourierFormer's image experiment (Nguyen et al., NeurIPS 2022, section 4.2, Table 2): patch embedding
 // with a class token and learned positions, `depth` pre-norm encoder blocks (GELU feed-forward
 // of width mlp_ratio * dim), a final LayerNorm and a linear head on the class token. The
 // self-attention kernel is the dot product (softmax) or FourierFormer's.

@@ -1,4 +1,4 @@
-// Fourier head layers (Gillman et al., ICLR 2025; NOTES.md section 1) and the GMM baseline
+// Fourier head layers (Gillman et al., ICLR 2025, sections 2.2-2.3) and the GMM baseline
 // head of the paper's toy study. The math lives in ops/fourier_head.h.
 #pragma once
 #include <memory>

@@ -1,5 +1,5 @@
-// Fourier Recurrent Unit (Zhang et al. 2018, eq. 4-5 in the released code's form; see
-// /work/shared/papers/NOTES.md section 3) and its statistical-recurrent-unit baseline
+// Fourier Recurrent Unit (Zhang et al., ICML 2018, section 3, eq. 4-5, in the form of the authors'
+// released code, github.com/limbo018/FRU) and its statistical-recurrent-unit baseline
 // (Oliva et al. 2017). Both keep a state mu (B, K*d): K "channels" of d dims each, updated by
 //   r_t   = relu(W_r mu_{t-1} + b_r)                 (R)
 //   phi_t = relu(W_phi [x_t ; r_t] + b_phi)          (d)

@@ -4,7 +4,7 @@
 
 namespace hm {
 
-// weight (V, D), indices int64 (...) -> (..., D). Rows at padding_idx get no gradient.
+// weight (V, D), indices int64 (...) -> (..., D). No gradient at padding_idx; CUDA's by atomics (deterministic.h).
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1);
 
 }  // namespace hm

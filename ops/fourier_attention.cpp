@@ -7,7 +7,6 @@
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/autograd/node.h"
 #include "harmonic/core/factories.h"
-#include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/ops/attention_dropout.h"
 #include "harmonic/ops/elementwise.h"
 #include "harmonic/ops/fourier_attention_kernels.h"
@@ -72,9 +71,8 @@ Tensor fourier_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v
   reserve_attention_dropout(args, dropout_p, training, gen, B * H * Nq * Nk);
   Tensor out = Tensor::empty({B, H, Nq, Dv}, q.dtype(), q.device());  // (B, H, Nq, Dv)
   Tensor attn, lse;                                                   // (B, H, Nq, Nk), or (B, H, Nq) with recompute
-  // CUDA's tiled kernels, where on, always recompute (O(N) memory).
-  const bool tiled =
-      q.device().is_cuda() && cuda::new_kernels_enabled() && fourier_attention_tiled_covers(p, D, Dv, q.dtype());
+  // CUDA's tiled kernels, where they cover the case, always recompute (O(N) memory).
+  const bool tiled = q.device().is_cuda() && fourier_attention_tiled_covers(p, D, Dv, q.dtype());
   if ((recompute || tiled) && p % 2 == 0)
     lse = Tensor::empty({B, H, Nq}, q.dtype(), q.device());
   else

@@ -76,8 +76,8 @@ inline Kernel<void(const Tensor& q, const Tensor& k, const Tensor& v, const Tens
     fourier_attention_backward_kernel{"fourier_attention_backward"};
 
 // The cases CUDA's tiled kernels take (cuda/fourier_attention_tiled.cu): float32, even p,
-// D = Dv in {8, 16, 32, 64}, either normalisation. Where they are on (cuda::new_kernels_enabled()) the op
-// saves lse and out, not A, whatever `recompute` says: the tiles need O(N) memory, not O(N^2).
+// D = Dv in {8, 16, 32, 64}, either normalisation. There, on a CUDA device, the op saves lse and out,
+// not A, whatever `recompute` says: the tiles need O(N) memory, not O(N^2).
 inline bool fourier_attention_tiled_covers(int64_t p, int64_t D, int64_t Dv, DType dtype) {
   return dtype == DType::Float32 && p % 2 == 0 && D == Dv && (D == 8 || D == 16 || D == 32 || D == 64);
 }

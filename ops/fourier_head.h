@@ -1,4 +1,4 @@
-// The Fourier head (Gillman et al., ICLR 2025, Algorithm 1; NOTES.md section 1): a
+// The Fourier head (Gillman et al., ICLR 2025, section 2.2 and Algorithm 1): a
 // categorical distribution over m bins of [-1, 1] whose density is a degree-N Fourier
 // series with non-negative values by construction.
 //

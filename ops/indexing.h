@@ -7,8 +7,8 @@ namespace hm {
 
 // out = x.index_select(dim, index): index is 1-d.
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
-// out = x with src.select(dim, i) added to out.select(dim, index[i]) (duplicates accumulate);
-// index 1-d, src has x's shape except src.size(dim) = index.numel(). Differentiable in x and src.
+// out = x with src.select(dim, i) added to out.select(dim, index[i]) (duplicates accumulate; on CUDA by atomics,
+// core/deterministic.h); index 1-d, src has x's shape but src.size(dim) = index.numel(). Differentiable in x, src.
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
 // out[i][j][k] = x[i][index[i][j][k]][k] for dim = 1; index has x's ndim.
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);

@@ -6,7 +6,6 @@
 #include "harmonic/autograd/node.h"
 #include "harmonic/core/error.h"
 #include "harmonic/core/factories.h"
-#include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/ops/elementwise.h"
 #include "harmonic/ops/matmul.h"
 #include "harmonic/ops/rnn_recurrence_kernels.h"
@@ -108,28 +107,19 @@ RecurrenceOutput composed(RnnCell cell, const Tensor& xw, const Tensor& w_hh, co
   return {stack(hs, 0), h, c};
 }
 
-// CUDA tensors take the fused kernels (cuda/rnn_recurrence.cu) unless cuda::new_kernels_enabled()
-// is off (HARMONIC_NEW_KERNELS=0), then the composition they replaced.
-RecurrenceOutput run(RnnCell cell, const Tensor& xw, const Tensor& w_hh, const Tensor& b_hh, const Tensor& h0,
-                     const Tensor& c0) {
-  if (xw.defined() && !xw.device().is_cpu() && !cuda::new_kernels_enabled())
-    return composed(cell, xw, w_hh, b_hh, h0, c0);
-  return fused(cell, xw, w_hh, b_hh, h0, c0);
-}
-
 }  // namespace
 
 RecurrenceOutput rnn_tanh_recurrence(const Tensor& xw, const Tensor& w_hh, const Tensor& b_hh, const Tensor& h0) {
-  return run(RnnCell::Tanh, xw, w_hh, b_hh, h0, {});
+  return fused(RnnCell::Tanh, xw, w_hh, b_hh, h0, {});
 }
 
 RecurrenceOutput lstm_recurrence(const Tensor& xw, const Tensor& w_hh, const Tensor& b_hh, const Tensor& h0,
                                  const Tensor& c0) {
-  return run(RnnCell::LSTM, xw, w_hh, b_hh, h0, c0);
+  return fused(RnnCell::LSTM, xw, w_hh, b_hh, h0, c0);
 }
 
 RecurrenceOutput gru_recurrence(const Tensor& xw, const Tensor& w_hh, const Tensor& b_hh, const Tensor& h0) {
-  return run(RnnCell::GRU, xw, w_hh, b_hh, h0, {});
+  return fused(RnnCell::GRU, xw, w_hh, b_hh, h0, {});
 }
 
 namespace detail {

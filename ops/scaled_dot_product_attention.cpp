@@ -1,19 +1,16 @@
-// scaled_dot_product_attention: argument checks, the choice of path on CUDA (SdpaPath), the
-// saved state (q, k, v, out, lse) and the backward closure; the compute is in the sdpa kernel
-// slots (ops/cpu/ on the CPU, cuda/ on the device). Also the composed twin, the specification
-// the fused op is tested against, which CUDA runs where its weights fit (its cuBLAS GEMMs
-// were 50-100x the reference kernel's speed on an H200).
+// scaled_dot_product_attention: argument checks, the saved state (q, k, v, out, lse) and the
+// backward closure; the compute is in the sdpa kernel slots (ops/cpu/ on the CPU, cuda/ on the
+// device), unless the device's backend answers with the composed form (sdpa_takes_composed: on
+// CUDA, cuda/scaled_dot_product_attention_route.h decides). Also the composed twin, the
+// specification the fused op is tested against.
 #include "harmonic/ops/scaled_dot_product_attention.h"
 
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
 #include <limits>
 
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/autograd/node.h"
 #include "harmonic/core/factories.h"
-#include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/ops/attention_dropout.h"
 #include "harmonic/ops/elementwise.h"
 #include "harmonic/ops/matmul.h"
@@ -65,58 +62,7 @@ double scale_or_default(std::optional<double> scale, int64_t D) {
   return scale.value_or(1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(D, 1))));
 }
 
-SdpaPath g_path = SdpaPath::Auto;
-
-// Whether scaled_dot_product_attention hands CUDA tensors to the composed form.
-bool take_composed(const Tensor& q, const Tensor& k, const Tensor& v) {
-  if (!q.device().is_cuda()) return false;
-  const SdpaPath path = sdpa_path();
-  if (path != SdpaPath::Auto) return path == SdpaPath::Composed;
-  if (sdpa_flash_enabled() && sdpa_flash_covers(q.size(3), v.size(3), q.dtype()) &&
-      (sdpa_flash_forced() || sdpa_flash_faster(q.size(3), k.size(2))))
-    return false;
-  return sdpa_composed_fits(q.size(0) * q.size(1) * q.size(2) * k.size(2), q.dtype(), q.device());
-}
-
 }  // namespace
-
-SdpaPath sdpa_path() { return g_path; }
-
-namespace {
-// HARMONIC_FLASH: "0" turns the tiled kernels off, "1" takes them wherever they cover the case;
-// unset, Auto takes them where they measured faster than the composed form.
-const char* flash_env() {
-  static const char* e = std::getenv("HARMONIC_FLASH");
-  return e;
-}
-}  // namespace
-
-bool sdpa_flash_enabled() {
-  const bool off = flash_env() && std::strcmp(flash_env(), "0") == 0;
-  return g_path == SdpaPath::Flash || (g_path == SdpaPath::Auto && !off);
-}
-
-bool sdpa_flash_forced() { return flash_env() && std::strcmp(flash_env(), "1") == 0; }
-
-bool sdpa_composed_fits(int64_t weights, DType dtype, Device device) {
-  if (!device.is_cuda()) return false;
-  const double need = static_cast<double>(kSdpaComposedCopies) * static_cast<double>(weights) *
-                      static_cast<double>(dtype_size(dtype));
-  return need <= 0.5 * static_cast<double>(cuda::memory_available(device.index));
-}
-
-int64_t& sdpa_flash_runs() {
-  static int64_t runs = 0;
-  return runs;
-}
-
-int64_t& sdpa_flash_single_pass_runs() {
-  static int64_t runs = 0;
-  return runs;
-}
-
-ScopedSdpaPath::ScopedSdpaPath(SdpaPath path) : previous_(g_path) { g_path = path; }
-ScopedSdpaPath::~ScopedSdpaPath() { g_path = previous_; }
 
 using autograd::NeedsGrad;
 using autograd::Saved;
@@ -128,7 +74,7 @@ Tensor scaled_dot_product_attention(const Tensor& q_in, const Tensor& k_in, cons
   check_args(q_in, k_in, v_in, mask, dropout_p, scale);
   // The composed form takes every feature (its dropout draws the same Philox mask: one counter
   // per weight, flattened (b, h, i, j), from the same generator state).
-  if (take_composed(q_in, k_in, v_in))
+  if (sdpa_takes_composed && sdpa_takes_composed(q_in, k_in, v_in))
     return detail::scaled_dot_product_attention_composed(q_in, k_in, v_in, mask, dropout_p, training, gen, scale);
   const int64_t B = q_in.size(0), H = q_in.size(1), Nq = q_in.size(2), Nk = k_in.size(2), Dv = v_in.size(3);
   const Tensor& bias_in = mask.additive_bias;

@@ -4,7 +4,9 @@
 
 #include <array>
 #include <climits>
+#include <cstdlib>
 #include <mutex>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -78,8 +80,17 @@ Failure read_verdicts(int device, Registry& r) {
 
 }  // namespace
 
+bool index_checks_deferrable() {
+  static const bool on = [] {
+    const char* v = std::getenv("HARMONIC_DEFER_INDEX_CHECKS");
+    return !(v && std::string_view(v) == "0");
+  }();
+  return on;
+}
+
 DeferredChecks::DeferredChecks(std::string label)
-    : previous_label_(std::exchange(scope.label, std::move(label))), previous_on_(std::exchange(scope.on, true)) {}
+    : previous_label_(std::exchange(scope.label, std::move(label))),
+      previous_on_(std::exchange(scope.on, index_checks_deferrable())) {}
 
 DeferredChecks::~DeferredChecks() {
   scope.on = previous_on_;

@@ -8,7 +8,9 @@
 // dropped) so nothing touches memory outside a tensor, and the host reads every pending verdict
 // at its next wait for that device: a copy to the host or a synchronisation. There the first
 // failed check throws the hm::Error the op would have thrown at once, with the scope's label.
-// Outside a scope, and on the CPU, checks throw at once.
+// Outside a scope, and on the CPU, checks throw at once; so do they inside one with
+// HARMONIC_DEFER_INDEX_CHECKS=0 (read once), which finds the op of a failed check at the cost of a
+// wait for the device per check.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -31,8 +33,11 @@ class DeferredChecks {
   bool previous_on_;
 };
 
-// True inside a DeferredChecks scope on this thread.
+// True inside a DeferredChecks scope on this thread (unless HARMONIC_DEFER_INDEX_CHECKS=0).
 bool checks_deferred();
+
+// False with HARMONIC_DEFER_INDEX_CHECKS=0: DeferredChecks scopes then defer nothing.
+bool index_checks_deferrable();
 
 // The error text of a failed check from its first bad position and value.
 using CheckMessage = std::function<std::string(int64_t position, int64_t value)>;

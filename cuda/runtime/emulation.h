@@ -2,8 +2,8 @@
 //
 // Two uses. The emulated device: with HARMONIC_EMULATE_CUDA=1 on a machine without a GPU,
 // cuda:0 exists, its memory is host memory (through the same caching allocator), and every
-// kernel call on it runs the slot's host twin (core/dispatch.h), or the CPU kernel for the
-// library-backed slots; the framework above sees an ordinary CUDA device, so device bugs of
+// kernel call on it runs the slot's host twin (core/dispatch.h; GEMM's a loop with cuBLAS's
+// accumulation types, the FFT's the CPU transforms); the framework above sees a CUDA device, so device bugs of
 // tasks and trainers (placement, host reads of device memory) show on CI. And the twin
 // tests: HostEmulation below runs the twins on CPU tensors to compare them with the CPU.
 //

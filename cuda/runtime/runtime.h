@@ -17,22 +17,4 @@ void synchronize();     // waits for the current device's stream
 // allocator's cached blocks (0 without a device).
 size_t memory_available(int device);
 
-// The kernels written where no GPU was at hand (cuda/README.md lists them) run when this is true:
-// the default, since a GPU run passed their tests, compute-sanitizer and the benchmarks. False
-// with HARMONIC_NEW_KERNELS=0 (read once) or inside a ScopedNewKernels(false): then the kernels
-// they replaced run, to compare against or to have a softmax attention backward whose sums keep
-// one order on the device. Their host twins are tested either way.
-bool new_kernels_enabled();
-// Turns the new kernels on or off for a scope (tests, benchmarks), then restores the setting.
-class ScopedNewKernels {
- public:
-  explicit ScopedNewKernels(bool on);
-  ~ScopedNewKernels();
-  ScopedNewKernels(const ScopedNewKernels&) = delete;
-  ScopedNewKernels& operator=(const ScopedNewKernels&) = delete;
-
- private:
-  int previous_;
-};
-
 }  // namespace hm::cuda

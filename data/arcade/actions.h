@@ -1,5 +1,5 @@
-// The 18 actions of Atari's full action space, in the Fourier head paper's order (NOTES.md
-// section 1, "Decision Transformer"): NOOP, then the eight moves going round the compass
+// The 18 actions of Atari's full action space, in the Fourier head paper's order (Gillman et
+// al., section 5, "Decision Transformer"): NOOP, then the eight moves going round the compass
 // (LEFT, UPLEFT, UP, UPRIGHT, RIGHT, DOWNRIGHT, DOWN, DOWNLEFT), then the same eight with FIRE,
 // then FIRE. Neighbouring indices are neighbouring moves, which is the continuity a Fourier
 // head over the 18 bins can use. ALE numbers the same actions differently:

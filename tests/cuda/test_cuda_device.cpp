@@ -64,22 +64,6 @@ TEST_CASE("device harness: normalised error") {
 }
 
 #ifdef HARMONIC_WITH_CUDA
-TEST_CASE("cuda runtime: the new kernels are on unless HARMONIC_NEW_KERNELS=0 or a scope turns them off") {
-  const char* env = std::getenv("HARMONIC_NEW_KERNELS");
-  const bool from_env = !(env && std::strcmp(env, "0") == 0);
-  CHECK(cuda::new_kernels_enabled() == from_env);
-  {
-    cuda::ScopedNewKernels off(false);
-    CHECK_FALSE(cuda::new_kernels_enabled());
-    {
-      cuda::ScopedNewKernels on(true);
-      CHECK(cuda::new_kernels_enabled());
-    }
-    CHECK_FALSE(cuda::new_kernels_enabled());
-  }
-  CHECK(cuda::new_kernels_enabled() == from_env);
-}
-
 TEST_CASE("cuda runtime: allocator size classes and the twin registry") {
   CHECK(cuda::allocation_size_class(0) == 512);
   CHECK(cuda::allocation_size_class(513) == 1024);

@@ -29,7 +29,7 @@ Env quiet_game(int x = 36, int y = 32, int facing = 1) {
 }  // namespace
 
 TEST_CASE("arcade actions: the paper's order, and ALE's order through to_ale / from_ale") {
-  // NOTES.md section 1: NOOP, LEFT, UPLEFT, UP, UPRIGHT, RIGHT, DOWNRIGHT, DOWN, DOWNLEFT, the
+  // Gillman et al., section 5: NOOP, LEFT, UPLEFT, UP, UPRIGHT, RIGHT, DOWNRIGHT, DOWN, DOWNLEFT, the
   // same eight with FIRE, then FIRE.
   const std::vector<std::string> paper = {"NOOP",       "LEFT",         "UPLEFT",      "UP",        "UPRIGHT",
                                           "RIGHT",      "DOWNRIGHT",    "DOWN",        "DOWNLEFT",  "LEFTFIRE",

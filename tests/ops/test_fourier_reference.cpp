@@ -2,7 +2,7 @@
 // re-implements, in PyTorch float64, the Fourier head, the FourierFormer attention and the
 // FRU/SRU/LSTM cells exactly as the authors' code computes them, and saves outputs and autograd
 // gradients. Here the same parameters go into Harmonic's ops and modules and everything must
-// agree to 1e-10. Where the code's formula differs from the paper (NOTES.md), the test shows
+// agree to 1e-10. Where the code's formula differs from the paper (fourier_reference.py), the test shows
 // both sides: Harmonic's option reproduces the code, the paper's default differs by the
 // predicted amount.
 // Layout and convention mapping (documented once, used below):

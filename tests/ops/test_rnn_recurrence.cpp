@@ -3,7 +3,6 @@
 // biases or initial states), errors that name the function and the shapes, and nn::LSTM/GRU/RNN
 // fused == composed with several layers, batch_first and dropout.
 #include "harmonic/autograd/gradcheck.h"
-#include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/nn/recurrent.h"
 #include "harmonic/ops/rnn_recurrence.h"
 #include "harmonic/ops/rnn_recurrence_kernels.h"
@@ -212,10 +211,8 @@ namespace cuda_cases {
 
 using namespace hm::test;
 
-TEST_CASE(
-    "[cuda] fused lstm, gru and tanh recurrences match the CPU (new kernels: a GEMM and a gate kernel per step)") {
+TEST_CASE("[cuda] fused lstm, gru and tanh recurrences match the CPU (a GEMM and a gate kernel per step)") {
   announce_targets();
-  cuda::ScopedNewKernels fused(true);  // CUDA tensors take the fused kernels, not the composition
   const int64_t T = 4, B = 3, H = 5;
   for (DType dt : {DType::Float64, DType::Float32})
     for (RnnCell cell : {RnnCell::LSTM, RnnCell::GRU, RnnCell::Tanh})

@@ -15,6 +15,7 @@
 #include "harmonic/core/factories.h"
 #include "harmonic/core/parallel.h"
 #include "harmonic/core/random.h"
+#include "harmonic/cuda/scaled_dot_product_attention_route.h"
 #include "harmonic/models/t5.h"
 #include "harmonic/nn/attention.h"
 #include "harmonic/ops/elementwise.h"
@@ -378,7 +379,7 @@ TEST_CASE("[cuda] a biased attention runs fused on every target, and T5 on the C
   const Tensor expected =
       detail::scaled_dot_product_attention_composed(q0, k0, v0, {.additive_bias = bias0}, 0.0, false, nullptr, 0.5);
   nn::DotProductScore score(0.5);
-  ScopedSdpaPath kernels(SdpaPath::Reference);  // on a device, Auto would take the composed form
+  cuda::ScopedSdpaPath kernels(cuda::SdpaPath::Reference);  // on a device, Auto would take the composed form
   for_each_device([&](const Target& t) {
     Tensor bias = bias0.to(t.device).clone().requires_grad_(true);
     Tensor out =

@@ -1,10 +1,10 @@
 // The tiled (flash-attention 2) CUDA kernels of scaled_dot_product_attention
 // (cuda/scaled_dot_product_attention_flash.cu) against the CPU kernels, and the op's choice of
-// path on CUDA (SdpaPath).
+// path on CUDA (cuda/scaled_dot_product_attention_route.h).
 //   - The tile geometry (ops/scaled_dot_product_attention_tiles.h): the forward, the dQ pass and
 //     the dK/dV pass visit exactly the tiles that hold a visible (query, key) pair. CPU only.
-//   - [cuda] The slots with SdpaPath::Flash: out, lse, dq, dk, dv and dbias at sizes that are no
-//     multiple of the 64-row tiles, Nq != Nk causal (bottom-right: rows that see no key), head
+//   - [cuda] The slots with SdpaPath::Flash (the backward in one pass and, deterministic, in
+//     two): out, lse, dq, dk, dv and dbias at sizes that are no multiple of the 64-row tiles, Nq != Nk causal (bottom-right: rows that see no key), head
 //     dims 16, 64, 80, 128, padding with a fully padded batch, biases of every broadcast shape
 //     with -inf entries and an all -inf row, dropout (the CPU's Philox mask). On cuda:0 when
 //     present, and always through the host twin, which runs the blocks' code on the CPU thread
@@ -19,7 +19,8 @@
 
 #include "harmonic/core/factories.h"
 #include "harmonic/core/random.h"
-#include "harmonic/cuda/runtime/runtime.h"
+#include "harmonic/core/deterministic.h"
+#include "harmonic/cuda/scaled_dot_product_attention_route.h"
 #include "harmonic/ops/elementwise.h"
 #include "harmonic/ops/scaled_dot_product_attention.h"
 #include "harmonic/ops/scaled_dot_product_attention_kernels.h"
@@ -28,6 +29,16 @@
 #include "tests/device_harness.h"
 
 using namespace hm;
+using cuda::ScopedSdpaPath;
+using cuda::sdpa_composed_fits;
+using cuda::sdpa_flash_covers;
+using cuda::sdpa_flash_enabled;
+using cuda::sdpa_flash_faster;
+using cuda::sdpa_flash_forced;
+using cuda::sdpa_flash_runs;
+using cuda::sdpa_flash_single_pass_runs;
+using cuda::sdpa_path;
+using cuda::SdpaPath;
 using namespace hm::test;
 
 namespace {
@@ -163,7 +174,12 @@ TEST_CASE("sdpa path: overrides nest, flash only where covered, composed never o
   CHECK_FALSE(sdpa_flash_covers(64, 32, DType::Float32));  // D != Dv
   CHECK_FALSE(sdpa_flash_covers(48, 48, DType::Float32));  // not compiled
   CHECK_FALSE(sdpa_flash_covers(64, 64, DType::Float64));
-  // Auto's speed rule, from the H200 measurements (tools/bench/gpu/gpu_runs).
+  // Auto's speed rule agrees with every measured case it was drawn from.
+  for (const cuda::SdpaMeasuredCase& m : cuda::kSdpaMeasuredCases) {
+    CAPTURE(m.N);
+    CAPTURE(m.D);
+    CHECK(sdpa_flash_faster(m.D, m.N) == (m.tiled_ms < m.composed_ms));
+  }
   CHECK(sdpa_flash_faster(64, 1024));
   CHECK(sdpa_flash_faster(96, 512));
   CHECK_FALSE(sdpa_flash_faster(64, 256));
@@ -201,24 +217,29 @@ TEST_CASE("[cuda] tiled sdpa kernels match the CPU's (out, lse, dq, dk, dv, dbia
   }
 }
 
-TEST_CASE("[cuda] the single-pass tiled sdpa backward (new kernels: dQ by atomics) matches the CPU's") {
+// The tiled backward outside deterministic mode (one pass, dQ by atomics, unless a bias wants
+// its gradient) and inside it (two passes in a fixed order, every case).
+TEST_CASE("[cuda] the single-pass and the deterministic two-pass tiled sdpa backward match the CPU's") {
   announce_targets();
-  cuda::ScopedNewKernels on(true);
   const char* names[] = {"out", "lse", "dq", "dk", "dv", "dbias"};
-  for (const Case& c : cases()) {
-    CAPTURE(c.str());
-    const std::vector<Tensor> x = inputs_of(c);
-    const std::vector<Tensor> ref = run_slots(c, x, Device::cpu());
-    ScopedSdpaPath flash(SdpaPath::Flash);
-    for_each_device([&](const Target& t) {
-      const int64_t single = sdpa_flash_single_pass_runs();
-      const std::vector<Tensor> got = run_slots(c, x, t.device);
-      // A bias gradient keeps the two passes (the dQ pass writes dS for it).
-      CHECK(sdpa_flash_single_pass_runs() == single + (c.bb ? 0 : 1));
-      REQUIRE(got.size() == ref.size());
-      for (size_t i = 0; i < got.size(); ++i)
-        check_close(ref[i], got[i], std::string(names[i]) + " on " + t.name + ", " + c.str());
-    });
+  for (bool fixed_order : {false, true}) {
+    CAPTURE(fixed_order);
+    DeterministicGuard mode(fixed_order);
+    for (const Case& c : cases()) {
+      CAPTURE(c.str());
+      const std::vector<Tensor> x = inputs_of(c);
+      const std::vector<Tensor> ref = run_slots(c, x, Device::cpu());
+      ScopedSdpaPath flash(SdpaPath::Flash);
+      for_each_device([&](const Target& t) {
+        const int64_t single = sdpa_flash_single_pass_runs();
+        const std::vector<Tensor> got = run_slots(c, x, t.device);
+        // A bias gradient keeps the two passes (the dQ pass writes dS for it).
+        CHECK(sdpa_flash_single_pass_runs() == single + (fixed_order || c.bb ? 0 : 1));
+        REQUIRE(got.size() == ref.size());
+        for (size_t i = 0; i < got.size(); ++i)
+          check_close(ref[i], got[i], std::string(names[i]) + " on " + t.name + ", " + c.str());
+      });
+    }
   }
 }
 
@@ -259,7 +280,7 @@ TEST_CASE("[cuda] scaled_dot_product_attention's path on a device: composed wher
 
 TEST_CASE("[cuda] single-pass tiled sdpa small case (compute-sanitizer target)") {
   announce_targets();
-  cuda::ScopedNewKernels on(true);
+  DeterministicGuard mode(false);
   ScopedSdpaPath flash(SdpaPath::Flash);
   for (const Case& c : {Case{70, 130, 16, true, true, 0, 0, 0.2}, Case{65, 66, 64, true, false, 0, 0, 0.0}}) {
     CAPTURE(c.str());

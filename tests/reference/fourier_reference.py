@@ -6,7 +6,7 @@ loads the same parameters into Harmonic and compares. Run with torch 1.13 (CPU):
 
     /usr/bin/python3 tests/reference/fourier_reference.py
 
-Code followed (public repositories; /work/shared/papers/NOTES.md lists the differences):
+Code followed (public repositories; where it differs from the paper is said per item):
   fh/*    nate-gillman/fourier-head fourier_head.py (Fourier_Head.forward): complex coefficients
           autocorrelated with conv1d (which gives c_k = sum_l conj(a_l) a_{l+k}: the conjugate of
           the paper's c_k, i.e. the density mirrored z -> -z), pdf 0.5 + Re sum_k (c_k/c_0)

@@ -120,7 +120,7 @@ void check_metrics(const Json& eval) {
 }  // namespace
 
 TEST_CASE("fru image: parameter counts of the paper's pixel-MNIST models (Table 1)") {
-  // NOTES.md section 3 and fru.txt Table 1 (42K, 164K, 275K, 107K, 159K), with the formulas of
+  // Zhang et al., section 6.2, Table 1 (42K, 164K, 275K, 107K, 159K), with the formulas of
   // tests/tasks/test_fru_tasks.cpp: FRU_{K,d} R K d + R + d (1 + R) + d + U K d + U + K + (10 U + 10),
   // SRU the same with K d -> 5 * 200 and no theta, LSTM-H 4 H (1 + H + 1) + (10 H + 10),
   // RNN-H H (1 + H + 1) + (10 H + 10).

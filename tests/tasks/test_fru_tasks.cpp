@@ -67,7 +67,7 @@ double mean_of(const std::vector<double>& v, size_t begin, size_t end) {
 }
 
 // Parameter counts for input size 1 and an output layer Linear(units, out), from the cell
-// equations in nn/fru.h and NOTES.md section 3 (one bias per gate for RNN/LSTM, as
+// equations in nn/fru.h and Zhang et al. section 6 (one bias per gate for RNN/LSTM, as
 // TensorFlow's BasicRNNCell/BasicLSTMCell which the paper used):
 //   FRU_{K,d}: W_r (R, K d) + b_r (R) + W_phi (d, 1 + R) + b_phi (d) + W_o (U, K d) + b_o (U)
 //              + theta (K)
@@ -86,7 +86,7 @@ int64_t rnn_count(int64_t H, int64_t out) { return H * (1 + H + 1) + head(H, out
 }  // namespace
 
 TEST_CASE("fru task: parameter counts of the paper's synthetic models") {
-  // The paper states counts only for its pixel-MNIST classifiers (NOTES.md section 3, fru.txt
+  // The paper states counts only for its pixel-MNIST classifiers (Zhang et al., section 6.2,
   // Table 1); the same formulas with 10 outputs reproduce them, which pins the structure.
   CHECK(fru_count(60, 10, 60, 200, 10) == 158950);
   CHECK(fru_count(40, 10, 60, 200, 10) == 106930);

@@ -11,6 +11,7 @@
 #include "harmonic/core/profiler.h"
 #include "harmonic/cuda/runtime/allocator.h"
 #include "harmonic/cuda/runtime/context.h"
+#include "harmonic/cuda/runtime/deferred_checks.h"
 #include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/tools/demos/spiral_sgd.h"
 #include "harmonic/tools/studies/driver/study.h"
@@ -169,8 +170,7 @@ TEST_CASE("[cuda] a host read of device memory is an error naming the function a
 TEST_CASE("[cuda] a steady-state training step allocates no new device memory") {
   announce_targets();
   if (!cuda::available()) return;
-  // kjv-lm with the new kernels on: its index checks' verdicts come from the cache too.
-  cuda::ScopedNewKernels on(true);
+  // kjv-lm: its deferred index checks' verdicts come from the cache too.
   for (const std::string name : {"mlp-spirals", "kjv-lm"}) {
     CAPTURE(name);
     if (!data_available_for(name)) continue;
@@ -238,10 +238,10 @@ TEST_CASE("[cuda] a language model's training step on cuda does not wait for its
   announce_targets();
   if (!cuda::available()) return;
   // Embedding and cross_entropy check their indices on the device; the trainer reads the
-  // verdicts with the losses (cuda/runtime/deferred_checks.h; on with the new kernels).
+  // verdicts with the losses (cuda/runtime/deferred_checks.h; unless HARMONIC_DEFER_INDEX_CHECKS=0).
   // (arcade-dt's final evaluation plays episodes whose length, and so whose waits, depend on the
   // weights.)
-  cuda::ScopedNewKernels on(true);
+  if (!cuda::index_checks_deferrable()) return;
   for (const std::string name : {"kjv-lm", "chronos"}) {
     CAPTURE(name);
     if (!data_available_for(name)) continue;
@@ -256,7 +256,7 @@ TEST_CASE("[cuda] a bad index inside a training step on cuda is reported where t
   announce_targets();
   if (!cuda::available()) return;
   if (!have_kjv()) return;
-  cuda::ScopedNewKernels on(true);
+  if (!cuda::index_checks_deferrable()) return;  // HARMONIC_DEFER_INDEX_CHECKS=0: reported at the op
   // kjv-lm whose token ids, from the third step on, lie past the vocabulary.
   struct BadTokens : train::Task {
     std::unique_ptr<train::Task> inner;

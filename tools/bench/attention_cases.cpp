@@ -1,7 +1,7 @@
 // `harmonic bench --attention`: scaled_dot_product_attention (causal, float32) on each path of
-// SdpaPath, and fourier_attention (causal, p = 4) with its reference kernel and, on a device, its
-// tiled kernels (new kernels, switched on for the case) up to N = 8192, forward and
-// forward+backward of a sum.
+// cuda::SdpaPath (the flash path's backward in one pass, or in two under HARMONIC_DETERMINISTIC=1),
+// and fourier_attention (causal, p = 4) with its reference kernel and, on a device, its tiled
+// kernels up to N = 8192, forward and forward+backward of a sum.
 // tools/bench/torch/bench_attention_torch.py times F.scaled_dot_product_attention and the
 // materialised softmax(q k^T) v at the same shapes.
 #include <algorithm>
@@ -9,7 +9,8 @@
 
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/core/factories.h"
-#include "harmonic/cuda/runtime/runtime.h"
+#include "harmonic/core/deterministic.h"
+#include "harmonic/cuda/scaled_dot_product_attention_route.h"
 #include "harmonic/ops/elementwise.h"
 #include "harmonic/ops/fourier_attention.h"
 #include "harmonic/ops/reduce.h"
@@ -95,13 +96,14 @@ void run_attention_cases(const std::vector<std::string>& only, const TimingOptio
   };
   for (const std::string& path : paths(device))
     for (const AttentionShape& s : sdpa_shapes()) {
-      // With the new kernels on, the tiled backward is the single pass (dQ by atomics).
-      const bool one_pass = path == "flash" && cuda::new_kernels_enabled();
+      // Outside deterministic mode the tiled backward is the single pass (dQ by atomics).
+      const bool one_pass = path == "flash" && !deterministic();
       const std::string name = "sdpa_" + path + (one_pass ? "_1pass_" : "_") + dims(s);
       if (!picked(only, name) || (path == "reference" && s.N > kReferenceMaxN)) continue;
       const std::vector<Tensor> x = leaves(s, 1.0);
+      using cuda::SdpaPath;
       const SdpaPath p = path == "reference" ? SdpaPath::Reference : path == "flash" ? SdpaPath::Flash : SdpaPath::Auto;
-      ScopedSdpaPath scope(p);
+      cuda::ScopedSdpaPath scope(p);
       auto [fwd, fwd_bwd] = time_pair(
           [&](const std::vector<Tensor>& in) {
             if (path == "composed")
@@ -121,7 +123,6 @@ void run_attention_cases(const std::vector<std::string>& only, const TimingOptio
     report(name, fwd, fwd_bwd);
   }
   if (!device.is_cuda()) return;
-  cuda::ScopedNewKernels tiled(true);
   for (const AttentionShape& s : fourier_tiled_shapes()) {
     const std::string tiled_name = "fourier_attention_tiled_" + dims(s);
     if (!picked(only, tiled_name)) continue;

@@ -125,7 +125,7 @@ void run_chronos_cases(const std::vector<std::string>& only, const TimingOptions
 std::vector<std::string> attention_case_names(Device device);
 // Receives each attention case's label, forward ms (no grad) and forward+backward ms (of a sum).
 using AttentionReport = std::function<void(const std::string& label, double fwd_ms, double fwd_bwd_ms)>;
-// scaled_dot_product_attention (causal, float32) per SdpaPath at 8x16x1024x64, 8x12xNx64 for
+// scaled_dot_product_attention (causal, float32) per cuda::SdpaPath at 8x16x1024x64, 8x12xNx64 for
 // N = 256, 1024, 4096 and 4x16x1024x128 (the reference kernels at N <= 1024 only), and
 // fourier_attention (causal, p = 4) at 8x8x512x16 (tools/bench/attention_cases.cpp);
 // tools/bench/torch/bench_attention_torch.py times PyTorch. `only` picks cases by name prefix.

@@ -68,7 +68,7 @@
 #include "harmonic/tools/bench/allreduce_case.h"
 #include "harmonic/tools/bench/cases.h"
 #include "harmonic/tools/cli/commands.h"
-#include "harmonic/tools/cli/threads_option.h"
+#include "harmonic/tools/train/threads_option.h"
 
 namespace hm::cli {
 using namespace hm::bench;
@@ -108,7 +108,7 @@ void add(CLI::App& app) {
                 "Time the Chronos T5: a training step (task default and quick sizes) and a 20-path forecast");
   cmd->add_flag("--attention", opt.attention,
                 "Time scaled_dot_product_attention per path (reference, composed, flash) and fourier_attention");
-  add_threads_option(cmd, opt.threads);
+  train::add_threads_option(cmd, opt.threads);
   cmd->add_option("--repeat", opt.repeat, "Timed runs per measurement (the median is reported)");
   cmd->add_option("--warmup", opt.warmup, "Untimed calls first");
   cmd->add_flag("--backward", opt.backward, "With --op: also time forward+backward");

@@ -11,7 +11,7 @@
 #include "harmonic/core/error.h"
 #include "harmonic/core/parallel.h"
 #include "harmonic/tools/cli/commands.h"
-#include "harmonic/tools/cli/threads_option.h"
+#include "harmonic/tools/train/threads_option.h"
 #include "harmonic/tools/demos/arcade_demo.h"
 #include "harmonic/tools/demos/spiral_sgd.h"
 
@@ -81,7 +81,7 @@ Registration reg{{"demo",
                     cmd->add_option("--hidden", config.hidden, "hidden width")->capture_default_str();
                     cmd->add_option("--lr", config.learning_rate, "learning rate")->capture_default_str();
                     cmd->add_option("--seed", config.seed, "random seed")->capture_default_str();
-                    add_threads_option(cmd, threads);
+                    train::add_threads_option(cmd, threads);
                     cmd->add_option("--device", config.device, "cpu, cuda or cuda:N")->capture_default_str();
                     arcade_cmd = cmd->add_subcommand("arcade", "Play the Seaquest stand-in with a scripted policy");
                     auto& a = arcade_config;

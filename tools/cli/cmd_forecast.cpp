@@ -8,7 +8,7 @@
 
 #include "harmonic/core/parallel.h"
 #include "harmonic/tools/cli/commands.h"
-#include "harmonic/tools/cli/threads_option.h"
+#include "harmonic/tools/train/threads_option.h"
 #include "harmonic/tools/tasks/chronos_forecast_csv.h"
 #include "harmonic/tools/tasks/chronos_model.h"
 
@@ -119,7 +119,7 @@ Registration reg{
                        "season length m of MASE and the naive baseline (default: from the dates, 12 monthly, 4 "
                        "quarterly, 7 daily, 24 hourly; 1 without dates)");
        cmd->add_option("--device", args.device, "cpu, cuda or cuda:N")->capture_default_str();
-       add_threads_option(cmd, args.threads);
+       train::add_threads_option(cmd, args.threads);
        cmd->add_option("--save-model", args.save_model, "also write the loaded model as a saved chronos directory");
      },
      run_forecast}};

@@ -1,8 +1,10 @@
 // `harmonic info`: version, commit, build flags, threads, BLAS and CUDA status of this build and
-// machine.
+// machine, and every HARMONIC_* environment variable with its current value.
 #include <fmt/format.h>
 
 #include "harmonic/core/build_info.h"
+#include "harmonic/core/deterministic.h"
+#include "harmonic/core/environment.h"
 #include "harmonic/core/harmonic.h"
 #include "harmonic/nn/distributed/process_group.h"
 #include "harmonic/tools/cli/commands.h"
@@ -34,6 +36,10 @@ Registration reg{{"info", [](CLI::App& app) { app.add_subcommand("info", "Show b
                                dist::mpi_compiled() ? "compiled" : "not compiled",
                                dist::nccl_compiled() ? "compiled" : "not compiled",
                                dist::launched_by_mpi() ? "yes" : "no");
+                    fmt::print("deterministic mode: {}\n", deterministic() ? "on" : "off");
+                    fmt::print("environment (tools/README.md#environment):\n");
+                    for (const EnvironmentVariable& v : environment_variables())
+                      fmt::print("  {:<28} {:<10} (unset: {})\n", v.name, environment_value(v.name), v.default_value);
                     return 0;
                   }}};
 }  // namespace

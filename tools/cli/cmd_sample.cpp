@@ -5,7 +5,7 @@
 
 #include "harmonic/core/parallel.h"
 #include "harmonic/tools/cli/commands.h"
-#include "harmonic/tools/cli/threads_option.h"
+#include "harmonic/tools/train/threads_option.h"
 #include "harmonic/tools/tasks/lm_text.h"
 
 namespace hm::cli {
@@ -56,7 +56,7 @@ Registration reg{
            ->capture_default_str();
        cmd->add_option("--seed", args.seed, "sampling seed")->capture_default_str();
        cmd->add_option("--device", args.device, "cpu, cuda or cuda:N")->capture_default_str();
-       add_threads_option(cmd, args.threads);
+       train::add_threads_option(cmd, args.threads);
        cmd->add_flag("--no-cache", args.no_cache, "recompute the whole context every step instead of the KV cache");
        cmd->add_option("--save-model", args.save_model,
                        "also write the loaded model as a saved language model directory (model.safetensors, "

@@ -54,7 +54,7 @@ Json audio_bpm_defaults() {
           {"dropout", 0.0},
           {"head", "linear"},
           {"fourier_frequencies", 2},
-          {"fourier_gamma", 0.0},  // NOTES.md: 0 for N < 10
+          {"fourier_gamma", 0.0},  // 0 for N < 10 (Gillman et al., section 2.3)
           {"lr", 3e-3},
           {"weight_decay", 0.01},
           {"batch_size", 32},

@@ -1,5 +1,5 @@
-// Task "chronos": the Fourier head paper's Chronos study (section 6, Appendix D.2; NOTES.md
-// section 1) at this machine's scale. A T5 encoder-decoder (models/chronos.h) learns next-value
+// Task "chronos": the Fourier head paper's Chronos study (Gillman et al., section 6, Appendix
+// D.2) at this machine's scale. A T5 encoder-decoder (models/chronos.h) learns next-value
 // distributions over 4096 - 2 bins of mean-scaled series, with a linear or a Fourier head and
 // uniform or mixed-precision binning, trained on generated series only: KernelSynth plus
 // TSMixup (data/generated_series.h), as random (context, horizon) windows.

@@ -5,7 +5,7 @@
 //   Not reproduced: RandAugment, mixup/cutmix, random erasing, stochastic depth, repeated
 //   augmentation, EMA; no augmentation at all here.
 // - FourierFormer: p = 4 and R initialised to 1 for images, one scalar R per layer
-//   (NOTES.md section 2); attention "fourier" versus "softmax".
+//   (Nguyen et al., Appendix C.2); attention "fourier" versus "softmax".
 // - Size for a 2-core CPU: patch 7 (4x4 = 16 patches + the class token), dim 64, depth 4,
 //   heads 4, mlp_ratio 2 (139,018 parameters; Fourier adds one R per layer); batch 128, lr 1e-3,
 //   10 epochs. Measured on the shared 2-core machine (load about 3): one epoch of the 54000

@@ -1,5 +1,5 @@
-// Task "fashion-vit": FourierFormer's image experiment (fourierformer.txt Table 2, DeiT-tiny on
-// ImageNet; NOTES.md section 2) scaled to Fashion-MNIST: a small DeiT-layout vision
+// Task "fashion-vit": FourierFormer's image experiment (Nguyen et al., NeurIPS 2022, section
+// 4.2, Table 2, DeiT-tiny on ImageNet) scaled to Fashion-MNIST: a small DeiT-layout vision
 // transformer (models/vit.h) with softmax or Fourier self-attention, AdamW with label
 // smoothing, warmup and cosine decay. The images (N, 28, 28) in [0, 1] are standardised with
 // Fashion-MNIST's training mean and std and fed as (N, 1, 28, 28); val_fraction of the

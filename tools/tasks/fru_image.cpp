@@ -17,7 +17,7 @@
 // - The released code splits the 70000 MNIST images 80/20 at random; here Fashion-MNIST's own
 //   60000 / 10000 train / test split. No validation split by default (val_fraction 0, as the
 //   paper); evaluate() reports "test_accuracy" and "test_loss".
-// Parameter counts with the defaults (pixel, pool 1) equal the paper's Table 1 / NOTES.md:
+// Parameter counts with the defaults (pixel, pool 1) match the paper's Table 1 (its rounded 42K to 275K):
 // FRU_{60,10} 158,950, FRU_{40,10} 106,930, LSTM 163,610, SRU 274,670, RNN 42,410 (tests).
 #include "harmonic/tools/tasks/fru_image.h"
 

@@ -1,5 +1,5 @@
-// Task "fru-image": the FRU paper's pixel-MNIST and permuted-MNIST classifiers (fru.txt
-// sections 6.2-6.3, Tables 1-2; NOTES.md section 3) on Fashion-MNIST, the MNIST of this
+// Task "fru-image": the FRU paper's pixel-MNIST and permuted-MNIST classifiers (Zhang et al.,
+// ICML 2018, sections 6.2-6.3, Tables 1-2) on Fashion-MNIST, the MNIST of this
 // machine. Each 28x28 image, average-pooled by `pool` to s x s (s = 28 / pool), becomes a
 // sequence:
 //   data=pixel     x (B, T = s*s, 1), pixels row by row, in [0, 1]

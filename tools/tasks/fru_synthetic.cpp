@@ -4,8 +4,8 @@
 //   FRU_{k,d} = k sampled sparse frequencies with d dimensions each.
 // - section 6.1 / Figures 3-4: FRU_{120,5}; T = 176, K = 5, D = 15 (mix-sin), degree 5/10/15
 //   (mix-poly); 4000 sequences, 80% train / 20% test; lr 0.001 with decay 0.9 (staircase
-//   every 1000 steps, NOTES.md section 3).
-// - NOTES.md section 3: FRU frequencies [0] + geometric 0.25 .. f_max, f_max about T/3 on the
+//   every 1000 steps, as the authors' released code).
+// - The authors' code: FRU frequencies [0] + geometric 0.25 .. f_max, f_max about T/3 on the
 //   synthetic tasks (f_max 0 here means steps / 3); FRU r_size 60.
 // Not stated by the paper for the synthetic runs: batch size (default 32) and the number of
 // epochs (default 100: Figure 5 plots epochs 0..90).

@@ -1,5 +1,5 @@
-// Task "fru-synthetic": the FRU paper's synthetic next-step experiments (fru.txt section 6.1,
-// Figures 3-4; NOTES.md section 3) on mix-sin / mix-poly (data/mix_series.h) with one of
+// Task "fru-synthetic": the FRU paper's synthetic next-step experiments (Zhang et al., ICML
+// 2018, section 6.1, Figures 3-4) on mix-sin / mix-poly (data/mix_series.h) with one of
 // RNN, LSTM, SRU or FRU as sequence-to-sequence regressors:
 //   x (B, T-1, 1) -> recurrent outputs (B, T-1, units) -> Linear(units, 1) -> MSE vs (B, T-1, 1).
 // Its recurrent probe (`harmonic grads fru-synthetic --over-time`, Figure 5) starts the cell

@@ -10,7 +10,7 @@
 #include "harmonic/core/build_info.h"
 #include "harmonic/core/parallel.h"
 #include "harmonic/nn/distributed/process_group.h"
-#include "harmonic/tools/cli/threads_option.h"
+#include "harmonic/tools/train/threads_option.h"
 #include "harmonic/tools/train/config.h"
 #include "harmonic/tools/train/did_you_mean.h"
 #include "harmonic/tools/train/train_cli_args.h"
@@ -98,7 +98,7 @@ void RunArgs::add(CLI::App* cmd, bool inspect) {
   cmd->add_option("--set", sets, "override a config value: --set trainer.steps=100 (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("--device", device, "cpu, cuda or cuda:N")->capture_default_str();
-  cli::add_threads_option(cmd, threads);
+  add_threads_option(cmd, threads);
 }
 
 void RunArgs::setup() const {

@@ -149,9 +149,9 @@ Trainer::~Trainer() = default;
 
 Tensor Trainer::micro_step(const data::Batch& batch, double scale, int64_t batch_index) {
   // On CUDA the step's index checks (embedding, the loss's targets) report where the loss is read
-  // (one of cuda/README.md's new kernels: off with HARMONIC_NEW_KERNELS=0).
+  // (HARMONIC_DEFER_INDEX_CHECKS=0: at each op instead).
   std::optional<cuda::DeferredChecks> deferred;
-  if (device_.is_cuda() && cuda::new_kernels_enabled())
+  if (device_.is_cuda())
     deferred.emplace(fmt::format("training step {} (epoch {}, batch {})", step_ + 1, epoch_ + 1, batch_index + 1));
   data::Batch b;
   {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One run on a GPU machine for the tiled (flash) attention kernels: their [cuda] tests with
 # HARMONIC_FLASH=1, the other sdpa and fourier_attention [cuda] tests (the tiled fourier_attention
-# kernels, among cuda/README.md's new kernels, are switched on by their tests), compute-sanitizer
+# kernels run wherever they cover the case), compute-sanitizer
 # memcheck and racecheck on the small flash case and on the tiled fourier cases,
 # `harmonic bench --attention --device cuda` and the PyTorch peer, then one table.
 # Expects an already built build/harmonic_tests and build/harmonic (CUDA build), run from the
@@ -72,9 +72,9 @@ fi
 # 4. Benchmarks: every path of harmonic, then PyTorch.
 step bench_harmonic 70 "$bin" bench --attention --device cuda --repeat 5 --warmup 2
 step bench_torch 45 "$python" tools/bench/torch/bench_attention_torch.py --device cuda --repeat 5 --warmup 2
-# The two-pass backward (HARMONIC_NEW_KERNELS=0; by default the single pass, dQ by atomics,
+# The two-pass backward (HARMONIC_DETERMINISTIC=1; by default the single pass, dQ by atomics,
 # labelled sdpa_flash_1pass_*).
-step bench_harmonic_2pass 40 env HARMONIC_NEW_KERNELS=0 "$bin" bench --attention --device cuda --case sdpa_flash \
+step bench_harmonic_2pass 40 env HARMONIC_DETERMINISTIC=1 "$bin" bench --attention --device cuda --case sdpa_flash \
   --repeat 5 --warmup 2
 # Under bf16 autocast: the composed path's GEMMs in bf16 against PyTorch's bf16 SDPA (which path a
 # bf16 run should take is for these numbers to decide).

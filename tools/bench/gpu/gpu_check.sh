@@ -7,14 +7,14 @@
 #   1. the [cuda] tests on the device (every op against the CPU; every registered task trains,
 #      evaluates, checkpoints and resumes on cuda:0; every study's first quick run on cuda:0)
 #   2. the tiled attention kernels' check (tools/bench/gpu/flash_check.sh), when present
-#   3. the 12-layer d768 GPT step (N 1024, B 8): Harmonic's profile (fp32, bf16, fp32 with the
-#      kernels the new ones replaced: index checks waited for, the two-pass attention backward) and
-#      PyTorch's step
+#   3. the 12-layer d768 GPT step (N 1024, B 8): Harmonic's profile (fp32, bf16, fp32 deterministic
+#      with index checks at each op: HARMONIC_DETERMINISTIC=1 HARMONIC_DEFER_INDEX_CHECKS=0, the
+#      two-pass attention backward) and PyTorch's step
 #   4. the paper models against their PyTorch peers on the same GPU: `harmonic bench --dt`, --gpt
 #      (softmax, fourier), --chronos (train, forecast, the paper's mini), --recurrent, --vit (DeiT-tiny), --audio (the
 #      task's and AST's size) with --device cuda, each beside
-#      tools/bench/torch/bench_*_torch.py --device cuda; a bf16 pair for dt and gpt; the recurrent
-#      and Fourier GPT pairs again with HARMONIC_NEW_KERNELS=0; one summary line per case with both
+#      tools/bench/torch/bench_*_torch.py --device cuda; a bf16 pair for dt and gpt; the softmax
+#      GPT pair again deterministic (HARMONIC_DETERMINISTIC=1); one summary line per case with both
 #      times and torch/Harmonic (GPU_CHECK_PAPER_SECONDS, 210, in all)
 #   5. every task's smoke run on cuda and on the CPU: ms/step from the profiler
 #   6. compute-sanitizer memcheck over small task runs on cuda
@@ -65,14 +65,14 @@ for prec in fp32 bf16; do
   echo "$o" | grep -A24 "^profile:" | tee -a "$log"
   note "harmonic gpt 12x768 $prec: $(echo "$o" | grep -m1 -oE '[0-9.]+ ms/step' || echo FAILED)"
 done
-# The same fp32 step with the new kernels off: the trainer then waits for the step's index checks
-# twice a step instead of leaving them on the device (cuda/runtime/deferred_checks.h), and the
-# tiled attention's backward takes two passes.
-if ! late "gpt fp32 new kernels off"; then
-  o=$(HARMONIC_NEW_KERNELS=0 timeout 45 "$H" train kjv-lm --device cuda "${gpt[@]}" --profile 3 --out /tmp/gpt-old \
-    --force 2>&1)
+# The same fp32 step deterministic, with the index checks at each op: the trainer then waits for
+# the step's index checks twice a step instead of leaving them on the device
+# (cuda/runtime/deferred_checks.h), and the tiled attention's backward takes two passes.
+if ! late "gpt fp32 deterministic"; then
+  o=$(HARMONIC_DETERMINISTIC=1 HARMONIC_DEFER_INDEX_CHECKS=0 timeout 45 "$H" train kjv-lm --device cuda "${gpt[@]}" \
+    --profile 3 --out /tmp/gpt-deterministic --force 2>&1)
   echo "$o" | grep -A24 "^profile:" | tee -a "$log"
-  note "harmonic gpt 12x768 fp32, new kernels off: $(echo "$o" | grep -m1 -oE '[0-9.]+ ms/step' || echo FAILED)"
+  note "harmonic gpt 12x768 fp32, deterministic: $(echo "$o" | grep -m1 -oE '[0-9.]+ ms/step' || echo FAILED)"
 fi
 for flags in "--sdpa" "" "--sdpa --bf16"; do
   late "torch gpt $flags" && break
@@ -159,10 +159,9 @@ ast=(--case linear --case fourier --case ast_linear --case ast_fourier)
 pair fp32 25 --audio "${ast[@]}" -- "$peers/bench_audio_torch.py" "${ast[@]}" --sdpa
 pair bf16 15 --dt --precision bf16 -- "$peers/bench_dt_torch.py" --bf16
 pair bf16 15 --gpt --case softmax --precision bf16 -- "$peers/bench_gpt_torch.py" --case softmax --sdpa --bf16
-# The kernels the new ones (cuda/README.md) replaced: the composed recurrences and the reference
-# Fourier attention, against the same peers.
-HARMONIC_NEW_KERNELS=0 pair old 30 --recurrent -- "$peers/bench_recurrent_torch.py"
-HARMONIC_NEW_KERNELS=0 pair old 20 --gpt --case fourier -- "$peers/bench_gpt_torch.py" --case fourier
+# Deterministic mode (core/deterministic.h: the tiled attention's two-pass backward), against the
+# same peer.
+HARMONIC_DETERMINISTIC=1 pair determ 20 --gpt --case softmax -- "$peers/bench_gpt_torch.py" --case softmax --sdpa
 
 step "5. every task: smoke run, ms/step (profiler, 10 steps after a warm-up step)"
 printf "%-16s %12s %12s\n" task "cuda ms/step" "cpu ms/step" | tee -a "$log"

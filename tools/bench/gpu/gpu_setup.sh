@@ -1,5 +1,5 @@
 # Sourced from the repository root by the scripts run on a GPU machine (gpu_check.sh,
-# new_kernels_check.sh): unpacks .gpu/ (tools/bench/gpu/gpu_bundle.sh) into /tmp/hm and sets
+# kernels_check.sh): unpacks .gpu/ (tools/bench/gpu/gpu_bundle.sh) into /tmp/hm and sets
 # H and T (the harmonic and harmonic_tests wrappers), hm, libs and repo.
 repo="$PWD"
 hm=/tmp/hm

@@ -33,7 +33,7 @@ SIZES = {"task": (126, 16, 64, 2, 4, 128, 32), "ast": (1024, 128, 768, 12, 12, 3
 
 
 class FourierHead(nn.Module):
-    """Gillman et al.'s head in its real form (NOTES.md section 1), without the regulariser."""
+    """Gillman et al.'s head (Algorithm 1) in its real form, without the regulariser."""
 
     def __init__(self, dim, n_freq, bins):
         super().__init__()

@@ -62,7 +62,7 @@ class Block(nn.Module):
 
 
 class FourierHead(nn.Module):
-    """Gillman et al.'s head in its real form (NOTES.md section 1)."""
+    """Gillman et al.'s head (Algorithm 1) in its real form."""
 
     def __init__(self, n_freq, bins):
         super().__init__()

@@ -1,5 +1,5 @@
-// The Fourier head paper's Chronos study (fourier-head.txt section 6, Appendix D.2, Tables 3
-// and 8, Figures 17 and 19; NOTES.md section 1) as a grid of training runs of the `chronos`
+// The Fourier head paper's Chronos study (Gillman et al., ICLR 2025, section 6, Appendix D.2,
+// Tables 3 and 8, Figures 17 and 19) as a grid of training runs of the `chronos`
 // task (tools/tasks/chronos_task.cpp): the linear head against Fourier heads with N frequencies
 // (mixed binning, gamma 1e-6), Table 8's ablations (Fourier-550 without regularisation, with
 // uniform binning), Figure 19's model sizes and Figure 18's training set sizes, each over seeds,

@@ -1,13 +1,12 @@
-// The --threads option the commands share: 0 (the default) keeps OpenMP's count, N > 0 sets it,
-// and a negative count is refused while parsing instead of being ignored.
-#pragma once
+#include "harmonic/tools/train/threads_option.h"
+
 #include <CLI/CLI.hpp>
 #include <charconv>
 #include <string>
 
-namespace hm::cli {
+namespace hm::train {
 
-inline CLI::Option* add_threads_option(CLI::App* cmd, int& threads) {
+CLI::Option* add_threads_option(CLI::App* cmd, int& threads) {
   CLI::Validator non_negative(
       [](std::string& text) -> std::string {
         int n = 0;
@@ -20,4 +19,4 @@ inline CLI::Option* add_threads_option(CLI::App* cmd, int& threads) {
   return cmd->add_option("--threads", threads, "CPU threads (0: all)")->check(non_negative);
 }
 
-}  // namespace hm::cli
+}  // namespace hm::train

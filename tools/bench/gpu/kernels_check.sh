@@ -1,26 +1,27 @@
 #!/usr/bin/env bash
-# The new kernels (cuda/README.md: written without a GPU; the default since an H200 passed this
-# check, HARMONIC_NEW_KERNELS=0 turns them off) on a GPU machine, from the repository root, with
+# The hand-written CUDA kernels (cuda/README.md) on a GPU machine, from the repository root, with
 # .gpu/ made by tools/bench/gpu/gpu_bundle.sh:
-#   1. every [cuda] test with them on everywhere: every task trains, evaluates, checkpoints and
-#      resumes on cuda:0 with them, its step-3 loss against the CPU's
-#   2. each task's smoke run on cuda with them off and on: ms/step from the profiler
+#   1. every [cuda] test: every task trains, evaluates, checkpoints and resumes on cuda:0, its
+#      step-3 loss against the CPU's
+#   2. each task's smoke run on cuda by default and with HARMONIC_DETERMINISTIC=1
+#      HARMONIC_DEFER_INDEX_CHECKS=0 (fixed-order sums, index checks at each op): ms/step from the
+#      profiler
 #   3. compute-sanitizer memcheck, racecheck (shared-memory hazards) and synccheck (barriers) over
 #      smoke runs that launch each of them: the FRU's block per row, the fused LSTM and tanh-RNN
 #      recurrences, the Fourier head's lanes per row, the tiled Fourier attention and the index
 #      checks left on the device
-#   4. the FRU tasks at their own sizes: ms/step on cuda with them off and on, and on the CPU
-# Each step under its own time limit, no step after NEW_KERNELS_CHECK_SECONDS (330). Logs in $OUT
-# (else /tmp): new_kernels_check.log, new_kernels_tests.log.
+#   4. the FRU tasks at their own sizes: ms/step on cuda and on the CPU
+# Each step under its own time limit, no step after KERNELS_CHECK_SECONDS (330). Logs in $OUT
+# (else /tmp): kernels_check.log, kernels_tests.log.
 #
-#   bash tools/bench/gpu/new_kernels_check.sh
+#   bash tools/bench/gpu/kernels_check.sh
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
 out="${OUT:-/tmp}"
-log="$out/new_kernels_check.log"
+log="$out/kernels_check.log"
 : >"$log"
 summary=()
-deadline=${NEW_KERNELS_CHECK_SECONDS:-330}
+deadline=${KERNELS_CHECK_SECONDS:-330}
 late() { if ((SECONDS > deadline)); then note "skipped (deadline): $1"; return 0; fi; return 1; }
 note() { summary+=("$1"); echo "== $1" | tee -a "$log"; }
 step() { echo; echo "### $* (at $SECONDS s)" | tee -a "$log"; }
@@ -29,27 +30,27 @@ step "setup"
 source tools/bench/gpu/gpu_setup.sh
 note "device: $(nvidia-smi --query-gpu=name --format=csv,noheader), $(date -u +%F)"
 
-step "1. [cuda] tests with the new kernels on"
+step "1. [cuda] tests"
 start=$SECONDS
-HARMONIC_NEW_KERNELS=1 timeout 170 "$T" -tc='*cuda*' >"$out/new_kernels_tests.log" 2>&1
+timeout 170 "$T" -tc='*cuda*' >"$out/kernels_tests.log" 2>&1
 rc=$?
-grep -E "ERROR|FAILED|step-3 loss" "$out/new_kernels_tests.log" | head -60 | tee -a "$log"
-note "[cuda] tests, new kernels on (exit $rc): $(grep -E '^\[doctest\] (test cases|assertions)' "$out/new_kernels_tests.log" | tr '\n' ' ') in $((SECONDS - start)) s"
+grep -E "ERROR|FAILED|step-3 loss" "$out/kernels_tests.log" | head -60 | tee -a "$log"
+note "[cuda] tests (exit $rc): $(grep -E '^\[doctest\] (test cases|assertions)' "$out/kernels_tests.log" | tr '\n' ' ') in $((SECONDS - start)) s"
 
-step "2. every task's smoke run on cuda, new kernels off and on: ms/step (profiler, 10 steps after a warm-up step)"
-printf "%-16s %10s %10s\n" task "off" "on" | tee -a "$log"
+step "2. every task's smoke run on cuda, deterministic with checks at each op, and by default: ms/step (profiler, 10 steps after a warm-up step)"
+printf "%-16s %10s %10s\n" task "determ." "default" | tee -a "$log"
 for task in $("$H" train --list | grep -E '^[a-z]' | awk '{print $1}'); do
   late "task $task" && break
   row=()
   for flag in 0 1; do
-    row+=("$(HARMONIC_NEW_KERNELS=$flag ms_per_step "$task" "/tmp/nk-run-$task" --smoke --device cuda)")
+    row+=("$(HARMONIC_DETERMINISTIC=$((1 - flag)) HARMONIC_DEFER_INDEX_CHECKS=$flag ms_per_step "$task" "/tmp/nk-run-$task" --smoke --device cuda)")
   done
   line=$(printf "%-16s %10s %10s" "$task" "${row[0]}" "${row[1]}")
   echo "$line" | tee -a "$log"
   summary+=("task $line")
 done
 
-step "3. compute-sanitizer over smoke runs with the new kernels on"
+step "3. compute-sanitizer over smoke runs"
 # name task settings...
 cases=(
   "fru fru-synthetic"
@@ -66,7 +67,7 @@ for tool in memcheck racecheck synccheck; do
     late "$tool $name" && break 2
     start=$SECONDS
     # shellcheck disable=SC2086
-    HARMONIC_NEW_KERNELS=1 LD_LIBRARY_PATH="$libs" timeout 60 compute-sanitizer --tool "$tool" --error-exitcode 3 \
+    LD_LIBRARY_PATH="$libs" timeout 60 compute-sanitizer --tool "$tool" --error-exitcode 3 \
       "$hm/bin/harmonic" train "$task" --smoke --device cuda --set trainer.steps=2 $settings \
       --out "/tmp/nk-$tool-$name" --force >"/tmp/nk-$tool-$name.log" 2>&1
     rc=$?
@@ -75,13 +76,12 @@ for tool in memcheck racecheck synccheck; do
   done
 done
 
-step "4. the FRU tasks at their own (not smoke) sizes: ms/step on cuda, new kernels off and on, and on the CPU"
+step "4. the FRU tasks at their own (not smoke) sizes: ms/step on cuda and on the CPU"
 for task in fru-synthetic fru-image fru-text; do
-  for run in "cuda 0" "cuda 1" "cpu 1"; do
-    read -r dev flag <<<"$run"
-    late "$task $dev $flag" && break 2
-    ms=$(HARMONIC_NEW_KERNELS=$flag MS_PER_STEP_TIMEOUT=45 ms_per_step "$task" "/tmp/nk-full-$task" --device "$dev")
-    note "$task on $dev, new kernels $flag: $([[ $ms == FAILED ]] && echo "no time (exit, or over 45 s)" || echo "$ms ms/step")"
+  for dev in cuda cpu; do
+    late "$task $dev" && break 2
+    ms=$(MS_PER_STEP_TIMEOUT=45 ms_per_step "$task" "/tmp/nk-full-$task" --device "$dev")
+    note "$task on $dev: $([[ $ms == FAILED ]] && echo "no time (exit, or over 45 s)" || echo "$ms ms/step")"
   done
 done
 
