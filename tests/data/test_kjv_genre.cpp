@@ -15,8 +15,7 @@
 using namespace hm;
 using hm::test::have_kjv;
 using namespace hm::data;
-using hm::test::ScratchDir;
-using hm::test::throws_with;
+using namespace hm::test;
 
 namespace {
 

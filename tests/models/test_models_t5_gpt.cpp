@@ -8,8 +8,7 @@
 #include "tests/helpers.h"
 
 using namespace hm;
-using hm::test::allclose;
-using hm::test::throws_with;
+using namespace hm::test;
 
 namespace {
 
