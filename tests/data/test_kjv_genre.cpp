@@ -13,7 +13,6 @@
 #include "tests/helpers.h"
 
 using namespace hm;
-using hm::test::have_kjv;
 using namespace hm::data;
 using namespace hm::test;
 

@@ -20,7 +20,6 @@
 #include "harmonic/tools/train/trainer.h"
 
 using namespace hm;
-using hm::test::have_kjv;
 using namespace hm::data;
 using namespace hm::test;
 
