@@ -19,15 +19,12 @@ std::vector<StudySpec>& registry() {
 }  // namespace
 
 StudyCommon StudyContext::common() const {
-  check(options.is_object(), "study", "the options must be an object, got {}", options.dump());
-  StudyCommon c{.quick = quick, .seeds = seeds};
-  try {
-    c.device = options.value("device", c.device);
-    c.paper_scale = options.value("paper_scale", c.paper_scale);
-  } catch (const Json::exception& e) {
-    throw_error("study", fmt::format("option 'device' must be a string and 'paper_scale' a boolean, got {}: {}",
-                                     options.dump(), e.what()));
-  }
+  // JSON errors (options that are not an object, a device that is not a string) propagate: the
+  // driver names the study and the file the options came from (make_grid).
+  StudyCommon c{.quick = quick,
+                .seeds = seeds,
+                .device = options.value("device", std::string("cpu")),
+                .paper_scale = options.value("paper_scale", false)};
   Device::parse(c.device);  // a bad name fails before any run starts
   return c;
 }

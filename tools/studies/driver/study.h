@@ -43,8 +43,8 @@ struct StudyContext {
   std::vector<uint64_t> seeds;
   Json options = Json::object();
 
-  // quick, seeds and the options "device" (checked to name a device) and "paper_scale" (false
-  // where absent); throws naming the study's options when they are malformed.
+  // quick, seeds and the options "device" (checked to name a device; "cpu" where absent) and
+  // "paper_scale" (false where absent).
   StudyCommon common() const;
   // The option `key`: an object of task config keys the study merges into its runs (--set
   // 'task={"trainer":{"steps":100}}'); throws naming `study` when it is anything else.
