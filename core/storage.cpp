@@ -19,12 +19,8 @@ void cpu_copy(void* dst, Device dst_device, const void* src, Device src_device, 
 }
 
 // Bind the CPU implementations at static-init time (constant-initialised slots are ready first).
-[[maybe_unused]] const bool bound = [] {
-  device_alloc_kernel.cpu = cpu_alloc;
-  device_free_kernel.cpu = cpu_free;
-  device_copy_kernel.cpu = cpu_copy;
-  return true;
-}();
+[[maybe_unused]] const bool bound =
+    (device_alloc_kernel.cpu = cpu_alloc, device_free_kernel.cpu = cpu_free, device_copy_kernel.cpu = cpu_copy, true);
 
 }  // namespace
 

@@ -350,11 +350,8 @@ void cpu_fru_backward(const Tensor& g_mu, const Tensor& w_r, const Tensor& w_pr,
   });
 }
 
-[[maybe_unused]] const bool registered = [] {
-  fru_forward_kernel.cpu = cpu_fru_forward;
-  fru_backward_kernel.cpu = cpu_fru_backward;
-  return true;
-}();
+[[maybe_unused]] const bool bound =
+    (fru_forward_kernel.cpu = cpu_fru_forward, fru_backward_kernel.cpu = cpu_fru_backward, true);
 
 }  // namespace
 }  // namespace hm::fru_cpu

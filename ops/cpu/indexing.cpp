@@ -159,13 +159,8 @@ void cpu_one_hot(const Tensor& index, const Tensor& out) {
   });
 }
 
-[[maybe_unused]] const bool bound = [] {
-  gather_kernel.cpu = cpu_gather;
-  scatter_add_kernel.cpu = cpu_scatter_add;
-  index_add_kernel.cpu = cpu_index_add;
-  one_hot_kernel.cpu = cpu_one_hot;
-  return true;
-}();
+[[maybe_unused]] const bool bound = (gather_kernel.cpu = cpu_gather, scatter_add_kernel.cpu = cpu_scatter_add,
+                                     index_add_kernel.cpu = cpu_index_add, one_hot_kernel.cpu = cpu_one_hot, true);
 
 }  // namespace
 }  // namespace hm

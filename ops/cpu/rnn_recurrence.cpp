@@ -184,11 +184,8 @@ void cpu_rnn_backward(RnnCell cell, const Tensor& g_y, const Tensor& w_hh, const
   });
 }
 
-[[maybe_unused]] const bool registered = [] {
-  rnn_forward_kernel.cpu = cpu_rnn_forward;
-  rnn_backward_kernel.cpu = cpu_rnn_backward;
-  return true;
-}();
+[[maybe_unused]] const bool bound =
+    (rnn_forward_kernel.cpu = cpu_rnn_forward, rnn_backward_kernel.cpu = cpu_rnn_backward, true);
 
 }  // namespace
 }  // namespace hm

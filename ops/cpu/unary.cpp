@@ -93,11 +93,8 @@ void cpu_unary_backward(UnaryOp op, const Tensor& saved, const Tensor& grad, con
   });
 }
 
-[[maybe_unused]] const bool bound = [] {
-  unary_kernel.cpu = cpu_unary;
-  unary_backward_kernel.cpu = cpu_unary_backward;
-  return true;
-}();
+[[maybe_unused]] const bool bound =
+    (unary_kernel.cpu = cpu_unary, unary_backward_kernel.cpu = cpu_unary_backward, true);
 
 }  // namespace
 }  // namespace hm

@@ -12,8 +12,7 @@
 
 using namespace hm;
 using namespace hm::arcade;
-using hm::test::ScratchDir;
-using hm::test::throws_with;
+using namespace hm::test;
 
 namespace {
 

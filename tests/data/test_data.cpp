@@ -18,9 +18,7 @@
 
 using namespace hm;
 using namespace hm::data;
-using hm::test::allclose;
-using hm::test::ScratchDir;
-using hm::test::throws_with;
+using namespace hm::test;
 namespace fs = std::filesystem;
 
 namespace {

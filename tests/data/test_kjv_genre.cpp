@@ -13,10 +13,8 @@
 #include "tests/helpers.h"
 
 using namespace hm;
-using hm::test::have_kjv;
 using namespace hm::data;
-using hm::test::ScratchDir;
-using hm::test::throws_with;
+using namespace hm::test;
 
 namespace {
 

@@ -9,8 +9,7 @@
 
 using namespace hm;
 using namespace hm::data;
-using hm::test::allclose;
-using hm::test::throws_with;
+using namespace hm::test;
 
 namespace {
 

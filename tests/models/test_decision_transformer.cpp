@@ -13,8 +13,7 @@
 using namespace hm;
 using hm::models::DecisionTransformer;
 using hm::models::DecisionTransformerConfig;
-using hm::test::allclose;
-using hm::test::throws_with;
+using namespace hm::test;
 
 namespace {
 

@@ -6,17 +6,12 @@
 #include "harmonic/models/sampling.h"
 #include "harmonic/models/t5.h"
 #include "tests/helpers.h"
+#include "tests/seq_inputs.h"
 
 using namespace hm;
-using hm::test::allclose;
-using hm::test::throws_with;
+using namespace hm::test;
 
 namespace {
-
-Tensor seq(const Shape& shape, double a, double b) {
-  return reshape(sin(add(mul(arange(0, static_cast<double>(numel_of(shape)), 1, {.dtype = DType::Float64}), a), b)),
-                 shape);
-}
 
 // Parameter i of named_parameters() gets 0.5 seq(shape, 0.1 + 0.07 i, 0.3 i) (the snippet's P).
 void set_fixed(nn::Module& m) {

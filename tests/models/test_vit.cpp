@@ -13,21 +13,19 @@
 #include "harmonic/data/datasets.h"
 #include "harmonic/models/vit.h"
 #include "harmonic/ops/ops.h"
-#include "tests/data_helpers.h"
-#include "tests/helpers.h"
 #include "harmonic/tools/tasks/fashion_vit.h"
 #include "harmonic/tools/train/classifier_metrics.h"
 #include "harmonic/tools/train/config.h"
 #include "harmonic/tools/train/trainer.h"
+#include "tests/data_helpers.h"
+#include "tests/helpers.h"
 
 using namespace hm;
 using hm::test::have_fashion;
 using namespace hm::train;
 using hm::models::ViT;
 using hm::models::ViTConfig;
-using hm::test::flat_params;
-using hm::test::ScratchDir;
-using hm::test::throws_with;
+using namespace hm::test;
 
 namespace {
 
@@ -40,17 +38,16 @@ ViTConfig small(nn::AttentionKernel kernel, int64_t patch = 7) {
 // fashion-vit shrunk: 256 training images, a 1-layer dim-16 model, 20 steps.
 Json tiny(const std::string& attention) {
   Json c = default_config(find_task("fashion-vit"));
-  c["attention"] = attention;
-  c["dim"] = 16;
-  c["depth"] = 1;
-  c["heads"] = 2;
-  c["train_subset"] = 256;
-  c["test_subset"] = 100;
-  c["val_fraction"] = 0.25;
-  c["batch_size"] = 32;
-  c["lr"] = 3e-3;
-  c["trainer"]["steps"] = 20;
-  c["trainer"]["warmup_steps"] = 0;
+  c.merge_patch({{"attention", attention},
+                 {"dim", 16},
+                 {"depth", 1},
+                 {"heads", 2},
+                 {"train_subset", 256},
+                 {"test_subset", 100},
+                 {"val_fraction", 0.25},
+                 {"batch_size", 32},
+                 {"lr", 3e-3},
+                 {"trainer", {{"steps", 20}, {"warmup_steps", 0}}}});
   return c;
 }
 

@@ -11,8 +11,7 @@
 using namespace hm;
 using hm::data::coloured_noise_pmf;
 using hm::data::square_wave_pmf;
-using hm::test::allclose;
-using hm::test::throws_with;
+using namespace hm::test;
 
 namespace {
 

@@ -13,10 +13,7 @@
 #include "tests/helpers.h"
 
 using namespace hm;
-using hm::test::allclose;
-using hm::test::leaf64;
-using hm::test::throws_with;
-using hm::test::twin;
+using namespace hm::test;
 
 namespace {
 
@@ -339,23 +336,13 @@ TEST_CASE("fru_recurrence float32 over a long sequence stays close to float64 (v
   const int64_t T = 300, B = 3, K = 6, d = 2, R = 4;
   std::vector<Tensor> in64{leaf64({T, B, d}, 111, 0.5), leaf64({R, K * d}, 112, 0.3), leaf64({R}, 113, 0.2),
                            leaf64({d, R}, 114, 0.3),    leaf64({T, K}, 115, 0.2),     leaf64({B, K * d}, 116, 0.5)};
-  std::vector<Tensor> in32;
-  for (const Tensor& t : in64) in32.push_back(t.detach().to(DType::Float32).requires_grad_(true));
   Tensor dec = f64({0.0, 1.0, 1.0, 1.0, 1.0, 1.0});
   for (bool last : {false, true}) {
-    auto run = [&](const std::vector<Tensor>& in, const Tensor& dc) {
-      for (const Tensor& t : in) t.zero_grad();
-      Tensor mu = last ? fru_recurrence_last(in[0], in[1], in[2], in[3], in[4], dc, in[5])
-                       : fru_recurrence(in[0], in[1], in[2], in[3], in[4], dc, in[5]);
-      sum(square(mu)).backward();
-      return mu.detach().to(DType::Float64);
-    };
-    Tensor m64 = run(in64, dec), m32 = run(in32, dec.to(DType::Float32));
-    CHECK(allclose(m32, m64, 1e-4, 1e-5));
+    const FruPrecisions r = fru_recurrence_in_both_precisions(in64, dec, last);
+    CHECK(allclose(r.m32, r.m64, 1e-4, 1e-5));
     for (size_t i = 0; i < in64.size(); ++i) {
       INFO("last " << last << " input " << i);
-      Tensor g64 = in64[i].grad(), g32 = in32[i].grad().to(DType::Float64);
-      CHECK(allclose(g32, g64, 1e-3, 1e-3 * amax(abs(g64)).item<double>()));
+      CHECK(allclose(r.g32[i], r.g64[i], 1e-3, 1e-3 * amax(abs(r.g64[i])).item<double>()));
     }
   }
 }

@@ -12,8 +12,7 @@
 #include "tests/helpers.h"
 
 using namespace hm;
-using hm::test::allclose;
-using hm::test::throws_with;
+using namespace hm::test;
 
 TEST_CASE("kv cache: N one-step appends copy O(N): O(log N) reallocations, views of the buffers") {
   NoGradGuard no_grad;

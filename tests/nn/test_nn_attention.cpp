@@ -5,19 +5,12 @@
 #include "harmonic/models/t5.h"
 #include "harmonic/nn/attention.h"
 #include "tests/helpers.h"
+#include "tests/seq_inputs.h"
 
 using namespace hm;
-using hm::test::allclose;
-using hm::test::leaf64;
-using hm::test::throws_with;
+using namespace hm::test;
 
 namespace {
-
-// sin(a * i + b) over the row-major index i: the same fixed values as the torch snippets' seq().
-Tensor seq(const Shape& shape, double a, double b) {
-  return reshape(sin(add(mul(arange(0, static_cast<double>(numel_of(shape)), 1, {.dtype = DType::Float64}), a), b)),
-                 shape);
-}
 
 // Naive loops: softmax over allowed keys of q.k * scale + bias, zeros for a fully masked row.
 // q (B,H,Nq,D), k (B,H,Nk,D), v (B,H,Nk,Dv), bias (B,H,Nq,Nk) or undefined, pad (B,Nk) or undefined.

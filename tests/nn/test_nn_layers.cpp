@@ -14,10 +14,7 @@
 #include "tests/helpers.h"
 
 using namespace hm;
-using hm::test::allclose;
-using hm::test::leaf64;
-using hm::test::names_of;
-using hm::test::throws_with;
+using namespace hm::test;
 
 namespace {
 

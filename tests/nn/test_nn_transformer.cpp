@@ -5,18 +5,12 @@
 #include "harmonic/nn/patch_embedding.h"
 #include "harmonic/nn/transformer.h"
 #include "tests/helpers.h"
+#include "tests/seq_inputs.h"
 
 using namespace hm;
-using hm::test::allclose;
-using hm::test::leaf64;
-using hm::test::throws_with;
+using namespace hm::test;
 
 namespace {
-
-Tensor seq(const Shape& shape, double a, double b) {
-  return reshape(sin(add(mul(arange(0, static_cast<double>(numel_of(shape)), 1, {.dtype = DType::Float64}), a), b)),
-                 shape);
-}
 
 // The i-th name of `names` gets 0.5 seq(shape, 0.1 + 0.07 i, 0.3 i), as val(i, shape) in the torch snippet.
 void set_fixed(nn::Module& m, const std::vector<std::string>& names) {

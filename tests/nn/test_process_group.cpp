@@ -15,9 +15,7 @@
 #include "tests/helpers.h"
 
 using namespace hm;
-using hm::test::allclose;
-using hm::test::leaf64;
-using hm::test::throws_with;
+using namespace hm::test;
 
 TEST_CASE("process group: a single process is rank 0 of 1 and its collectives keep the data") {
   auto group = dist::single_process_group();

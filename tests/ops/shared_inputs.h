@@ -2,6 +2,7 @@
 #pragma once
 #include <cmath>
 #include <complex>
+#include <initializer_list>
 #include <limits>
 #include <numbers>
 #include <vector>
@@ -11,6 +12,20 @@
 #include "tests/device_harness.h"
 
 namespace hm::test {
+
+using Inputs = std::vector<Tensor>;  // a gradcheck function's arguments
+inline constexpr DType f64 = DType::Float64;
+inline const double kInf = std::numeric_limits<double>::infinity();
+inline const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// A float64 tensor of the values (a scalar without a shape).
+inline Tensor doubles(std::initializer_list<double> v, const Shape& shape = {}) {
+  return tensor(v, shape, {.dtype = DType::Float64});
+}
+// An int64 tensor (indices, class targets) of the given shape.
+inline Tensor ints(const std::vector<int64_t>& v, const Shape& shape) { return from_vector(v, shape); }
+// An integer result's values (argmax, indices).
+inline std::vector<int64_t> ints(const Tensor& t) { return t.to_vector_as<int64_t>(); }
 
 inline Tensor normal(const Shape& shape, uint64_t seed, DType dtype = DType::Float64) {
   Generator gen(seed);

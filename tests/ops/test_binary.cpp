@@ -16,18 +16,10 @@ namespace cpu_cases {
 using namespace hm;
 using namespace hm::test;
 
-namespace {
-
-Tensor f64(std::initializer_list<double> v, const Shape& shape = {}) {
-  return tensor(v, shape, {.dtype = DType::Float64});
-}
-
-}  // namespace
-
 // Reference: a = [[0,0,2],[-2,1.5,3]], b = [2,0,-0.5]; y = torch.pow(a, b); y.sum().backward()
 TEST_CASE("pow(tensor, tensor): values, PyTorch's guards, broadcasting gradcheck") {
-  Tensor a = f64({0, 0, 2, -2, 1.5, 3}, {2, 3}).requires_grad_(true);
-  Tensor b = f64({2, 0, -0.5}).requires_grad_(true);
+  Tensor a = doubles({0, 0, 2, -2, 1.5, 3}, {2, 3}).requires_grad_(true);
+  Tensor b = doubles({2, 0, -0.5}).requires_grad_(true);
   Tensor y = pow(a, b);
   CHECK(allclose(y, {0, 1, 0.7071067811865476, 4, 1, 0.5773502691896257}));
   sum(y).backward();
@@ -50,8 +42,8 @@ TEST_CASE("pow(tensor, tensor): values, PyTorch's guards, broadcasting gradcheck
 
 // Reference: a = [1,2,3,4], b = [2,2,1,5]; torch.maximum(a, b).sum().backward() (ties split in half)
 TEST_CASE("maximum/minimum: values, tie gradients like PyTorch, broadcasting gradcheck") {
-  Tensor a = f64({1, 2, 3, 4}).requires_grad_(true);
-  Tensor b = f64({2, 2, 1, 5}).requires_grad_(true);
+  Tensor a = doubles({1, 2, 3, 4}).requires_grad_(true);
+  Tensor b = doubles({2, 2, 1, 5}).requires_grad_(true);
   Tensor mx = maximum(a, b);
   CHECK(allclose(mx, {2, 2, 3, 5}));
   sum(mx).backward();
@@ -64,7 +56,7 @@ TEST_CASE("maximum/minimum: values, tie gradients like PyTorch, broadcasting gra
   sum(mn).backward();
   CHECK(allclose(a.grad(), {1, 0.5, 0, 1}));
   CHECK(allclose(b.grad(), {0, 0.5, 1, 0}));
-  CHECK(std::isnan(maximum(f64({std::nan("")}), f64({1})).item<double>()));
+  CHECK(std::isnan(maximum(doubles({std::nan("")}), doubles({1})).item<double>()));
   CHECK(allclose(maximum(tensor({1, 5}, {}, {.dtype = DType::Int64}), tensor({3, 2}, {}, {.dtype = DType::Int64})),
                  {3, 5}));
 
@@ -85,9 +77,9 @@ TEST_CASE("add_ and mul_: in place, broadcast, strided, version bump, grad guard
   mul_(x, 2.0);
   CHECK(allclose(x, {12, 24, 36, 18, 30, 42}));
   // A strided (transposed) target.
-  Tensor base = f64({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor base = doubles({1, 2, 3, 4, 5, 6}, {2, 3});
   Tensor t = Tensor::view_of(base.storage(), {3, 2}, {1, 3}, 0, DType::Float64);
-  add_(t, f64({1, 2}));
+  add_(t, doubles({1, 2}));
   CHECK(allclose(base, {2, 3, 4, 6, 7, 8}));
   Tensor big = ones({70000});  // large enough to run in parallel
   add_(big, full({70000}, 2.0), -1.0);
@@ -95,12 +87,12 @@ TEST_CASE("add_ and mul_: in place, broadcast, strided, version bump, grad guard
   CHECK(allclose(sum(big), {-210000}));
   // An optimizer step on a parameter runs under NoGradGuard; outside it, it is an error.
   Tensor p = leaf64({3}, 1);
-  CHECK(throws_with([&] { add_(p, f64({1, 1, 1})); }, {"[add_]", "requires grad", "NoGradGuard"}));
+  CHECK(throws_with([&] { add_(p, doubles({1, 1, 1})); }, {"[add_]", "requires grad", "NoGradGuard"}));
   CHECK(throws_with([&] { mul_(p, 0.5); }, {"[mul_]", "requires grad"}));
   {
     NoGradGuard ng;
     std::vector<double> before = p.to_vector();
-    add_(p, f64({1, 1, 1}), -0.1);
+    add_(p, doubles({1, 1, 1}), -0.1);
     CHECK(p.to_vector()[0] == doctest::Approx(before[0] - 0.1));
   }
   // A tensor saved for backward and then updated in place is caught by the version check.
@@ -147,7 +139,6 @@ namespace cuda_cases {
 
 using namespace hm;
 using namespace hm::test;
-using Inputs = std::vector<Tensor>;
 
 TEST_CASE("[cuda] pow, maximum, minimum gradients match the CPU") {
   announce_targets();

@@ -14,14 +14,6 @@ namespace cpu_cases {
 using namespace hm;
 using namespace hm::test;
 
-namespace {
-
-Tensor f64(std::initializer_list<double> v, const Shape& shape = {}) {
-  return tensor(v, shape, {.dtype = DType::Float64});
-}
-
-}  // namespace
-
 TEST_CASE("comparisons and logical_not: bool results, broadcasting, scalar forms") {
   Tensor a = tensor({1, 2, 3, 4, 5, 6}, {2, 3});
   Tensor b = tensor({2, 2, 2});
@@ -44,22 +36,22 @@ TEST_CASE("comparisons and logical_not: bool results, broadcasting, scalar forms
   CHECK(logical_not(e).dtype() == DType::Bool);
   CHECK(allclose(logical_not(tensor({0, 2.5, -1})), {1, 0, 0}));
   CHECK(allclose(eq(tensor({1, 0}).to(DType::Bool), tensor({1, 1}).to(DType::Bool)), {1, 0}));
-  CHECK(allclose(eq(f64({std::nan("")}), f64({std::nan("")})), {0.0}));  // NaN != NaN
+  CHECK(allclose(eq(doubles({std::nan("")}), doubles({std::nan("")})), {0.0}));  // NaN != NaN
 }
 
 TEST_CASE("where and masked_fill: values, broadcasting, gradients") {
   Tensor cond = gt(tensor({1, -1, 2, -2, 3, -3}, {2, 3}), 0.0);  // (2, 3)
-  Tensor a = f64({10, 20}, {2, 1});
-  Tensor b = f64({-1, -2, -3});
+  Tensor a = doubles({10, 20}, {2, 1});
+  Tensor b = doubles({-1, -2, -3});
   Tensor w = where(cond, a, b);
   CHECK(w.shape() == Shape{2, 3});
   CHECK(allclose(w, {10, -2, 10, -1, 20, -3}));
-  CHECK(allclose(where(gt(f64({1, -1}), 0.0), f64({5}), f64({7})), {5, 7}));
+  CHECK(allclose(where(gt(doubles({1, -1}), 0.0), doubles({5}), doubles({7})), {5, 7}));
 
-  Tensor x = f64({1, 2, 3, 4, 5, 6}, {2, 3});
-  Tensor mask = gt(f64({1, 0, 1}), 0.5);  // (3,) broadcast over rows
+  Tensor x = doubles({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor mask = gt(doubles({1, 0, 1}), 0.5);  // (3,) broadcast over rows
   CHECK(allclose(masked_fill(x, mask, -9), {-9, 2, -9, -9, 5, -9}));
-  CHECK(allclose(masked_fill(x, gt(f64({1, 0}, {2, 1}), 0.5), 1e9), {1e9, 1e9, 1e9, 4, 5, 6}));
+  CHECK(allclose(masked_fill(x, gt(doubles({1, 0}, {2, 1}), 0.5), 1e9), {1e9, 1e9, 1e9, 4, 5, 6}));
 
   // Gradients: to a where cond, to b elsewhere, summed over broadcast dims; masked positions get 0.
   Tensor ga = leaf64({2, 1}, 1), gb = leaf64({3}, 2);
@@ -85,7 +77,6 @@ namespace cuda_cases {
 
 using namespace hm;
 using namespace hm::test;
-using Inputs = std::vector<Tensor>;
 
 TEST_CASE("[cuda] where and masked_fill match the CPU") {
   announce_targets();

@@ -23,15 +23,6 @@ namespace cpu_cases {
 
 using namespace hm;
 using namespace hm::test;
-using Inputs = std::vector<Tensor>;
-
-namespace {
-
-constexpr auto f64 = DType::Float64;
-
-Tensor ints(std::vector<int64_t> v, const Shape& shape) { return from_vector(v, shape); }
-
-}  // namespace
 
 // Reference: lg = torch.sin(torch.arange(20, dtype=torch.float64) * 0.7).reshape(4, 5) * 2;
 // F.cross_entropy(lg, [1, 0, 4, 2]); F.cross_entropy(lg, t2 = [1, 2, 4, 2], ignore_index=2, label_smoothing=0.1,

@@ -13,14 +13,6 @@ namespace cpu_cases {
 using namespace hm;
 using namespace hm::test;
 
-namespace {
-
-std::vector<int64_t> ints(const Tensor& t) { return t.to_vector_as<int64_t>(); }
-
-const double kInf = std::numeric_limits<double>::infinity();
-
-}  // namespace
-
 TEST_CASE("reduce: cumsum values and dtypes") {
   Tensor x = X();
   CHECK(allclose(cumsum(x, 1), {3, -1, 4, 1, -2, 8, 6, 7, 3, 11, 11, 15, 9, 7, 9, 3, 11, 4, 17, 7, 17, 6, 23, 11}));
@@ -51,7 +43,6 @@ namespace cuda_cases {
 
 using namespace hm;
 using namespace hm::test;
-using Inputs = std::vector<Tensor>;
 
 TEST_CASE("[cuda] cumsum matches the CPU") {
   announce_targets();

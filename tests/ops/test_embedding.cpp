@@ -20,15 +20,6 @@ namespace cpu_cases {
 
 using namespace hm;
 using namespace hm::test;
-using Inputs = std::vector<Tensor>;
-
-namespace {
-
-constexpr auto f64 = DType::Float64;
-
-Tensor ints(std::vector<int64_t> v, const Shape& shape) { return from_vector(v, shape); }
-
-}  // namespace
 
 TEST_CASE("embedding: gather, repeated indices and padding_idx in backward, errors") {
   Tensor w = lin(0, 11, {4, 3});

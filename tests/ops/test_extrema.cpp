@@ -13,16 +13,6 @@ namespace cpu_cases {
 using namespace hm;
 using namespace hm::test;
 
-namespace {
-
-std::vector<int64_t> ints(const Tensor& t) { return t.to_vector_as<int64_t>(); }
-
-const double kInf = std::numeric_limits<double>::infinity();
-
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-}  // namespace
-
 TEST_CASE("reduce: amax / amin values over dim sets") {
   Tensor x = X();
   CHECK(amax(x).item<double>() == 9);  // X.amax()
@@ -139,7 +129,6 @@ namespace cuda_cases {
 
 using namespace hm;
 using namespace hm::test;
-using Inputs = std::vector<Tensor>;
 
 TEST_CASE("[cuda] amax, amin, max, min, argmax, argmin match the CPU") {
   announce_targets();

@@ -25,9 +25,7 @@
 namespace cpu_cases {
 
 using namespace hm;
-using hm::test::allclose;
-using hm::test::twin;
-using hm::test::leaf64;
+using namespace hm::test;
 
 namespace {
 
@@ -133,23 +131,13 @@ TEST_CASE("FRU fused == composed on the GEMM path (K 3, d 35, r 60), forward and
 TEST_CASE("fru_recurrence GEMM path: float32 over 300 steps stays close to float64 (values and gradients)") {
   const int64_t T = 300, B = 3, K = 5, d = 30, R = 30;
   std::vector<Tensor> in64 = op_inputs(T, B, K, d, R, true, 111);
-  std::vector<Tensor> in32;
-  for (const Tensor& t : in64) in32.push_back(t.detach().to(DType::Float32).requires_grad_(true));
   Tensor dec = f64(kSruDecays);
   for (bool last : {false, true}) {
-    auto run = [&](const std::vector<Tensor>& in, const Tensor& dc) {
-      for (const Tensor& t : in) t.zero_grad();
-      Tensor mu = last ? fru_recurrence_last(in[0], in[1], in[2], in[3], in[4], dc, in[5])
-                       : fru_recurrence(in[0], in[1], in[2], in[3], in[4], dc, in[5]);
-      sum(square(mu)).backward();
-      return mu.detach().to(DType::Float64);
-    };
-    Tensor m64 = run(in64, dec), m32 = run(in32, dec.to(DType::Float32));
-    CHECK(allclose(m32, m64, 1e-4, 1e-4 * amax(abs(m64)).item<double>()));
+    const FruPrecisions r = fru_recurrence_in_both_precisions(in64, dec, last);
+    CHECK(allclose(r.m32, r.m64, 1e-4, 1e-4 * amax(abs(r.m64)).item<double>()));
     for (size_t i = 0; i < in64.size(); ++i) {
       INFO("last " << last << " input " << i);
-      Tensor g64 = in64[i].grad(), g32 = in32[i].grad().to(DType::Float64);
-      CHECK(allclose(g32, g64, 1e-3, 1e-3 * amax(abs(g64)).item<double>()));
+      CHECK(allclose(r.g32[i], r.g64[i], 1e-3, 1e-3 * amax(abs(r.g64[i])).item<double>()));
     }
   }
 }

@@ -22,18 +22,7 @@
 namespace cpu_cases {
 
 using namespace hm;
-using hm::test::allclose;
-using hm::test::leaf64;
-using hm::test::throws_with;
-
-namespace {
-
-// torch.linspace(lo, hi, numel, dtype=float64).reshape(shape), mirrored in the reference snippets.
-Tensor lin(double lo, double hi, const Shape& shape) {
-  return reshape(linspace(lo, hi, numel_of(shape), {.dtype = DType::Float64}), shape);
-}
-
-}  // namespace
+using namespace hm::test;  // lin: torch.linspace(lo, hi, numel, dtype=float64).reshape(shape)
 
 // Reference: /usr/bin/python3 with torch 1.13, L(a,b,*s) = torch.linspace(a,b,prod(s),dtype=float64).reshape(s):
 //   L(-1,1,2,3)@L(-2,1,3,4); L(-1,1,5)@L(0,2,5); L(-1,1,2,1,2,3)@L(-2,1,3,3,2);

@@ -21,13 +21,6 @@ namespace cpu_cases {
 
 using namespace hm;
 using namespace hm::test;
-using Inputs = std::vector<Tensor>;
-
-namespace {
-
-constexpr auto f64 = DType::Float64;
-
-}  // namespace
 
 // Reference: a = L(-1, 2, 2, 3), b = L(0.5, -0.5, 2, 3) with L = torch.linspace(...).reshape;
 // F.mse_loss(a, b) and reduction='sum'

@@ -20,13 +20,6 @@ namespace cpu_cases {
 
 using namespace hm;
 using namespace hm::test;
-using Inputs = std::vector<Tensor>;
-
-namespace {
-
-constexpr auto f64 = DType::Float64;
-
-}  // namespace
 
 // Reference: xl = torch.sin(torch.arange(24, dtype=torch.float64) * 1.3).reshape(2, 3, 4) * 2 + 0.5;
 // F.layer_norm(xl, (3, 4), L(0.5, 1.5, 3, 4), L(-0.2, 0.3, 3, 4)); F.layer_norm(xl, (4,));

@@ -13,12 +13,6 @@ namespace cpu_cases {
 using namespace hm;
 using namespace hm::test;
 
-namespace {
-
-const double kInf = std::numeric_limits<double>::infinity();
-
-}  // namespace
-
 TEST_CASE("reduce: logsumexp values and stability") {
   Tensor x = X();
   CHECK(allclose(logsumexp(x, {1}), {5.1269679984, 9.0025209718, 5.3490122168, 8.1277308716, 9.0494556097, 7.0067604435,
@@ -79,7 +73,6 @@ namespace cuda_cases {
 
 using namespace hm;
 using namespace hm::test;
-using Inputs = std::vector<Tensor>;
 
 TEST_CASE("[cuda] logsumexp and norm match the CPU") {
   announce_targets();

@@ -12,7 +12,6 @@ namespace cpu_cases {
 
 using namespace hm;
 using namespace hm::test;
-using Inputs = std::vector<Tensor>;
 
 TEST_CASE("cat, stack, split, chunk") {
   Tensor a = iota({2, 3}), b = add(iota({2, 1}), 100.0);
@@ -145,7 +144,6 @@ namespace cuda_cases {
 
 using namespace hm;
 using namespace hm::test;
-using Inputs = std::vector<Tensor>;
 
 TEST_CASE("[cuda] flip, tril and triu match the CPU") {
   announce_targets();

@@ -6,7 +6,6 @@
 
 using namespace hm;
 using namespace hm::test;
-using Inputs = std::vector<Tensor>;
 
 TEST_CASE("reshape/view: views when strides allow, copies otherwise") {
   Tensor x = iota({2, 3, 4});

@@ -22,13 +22,6 @@ namespace cpu_cases {
 
 using namespace hm;
 using namespace hm::test;
-using Inputs = std::vector<Tensor>;
-
-namespace {
-
-constexpr auto f64 = DType::Float64;
-
-}  // namespace
 
 // Reference: lg3 = torch.sin(torch.arange(24, dtype=torch.float64) * 0.9).reshape(2, 3, 4) * 1.5;
 // torch.softmax(lg3, -1), torch.softmax(lg3, 1), torch.log_softmax(lg3, 0), torch.log_softmax(lg3, 1)

@@ -7,14 +7,6 @@
 using namespace hm;
 using namespace hm::test;
 
-namespace {
-
-std::vector<int64_t> ints(const Tensor& t) { return t.to_vector_as<int64_t>(); }
-
-const double kInf = std::numeric_limits<double>::infinity();
-
-}  // namespace
-
 TEST_CASE("reduce: mean over an empty dimension is NaN, as in PyTorch") {
   // torch.zeros(0, 3).mean(0) -> tensor([nan, nan, nan]); torch.zeros(0).mean() -> nan
   Tensor m = mean(zeros({0, 3}), {0});

@@ -14,16 +14,6 @@ namespace cpu_cases {
 using namespace hm;
 using namespace hm::test;
 
-namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-Tensor f64(std::initializer_list<double> v, const Shape& shape = {}) {
-  return tensor(v, shape, {.dtype = DType::Float64});
-}
-
-}  // namespace
-
 // Reference numbers from torch 1.13 (float64):
 //   x = torch.tensor([-3.0, -1.5, -0.5, 0.0, 0.25, 1.0, 2.5], dtype=torch.float64)
 //   p = torch.tensor([0.001, 0.5, 1.0, 2.0, 10.0], dtype=torch.float64)
@@ -32,8 +22,8 @@ TEST_CASE("unary: values vs PyTorch, float64 and float32") {
   for (DType dt : {DType::Float64, DType::Float32}) {
     CAPTURE(dtype_name(dt));
     const double rtol = dt == DType::Float64 ? 1e-12 : 2e-6, atol = dt == DType::Float64 ? 1e-14 : 2e-7;
-    Tensor x = f64({-3.0, -1.5, -0.5, 0.0, 0.25, 1.0, 2.5}).to(dt);
-    Tensor p = f64({0.001, 0.5, 1.0, 2.0, 10.0}).to(dt);
+    Tensor x = doubles({-3.0, -1.5, -0.5, 0.0, 0.25, 1.0, 2.5}).to(dt);
+    Tensor p = doubles({0.001, 0.5, 1.0, 2.0, 10.0}).to(dt);
     CHECK(exp(x).dtype() == dt);
     CHECK(allclose(exp(x),
                    {0.049787068367863944, 0.22313016014842982, 0.6065306597126334, 1.0, 1.2840254166877414,
@@ -100,13 +90,13 @@ TEST_CASE("unary: values vs PyTorch, float64 and float32") {
     CHECK(allclose(pow(p, -1.0), {1000, 2, 1, 0.5, 0.1}, rtol, atol));
   }
   // Special values follow PyTorch: NaN passes relu/clamp, |-0| = 0, relu(-0) = -0.
-  Tensor s = f64({std::nan(""), -0.0, kInf, -kInf});
+  Tensor s = doubles({std::nan(""), -0.0, kInf, -kInf});
   std::vector<double> r = relu(s).to_vector();
   CHECK(std::isnan(r[0]));
   CHECK(std::signbit(r[1]));
   CHECK(std::isnan(clamp(s, 0, 1).to_vector()[0]));
   CHECK(!std::signbit(abs(s).to_vector()[1]));
-  CHECK(exp(f64({-kInf, kInf})).to_vector() == std::vector<double>{0, kInf});
+  CHECK(exp(doubles({-kInf, kInf})).to_vector() == std::vector<double>{0, kInf});
   CHECK(allclose(abs(tensor({-3, 2}, {}, {.dtype = DType::Int64})), {3, 2}));
   CHECK(neg(tensor({-3, 2}, {}, {.dtype = DType::Int64})).dtype() == DType::Int64);
 }
@@ -117,7 +107,7 @@ TEST_CASE("unary: fused backward values vs PyTorch, float32 and float64") {
     CAPTURE(dtype_name(dt));
     const double rtol = dt == DType::Float64 ? 1e-12 : 5e-6, atol = dt == DType::Float64 ? 1e-14 : 5e-7;
     auto grad_of = [&](auto f) {
-      Tensor x = f64({-3.0, -1.5, -0.5, 0.0, 0.25, 1.0, 2.5}).to(dt).requires_grad_(true);
+      Tensor x = doubles({-3.0, -1.5, -0.5, 0.0, 0.25, 1.0, 2.5}).to(dt).requires_grad_(true);
       sum(f(x)).backward();
       return x.grad();
     };
@@ -277,7 +267,6 @@ namespace cuda_cases {
 
 using namespace hm;
 using namespace hm::test;
-using Inputs = std::vector<Tensor>;
 
 namespace {
 

@@ -13,9 +13,7 @@
 
 using namespace hm;
 using namespace hm::optim;
-using hm::test::flat_params;
-using hm::test::ScratchDir;
-using hm::test::throws_with;
+using namespace hm::test;
 namespace fs = std::filesystem;
 
 namespace {

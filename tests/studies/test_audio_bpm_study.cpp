@@ -15,10 +15,7 @@
 
 using namespace hm;
 using namespace hm::studies;
-using hm::test::check_committed_full_run;
-using hm::test::read_text;
-using hm::test::ScratchDir;
-using hm::test::throws_with;
+using namespace hm::test;
 
 namespace {
 
@@ -47,7 +44,7 @@ RunRecord record(const HeadRunSpec& r, double f1, double smooth, double accuracy
 }  // namespace
 
 TEST_CASE("audio-bpm study: quick and full grids") {
-  const std::vector<HeadRunSpec> quick = bpm_study_grid({.quick = true});
+  const std::vector<HeadRunSpec> quick = bpm_study_grid({.common = {.quick = true}});
   REQUIRE(quick.size() == 9);  // linear, fourier-1, fourier-2 on seeds 1-3, seed-major
   CHECK(bpm_run_label(quick[0]) == "linear seed=1");
   CHECK(bpm_run_label(quick[1]) == "fourier-1 seed=1");
@@ -64,7 +61,8 @@ TEST_CASE("audio-bpm study: quick and full grids") {
   CHECK(full[0].task_config.at("train_clips") == 32000);
   CHECK(bpm_run_cost(full[0]) > bpm_run_cost(quick[0]));
   // The GPU configuration: AST's shape over the full mode's seeds, whatever the mode.
-  const std::vector<HeadRunSpec> gpu = bpm_study_grid({.quick = true, .device = "cuda", .paper_scale = true});
+  const std::vector<HeadRunSpec> gpu =
+      bpm_study_grid({.common = {.quick = true, .device = "cuda", .paper_scale = true}});
   CHECK(gpu.size() == 15);
   CHECK(gpu[0].device == "cuda");
   CHECK(gpu[0].task_config.at("dim") == 768);
@@ -74,7 +72,7 @@ TEST_CASE("audio-bpm study: quick and full grids") {
   CHECK(bpm_run_cost(gpu[0]) > bpm_run_cost(full[0]));
   // Options: other frequencies, seeds, task keys merged into every run.
   const std::vector<HeadRunSpec> custom =
-      bpm_study_grid({.quick = true, .frequencies = {4, 4}, .seeds = {7}, .task = {{"dim", 32}}});
+      bpm_study_grid({.common = {.quick = true, .seeds = {7}}, .frequencies = {4, 4}, .task = {{"dim", 32}}});
   REQUIRE(custom.size() == 2);
   CHECK(bpm_run_label(custom[1]) == "fourier-4 seed=7");
   CHECK(custom[1].task_config.at("dim") == 32);
@@ -92,7 +90,7 @@ TEST_CASE("audio-bpm study: quick and full grids") {
 
 TEST_CASE("audio-bpm study: report on made-up runs, claims seed by seed") {
   std::vector<RunRecord> records;
-  for (const HeadRunSpec& r : bpm_study_grid({.quick = true})) {
+  for (const HeadRunSpec& r : bpm_study_grid({.common = {.quick = true}})) {
     const double seed = static_cast<double>(r.seed);
     if (!r.head.fourier())
       records.push_back(record(r, 0.10 + 0.01 * seed, 0.08, 0.2));  // 0.11 0.12 0.13
@@ -149,11 +147,7 @@ TEST_CASE("audio-bpm study: report on made-up runs, claims seed by seed") {
 
 TEST_CASE("audio-bpm study: a tiny study trains every head and reports through the driver") {
   ScratchDir dir;
-  StudyArgs args;
-  args.quick = true;
-  args.jobs = 2;
-  args.seeds = {1};
-  args.out = dir.str();
+  StudyArgs args{.quick = true, .jobs = 2, .seeds = {1}, .out = dir.str()};
   args.sets = {R"(task={"train_clips":96,"test_clips":32,"seconds":1.0,"dim":16,"depth":1,"heads":2,)"
                R"("trainer":{"steps":6,"warmup_steps":1}})"};
   const StudyOutcome out = run_study(find_study("audio-bpm"), args, nullptr);

@@ -20,10 +20,7 @@
 
 using namespace hm;
 using namespace hm::studies;
-using hm::test::check_committed_full_run;
-using hm::test::read_text;
-using hm::test::ScratchDir;
-using hm::test::throws_with;
+using namespace hm::test;
 
 namespace {
 
@@ -70,7 +67,7 @@ TEST_CASE("chronos study: head names and sizes round-trip, bad ones are named") 
 }
 
 TEST_CASE("chronos study: quick, full and paper-scale grids") {
-  const std::vector<ChronosRunSpec> quick = chronos_study_grid({.quick = true});
+  const std::vector<ChronosRunSpec> quick = chronos_study_grid({.common = {.quick = true}});
   REQUIRE(quick.size() == 6);  // linear and fourier-64 on seeds 1-3, seed-major
   CHECK(chronos_run_label(quick[0]) == "linear d32 seed=1");
   CHECK(chronos_run_label(quick[1]) == "fourier-64 d32 seed=1");
@@ -81,7 +78,7 @@ TEST_CASE("chronos study: quick, full and paper-scale grids") {
   CHECK(quick[2].task_config.at("seed") == 2);
 
   // Figure 18 is left out of quick mode unless asked for, on the paper's four seeds.
-  CHECK(chronos_study_grid({.quick = true, .data_fractions = {0.1}}).size() == 6 + 4 * 2);
+  CHECK(chronos_study_grid({.common = {.quick = true}, .data_fractions = {0.1}}).size() == 6 + 4 * 2);
   const std::vector<ChronosRunSpec> full = chronos_study_grid({});
   // Table 8's rows at 1024 tokens (N < 512) x 3 seeds, then d32 and d128 x {linear, fourier-256}
   // x 3 seeds, then 1% and 10% of the series x {linear, fourier-256} x 4 seeds.
@@ -109,11 +106,11 @@ TEST_CASE("chronos study: quick, full and paper-scale grids") {
     CHECK(chronos_run_cost(r) > 0);
   }
   // The paper's configuration (a GPU's job): t5-efficient-mini, context 512, horizon 64.
-  const std::vector<ChronosRunSpec> paper =
-      chronos_study_grid({.paper_scale = true, .heads = {"linear", "fourier-550"}, .seeds = {1}, .device = "cuda"});
+  const std::vector<ChronosRunSpec> paper = chronos_study_grid(
+      {.common = {.seeds = {1}, .device = "cuda", .paper_scale = true}, .heads = {"linear", "fourier-550"}});
   REQUIRE(paper.size() == 2);
   // Its default heads are Table 8's (N up to 550 of the paper's 4096 tokens).
-  const std::vector<ChronosRunSpec> paper_rows = chronos_study_grid({.paper_scale = true, .seeds = {1}});
+  const std::vector<ChronosRunSpec> paper_rows = chronos_study_grid({.common = {.seeds = {1}, .paper_scale = true}});
   REQUIRE(paper_rows.size() == 7);
   CHECK(chronos_run_label(paper_rows[6]) == "fourier-550-uniform mini seed=1");
   CHECK_FALSE(paper_rows[6].task_config.contains("n_tokens"));  // the task's 4096
@@ -154,7 +151,7 @@ TEST_CASE("chronos study: crop_pmf keeps the mass and divides by the bin widths"
 
 TEST_CASE("chronos study: a tiny run trains, records its examples and saves its model") {
   ScratchDir dir;
-  ChronosRunSpec run = chronos_study_grid({.quick = true, .heads = {"fourier-8"}, .seeds = {1}}).front();
+  ChronosRunSpec run = chronos_study_grid({.common = {.quick = true, .seeds = {1}}, .heads = {"fourier-8"}}).front();
   run.task_config.merge_patch(
       Json{{"series", 32}, {"mixup_series", 8}, {"held_out_series", 3}, {"trainer", {{"steps", 5}}}});
   const Json r = run_chronos(run, dir.str());
@@ -174,9 +171,9 @@ TEST_CASE("chronos study: a tiny run trains, records its examples and saves its 
 }
 
 TEST_CASE("chronos study: report on known runs") {
-  ChronosStudyPlan plan{.heads = {"linear", "fourier-64", "fourier-550", "fourier-550-uniform", "fourier-550-noreg"},
+  ChronosStudyPlan plan{.common = {.seeds = {1, 2}},
+                        .heads = {"linear", "fourier-64", "fourier-550", "fourier-550-uniform", "fourier-550-noreg"},
                         .sizes = {"d32"},
-                        .seeds = {1, 2},
                         .sweep_seeds = {1},
                         .data_fractions = {0.1},
                         .data_seeds = {1, 2}};
@@ -274,11 +271,7 @@ TEST_CASE("chronos study: report on known runs") {
 
 TEST_CASE("chronos study: a quick study with Figure 18's smaller training set trains and reports") {
   ScratchDir dir;
-  StudyArgs args;
-  args.quick = true;
-  args.jobs = 2;
-  args.seeds = {1};
-  args.out = dir.str();
+  StudyArgs args{.quick = true, .jobs = 2, .seeds = {1}, .out = dir.str()};
   const StudySpec& spec = find_study("chronos");
   args.sets = {"task=" + spec.smoke.at("task").dump(), "data_fractions=[0.5]", "data_seeds=[1]"};
   const StudyOutcome out = run_study(spec, args, nullptr);

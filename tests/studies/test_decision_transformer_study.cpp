@@ -24,10 +24,7 @@
 
 using namespace hm;
 using namespace hm::studies;
-using hm::test::check_committed_full_run;
-using hm::test::read_text;
-using hm::test::ScratchDir;
-using hm::test::throws_with;
+using namespace hm::test;
 
 namespace {
 
@@ -118,7 +115,7 @@ TEST_CASE("arcade-dt: a tiny task trains, validates and evaluates") {
 }
 
 TEST_CASE("decision-transformer study: quick and full grids") {
-  const std::vector<HeadRunSpec> quick = dt_study_grid({.quick = true});
+  const std::vector<HeadRunSpec> quick = dt_study_grid({.common = {.quick = true}});
   REQUIRE(quick.size() == 3);  // linear, fourier-8, fourier-2 on seed 1
   CHECK(dt_run_label(quick[0]) == "linear seed=1");
   CHECK(dt_run_label(quick[1]) == "fourier-8 seed=1");
@@ -142,7 +139,8 @@ TEST_CASE("decision-transformer study: quick and full grids") {
   // The main grid's configs stay as recorded: no ablation key in their JSON.
   CHECK(!head_run_json(*by_label.at("fourier-8 seed=1")).contains("ablation"));
   CHECK(head_run_json(*by_label.at("linear data=100000 seed=2")).at("ablation") == "data=100000");
-  const std::vector<HeadRunSpec> quick_all = dt_study_grid({.quick = true, .parts = {"main", "model", "data"}});
+  const std::vector<HeadRunSpec> quick_all =
+      dt_study_grid({.common = {.quick = true}, .parts = {"main", "model", "data"}});
   REQUIRE(quick_all.size() == 3 + 2 + 2);
   CHECK(dt_run_label(quick_all[3]) == "linear model=L1-d32 seed=1");
   CHECK(dt_run_label(quick_all[6]) == "fourier-8 data=20000 seed=1");
@@ -182,7 +180,7 @@ TEST_CASE("decision-transformer study: quick and full grids") {
 }
 
 TEST_CASE("decision-transformer study: report on known runs") {
-  DtStudyPlan plan{.frequencies = {2, 16}, .seeds = {1, 2}, .sweep_seeds = {1}, .parts = {"main"}};
+  DtStudyPlan plan{.common = {.seeds = {1, 2}}, .frequencies = {2, 16}, .sweep_seeds = {1}, .parts = {"main"}};
   std::vector<RunRecord> records;
   for (const HeadRunSpec& r : dt_study_grid(plan)) {
     const double seed = static_cast<double>(r.seed);
@@ -221,7 +219,8 @@ TEST_CASE("decision-transformer study: report on known runs") {
 }
 
 TEST_CASE("decision-transformer study: the model and data size ablations on known runs") {
-  DtStudyPlan plan{.frequencies = {2}, .seeds = {1, 2}, .sweep_seeds = {1, 2}, .parts = {"main", "model", "data"}};
+  DtStudyPlan plan{
+      .common = {.seeds = {1, 2}}, .frequencies = {2}, .sweep_seeds = {1, 2}, .parts = {"main", "model", "data"}};
   plan.model_sizes = {{2, 64}};
   plan.data_sizes = {50000};
   std::vector<RunRecord> records;
@@ -277,10 +276,7 @@ TEST_CASE("decision-transformer study: the model and data size ablations on know
 
 TEST_CASE("decision-transformer study: a quick study with the ablations trains and reports through the driver") {
   ScratchDir dir;
-  StudyArgs args;
-  args.quick = true;
-  args.jobs = 2;
-  args.out = dir.str();
+  StudyArgs args{.quick = true, .jobs = 2, .out = dir.str()};
   const StudySpec& spec = find_study("decision-transformer");
   args.sets = {"task=" + spec.smoke.at("task").dump(), R"(parts=["main","model","data"])", "model_sizes=[[1,8]]",
                "data_sizes=[1500]"};

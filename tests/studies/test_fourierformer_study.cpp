@@ -3,6 +3,7 @@
 // figures on runs with known numbers (a diverged odd-p run included).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -15,16 +16,12 @@
 
 using namespace hm;
 using namespace hm::studies;
-using hm::test::read_text;
-using hm::test::ScratchDir;
-using hm::test::throws_with;
+using namespace hm::test;
 
 namespace {
 
 size_t count_task(const std::vector<FfRunSpec>& runs, FfTask task) {
-  size_t n = 0;
-  for (const FfRunSpec& r : runs) n += r.task == task ? 1 : 0;
-  return n;
+  return std::ranges::count(runs, task, &FfRunSpec::task);
 }
 
 // The result points into the grid: a temporary grid would leave it dangling (ASan found one).
@@ -80,7 +77,7 @@ const report::ClaimResult* find_claim(const std::vector<report::ClaimResult>& cl
 }  // namespace
 
 TEST_CASE("fourierformer study: quick and full grids") {
-  FfStudyPlan quick{.quick = true};
+  FfStudyPlan quick{.common = {.quick = true}};
   const auto q = ff_study_grid(quick);
   // LM softmax + Fourier, x^1 and x^2, the medium pair (seed 1), ViT softmax + Fourier.
   CHECK(q.size() == 8);
@@ -132,14 +129,14 @@ TEST_CASE("fourierformer study: quick and full grids") {
   CHECK(main_fourier == 5);
 
   // Only the p ablation, on its own seeds: the x^4 reference runs come along.
-  FfStudyPlan powers{.parts = {"p"}, .ps = {3}, .seeds = {1}, .ablation_seeds = {5}};
+  FfStudyPlan powers{.common = {.seeds = {1}}, .parts = {"p"}, .ps = {3}, .ablation_seeds = {5}};
   const auto p = ff_study_grid(powers);
   CHECK(p.size() == 2);
   CHECK(find_run(p, FfTask::Lm, "fourier p=4 R=2", 5));
   CHECK(find_run(p, FfTask::Lm, "fourier p=3 R=2", 5));
 
   // Task overrides reach every run of their task; the variant keys win.
-  FfStudyPlan over{.quick = true, .parts = {"lm"}, .lm = {{"n_layer", 1}, {"attention", "softmax"}}};
+  FfStudyPlan over{.common = {.quick = true}, .parts = {"lm"}, .lm = {{"n_layer", 1}, {"attention", "softmax"}}};
   for (const FfRunSpec& r : ff_study_grid(over)) {
     CHECK(r.task_config.at("n_layer").get<int>() == 1);
     CHECK(r.task_config.at("attention").get<std::string>() == (r.variant.fourier ? "fourier" : "softmax"));
@@ -166,7 +163,7 @@ TEST_CASE("fourierformer study: run configs round-trip and name their directorie
 }
 
 TEST_CASE("fourierformer study: report, claims, divergence and figures on known runs") {
-  FfStudyPlan plan{.seeds = {1, 2}};
+  FfStudyPlan plan{.common = {.seeds = {1, 2}}};
   const auto grid = ff_study_grid(plan);
   std::vector<RunRecord> records;
   for (const FfRunSpec& r : grid) {

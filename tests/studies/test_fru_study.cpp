@@ -3,6 +3,7 @@
 // end to end (two models on short mix-poly series, Figure 5 measured before training).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -18,16 +19,12 @@
 
 using namespace hm;
 using namespace hm::studies;
-using hm::test::read_text;
-using hm::test::ScratchDir;
-using hm::test::throws_with;
+using namespace hm::test;
 
 namespace {
 
 size_t count_if_part(const std::vector<FruRunSpec>& runs, FruPart part) {
-  size_t n = 0;
-  for (const FruRunSpec& r : runs) n += r.part == part ? 1 : 0;
-  return n;
+  return std::ranges::count(runs, part, &FruRunSpec::part);
 }
 
 // A finished run with a final metric, a two-point curve and, optionally, a Figure 5
@@ -35,7 +32,7 @@ size_t count_if_part(const std::vector<FruRunSpec>& runs, FruPart part) {
 RunRecord fake_record(const std::string& dataset, const std::string& model, uint64_t seed, double metric,
                       double decay = -1) {
   FruStudyPlan plan;
-  plan.seeds = {seed};
+  plan.common.seeds = {seed};
   for (const FruRunSpec& r : fru_study_grid(plan))
     if (r.dataset == dataset && r.model == model) {
       const std::string key = fru_metric(r.part);
@@ -68,7 +65,7 @@ const report::ClaimResult* find_claim(const std::vector<report::ClaimResult>& cl
 
 TEST_CASE("study fru: the grids of quick, full and paper scale") {
   FruStudyPlan quick;
-  quick.quick = true;
+  quick.common.quick = true;
   const auto q = fru_study_grid(quick);
   // quick: mix-sin and mix-poly-5 x 4 models, 3 image sets x 5 models, 5 text models; one seed.
   CHECK(count_if_part(q, FruPart::Synthetic) == 8);
@@ -102,13 +99,13 @@ TEST_CASE("study fru: the grids of quick, full and paper scale") {
   CHECK(by_label.count("pixel fru60_10 seed=3") == 1);  // Table 1's run stays as it was
   CHECK_FALSE(fru_run_json(*by_label.at("pixel fru60_10 seed=3")).contains("freq_range"));
   FruStudyPlan freq_only;
-  freq_only.quick = true;
+  freq_only.common.quick = true;
   freq_only.parts = {FruPart::Freq};
   CHECK(fru_study_grid(freq_only).size() == 13);
   CHECK(throws_with([] { fru_freq_bounds("1~T", 28); }, {"study fru", "1~T"}));
   FruStudyPlan paper;
-  paper.paper_scale = true;
-  paper.device = "cuda";
+  paper.common.paper_scale = true;
+  paper.common.device = "cuda";
   for (const FruRunSpec& r : fru_study_grid(paper)) {
     CHECK(r.device == "cuda");
     CHECK(r.task_config.at("trainer").at("epochs").get<int64_t>() >= 20);
@@ -133,7 +130,7 @@ TEST_CASE("study fru: the grids of quick, full and paper scale") {
   some.parts = {FruPart::Synthetic};
   some.datasets = {"mix-poly-15"};
   some.models = {"fru120_5"};
-  some.seeds = {4, 5};
+  some.common.seeds = {4, 5};
   some.overrides[0] = {{"size", 99}};
   const auto s = fru_study_grid(some);
   REQUIRE(s.size() == 2);
@@ -144,7 +141,7 @@ TEST_CASE("study fru: the grids of quick, full and paper scale") {
   CHECK(throws_with([&] { fru_study_grid(some); }, {"study fru", "fru60_10"}));
   some.models = {}, some.datasets = {"pixel"};
   CHECK(throws_with([&] { fru_study_grid(some); }, {"study fru", "pixel"}));
-  some.datasets = {}, some.device = "tpu";
+  some.datasets = {}, some.common.device = "tpu";
   CHECK(throws_with([&] { fru_study_grid(some); }, {"device", "tpu"}));
 }
 
@@ -235,7 +232,7 @@ TEST_CASE("study fru: the frequency ranges of Appendix D on known numbers") {
   std::vector<RunRecord> records;
   FruStudyPlan plan;
   plan.parts = {FruPart::Freq};
-  plan.seeds = {1, 2};
+  plan.common.seeds = {1, 2};
   for (const FruRunSpec& r : fru_study_grid(plan)) {
     // Rows: the whole range best, more frequencies better; pixels: 60 above 10, the low range 1 point below.
     double acc = 0.5 + 0.01 * static_cast<double>(r.task_config.at("fru_freqs").get<int64_t>());
@@ -280,10 +277,7 @@ TEST_CASE("study fru: a quick study of the frequency ranges trains and reports")
     return;
   }
   ScratchDir dir;
-  StudyArgs args;
-  args.quick = true;
-  args.jobs = 2;
-  args.out = dir.str();
+  StudyArgs args{.quick = true, .jobs = 2, .out = dir.str()};
   args.sets = {
       R"(parts=["freq"])", R"(datasets=["row"])", R"(models=["fru5_10"])",
       R"(freq={"train_subset":64,"test_subset":32,"units":16,"r_size":8,"batch_size":16,"trainer":{"epochs":1}})"};
@@ -297,10 +291,7 @@ TEST_CASE("study fru: a quick study of the frequency ranges trains and reports")
 
 TEST_CASE("study fru: a tiny study trains, measures Figure 5 and reports") {
   ScratchDir dir;
-  StudyArgs args;
-  args.quick = true;
-  args.jobs = 2;
-  args.out = dir.str();
+  StudyArgs args{.quick = true, .jobs = 2, .out = dir.str()};
   args.sets = {R"(parts=["synthetic"])", R"(datasets=["mix-poly-5"])", R"(models=["rnn","fru120_5"])",
                R"(synthetic={"size":20,"length":30,"batch_size":8,"trainer":{"epochs":1}})"};
   const StudyOutcome out = run_study(find_study("fru"), args, nullptr);
@@ -322,7 +313,7 @@ TEST_CASE("study fru: a text run counts the word embedding apart, as Table 3 doe
     return;
   }
   FruStudyPlan plan;
-  plan.quick = true;
+  plan.common.quick = true;
   plan.parts = {FruPart::Text};
   plan.models = {"fru1_10"};
   plan.overrides[static_cast<int>(FruPart::Text)] = {{"max_len", 12}, {"trainer", {{"steps", 2}}}};

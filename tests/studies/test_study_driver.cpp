@@ -21,9 +21,7 @@
 
 using namespace hm;
 using namespace hm::studies;
-using hm::test::capture_log;
-using hm::test::read_text;
-using hm::test::throws_with;
+using namespace hm::test;
 namespace fs = std::filesystem;
 
 namespace {

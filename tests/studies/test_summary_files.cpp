@@ -7,8 +7,7 @@
 
 using namespace hm;
 using namespace hm::studies;
-using hm::test::read_text;
-using hm::test::ScratchDir;
+using namespace hm::test;
 
 TEST_CASE("summary files: a report of fewer runs than the grid says so in summary.json and below the title") {
   const report::MetricStats a = report::seed_stats({1, 2}, {10.0, 30.0});

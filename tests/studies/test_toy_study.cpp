@@ -89,7 +89,7 @@ TEST_CASE("toy study grid: 528 full runs, 60 quick, the paper's heads") {
   CHECK(labels.size() == full.size());
   CHECK(labels.count("beta fourier-mle N=20 gamma=1e-06 seed=42") == 1);
 
-  const auto quick = studies::toy_study_grid({.quick = true});
+  const auto quick = studies::toy_study_grid({.common = {.quick = true}});
   CHECK(quick.size() == 60);  // 3 x (linear, gmm, regression, fourier 2..20 + 12 gamma 1e-6, gmm-mle,
                               // fourier-mle 4/8/12/16/20)
   std::set<std::string> quick_labels;
@@ -107,14 +107,15 @@ TEST_CASE("toy study grid: 528 full runs, 60 quick, the paper's heads") {
   CHECK(quick_labels.count("beta fourier-mle N=2 gamma=0 seed=1") == 0);
 
   // Overrides; the figure heads keep samples, the sweep's others do not.
-  const auto some = studies::toy_study_grid({.datasets = {ToyDistribution::Beta}, .seeds = {7, 8}, .epochs = 3});
+  const auto some =
+      studies::toy_study_grid({.common = {.seeds = {7, 8}}, .datasets = {ToyDistribution::Beta}, .epochs = 3});
   CHECK(some.size() == 88);
   for (const auto& c : some) {
     CHECK(c.dataset == ToyDistribution::Beta);
     CHECK(c.epochs == 3);
     CHECK(c.sample_points == (studies::is_figure_config(c) ? 4 : 0));
   }
-  CHECK(throws_with([] { studies::toy_study_grid({.seeds = {1, 1}}); }, {"toy_study_grid", "seed 1"}));
+  CHECK(throws_with([] { studies::toy_study_grid({.common = {.seeds = {1, 1}}}); }, {"toy_study_grid", "seed 1"}));
   CHECK(throws_with([] { studies::toy_study_grid({.epochs = -1}); }, {"toy_study_grid", "-1"}));
 }
 
@@ -127,8 +128,8 @@ TEST_CASE("toy study aggregation: mean and population std over seeds") {
   CHECK(std::isnan(studies::mean_std({1.0, kNaN}).mean));
   CHECK(std::isnan(studies::mean_std({}).mean));
 
-  const auto configs =
-      studies::toy_study_grid({.datasets = {ToyDistribution::Gaussian}, .seeds = {1, 2, 3, 42}, .epochs = 1});
+  const auto configs = studies::toy_study_grid(
+      {.common = {.seeds = {1, 2, 3, 42}}, .datasets = {ToyDistribution::Gaussian}, .epochs = 1});
   std::vector<ToyRunResult> results;
   for (const auto& c : configs) results.push_back(fake_run(c));
   const auto groups = studies::aggregate_toy_results(results);
@@ -152,7 +153,7 @@ TEST_CASE("toy study aggregation: mean and population std over seeds") {
 }
 
 TEST_CASE("toy study report: tables with the paper's numbers, claims, summary.json") {
-  const auto configs = studies::toy_study_grid({.quick = true, .epochs = 1});
+  const auto configs = studies::toy_study_grid({.common = {.quick = true}, .epochs = 1});
   std::vector<ToyRunResult> results;
   for (const auto& c : configs) results.push_back(fake_run(c));
   const auto groups = studies::aggregate_toy_results(results);
@@ -189,8 +190,8 @@ TEST_CASE("toy study report: tables with the paper's numbers, claims, summary.js
 }
 
 TEST_CASE("toy study results.json round trip") {
-  auto configs =
-      studies::toy_study_grid({.quick = true, .datasets = {ToyDistribution::GMM2}, .epochs = 3, .sample_points = 2});
+  auto configs = studies::toy_study_grid(
+      {.common = {.quick = true}, .datasets = {ToyDistribution::GMM2}, .epochs = 3, .sample_points = 2});
   std::vector<ToyRunResult> results;
   for (const auto& c : configs) results.push_back(fake_run(c));
   const auto j = studies::toy_results_json(results, {.mode = "quick", .jobs = 2, .wall_seconds = 12.5});
@@ -223,7 +224,7 @@ TEST_CASE("toy study results.json round trip") {
 }
 
 TEST_CASE("toy study figures and files") {
-  const auto configs = studies::toy_study_grid({.quick = true, .epochs = 4});
+  const auto configs = studies::toy_study_grid({.common = {.quick = true}, .epochs = 4});
   std::vector<ToyRunResult> results;
   for (const auto& c : configs) results.push_back(fake_run(c));
   const auto groups = studies::aggregate_toy_results(results);

@@ -14,8 +14,7 @@
 #include "harmonic/tools/train/trainer.h"
 
 using namespace hm;
-using hm::test::ScratchDir;
-using hm::test::throws_with;
+using namespace hm::test;
 using train::Json;
 
 namespace {

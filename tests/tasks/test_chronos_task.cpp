@@ -11,8 +11,7 @@
 #include "tests/helpers.h"
 
 using namespace hm;
-using hm::test::ScratchDir;
-using hm::test::throws_with;
+using namespace hm::test;
 
 namespace {
 

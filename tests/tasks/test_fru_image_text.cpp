@@ -13,21 +13,17 @@
 #include "harmonic/core/factories.h"
 #include "harmonic/data/datasets.h"
 #include "harmonic/ops/ops.h"
-#include "tests/data_helpers.h"
-#include "tests/helpers.h"
 #include "harmonic/tools/tasks/fru_image.h"
 #include "harmonic/tools/tasks/fru_text.h"
 #include "harmonic/tools/train/config.h"
 #include "harmonic/tools/train/grad_over_time.h"
 #include "harmonic/tools/train/trainer.h"
+#include "tests/data_helpers.h"
+#include "tests/helpers.h"
 
 using namespace hm;
-using hm::test::have_fashion;
-using hm::test::have_kjv;
+using namespace hm::test;
 using namespace hm::train;
-using hm::test::flat_params;
-using hm::test::ScratchDir;
-using hm::test::throws_with;
 
 namespace {
 
@@ -46,37 +42,35 @@ struct EnvGuard {
 // fru-image shrunk to well under a second a model: 7x7 images (pool 4), 64 training images.
 Json tiny_image(const std::string& model, const std::string& data = "pixel") {
   Json c = default_config(find_task("fru-image"));
-  c["model"] = model;
-  c["data"] = data;
-  c["pool"] = 4;
-  c["train_subset"] = 64;
-  c["test_subset"] = 32;
-  c["units"] = 16;
-  c["fru_freqs"] = 6;
-  c["fru_dims"] = 4;
-  c["r_size"] = 8;
-  c["sru_phi"] = 12;
-  c["lr"] = 0.01;
-  c["batch_size"] = 16;
-  c["trainer"]["steps"] = 30;
-  c["trainer"]["eval_every"] = 0;
+  c.merge_patch({{"model", model},
+                 {"data", data},
+                 {"pool", 4},
+                 {"train_subset", 64},
+                 {"test_subset", 32},
+                 {"units", 16},
+                 {"fru_freqs", 6},
+                 {"fru_dims", 4},
+                 {"r_size", 8},
+                 {"sru_phi", 12},
+                 {"lr", 0.01},
+                 {"batch_size", 16},
+                 {"trainer", {{"steps", 30}, {"eval_every", 0}}}});
   return c;
 }
 
 // fru-text shrunk: 24 tokens a passage, 16 units.
 Json tiny_text(const std::string& model) {
   Json c = default_config(find_task("fru-text"));
-  c["model"] = model;
-  c["max_len"] = 24;
-  c["units"] = 16;
-  c["embed"] = 16;
-  c["fru_dims"] = 4;
-  c["r_size"] = 8;
-  c["sru_phi"] = 12;
-  c["lr"] = 0.01;
-  c["batch_size"] = 16;
-  c["trainer"]["steps"] = 30;
-  c["trainer"]["eval_every"] = 0;
+  c.merge_patch({{"model", model},
+                 {"max_len", 24},
+                 {"units", 16},
+                 {"embed", 16},
+                 {"fru_dims", 4},
+                 {"r_size", 8},
+                 {"sru_phi", 12},
+                 {"lr", 0.01},
+                 {"batch_size", 16},
+                 {"trainer", {{"steps", 30}, {"eval_every", 0}}}});
   return c;
 }
 
@@ -109,6 +103,12 @@ double mean_of(const std::vector<double>& v, size_t begin, size_t end) {
          static_cast<double>(end - begin);
 }
 
+// A model's parameter count with fru_freqs frequencies (the paper's tables).
+struct ExpectedCount {
+  std::string model;
+  int64_t freqs, count;
+};
+
 void check_metrics(const Json& eval) {
   const double acc = eval.at("test_accuracy").get<double>(), loss = eval.at("test_loss").get<double>();
   CHECK(acc >= 0);
@@ -125,26 +125,21 @@ TEST_CASE("fru image: parameter counts of the paper's pixel-MNIST models (Table 
   // SRU the same with K d -> 5 * 200 and no theta, LSTM-H 4 H (1 + H + 1) + (10 H + 10),
   // RNN-H H (1 + H + 1) + (10 H + 10).
   Json c = default_config(find_task("fru-image"));
-  const std::vector<std::tuple<std::string, int64_t, int64_t>> expected = {
+  const std::vector<ExpectedCount> expected = {
       {"fru", 60, 158950}, {"fru", 40, 106930}, {"lstm", 60, 163610}, {"sru", 60, 274670}, {"rnn", 60, 42410}};
-  for (const auto& entry : expected) {
-    const auto& model = std::get<0>(entry);
-    const auto& freqs = std::get<1>(entry);
-    const auto& count = std::get<2>(entry);
-    c["model"] = model;
-    c["fru_freqs"] = freqs;
-    CHECK_MESSAGE(fru_image_parameter_count(c) == count, model, " ", freqs);
+  for (const ExpectedCount& e : expected) {
+    c["model"] = e.model;
+    c["fru_freqs"] = e.freqs;
+    CHECK_MESSAGE(fru_image_parameter_count(c) == e.count, e.model, " ", e.freqs);
   }
   // Rows (28 inputs a step) add 27 input columns: FRU d * 27, SRU 200 * 27, LSTM 4 H * 27, RNN H * 27.
   c["data"] = "row";
   c["fru_freqs"] = 60;
-  const std::vector<std::pair<std::string, int64_t>> rows = {
-      {"fru", 158950 + 270}, {"sru", 274670 + 5400}, {"lstm", 163610 + 21600}, {"rnn", 42410 + 5400}};
-  for (const auto& entry : rows) {
-    const auto& model = std::get<0>(entry);
-    const auto& count = std::get<1>(entry);
-    c["model"] = model;
-    CHECK_MESSAGE(fru_image_parameter_count(c) == count, model);
+  const std::vector<ExpectedCount> rows = {
+      {"fru", 60, 158950 + 270}, {"sru", 60, 274670 + 5400}, {"lstm", 60, 163610 + 21600}, {"rnn", 60, 42410 + 5400}};
+  for (const ExpectedCount& e : rows) {
+    c["model"] = e.model;
+    CHECK_MESSAGE(fru_image_parameter_count(c) == e.count, e.model);
   }
 }
 
@@ -156,20 +151,17 @@ TEST_CASE("fru text: parameter counts of the paper's IMDB models (Table 3), with
   //   FRU_{5,10} 60*50 + 60 + 10 (128 + 60) + 10 + 128*50 + 128 + 5 + 258 = 11,741; FRU_{1,10} 4,217.
   // Six classes (KJV genres) add 4 * (128 + 1) = 516 to each.
   Json c = default_config(find_task("fru-text"));
-  const std::vector<std::tuple<std::string, int64_t, int64_t>> expected = {
+  const std::vector<ExpectedCount> expected = {
       {"rnn", 5, 33154}, {"lstm", 5, 131842}, {"sru", 5, 226246}, {"fru", 5, 11741}, {"fru", 1, 4217}};
-  for (const auto& entry : expected) {
-    const auto& model = std::get<0>(entry);
-    const auto& freqs = std::get<1>(entry);
-    const auto& count = std::get<2>(entry);
-    c["model"] = model;
-    c["fru_freqs"] = freqs;
-    CAPTURE(model);
-    CAPTURE(freqs);
+  for (const ExpectedCount& e : expected) {
+    c["model"] = e.model;
+    c["fru_freqs"] = e.freqs;
+    CAPTURE(e.model);
+    CAPTURE(e.freqs);
     FruTextParameters two = fru_text_parameter_count(c, 2);
-    CHECK(two.model == count);
+    CHECK(two.model == e.count);
     CHECK(two.embedding == 10000 * 128);
-    CHECK(fru_text_parameter_count(c).model == count + 516);
+    CHECK(fru_text_parameter_count(c).model == e.count + 516);
   }
 }
 

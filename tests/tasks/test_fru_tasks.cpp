@@ -8,37 +8,33 @@
 
 #include "harmonic/nn/recurrent.h"
 #include "harmonic/ops/ops.h"
-#include "tests/helpers.h"
 #include "harmonic/tools/tasks/fru_synthetic.h"
 #include "harmonic/tools/train/config.h"
 #include "harmonic/tools/train/grad_over_time.h"
 #include "harmonic/tools/train/train_cli.h"
 #include "harmonic/tools/train/trainer.h"
+#include "tests/helpers.h"
 
 using namespace hm;
 using namespace hm::train;
-using hm::test::allclose;
-using hm::test::flat_params;
-using hm::test::ScratchDir;
-using hm::test::throws_with;
+using namespace hm::test;
 
 namespace {
 
 // The task's defaults shrunk to run in well under a second per model.
 Json tiny_config(const std::string& model) {
   Json c = default_config(find_task("fru-synthetic"));
-  c["model"] = model;
-  c["size"] = 40;  // 32 train, 8 test
-  c["length"] = 24;
-  c["units"] = 24;
-  c["fru_freqs"] = 6;
-  c["fru_dims"] = 4;
-  c["r_size"] = 8;
-  c["sru_phi"] = 12;
-  c["lr"] = 0.01;
-  c["batch_size"] = 8;
-  c["trainer"]["steps"] = 30;
-  c["trainer"]["eval_every"] = 0;
+  c.merge_patch({{"model", model},
+                 {"size", 40},  // 32 train, 8 test
+                 {"length", 24},
+                 {"units", 24},
+                 {"fru_freqs", 6},
+                 {"fru_dims", 4},
+                 {"r_size", 8},
+                 {"sru_phi", 12},
+                 {"lr", 0.01},
+                 {"batch_size", 8},
+                 {"trainer", {{"steps", 30}, {"eval_every", 0}}}});
   return c;
 }
 

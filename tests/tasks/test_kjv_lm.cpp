@@ -20,10 +20,8 @@
 #include "harmonic/tools/train/trainer.h"
 
 using namespace hm;
-using hm::test::have_kjv;
 using namespace hm::data;
-using hm::test::ScratchDir;
-using hm::test::throws_with;
+using namespace hm::test;
 
 namespace {
 

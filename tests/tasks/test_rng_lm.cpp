@@ -22,8 +22,7 @@
 
 using namespace hm;
 using namespace hm::train;
-using hm::test::ScratchDir;
-using hm::test::throws_with;
+using namespace hm::test;
 
 TEST_CASE("rng-lm data: the C.4 template, two decimals, 64 pairs per distribution, seeded") {
   CHECK(format_two_decimals(-0.549999) == "-0.55");
@@ -191,7 +190,7 @@ TEST_CASE("rng-lm task: LoRA fine-tuning through the Trainer changes only adapte
 
 TEST_CASE("rng-lm study: the grid, groups over seeds, claims seed by seed") {
   studies::RngStudyPlan plan;
-  plan.quick = true;
+  plan.common.quick = true;
   const auto runs = studies::rng_study_grid(plan);
   CHECK(runs.size() == 2 * 5);
   CHECK(runs[0].label == "seed1/base");
@@ -202,14 +201,14 @@ TEST_CASE("rng-lm study: the grid, groups over seeds, claims seed by seed") {
   CHECK(runs[0].config.at("pretrain") == runs[7].config.at("pretrain"));  // one base model per study
   CHECK_FALSE(runs[0].config.contains("device"));                         // CPU configs as recorded before the option
   plan.long_epochs = 0;
-  plan.seeds = {4, 5};
+  plan.common.seeds = {4, 5};
   CHECK(studies::rng_study_grid(plan).size() == 2 * 3);
 
   // The GPU configuration: the full grid over a GPT-2-small-sized base model, on the device.
   studies::RngStudyPlan gpu;
-  gpu.quick = true;  // paper_scale overrides the mode
-  gpu.paper_scale = true;
-  gpu.device = "cuda";
+  gpu.common.quick = true;  // paper_scale overrides the mode
+  gpu.common.paper_scale = true;
+  gpu.common.device = "cuda";
   const auto gpu_runs = studies::rng_study_grid(gpu);
   CHECK(gpu_runs.size() == 10 * 5);
   const Json& pre = gpu_runs[0].config.at("pretrain");

@@ -15,9 +15,7 @@
 
 using namespace hm;
 using namespace hm::train;
-using hm::test::leaf64;
-using hm::test::ScratchDir;
-using hm::test::throws_with;
+using namespace hm::test;
 
 namespace {
 

@@ -24,11 +24,7 @@
 
 using namespace hm;
 using namespace hm::train;
-using hm::test::flat_params;
-using hm::test::read_jsonl;
-using hm::test::ScratchDir;
-using hm::test::small_spirals;
-using hm::test::throws_with;
+using namespace hm::test;
 namespace fs = std::filesystem;
 
 // -- config -------------------------------------------------------------------------------------

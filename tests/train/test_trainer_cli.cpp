@@ -11,8 +11,7 @@
 
 using namespace hm;
 using namespace hm::train;
-using hm::test::ScratchDir;
-using hm::test::throws_with;
+using namespace hm::test;
 namespace fs = std::filesystem;
 
 namespace {

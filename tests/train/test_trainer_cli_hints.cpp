@@ -13,10 +13,7 @@
 
 using namespace hm;
 using namespace hm::train;
-using hm::test::capture_stderr;
-using hm::test::ScratchDir;
-using hm::test::ScriptedTask;
-using hm::test::throws_with;
+using namespace hm::test;
 namespace fs = std::filesystem;
 
 namespace {

@@ -9,10 +9,7 @@
 
 using namespace hm;
 using namespace hm::train;
-using hm::test::ScratchDir;
-using hm::test::ScriptedTask;
-using hm::test::small_spirals;
-using hm::test::throws_with;
+using namespace hm::test;
 
 TEST_CASE("trainer resume config: safe keys pass, others are refused naming the key") {
   Json c = small_spirals(10);

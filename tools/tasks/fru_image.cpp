@@ -29,8 +29,8 @@
 #include "harmonic/data/split.h"
 #include "harmonic/nn/linear.h"
 #include "harmonic/ops/ops.h"
-#include "harmonic/optim/adam.h"
 #include "harmonic/tools/tasks/fru_cells.h"
+#include "harmonic/tools/tasks/fru_task.h"
 #include "harmonic/tools/train/classifier_metrics.h"
 #include "harmonic/tools/train/task.h"
 
@@ -75,7 +75,7 @@ std::pair<Tensor, Tensor> load_split(const std::string& split, int64_t limit, co
   return {fru_image_sequences(d.images, c), d.labels};
 }
 
-class FruImage : public Task {
+class FruImage : public FruTask {
  public:
   FruImage(const Json& c, Device device) {
     const uint64_t seed = c.at("seed").get<uint64_t>();
@@ -97,7 +97,7 @@ class FruImage : public Task {
 
     auto [train_x, train_y] = load_split("train", train_subset, c);
     auto [test_x, test_y] = load_split("test", test_subset, c);
-    test_x_ = test_x.to(device), test_y_ = test_y.to(device);
+    test_x_ = test_x.to(device), test_y_ = test_y.to(device);  // (N, T, in), (N,)
     data::DatasetSplit split =
         data::split_dataset(std::make_shared<data::TensorDataset>(train_x, train_y), val_fraction, seed);
     if (split.held_out->size() > 0) {
@@ -105,18 +105,10 @@ class FruImage : public Task {
       val_x_ = val.input.to(device), val_y_ = val.target.to(device);
     }
     chunk_ = batch;
-    loader_ = std::make_unique<data::DataLoader>(
-        split.train, data::LoaderOptions{.batch_size = batch, .shuffle = true, .seed = seed});
-    optim::AdamOptions o;
-    o.lr = c.at("lr").get<double>();
-    optimizer_ = std::make_unique<optim::Adam>(model_->named_parameters(), o);
+    set_training(split.train, batch, seed, c.at("lr").get<double>());
   }
 
-  nn::Module& model() override { return *model_; }
-  optim::Optimizer& optimizer() override { return *optimizer_; }
-  const data::DataLoader& train_loader() override { return *loader_; }
   Tensor loss(const data::Batch& b) override { return cross_entropy(model_->forward(b.input), b.target); }
-  RecurrentProbe* recurrent_probe() override { return probe_.get(); }
 
   Json evaluate() override { return metrics(test_x_, test_y_).to_json("test_"); }
   Json validate() override { return val_x_.defined() ? metrics(val_x_, val_y_).to_json("") : Json::object(); }
@@ -127,12 +119,7 @@ class FruImage : public Task {
   ClassifierMetrics metrics(const Tensor& x, const Tensor& y) { return classifier_metrics(*model_, x, y, chunk_); }
 
   int64_t chunk_ = 256;
-  Tensor val_x_, val_y_;    // (V, T, in), (V,) on the device; undefined when val_fraction is 0
-  Tensor test_x_, test_y_;  // (N, T, in), (N,) on the device
-  std::shared_ptr<nn::UnaryModule> model_;
-  std::unique_ptr<data::DataLoader> loader_;
-  std::unique_ptr<optim::Adam> optimizer_;
-  std::unique_ptr<StepClassifierProbe> probe_;
+  Tensor val_x_, val_y_;  // (V, T, in), (V,) on the device; undefined when val_fraction is 0
 };
 
 TaskSpec fru_image_task() {

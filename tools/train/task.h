@@ -80,6 +80,8 @@ const TaskSpec& find_task(const std::string& name);
 Json default_config(const TaskSpec& spec);
 // default_config with the task's smoke overrides on top (TaskSpec::smoke; files in scratch).
 Json smoke_config(const TaskSpec& spec, const std::string& scratch);
+// Seeds hm::default_generator() with config["seed"], then builds the task.
+std::unique_ptr<Task> build_task(const TaskSpec& spec, const Json& config, Device device);
 
 // spec with a fixed smoke config (TaskSpec::smoke).
 inline TaskSpec with_smoke(TaskSpec spec, Json smoke) {

@@ -150,9 +150,6 @@ class SigintScope {
 };
 void clear_stop();
 
-// Seeds hm::default_generator() with config["seed"], then builds the task.
-std::unique_ptr<Task> build_task(const TaskSpec& spec, const Json& config, Device device);
-
 // The files of a previous run in dir (config.json, metrics.jsonl, checkpoint_*.safetensors,
 // eval_step*.json, grads_step*.json); empty when there is none.
 std::vector<std::string> run_files(const std::string& dir);

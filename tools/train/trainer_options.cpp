@@ -4,7 +4,6 @@
 #include <cmath>
 #include <filesystem>
 
-#include "harmonic/core/random.h"
 #include "harmonic/tools/train/config.h"
 #include "harmonic/tools/train/trainer.h"
 
@@ -175,13 +174,6 @@ void check_resume_config(const Json& checkpoint_config, const Json& config, cons
     }
     if (old_flat[pointer] != v) refuse(key, old_flat[pointer].dump(), v.dump());
   }
-}
-
-std::unique_ptr<Task> build_task(const TaskSpec& spec, const Json& config, Device device) {
-  check(config.contains("seed") && config["seed"].is_number_integer(), "build_task",
-        "task '{}': the config has no integer 'seed'", spec.name);
-  manual_seed(config["seed"].get<uint64_t>());
-  return spec.make(config, device);
 }
 
 std::vector<std::string> run_files(const std::string& dir) {

@@ -26,6 +26,7 @@ from torch import nn
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_torch  # noqa: E402
 from encoder_blocks_torch import Block, training_step_ms  # noqa: E402
+from peer_timing import add_timing_args, set_up_device  # noqa: E402
 
 CLASSES, FREQUENCIES = 32, 2
 # (frames, bands, dim, depth, heads, mlp, batch)
@@ -82,20 +83,13 @@ def time_case(case, warmup, repeat, device, sdpa, bf16):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--warmup", type=int, default=1)
+    add_timing_args(ap, repeat=3)
     ap.add_argument("--case", action="append", choices=["linear", "fourier", "ast_linear", "ast_fourier"])
-    ap.add_argument("--device", default="cpu")
     ap.add_argument("--sdpa", action="store_true", help="attention through F.scaled_dot_product_attention")
     ap.add_argument("--bf16", action="store_true", help="cuda: bf16 autocast")
     args = ap.parse_args()
-    torch.set_num_threads(args.threads)
     bench_torch.DEVICE = args.device  # time_ms synchronises the device around its timed runs
-    if args.device != "cpu":
-        torch.backends.cuda.matmul.allow_tf32 = False
-        torch.backends.cudnn.allow_tf32 = False
-    where = torch.cuda.get_device_name() if args.device != "cpu" else f"threads={args.threads}"
+    where = set_up_device(args.device, args.threads)
     for case in args.case or ["linear", "fourier"]:
         ms, b = time_case(case, args.warmup, args.repeat, args.device, args.sdpa, args.bf16)
         label = case + (" sdpa" if args.sdpa else "") + (" bf16" if args.bf16 else "")

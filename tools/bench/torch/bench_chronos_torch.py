@@ -44,6 +44,7 @@ from torch import nn
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_torch  # noqa: E402
 from bench_torch import time_ms  # noqa: E402
+from peer_timing import add_timing_args, set_up_device  # noqa: E402
 
 V, PAD, EOS, SPECIAL, BUCKETS, MAX_DISTANCE, LOW, HIGH = 4096, 0, 1, 2, 32, 128, -15.0, 15.0
 SIZES = {  # name -> (d_model, layers, heads, d_kv, d_ff, dropout, context, horizon)
@@ -284,11 +285,8 @@ def time_forecast(warmup, repeat, device):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--warmup", type=int, default=1)
+    add_timing_args(ap, repeat=5)
     ap.add_argument("--case", action="append", choices=list(SIZES))
-    ap.add_argument("--device", default="cpu", help="cpu or cuda (cuda:0)")
     ap.add_argument("--bf16", action="store_true", help="cuda: bf16 autocast")
     args = ap.parse_args()
     if args.bf16 and args.device == "cpu":
@@ -296,11 +294,7 @@ def main():
     global BF16
     BF16 = args.bf16
     bench_torch.DEVICE = args.device  # time_ms synchronises the device around its timed runs
-    torch.set_num_threads(args.threads)
-    if args.device != "cpu":
-        torch.backends.cuda.matmul.allow_tf32 = False
-        torch.backends.cudnn.allow_tf32 = False
-    where = torch.cuda.get_device_name() if args.device != "cpu" else f"threads={args.threads}"
+    where = set_up_device(args.device, args.threads)
     precision = " bf16" if args.bf16 else ""
     for case in args.case or [c for c in SIZES if c != "train_mini"]:
         d_model, layers, heads, _, _, _, C, T = SIZES[case]

@@ -19,13 +19,16 @@ On cuda (cuda:0, against `harmonic bench --dt --device cuda`) TF32 stays off (fl
 --precision bf16.
 """
 import argparse
-import contextlib
 import math
-import time
+import os
+import sys
 
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer_timing import add_timing_args, median_step_ms, set_up_device, training_step  # noqa: E402
 
 S, A, K, L, H, E, B, DROP, MAX_T, N_FREQ, GAMMA = 40, 18, 30, 6, 8, 128, 64, 0.1, 1000, 8, 1e-6
 
@@ -117,46 +120,23 @@ def time_case(head, warmup, repeat, device="cpu", bf16=False):
     opt = torch.optim.AdamW(model.parameters(), lr=6e-4, betas=(0.9, 0.95), weight_decay=0.1)
     rtgs, states = torch.rand(B, K, 1).to(device), torch.randn(B, K, S).to(device)
     actions, timesteps = torch.randint(0, A, (B, K)).to(device), torch.randint(0, 900, (B,)).to(device)
-    sync = torch.cuda.synchronize if device != "cpu" else (lambda: None)
+    def loss():
+        scores = model(rtgs, states, actions, timesteps)
+        ce = F.cross_entropy(scores.reshape(-1, A).float(), actions.reshape(-1))
+        return ce + model.head.reg if head == "fourier" else ce
 
-    def step():
-        with torch.autocast(device_type="cuda", dtype=torch.bfloat16) if bf16 else contextlib.nullcontext():
-            scores = model(rtgs, states, actions, timesteps)
-            loss = F.cross_entropy(scores.reshape(-1, A).float(), actions.reshape(-1))
-            if head == "fourier":
-                loss = loss + model.head.reg
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-
-    for _ in range(warmup):
-        step()
-    sync()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        step()
-        sync()
-        times.append(time.perf_counter() - t0)
-    return sorted(times)[len(times) // 2] * 1e3
+    return median_step_ms(training_step(opt, loss, bf16), warmup, repeat, device)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--warmup", type=int, default=1)
+    add_timing_args(ap, repeat=5)
     ap.add_argument("--case", action="append", choices=["linear", "fourier"])
-    ap.add_argument("--device", default="cpu", help="cpu or cuda (cuda:0)")
     ap.add_argument("--bf16", action="store_true", help="cuda: bf16 autocast")
     args = ap.parse_args()
     if args.bf16 and args.device == "cpu":
         ap.error("--bf16 needs --device cuda")
-    torch.set_num_threads(args.threads)
-    if args.device != "cpu":
-        torch.backends.cuda.matmul.allow_tf32 = False
-        torch.backends.cudnn.allow_tf32 = False
-    where = torch.cuda.get_device_name() if args.device != "cpu" else f"threads={args.threads}"
+    where = set_up_device(args.device, args.threads)
     for head in args.case or ["linear", "fourier"]:
         ms = time_case(head, args.warmup, args.repeat, args.device, args.bf16)
         label = head + (" bf16" if args.bf16 else "")

@@ -23,11 +23,15 @@ Usage (the peer's python: ~/.cache/harmonic/torch-venv/bin/python from .ci/insta
 """
 import argparse
 import math
-import time
+import os
+import sys
 
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer_timing import add_timing_args, median_step_ms, set_up_device, training_step  # noqa: E402
 
 V, T, L, H, E, B, DROP = 8192, 256, 4, 8, 128, 8, 0.1
 SIZES = {"small": (8192, 256, 4, 8, 128, 8), "gpt2": (8192, 1024, 12, 12, 768, 8)}
@@ -111,35 +115,17 @@ def time_case(kernel, warmup, repeat, device="cpu", bf16=False):
     opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
     tokens = torch.randint(0, V, (B, T), device=device)
     targets = torch.randint(0, V, (B, T), device=device)
-    sync = torch.cuda.synchronize if device != "cpu" else (lambda: None)
 
-    def step():
-        with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=bf16):
-            logits = model(tokens)
-            loss = F.cross_entropy(logits.view(-1, V).float(), targets.view(-1))
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+    def loss():
+        return F.cross_entropy(model(tokens).view(-1, V).float(), targets.view(-1))
 
-    for _ in range(warmup):
-        step()
-    sync()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        step()
-        sync()
-        times.append(time.perf_counter() - t0)
-    return sorted(times)[len(times) // 2] * 1e3
+    return median_step_ms(training_step(opt, loss, bf16), warmup, repeat, device)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--warmup", type=int, default=1)
+    add_timing_args(ap, repeat=3)
     ap.add_argument("--case", action="append", choices=["softmax", "fourier"])
-    ap.add_argument("--device", default="cpu")
     ap.add_argument("--size", default="small", choices=list(SIZES))
     ap.add_argument("--sdpa", action="store_true", help="softmax attention through F.scaled_dot_product_attention")
     ap.add_argument("--bf16", action="store_true", help="cuda: bf16 autocast")
@@ -147,11 +133,7 @@ def main():
     global V, T, L, H, E, B, SDPA
     V, T, L, H, E, B = SIZES[args.size]
     SDPA = args.sdpa
-    torch.set_num_threads(args.threads)
-    if args.device != "cpu":
-        torch.backends.cuda.matmul.allow_tf32 = False
-        torch.backends.cudnn.allow_tf32 = False
-    where = torch.cuda.get_device_name() if args.device != "cpu" else f"threads={args.threads}"
+    where = set_up_device(args.device, args.threads)
     for kernel in args.case or ["softmax", "fourier"]:
         ms = time_case(kernel, args.warmup, args.repeat, args.device, args.bf16)
         label = kernel + (" sdpa" if SDPA and kernel == "softmax" else "") + (" bf16" if args.bf16 else "")

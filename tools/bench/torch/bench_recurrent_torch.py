@@ -11,10 +11,13 @@ Usage: bench_recurrent_torch.py [--case lstm_pixel ...] [--threads N] [--reps R]
                                 [--device cuda [--bf16]]"""
 import argparse
 import contextlib
-import statistics
-import time
+import os
+import sys
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer_timing import add_timing_args, median_step_ms, set_up_device  # noqa: E402
 
 SHAPES = {"pixel": (784, 256, 1, 200), "text": (300, 32, 128, 128)}  # T, B, in, H
 LAYERS = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU, "rnn": torch.nn.RNN}
@@ -27,8 +30,6 @@ def time_case(name, reps, warmup, device="cpu", bf16=False):
     torch.manual_seed(0)
     layer = LAYERS[kind](n_in, H).to(device)
     x = torch.rand(T, B, n_in).to(device)
-    sync = torch.cuda.synchronize if device != "cpu" else (lambda: None)
-
     def step():
         with torch.autocast(device_type="cuda", dtype=torch.bfloat16) if bf16 else contextlib.nullcontext():
             out, _ = layer(x)
@@ -36,36 +37,20 @@ def time_case(name, reps, warmup, device="cpu", bf16=False):
         total.backward()
         layer.zero_grad(set_to_none=True)
 
-    for _ in range(warmup):
-        step()
-    sync()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        step()
-        sync()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e3, T, B, n_in, H
+    return median_step_ms(step, warmup, reps, device), T, B, n_in, H
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--case", action="append", choices=CASES, help="cases to run (default: all)")
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--reps", "--repeat", dest="reps", type=int, default=3, help="timed steps (the median is printed)")
-    ap.add_argument("--warmup", type=int, default=1)
-    ap.add_argument("--device", default="cpu", help="cpu or cuda (cuda:0)")
+    add_timing_args(ap, repeat=3, repeat_flags=("--reps", "--repeat"))
     ap.add_argument("--bf16", action="store_true", help="cuda: bf16 autocast")
     a = ap.parse_args()
     if a.bf16 and a.device == "cpu":
         ap.error("--bf16 needs --device cuda")
-    torch.set_num_threads(a.threads)
-    if a.device != "cpu":
-        torch.backends.cuda.matmul.allow_tf32 = False
-        torch.backends.cudnn.allow_tf32 = False
-    where = torch.cuda.get_device_name() if a.device != "cpu" else f"threads={torch.get_num_threads()}"
+    where = set_up_device(a.device, a.threads)
     for name in a.case or CASES:
-        ms, T, B, n_in, H = time_case(name, a.reps, a.warmup, a.device, a.bf16)
+        ms, T, B, n_in, H = time_case(name, a.repeat, a.warmup, a.device, a.bf16)
         label = f"{name:<20} T={T} B={B} in={n_in} H={H}" + (" bf16" if a.bf16 else "")
         print(f"torch {label:<44} {where}  fwd+bwd {ms:9.1f} ms", flush=True)
 

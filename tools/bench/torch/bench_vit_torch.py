@@ -24,6 +24,7 @@ from torch import nn
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_torch  # noqa: E402
 from encoder_blocks_torch import Block, training_step_ms  # noqa: E402
+from peer_timing import add_timing_args, set_up_device  # noqa: E402
 
 # (image size, channels, patch, dim, depth, heads, mlp, classes, batch)
 SIZES = {"deit_tiny": (224, 3, 16, 192, 12, 3, 768, 1000, 32), "task": (28, 1, 7, 64, 4, 4, 128, 10, 128)}
@@ -60,20 +61,13 @@ def time_case(case, kernel, warmup, repeat, device, bf16):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--warmup", type=int, default=1)
+    add_timing_args(ap, repeat=3)
     ap.add_argument("--case", action="append", choices=["softmax", "fourier", "task"])
-    ap.add_argument("--device", default="cpu")
     ap.add_argument("--sdpa", action="store_true", help="softmax attention through F.scaled_dot_product_attention")
     ap.add_argument("--bf16", action="store_true", help="cuda: bf16 autocast")
     args = ap.parse_args()
-    torch.set_num_threads(args.threads)
     bench_torch.DEVICE = args.device  # time_ms synchronises the device around its timed runs
-    if args.device != "cpu":
-        torch.backends.cuda.matmul.allow_tf32 = False
-        torch.backends.cudnn.allow_tf32 = False
-    where = torch.cuda.get_device_name() if args.device != "cpu" else f"threads={args.threads}"
+    where = set_up_device(args.device, args.threads)
     for case in args.case or ["softmax", "fourier", "task"]:
         kernel = "fourier" if case == "fourier" else ("sdpa" if args.sdpa else "softmax")
         ms, b = time_case(case, kernel, args.warmup, args.repeat, args.device, args.bf16)

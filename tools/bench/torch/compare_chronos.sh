@@ -11,12 +11,8 @@
 #   HARMONIC_BIN=build/harmonic ROUNDS=5 REPEAT=5 tools/bench/torch/compare_chronos.sh 1
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
-source "$repo/tools/bench/torch/peer_python.sh"; python="$PYTHON"
-bin="${HARMONIC_BIN:-$repo/build/harmonic}"
-[[ -x "$bin" ]] || { echo "compare_chronos.sh: no harmonic executable at $bin; set HARMONIC_BIN" >&2; exit 1; }
-source "$repo/tools/bench/torch/peer_blas_env.sh"
-threads=("$@")
-[[ ${#threads[@]} -eq 0 ]] && threads=(1 2)
+default_threads="1 2"
+source "$repo/tools/bench/torch/compare_setup.sh" "$@"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 

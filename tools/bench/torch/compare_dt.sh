@@ -8,12 +8,8 @@
 #   HARMONIC_BIN=build/harmonic ROUNDS=3 tools/bench/torch/compare_dt.sh 1
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
-source "$repo/tools/bench/torch/peer_python.sh"; python="$PYTHON"
-bin="${HARMONIC_BIN:-$repo/build/harmonic}"
-[[ -x "$bin" ]] || { echo "compare_dt.sh: no harmonic executable at $bin; set HARMONIC_BIN" >&2; exit 1; }
-source "$repo/tools/bench/torch/peer_blas_env.sh"
-threads=("$@")
-[[ ${#threads[@]} -eq 0 ]] && threads=(1 2)
+default_threads="1 2"
+source "$repo/tools/bench/torch/compare_setup.sh" "$@"
 for round in $(seq "${ROUNDS:-2}"); do
   for n in "${threads[@]}"; do
     echo "# round $round, threads $n"

@@ -11,12 +11,8 @@
 # TORCH_FOURIER=0 to skip it.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
-source "$repo/tools/bench/torch/peer_python.sh"; python="$PYTHON"
-bin="${HARMONIC_BIN:-$repo/build/harmonic}"
-[[ -x "$bin" ]] || { echo "compare_gpt.sh: no harmonic executable at $bin; set HARMONIC_BIN" >&2; exit 1; }
-source "$repo/tools/bench/torch/peer_blas_env.sh"
-threads=("$@")
-[[ ${#threads[@]} -eq 0 ]] && threads=(1 2)
+default_threads="1 2"
+source "$repo/tools/bench/torch/compare_setup.sh" "$@"
 torch_cases=(--case softmax)
 [[ "${TORCH_FOURIER:-1}" == 1 ]] && torch_cases+=(--case fourier)
 for round in $(seq "${ROUNDS:-2}"); do

@@ -10,12 +10,8 @@
 #   HARMONIC_BIN=build/harmonic ROUNDS=1 VIT_CASES="task softmax" tools/bench/torch/compare_vit_audio.sh 1 2
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
-source "$repo/tools/bench/torch/peer_python.sh"; python="$PYTHON"
-bin="${HARMONIC_BIN:-$repo/build/harmonic}"
-[[ -x "$bin" ]] || { echo "compare_vit_audio.sh: no harmonic executable at $bin; set HARMONIC_BIN" >&2; exit 1; }
-source "$repo/tools/bench/torch/peer_blas_env.sh"
-threads=("$@")
-[[ ${#threads[@]} -eq 0 ]] && threads=(2)
+default_threads="2"
+source "$repo/tools/bench/torch/compare_setup.sh" "$@"
 vit=() audio=()
 for c in ${VIT_CASES:-task}; do vit+=(--case "$c"); done
 for c in ${AUDIO_CASES:-linear fourier}; do audio+=(--case "$c"); done

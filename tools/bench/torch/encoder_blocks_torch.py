@@ -15,6 +15,7 @@ import torch.utils.checkpoint
 from torch import nn
 
 import bench_torch
+from peer_timing import training_step
 
 
 def fourier_scores(q, k, r):
@@ -61,12 +62,5 @@ def training_step_ms(model, inputs, labels, lr, weight_decay, repeat, warmup, bf
     bf16: forward and loss under cuda bf16 autocast."""
     model.train()
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
-
-    def step():
-        with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=bf16):
-            loss = F.cross_entropy(model(inputs).float(), labels)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-
+    step = training_step(opt, lambda: F.cross_entropy(model(inputs).float(), labels), bf16)
     return bench_torch.time_ms(step, repeat, warmup)

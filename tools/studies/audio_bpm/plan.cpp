@@ -28,8 +28,8 @@ Json bpm_scale(bool quick, bool paper_scale) {
 std::vector<HeadRunSpec> bpm_study_grid(const BpmStudyPlan& plan) {
   std::vector<int64_t> frequencies = plan.frequencies.empty() ? std::vector<int64_t>{1, 2} : plan.frequencies;
   for (int64_t n : frequencies) check(n >= 1, kPlan, "frequencies must be >= 1, got {}", n);
-  std::vector<uint64_t> seeds = plan.seeds;
-  const bool quick = plan.quick && !plan.paper_scale;  // paper_scale takes the full mode's seeds
+  std::vector<uint64_t> seeds = plan.common.seeds;
+  const bool quick = plan.common.quick && !plan.common.paper_scale;  // paper_scale takes the full mode's seeds
   if (seeds.empty()) seeds = quick ? std::vector<uint64_t>{1, 2, 3} : std::vector<uint64_t>{1, 2, 3, 4, 5};
   std::vector<HeadChoice> heads{HeadChoice{}};
   for (int64_t n : frequencies)
@@ -38,8 +38,8 @@ std::vector<HeadRunSpec> bpm_study_grid(const BpmStudyPlan& plan) {
   std::vector<HeadRunSpec> grid;
   for (uint64_t seed : seeds)
     for (const HeadChoice& head : heads) {
-      HeadRunSpec run{.head = head, .seed = seed, .device = plan.device};
-      run.task_config = bpm_scale(quick, plan.paper_scale);
+      HeadRunSpec run{.head = head, .seed = seed, .device = plan.common.device};
+      run.task_config = bpm_scale(quick, plan.common.paper_scale);
       run.task_config.merge_patch(plan.task);
       run.task_config.merge_patch(head.task_keys());
       run.task_config["seed"] = seed;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harmonic/tools/studies/driver/head_run.h"
+#include "harmonic/tools/studies/driver/study.h"
 
 namespace hm::studies {
 
@@ -17,14 +18,11 @@ inline constexpr const char* kBpmStudy = "study audio-bpm";  // names the study 
 using Json = nlohmann::json;
 
 struct BpmStudyPlan {
-  bool quick = false;
+  // seeds: empty: {1, 2, 3} quick, {1, 2, 3, 4, 5} full. paper_scale: the Audio Spectrogram
+  // Transformer's shape (ViT-base: 12 layers, d 768, 12 heads) on 16 kHz clips with 128 bands and
+  // 10 ms hops, trained from scratch (no AudioSet weights here), the full mode's seeds.
+  StudyCommon common;
   std::vector<int64_t> frequencies;  // the Fourier heads; empty: {1, 2}
-  std::vector<uint64_t> seeds;       // empty: {1, 2, 3} quick, {1, 2, 3, 4, 5} full
-  std::string device = "cpu";
-  // The GPU configuration: the Audio Spectrogram Transformer's shape (ViT-base: 12 layers, d 768,
-  // 12 heads) on 16 kHz clips with 128 bands and 10 ms hops, trained from scratch (no AudioSet
-  // weights here), the full mode's seeds. A job for --set device=cuda.
-  bool paper_scale = false;
   Json task = Json::object();  // audio-bpm keys merged into every run
 };
 

@@ -3,7 +3,6 @@
 // report and figures of report.h and figures.h.
 #include <fmt/format.h>
 
-#include "harmonic/core/error.h"
 #include "harmonic/tools/studies/audio_bpm/plan.h"
 #include "harmonic/tools/studies/audio_bpm/report.h"
 #include "harmonic/tools/studies/audio_bpm/run.h"
@@ -12,19 +11,13 @@
 namespace hm::studies {
 namespace {
 
-constexpr const char* kStudy = "study audio-bpm";
+constexpr const char* kStudy = kBpmStudy;
 
 BpmStudyPlan plan_of(const StudyContext& c) {
-  BpmStudyPlan plan;
-  plan.quick = c.quick;
-  plan.seeds = c.seeds;
+  BpmStudyPlan plan{.common = c.common()};
   const Json& o = c.options;
-  plan.device = o.at("device").get<std::string>();
-  plan.paper_scale = o.at("paper_scale").get<bool>();
   plan.frequencies = o.at("frequencies").get<std::vector<int64_t>>();
-  check(o.at("task").is_object(), kStudy, "option 'task' must be an object of audio-bpm keys, got {}",
-        o.at("task").dump());
-  plan.task = o.at("task");
+  plan.task = c.task_keys("task", kStudy);
   return plan;
 }
 
@@ -41,13 +34,10 @@ StudySpec audio_bpm_study() {
       "of batch 64 (with --set device=cuda on a GPU)";
   // frequencies: the Fourier heads ([]: 1 and 2); task: audio-bpm keys merged into every run
   // (--set 'task={"trainer":{"steps":100}}').
-  s.options = {{"frequencies", Json::array()}, {"device", "cpu"}, {"paper_scale", false}, {"task", Json::object()}};
+  s.options = {{"frequencies", Json::array()}, {"task", Json::object()}};
   s.smoke = {{"task", {{"train_clips", 64}, {"test_clips", 32}, {"seconds", 2.0}, {"dim", 32}, {"depth", 1}, {"batch_size", 16}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}, {"warmup_steps", 1}}}}}};
   s.grid = [](const StudyContext& c) {
-    std::vector<StudyRun> runs;
-    for (const HeadRunSpec& r : bpm_study_grid(plan_of(c)))
-      runs.push_back({bpm_run_label(r), head_run_json(r), bpm_run_cost(r)});
-    return runs;
+    return study_runs(bpm_study_grid(plan_of(c)), bpm_run_label, head_run_json, bpm_run_cost);
   };
   s.run = [](const StudyRun& run) { return run_audio_bpm(head_run_from_json(run.config, kBpmStudy), run.work_dir); };
   s.describe = [](const RunRecord& r) {

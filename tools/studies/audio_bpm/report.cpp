@@ -31,11 +31,8 @@ const BpmGroup* linear_group(const std::vector<BpmGroup>& groups) {
 }  // namespace
 
 std::vector<BpmRun> bpm_runs_of(const std::vector<RunRecord>& records) {
-  std::vector<BpmRun> runs = recorded_runs_of<HeadRunSpec>(
-      records, [](const Json& c) { return head_run_from_json(c, kBpmStudy); }, kReport, {"params", "curve", "final"});
-  for (size_t i = 0; i < runs.size(); ++i)
-    check(runs[i].result.at("final").is_object(), kReport, "run '{}' has no final evaluation", records[i].label);
-  return runs;
+  return evaluated_runs_of<HeadRunSpec>(records, [](const Json& c) { return head_run_from_json(c, kBpmStudy); },
+                                        kReport, {"params", "curve", "final"});
 }
 
 std::vector<BpmGroup> aggregate_bpm_runs(const std::vector<BpmRun>& runs) {

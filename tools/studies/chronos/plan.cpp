@@ -88,7 +88,7 @@ ChronosSize ChronosSize::parse(const std::string& name) {
 }
 
 ChronosSize chronos_main_size(const ChronosStudyPlan& plan) {
-  return ChronosSize::parse(plan.paper_scale ? "mini" : plan.quick ? "d32" : "d64");
+  return ChronosSize::parse(plan.common.paper_scale ? "mini" : plan.common.quick ? "d32" : "d64");
 }
 
 Json chronos_scale(const ChronosStudyPlan& plan) {
@@ -96,7 +96,7 @@ Json chronos_scale(const ChronosStudyPlan& plan) {
   // series are generated on the CPU when a run starts (about 90 ms per 1024-point KernelSynth
   // series on one core), so 20k + 20k series (about 30 min) with 64 windows each stand in for
   // Chronos' 1M KernelSynth + 10M TSMixup.
-  if (plan.paper_scale)
+  if (plan.common.paper_scale)
     return {{"context_length", 512},
             {"horizon", 64},
             {"series_length", 1024},
@@ -108,7 +108,7 @@ Json chronos_scale(const ChronosStudyPlan& plan) {
             {"dropout", 0.1},
             {"feed_forward", "relu"},
             {"trainer", {{"steps", 200000}, {"eval_every", 20000}, {"log_every", 100}, {"checkpoint_every", 5000}}}};
-  if (plan.quick)  // a 1 + 1 layer d 32 model on 32 points of context: a few minutes per run on one core
+  if (plan.common.quick)  // a 1 + 1 layer d 32 model on 32 points of context: a few minutes per run on one core
     return {{"context_length", 32},    {"horizon", 8},
             {"series_length", 96},     {"series", 2048},
             {"mixup_series", 512},     {"held_out_series", 64},
@@ -130,23 +130,23 @@ std::vector<ChronosRunSpec> chronos_study_grid(const ChronosStudyPlan& plan) {
   std::vector<std::string> head_names = plan.heads;
   // Table 8's rows; N < bins / 2, so the full mode's 1024 tokens stop at 256 and take the
   // ablations there (the paper's are at 550 of 4096).
-  if (head_names.empty() && plan.paper_scale)
+  if (head_names.empty() && plan.common.paper_scale)
     head_names = {"linear",      "fourier-64",        "fourier-128",        "fourier-256",
                   "fourier-550", "fourier-550-noreg", "fourier-550-uniform"};
-  else if (head_names.empty() && plan.quick)
+  else if (head_names.empty() && plan.common.quick)
     head_names = {"linear", "fourier-64"};
   else if (head_names.empty())
     head_names = {"linear", "fourier-64", "fourier-128", "fourier-256", "fourier-256-noreg", "fourier-256-uniform"};
   std::vector<ChronosHeadSpec> heads;
   for (const std::string& n : head_names) heads.push_back(ChronosHeadSpec::parse(n));
   std::vector<std::string> size_names = plan.sizes;
-  if (size_names.empty() && !plan.quick && !plan.paper_scale) size_names = {"d32", "d128"};
-  const std::vector<uint64_t> seeds = plan.seeds.empty() ? std::vector<uint64_t>{1, 2, 3} : plan.seeds;
+  if (size_names.empty() && !plan.common.quick && !plan.common.paper_scale) size_names = {"d32", "d128"};
+  const std::vector<uint64_t> seeds = plan.common.seeds.empty() ? std::vector<uint64_t>{1, 2, 3} : plan.common.seeds;
   const std::vector<uint64_t> sweep_seeds = plan.sweep_seeds.empty() ? seeds : plan.sweep_seeds;
   const ChronosSize main_size = chronos_main_size(plan);
 
   std::vector<double> fractions = plan.data_fractions;
-  if (fractions.empty() && !plan.quick && !plan.paper_scale) fractions = {0.01, 0.1};
+  if (fractions.empty() && !plan.common.quick && !plan.common.paper_scale) fractions = {0.01, 0.1};
   for (double f : fractions) check(f > 0 && f <= 1, kPlan, "data fractions must be in (0, 1], got {}", f);
   const std::vector<uint64_t> data_seeds =
       plan.data_seeds.empty() ? std::vector<uint64_t>{1, 2, 3, 4} : plan.data_seeds;
@@ -157,7 +157,8 @@ std::vector<ChronosRunSpec> chronos_study_grid(const ChronosStudyPlan& plan) {
       if (r.head.name() == head.name() && r.size.name == size.name && r.seed == seed && r.data_fraction == fraction)
         return;
     // N < bins / 2 (the Nyquist rate of the bins); the task checks it against its n_tokens.
-    ChronosRunSpec run{.head = head, .size = size, .seed = seed, .device = plan.device, .data_fraction = fraction};
+    ChronosRunSpec run{
+        .head = head, .size = size, .seed = seed, .device = plan.common.device, .data_fraction = fraction};
     run.task_config = chronos_scale(plan);
     run.task_config.merge_patch(size.task_keys());
     run.task_config.merge_patch(plan.task);

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "harmonic/tools/studies/driver/study.h"
+
 namespace hm::studies {
 
 using Json = nlohmann::json;
@@ -39,18 +41,17 @@ struct ChronosSize {
 };
 
 struct ChronosStudyPlan {
-  bool quick = false;
-  bool paper_scale = false;           // the paper's model, context 512, horizon 64, 200k steps of 256 (a GPU's job)
+  // seeds: the rows' seeds; empty: {1, 2, 3}. paper_scale: the paper's model, context 512,
+  // horizon 64, 200k steps of 256.
+  StudyCommon common;
   std::vector<std::string> heads;     // Table 3/8 rows at the main size; empty: the mode's
   std::vector<std::string> sizes;     // Figure 19's other sizes (linear and the main Fourier head); empty: the mode's
-  std::vector<uint64_t> seeds;        // the rows' seeds; empty: {1, 2, 3}
   std::vector<uint64_t> sweep_seeds;  // the size sweep's seeds; empty: the rows' seeds
   // Figure 18: linear and the main Fourier head at the main size on this share of the training
   // series (KernelSynth and TSMixup alike; the held-out series stay); empty: 0.01 and 0.1 (full),
   // none (quick, paper scale). Its seeds: empty: 1 2 3 4, the paper's four.
   std::vector<double> data_fractions;
   std::vector<uint64_t> data_seeds;
-  std::string device = "cpu";
   Json task = Json::object();  // chronos keys merged into every run
 };
 

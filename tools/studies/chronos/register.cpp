@@ -3,7 +3,6 @@
 // and figures of report.h and figures.h.
 #include <fmt/format.h>
 
-#include "harmonic/core/error.h"
 #include "harmonic/tools/studies/chronos/plan.h"
 #include "harmonic/tools/studies/chronos/report.h"
 #include "harmonic/tools/studies/chronos/run.h"
@@ -15,20 +14,14 @@ namespace {
 constexpr const char* kStudy = "study chronos";
 
 ChronosStudyPlan plan_of(const StudyContext& c) {
-  ChronosStudyPlan plan;
-  plan.quick = c.quick;
-  plan.seeds = c.seeds;
+  ChronosStudyPlan plan{.common = c.common()};
   const Json& o = c.options;
-  plan.paper_scale = o.at("paper_scale").get<bool>();
-  plan.device = o.at("device").get<std::string>();
   plan.heads = o.at("heads").get<std::vector<std::string>>();
   plan.sizes = o.at("sizes").get<std::vector<std::string>>();
   plan.sweep_seeds = o.at("sweep_seeds").get<std::vector<uint64_t>>();
   plan.data_fractions = o.at("data_fractions").get<std::vector<double>>();
   plan.data_seeds = o.at("data_seeds").get<std::vector<uint64_t>>();
-  check(o.at("task").is_object(), kStudy, "option 'task' must be an object of chronos keys, got {}",
-        o.at("task").dump());
-  plan.task = o.at("task");
+  plan.task = c.task_keys("task", kStudy);
   return plan;
 }
 
@@ -53,20 +46,11 @@ StudySpec chronos_study() {
   // mini; []: the mode's); data_fractions / data_seeds: Figure 18's shares of the training series
   // and their seeds ([]: the mode's); task: chronos keys merged into every run (--set
   // 'task={"trainer":{"steps":100}}').
-  s.options = {{"heads", Json::array()},
-               {"sizes", Json::array()},
-               {"sweep_seeds", Json::array()},
-               {"data_fractions", Json::array()},
-               {"data_seeds", Json::array()},
-               {"paper_scale", false},
-               {"device", "cpu"},
-               {"task", Json::object()}};
+  s.options = {{"heads", Json::array()},          {"sizes", Json::array()},      {"sweep_seeds", Json::array()},
+               {"data_fractions", Json::array()}, {"data_seeds", Json::array()}, {"task", Json::object()}};
   s.smoke = {{"task", {{"series", 24}, {"mixup_series", 8}, {"held_out_series", 6}, {"series_length", 48}, {"context_length", 24}, {"horizon", 4}, {"d_model", 16}, {"d_ff", 32}, {"num_layers", 1}, {"num_heads", 2}, {"d_kv", 8}, {"windows_per_series", 4}, {"batch_size", 8}, {"eval_samples", 4}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}}}}}};
   s.grid = [](const StudyContext& c) {
-    std::vector<StudyRun> runs;
-    for (const ChronosRunSpec& r : chronos_study_grid(plan_of(c)))
-      runs.push_back({chronos_run_label(r), chronos_run_json(r), chronos_run_cost(r)});
-    return runs;
+    return study_runs(chronos_study_grid(plan_of(c)), chronos_run_label, chronos_run_json, chronos_run_cost);
   };
   s.run = [](const StudyRun& run) { return run_chronos(chronos_run_from_json(run.config), run.dir, run.work_dir); };
   s.describe = [](const RunRecord& r) {

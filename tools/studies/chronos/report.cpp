@@ -32,11 +32,8 @@ report::MetricStats constant_like(const report::MetricStats& s, double v) {
 }  // namespace
 
 std::vector<ChronosRun> chronos_runs_of(const std::vector<RunRecord>& records) {
-  std::vector<ChronosRun> runs = recorded_runs_of<ChronosRunSpec>(records, chronos_run_from_json, kReport,
-                                                                  {"params", "final", "tokens_per_second"});
-  for (size_t i = 0; i < runs.size(); ++i)
-    check(runs[i].result.at("final").is_object(), kReport, "run '{}' has no final evaluation", records[i].label);
-  return runs;
+  return evaluated_runs_of<ChronosRunSpec>(records, chronos_run_from_json, kReport,
+                                           {"params", "final", "tokens_per_second"});
 }
 
 std::vector<ChronosGroup> aggregate_chronos_runs(const std::vector<ChronosRun>& runs) {

@@ -113,21 +113,14 @@ Json crop_pmf(const std::vector<double>& pmf, const std::vector<double>& centres
 }
 
 Json run_chronos(const ChronosRunSpec& run, const std::string& study_dir, const std::string& work_dir) {
-  const train::TaskSpec& spec = train::find_task(train::kChronosTask);
-  Json config = train::default_config(spec);
-  train::merge_config(config, run.task_config, "study chronos");
-  std::unique_ptr<train::Task> task = train::build_task(spec, config, Device::parse(run.device));
-  Json& trainer_config = config["trainer"];
-  trainer_config["accumulate"] = 1;
-  trainer_config["checkpoint_every"] = 0;
+  auto [config, task] = make_study_task(train::kChronosTask, run.task_config, run.device, work_dir, "study chronos");
   const int64_t horizon = config.at("horizon").get<int64_t>();
-  StudyFit::configure(config, work_dir);
 
   Json result = {{"params", task->model().num_parameters()}, {"curve", Json::array()}, {"final", nullptr}};
   auto record = [&](int64_t step, const Json& m) {
     record_eval(result, step, m, {"test_loss", "test_mase", "test_wql", "test_smoothness", "test_mase_period"});
   };
-  train::Trainer trainer(*task, spec.name, config, work_dir);
+  train::Trainer trainer(*task, train::kChronosTask, config, work_dir);
   quiet_study_trainer(trainer);
   trainer.on_eval = record;
   StudyFit fit(trainer, result);

@@ -13,7 +13,7 @@ namespace {
 constexpr const char* kPlan = kDtStudy;
 
 bool has_part(const DtStudyPlan& plan, const std::string& part) {
-  if (plan.parts.empty()) return !plan.quick || part == "main";  // quick: no ablations by default
+  if (plan.parts.empty()) return !plan.common.quick || part == "main";  // quick: no ablations by default
   return std::find(plan.parts.begin(), plan.parts.end(), part) != plan.parts.end();
 }
 
@@ -41,10 +41,10 @@ void drop_fourier_keys(Json& task_config) {
 }  // namespace
 
 Json dt_scale(const DtStudyPlan& plan) {
-  if (plan.paper_scale)  // Appendix D.1: 500k transitions, 5 epochs, minGPT DT's batch 128, the paper's model
+  if (plan.common.paper_scale)  // Appendix D.1: 500k transitions, 5 epochs, minGPT DT's batch 128, the paper's model
     return {{"dataset_steps", 500000}, {"batch_size", 128}, {"eval_episodes", 10},
             {"trainer", {{"epochs", 5}, {"steps", 0}, {"warmup_steps", 512}}}};
-  if (plan.quick)  // a smaller model and context: minutes on 2 cores
+  if (plan.common.quick)  // a smaller model and context: minutes on 2 cores
     return {{"dataset_steps", 50000}, {"val_steps", 5000}, {"n_layer", 2},       {"n_head", 4},
             {"n_embd", 64},           {"context_length", 10}, {"batch_size", 64}, {"eval_episodes", 10},
             {"trainer", {{"steps", 1500}, {"warmup_steps", 100}, {"eval_every", 500}}}};
@@ -58,15 +58,16 @@ std::vector<HeadRunSpec> dt_study_grid(const DtStudyPlan& plan) {
   for (const std::string& p : plan.parts)
     check(std::find(kDtParts.begin(), kDtParts.end(), p) != kDtParts.end(), kPlan,
           "unknown part '{}' (main, model, data)", p);
-  const std::vector<int64_t> sweep = or_default<int64_t>(plan.frequencies, {2}, paper_sweep(), plan.quick);
+  const std::vector<int64_t> sweep = or_default<int64_t>(plan.frequencies, {2}, paper_sweep(), plan.common.quick);
   for (int64_t n : sweep) check(n >= 1, kPlan, "frequencies must be >= 1, got {}", n);
-  const std::vector<uint64_t> seeds = or_default<uint64_t>(plan.seeds, {1}, {1, 2, 3, 4}, plan.quick);
+  const std::vector<uint64_t> seeds = or_default<uint64_t>(plan.common.seeds, {1}, {1, 2, 3, 4}, plan.common.quick);
   const std::vector<uint64_t> sweep_seeds =
-      or_default<uint64_t>(plan.sweep_seeds, plan.seeds.empty() ? std::vector<uint64_t>{1} : plan.seeds, {1, 2},
-                           plan.quick);
+      or_default<uint64_t>(plan.sweep_seeds, plan.common.seeds.empty() ? std::vector<uint64_t>{1} : plan.common.seeds,
+                           {1, 2}, plan.common.quick);
   const std::vector<DtModelSize> model_sizes =
-      or_default<DtModelSize>(plan.model_sizes, {{1, 32}}, {{2, 64}, {4, 96}}, plan.quick);
-  const std::vector<int64_t> data_sizes = or_default<int64_t>(plan.data_sizes, {20000}, {50000, 100000}, plan.quick);
+      or_default<DtModelSize>(plan.model_sizes, {{1, 32}}, {{2, 64}, {4, 96}}, plan.common.quick);
+  const std::vector<int64_t> data_sizes =
+      or_default<int64_t>(plan.data_sizes, {20000}, {50000, 100000}, plan.common.quick);
   for (const DtModelSize& m : model_sizes)
     check(m.n_layer >= 1 && m.n_embd >= 1, kPlan, "model sizes need n_layer, n_embd >= 1, got {}, {}", m.n_layer,
           m.n_embd);
@@ -75,7 +76,7 @@ std::vector<HeadRunSpec> dt_study_grid(const DtStudyPlan& plan) {
   auto add = [&](HeadChoice head, uint64_t seed, const std::string& ablation, const Json& keys) {
     for (const HeadRunSpec& r : grid)
       if (r.head.frequencies == head.frequencies && r.seed == seed && r.ablation == ablation) return;
-    HeadRunSpec run{.head = head, .seed = seed, .device = plan.device, .ablation = ablation};
+    HeadRunSpec run{.head = head, .seed = seed, .device = plan.common.device, .ablation = ablation};
     run.task_config = dt_scale(plan);
     run.task_config.merge_patch(plan.task);
     run.task_config.merge_patch(keys);

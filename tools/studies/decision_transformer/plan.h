@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harmonic/tools/studies/driver/head_run.h"
+#include "harmonic/tools/studies/driver/study.h"
 
 namespace hm::studies {
 
@@ -30,13 +31,12 @@ struct DtModelSize {
 };
 
 struct DtStudyPlan {
-  bool quick = false;
-  bool paper_scale = false;             // the paper's 500k transitions x 5 epochs, batch 128 (a GPU's job)
+  // seeds: linear and the main Fourier head; empty: {1} quick, {1, 2, 3, 4} full. paper_scale:
+  // the paper's 500k transitions x 5 epochs, batch 128.
+  StudyCommon common;
   std::vector<int64_t> frequencies;     // Fourier heads of the sweep; empty: the mode's
-  std::vector<uint64_t> seeds;          // linear and the main Fourier head; empty: {1} quick, {1, 2, 3, 4} full
   std::vector<uint64_t> sweep_seeds;    // the other Fourier heads; empty: {1} quick, {1, 2} full
   int64_t main_frequencies = 8;         // the Fourier head run on every seed (Figure 13's N = 8)
-  std::string device = "cpu";
   Json task = Json::object();           // arcade-dt keys merged into every run
   std::vector<std::string> parts;       // of kDtParts; empty: main (quick), all three (full)
   std::vector<DtModelSize> model_sizes;  // empty: {1, 32} (quick), {2, 64} and {4, 96} (full)

@@ -15,18 +15,12 @@ namespace {
 constexpr const char* kStudy = "study decision-transformer";
 
 DtStudyPlan plan_of(const StudyContext& c) {
-  DtStudyPlan plan;
-  plan.quick = c.quick;
-  plan.seeds = c.seeds;
+  DtStudyPlan plan{.common = c.common()};
   const Json& o = c.options;
-  plan.paper_scale = o.at("paper_scale").get<bool>();
-  plan.device = o.at("device").get<std::string>();
   plan.frequencies = o.at("frequencies").get<std::vector<int64_t>>();
   plan.sweep_seeds = o.at("sweep_seeds").get<std::vector<uint64_t>>();
   plan.main_frequencies = o.at("main_frequencies").get<int64_t>();
-  check(o.at("task").is_object(), kStudy, "option 'task' must be an object of arcade-dt keys, got {}",
-        o.at("task").dump());
-  plan.task = o.at("task");
+  plan.task = c.task_keys("task", kStudy);
   plan.parts = o.at("parts").get<std::vector<std::string>>();
   for (const Json& m : o.at("model_sizes")) {
     check(m.is_array() && m.size() == 2, kStudy, "option 'model_sizes' holds [n_layer, n_embd] pairs, got {}",
@@ -55,21 +49,12 @@ StudySpec decision_transformer_study() {
   // arcade-dt keys merged into every run (--set 'task={"trainer":{"steps":100}}'); parts: of
   // main, model, data ([]: the mode's); model_sizes: [[n_layer, n_embd], ...] and data_sizes:
   // transitions of the ablations ([]: the mode's).
-  s.options = {{"frequencies", Json::array()},
-               {"sweep_seeds", Json::array()},
-               {"main_frequencies", 8},
-               {"paper_scale", false},
-               {"device", "cpu"},
-               {"task", Json::object()},
-               {"parts", Json::array()},
-               {"model_sizes", Json::array()},
+  s.options = {{"frequencies", Json::array()}, {"sweep_seeds", Json::array()}, {"main_frequencies", 8},
+               {"task", Json::object()},       {"parts", Json::array()},       {"model_sizes", Json::array()},
                {"data_sizes", Json::array()}};
   s.smoke = {{"task", {{"dataset_steps", 3000}, {"val_steps", 600}, {"max_episode_steps", 200}, {"n_layer", 1}, {"n_head", 2}, {"n_embd", 16}, {"context_length", 5}, {"batch_size", 16}, {"eval_episodes", 2}, {"reference_episodes", 3}, {"val_windows", 64}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}, {"warmup_steps", 1}}}}}};
   s.grid = [](const StudyContext& c) {
-    std::vector<StudyRun> runs;
-    for (const HeadRunSpec& r : dt_study_grid(plan_of(c)))
-      runs.push_back({dt_run_label(r), head_run_json(r), dt_run_cost(r)});
-    return runs;
+    return study_runs(dt_study_grid(plan_of(c)), dt_run_label, head_run_json, dt_run_cost);
   };
   s.run = [](const StudyRun& run) {
     return run_decision_transformer(head_run_from_json(run.config, kDtStudy), run.work_dir);

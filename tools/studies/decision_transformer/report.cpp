@@ -53,12 +53,8 @@ const DtGroup* best_fourier(const std::vector<DtGroup>& groups) {
 }  // namespace
 
 std::vector<DtRun> dt_runs_of(const std::vector<RunRecord>& records) {
-  std::vector<DtRun> runs =
-      recorded_runs_of<HeadRunSpec>(records, [](const Json& c) { return head_run_from_json(c, kDtStudy); }, kReport,
-                                    {"params", "curve", "final", "best", "random_return", "expert_return"});
-  for (size_t i = 0; i < runs.size(); ++i)
-    check(runs[i].result.at("final").is_object(), kReport, "run '{}' has no final evaluation", records[i].label);
-  return runs;
+  return evaluated_runs_of<HeadRunSpec>(records, [](const Json& c) { return head_run_from_json(c, kDtStudy); }, kReport,
+                                        {"params", "curve", "final", "best", "random_return", "expert_return"});
 }
 
 std::vector<DtGroup> aggregate_dt_runs(const std::vector<DtRun>& runs) {

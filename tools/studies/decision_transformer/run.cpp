@@ -8,18 +8,13 @@
 namespace hm::studies {
 
 Json run_decision_transformer(const HeadRunSpec& run, const std::string& work_dir) {
-  const train::TaskSpec& spec = train::find_task("arcade-dt");
-  Json config = train::default_config(spec);
-  train::merge_config(config, run.task_config, "study decision-transformer");
-  std::unique_ptr<train::Task> task = train::build_task(spec, config, Device::parse(run.device));
+  auto [config, task] =
+      make_study_task("arcade-dt", run.task_config, run.device, work_dir, "study decision-transformer");
   Json& trainer_config = config["trainer"];
-  trainer_config["accumulate"] = 1;
-  trainer_config["checkpoint_every"] = 0;
   int64_t eval_every = trainer_config.at("eval_every").get<int64_t>();
   if (eval_every <= 0) eval_every = task->train_loader().num_batches();  // once per epoch
   trainer_config["eval_every"] = eval_every;
   trainer_config["log_every"] = eval_every;
-  StudyFit::configure(config, work_dir);
 
   Json result = {
       {"params", task->model().num_parameters()}, {"curve", Json::array()}, {"final", nullptr}, {"best", nullptr}};
@@ -36,7 +31,7 @@ Json run_decision_transformer(const HeadRunSpec& run, const std::string& work_di
       result["best"] = *point;
   };
 
-  train::Trainer trainer(*task, spec.name, config, work_dir);
+  train::Trainer trainer(*task, "arcade-dt", config, work_dir);
   quiet_study_trainer(trainer);
   trainer.on_eval = record;
   StudyFit fit(trainer, result);

@@ -33,4 +33,15 @@ std::vector<RecordedRun<Spec>> recorded_runs_of(const std::vector<RunRecord>& re
   return runs;
 }
 
+// recorded_runs_of for a study whose runs end with an evaluation: result["final"] (a key of
+// `keys`) must also be an object.
+template <class Spec, class Parse>
+std::vector<RecordedRun<Spec>> evaluated_runs_of(const std::vector<RunRecord>& records, Parse parse,
+                                                 std::string_view report, std::initializer_list<const char*> keys) {
+  std::vector<RecordedRun<Spec>> runs = recorded_runs_of<Spec>(records, parse, report, keys);
+  for (size_t i = 0; i < runs.size(); ++i)
+    check(runs[i].result.at("final").is_object(), report, "run '{}' has no final evaluation", records[i].label);
+  return runs;
+}
+
 }  // namespace hm::studies

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "harmonic/core/device.h"
 #include "harmonic/core/error.h"
 
 namespace hm::studies {
@@ -17,9 +18,30 @@ std::vector<StudySpec>& registry() {
 
 }  // namespace
 
+StudyCommon StudyContext::common() const {
+  // JSON errors (options that are not an object, a device that is not a string) propagate: the
+  // driver names the study and the file the options came from (make_grid).
+  StudyCommon c{.quick = quick,
+                .seeds = seeds,
+                .device = options.value("device", std::string("cpu")),
+                .paper_scale = options.value("paper_scale", false)};
+  Device::parse(c.device);  // a bad name fails before any run starts
+  return c;
+}
+
+Json StudyContext::task_keys(const std::string& key, const std::string& study) const {
+  const Json& keys = options.at(key);
+  check(keys.is_object(), study, "option '{}' must be an object of task keys, got {}", key, keys.dump());
+  return keys;
+}
+
 StudyRegistration::StudyRegistration(StudySpec spec) {
   check(!spec.name.empty() && spec.grid && spec.run && spec.report, "StudyRegistration",
         "study '{}' needs a name, a grid, a run and a report function", spec.name);
+  check(!spec.options.contains("device") && !spec.options.contains("paper_scale"), "StudyRegistration",
+        "study '{}': 'device' and 'paper_scale' are the driver's options, not the study's", spec.name);
+  spec.options["device"] = "cpu";
+  if (spec.has_paper_scale) spec.options["paper_scale"] = false;
   for (const StudySpec& s : registry())
     check(s.name != spec.name, "StudyRegistration", "study '{}' is registered twice", spec.name);
   registry().push_back(std::move(spec));

@@ -6,7 +6,7 @@
 //       .name = "fourier-toy",
 //       .description = "...",
 //       .modes = "quick: ..., full: ...",
-//       .options = {{"epochs", 0}},                    // the study's own --set keys
+//       .options = {{"epochs", 0}},                    // the study's own --set keys (device: common)
 //       .grid = [](const StudyContext& c) { ... },     // the runs of a mode
 //       .run = [](const StudyRun& r) { ... },          // trains one run, returns its result
 //       .report = [](const ReportInput& in) { ... }}};  // writes the tables and figures, says the claims
@@ -25,12 +25,30 @@ namespace hm::studies {
 
 using Json = nlohmann::json;
 
+// The settings every study has, whatever its grid: a plan starts from these (its `common`).
+struct StudyCommon {
+  bool quick = false;           // the study's reduced grid (minutes on 2 cores)
+  std::vector<uint64_t> seeds;  // empty: the study's default for the mode
+  std::string device = "cpu";   // where every run trains: "cpu", "cuda", "cuda:N"
+  // The paper's model sizes and training lengths (a GPU's job); a study takes its full mode's
+  // seeds there.
+  bool paper_scale = false;
+};
+
 // What a mode asks of the grid: quick or full, the seeds (empty: the study's default for the
-// mode) and the study's own options (its `options` defaults updated by --set).
+// mode) and the options (the study's `options` defaults, with the common "device" and
+// "paper_scale" that registration adds, updated by --set).
 struct StudyContext {
   bool quick = false;
   std::vector<uint64_t> seeds;
   Json options = Json::object();
+
+  // quick, seeds and the options "device" (checked to name a device; "cpu" where absent) and
+  // "paper_scale" (false where absent).
+  StudyCommon common() const;
+  // The option `key`: an object of task config keys the study merges into its runs (--set
+  // 'task={"trainer":{"steps":100}}'); throws naming `study` when it is anything else.
+  Json task_keys(const std::string& key, const std::string& study) const;
 };
 
 // One point of the grid. The label is unique within the grid and names the run in progress
@@ -85,7 +103,10 @@ struct StudySpec {
   std::string name;         // "fourier-toy"
   std::string description;  // one line: the paper, its section, the tables and figures
   std::string modes;        // what quick and full run, and about how long on 2 cores
-  Json options = Json::object();  // every study has "device" ("cpu", "cuda", "cuda:N")
+  // The study's own options; registration adds "device" ("cpu") and, with has_paper_scale,
+  // "paper_scale" (false): StudyContext::common() reads them.
+  Json options = Json::object();
+  bool has_paper_scale = true;  // the study has a paper-scale grid
   // Options (over `options`) that shrink the quick grid's first run to seconds on any device:
   // the suite runs that run on the CPU and on the emulated CUDA device for every study.
   Json smoke = Json::object();
@@ -98,6 +119,15 @@ struct StudySpec {
   // Writes the report into in.dir.
   std::function<StudyReport(const ReportInput&)> report;
 };
+
+// The grid's runs made from a study's run specs: each one's label, config and cost.
+template <class Spec, class Label, class Config, class Cost>
+std::vector<StudyRun> study_runs(const std::vector<Spec>& specs, Label label, Config config, Cost cost) {
+  std::vector<StudyRun> runs;
+  runs.reserve(specs.size());
+  for (const Spec& r : specs) runs.push_back({label(r), config(r), cost(r)});
+  return runs;
+}
 
 // Every registered study, by name order.
 std::vector<StudySpec> all_studies();

@@ -3,8 +3,22 @@
 #include <filesystem>
 
 #include "harmonic/core/error.h"
+#include "harmonic/tools/train/config.h"
 
 namespace hm::studies {
+
+StudyTask make_study_task(const std::string& name, const Json& overrides, const std::string& device,
+                          const std::string& work_dir, std::string_view where) {
+  const train::TaskSpec& spec = train::find_task(name);
+  StudyTask out{train::default_config(spec), nullptr};
+  train::merge_config(out.config, overrides, std::string(where));
+  out.task = train::build_task(spec, out.config, Device::parse(device));
+  Json& trainer = out.config["trainer"];
+  trainer["accumulate"] = 1;
+  trainer["checkpoint_every"] = 0;
+  StudyFit::configure(out.config, work_dir);
+  return out;
+}
 
 void StudyFit::configure(Json& config, const std::string& work_dir) {
   config["trainer"]["checkpoint_seconds"] = work_dir.empty() ? 0.0 : kStudyCheckpointSeconds;

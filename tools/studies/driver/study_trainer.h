@@ -5,9 +5,11 @@
 #pragma once
 #include <functional>
 #include <initializer_list>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "harmonic/tools/train/run_pool.h"
 #include "harmonic/tools/train/trainer.h"
@@ -95,6 +97,17 @@ class StudyFit {
   double items_ = 0;  // examples trained on, across resumes
   bool resumed_ = false;
 };
+
+// A study run's task and the config its Trainer takes.
+struct StudyTask {
+  Json config;
+  std::unique_ptr<train::Task> task;
+};
+// The task `name` built on `device` from its default config with the run's overrides merged
+// (errors name `where`); then the config trains without accumulation and checkpoints by time,
+// not by step (trainer.accumulate 1, trainer.checkpoint_every 0, StudyFit::configure).
+StudyTask make_study_task(const std::string& name, const Json& overrides, const std::string& device,
+                          const std::string& work_dir, std::string_view where);
 
 // The mean training loss over each interval of `every` steps, its running sum kept in `state`
 // (StudyFit::state, so a resume mid-interval loses nothing): adds the step's loss and, at a

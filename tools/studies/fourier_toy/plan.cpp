@@ -28,9 +28,9 @@ std::vector<ToyRunConfig> toy_study_grid(const ToyStudyPlan& plan) {
   using data::ToyDistribution;
   std::vector<ToyDistribution> datasets = plan.datasets;
   if (datasets.empty()) datasets = {ToyDistribution::Gaussian, ToyDistribution::GMM2, ToyDistribution::Beta};
-  std::vector<uint64_t> seeds = plan.seeds;
-  if (seeds.empty()) seeds = plan.quick ? std::vector<uint64_t>{1} : std::vector<uint64_t>{1, 2, 3, 42};
-  const int64_t epochs = plan.epochs > 0 ? plan.epochs : (plan.quick ? kToyQuickEpochs : kToyFullEpochs);
+  std::vector<uint64_t> seeds = plan.common.seeds;
+  if (seeds.empty()) seeds = plan.common.quick ? std::vector<uint64_t>{1} : std::vector<uint64_t>{1, 2, 3, 42};
+  const int64_t epochs = plan.epochs > 0 ? plan.epochs : (plan.common.quick ? kToyQuickEpochs : kToyFullEpochs);
   check(plan.epochs >= 0, "toy_study_grid", "epochs must be >= 0 (0: the mode's default), got {}", plan.epochs);
   check(plan.sample_points >= 0, "toy_study_grid", "sample_points must be >= 0, got {}", plan.sample_points);
   for (size_t i = 0; i < datasets.size(); ++i)
@@ -50,7 +50,7 @@ std::vector<ToyRunConfig> toy_study_grid(const ToyStudyPlan& plan) {
   heads.push_back({ToyHead::Linear, 0, 0.0});
   heads.push_back({ToyHead::GMM, 0, 0.0});
   heads.push_back({ToyHead::Regression, 0, 0.0});
-  if (plan.quick) {
+  if (plan.common.quick) {
     for (int64_t n : frequency_sweep()) heads.push_back({ToyHead::Fourier, n, 0.0});
     heads.push_back({ToyHead::Fourier, 12, 1e-6});
     heads.push_back({ToyHead::GMMMLE, 0, 0.0});
@@ -74,7 +74,7 @@ std::vector<ToyRunConfig> toy_study_grid(const ToyStudyPlan& plan) {
         c.gamma = h.gamma;
         c.seed = seed;
         c.epochs = epochs;
-        c.device = plan.device;
+        c.device = plan.common.device;
         c.sample_points = is_figure_config(c) ? plan.sample_points : 0;
         grid.push_back(c);
       }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "harmonic/tools/studies/driver/study.h"
 #include "harmonic/tools/studies/fourier_toy/run.h"
 
 namespace hm::studies {
@@ -19,12 +20,12 @@ constexpr int64_t kToyQuickEpochs = 500;
 
 // What to sweep. Empty lists and zero epochs take the mode's defaults.
 struct ToyStudyPlan {
-  bool quick = false;                           // the reduced sweep and one seed
+  // quick: the reduced sweep and one seed; seeds: empty: {1, 2, 3, 42} (full), {1} (quick); no
+  // paper scale (the toy is the paper's size).
+  StudyCommon common;
   std::vector<data::ToyDistribution> datasets;  // empty: gaussian, gmm2, beta
-  std::vector<uint64_t> seeds;                  // empty: {1, 2, 3, 42} (full), {1} (quick)
   int64_t epochs = 0;                           // 0: 500 (full), kToyQuickEpochs (quick)
   int64_t sample_points = 4;                    // test pmfs kept by the heads the figures show
-  std::string device = "cpu";                   // every run's device
 };
 
 // Every configuration of the plan, dataset-major then seed, head, frequencies, gamma.

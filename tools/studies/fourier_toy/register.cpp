@@ -5,7 +5,6 @@
 
 #include <cmath>
 
-#include "harmonic/core/device.h"
 #include "harmonic/tools/studies/driver/study.h"
 #include "harmonic/tools/studies/fourier_toy/plan.h"
 #include "harmonic/tools/studies/fourier_toy/report.h"
@@ -14,12 +13,8 @@ namespace hm::studies {
 namespace {
 
 ToyStudyPlan plan_of(const StudyContext& c) {
-  ToyStudyPlan plan;
-  plan.quick = c.quick;
-  plan.seeds = c.seeds;
+  ToyStudyPlan plan{.common = c.common()};
   plan.epochs = c.options.at("epochs").get<int64_t>();
-  plan.device = c.options.at("device").get<std::string>();
-  Device::parse(plan.device);  // a bad name fails before any run starts
   for (const Json& d : c.options.at("datasets")) plan.datasets.push_back(data::parse_toy_distribution(d.get<std::string>()));
   return plan;
 }
@@ -50,13 +45,11 @@ StudySpec fourier_toy_study() {
       "fourier-mle N 2..20 x gamma {{0, 1e-6}} (528 runs, about 11 minutes on 2 cores); {} epochs each",
       kToyFullEpochs);
   // 0 / []: the mode's epochs, all three datasets
-  s.options = {{"epochs", 0}, {"datasets", Json::array()}, {"device", "cpu"}};
+  s.options = {{"epochs", 0}, {"datasets", Json::array()}};
+  s.has_paper_scale = false;
   s.smoke = {{"epochs", 1}, {"datasets", {"gaussian"}}};
   s.grid = [](const StudyContext& c) {
-    std::vector<StudyRun> runs;
-    for (const ToyRunConfig& config : toy_study_grid(plan_of(c)))
-      runs.push_back({toy_run_label(config), toy_config_json(config), toy_run_cost(config)});
-    return runs;
+    return study_runs(toy_study_grid(plan_of(c)), toy_run_label, toy_config_json, toy_run_cost);
   };
   s.run = [](const StudyRun& run) {
     Json result = toy_run_json(run_toy_density(toy_config_from_json(run.config)));

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 namespace hm::studies {
 namespace {
 
@@ -60,32 +62,17 @@ report::LinePlot ff_plot(const std::vector<FfGroup>& groups, FfFigure figure) {
     plot.series.push_back(std::move(s));
   }
   const std::string over = fmt::format("{} seed{}", seeds, seeds == 1 ? "" : "s");
-  switch (figure) {
-    case FfFigure::Main:
-      plot.title = "KJV LM, softmax vs Fourier (" + over + ")";
-      plot.y_label = "validation perplexity";
-      break;
-    case FfFigure::Powers:
-      plot.title = "Table 4: phi(x) = x^p, R_init 2 (" + over + ")";
-      plot.y_label = "validation perplexity";
-      break;
-    case FfFigure::RInits:
-      plot.title = "Table 5: R_init, x^4 (" + over + ")";
-      plot.y_label = "validation perplexity";
-      break;
-    case FfFigure::RTrajectory:
-      plot.title = "Learned R, mean over layers (" + over + ")";
-      plot.y_label = "R";
-      break;
-    case FfFigure::TrainLoss:
-      plot.title = "KJV LM: training loss (" + over + ")";
-      plot.y_label = "training cross-entropy (nats)";
-      break;
-    case FfFigure::Vit:
-      plot.title = "Fashion-MNIST ViT (" + over + ")";
-      plot.y_label = "test top-1 accuracy (%)";
-      break;
-  }
+  // The figure's title (before its seed count) and y axis.
+  static const std::map<FfFigure, std::pair<const char*, const char*>> kText = {
+      {FfFigure::Main, {"KJV LM, softmax vs Fourier", "validation perplexity"}},
+      {FfFigure::Powers, {"Table 4: phi(x) = x^p, R_init 2", "validation perplexity"}},
+      {FfFigure::RInits, {"Table 5: R_init, x^4", "validation perplexity"}},
+      {FfFigure::RTrajectory, {"Learned R, mean over layers", "R"}},
+      {FfFigure::TrainLoss, {"KJV LM: training loss", "training cross-entropy (nats)"}},
+      {FfFigure::Vit, {"Fashion-MNIST ViT", "test top-1 accuracy (%)"}}};
+  const auto& [title, y_label] = kText.at(figure);
+  plot.title = fmt::format("{} ({})", title, over);
+  plot.y_label = y_label;
   return plot;
 }
 

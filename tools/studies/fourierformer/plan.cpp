@@ -14,14 +14,14 @@ namespace {
 constexpr const char* kPlan = "study fourierformer";
 
 bool has_part(const FfStudyPlan& plan, const std::string& part) {
-  if (plan.parts.empty()) return !plan.quick || (part != "r" && part != "code");  // quick: neither by default
+  if (plan.parts.empty()) return !plan.common.quick || (part != "r" && part != "code");  // quick: neither by default
   return std::find(plan.parts.begin(), plan.parts.end(), part) != plan.parts.end();
 }
 
 // The paper averages every result over 5 runs with different seeds (section 4); so does full mode.
 std::vector<uint64_t> main_seeds(const FfStudyPlan& plan) {
-  if (!plan.seeds.empty()) return plan.seeds;
-  return plan.quick ? std::vector<uint64_t>{1} : std::vector<uint64_t>{1, 2, 3, 4, 5};
+  if (!plan.common.seeds.empty()) return plan.common.seeds;
+  return plan.common.quick ? std::vector<uint64_t>{1} : std::vector<uint64_t>{1, 2, 3, 4, 5};
 }
 
 std::vector<uint64_t> ablation_seeds(const FfStudyPlan& plan) {
@@ -63,13 +63,13 @@ std::string FfVariant::display() const {
 // The medium language model over the small one's scale: the paper's d 256 (8 heads of 32) and
 // context 384 against the small's 128 and 256, so 1.5x the mode's context.
 Json ff_medium_keys(const FfStudyPlan& plan) {
-  if (plan.paper_scale) return {{"n_embd", 256}, {"block_size", 384}};
+  if (plan.common.paper_scale) return {{"n_embd", 256}, {"block_size", 384}};
   return {{"n_embd", 256}, {"block_size", 96}};
 }
 
 Json ff_scale(const FfStudyPlan& plan, FfTask task) {
   if (task == FfTask::Lm) {
-    if (plan.paper_scale)  // the small WikiText-103 model of lmtool-fwp (the paper's code base)
+    if (plan.common.paper_scale)  // the small WikiText-103 model of lmtool-fwp (the paper's code base)
       return {{"n_layer", 16},     {"n_embd", 128},
               {"n_head", 8},       {"n_inner", 2048},
               {"block_size", 256}, {"batch_size", 96},
@@ -78,7 +78,7 @@ Json ff_scale(const FfStudyPlan& plan, FfTask task) {
     // Quick and full share the model (the paper's d 128, 8 heads of 16 dims, 2 layers instead
     // of 16, context 64 instead of 256, d_inner 512 instead of 2048) and differ in length.
     Json lm = {{"n_layer", 2}, {"block_size", 64}, {"batch_size", 16}};
-    if (plan.quick) {
+    if (plan.common.quick) {
       lm["eval_tokens"] = 8192;
       lm["trainer"] = {{"steps", 400}, {"warmup_steps", 40}, {"eval_every", 50}};
     } else {
@@ -87,11 +87,11 @@ Json ff_scale(const FfStudyPlan& plan, FfTask task) {
     }
     return lm;
   }
-  if (plan.paper_scale)  // DeiT-tiny's shape (patch 16 on 224 px = 196 tokens; here patch 4 on 28 px = 49)
+  if (plan.common.paper_scale)  // DeiT-tiny's shape (patch 16 on 224 px = 196 tokens; here patch 4 on 28 px = 49)
     return {{"patch", 4},   {"dim", 192},           {"depth", 12},
             {"heads", 3},   {"mlp_ratio", 4.0},     {"batch_size", 256},
             {"lr", 2.5e-4}, {"weight_decay", 0.05}, {"trainer", {{"epochs", 300}, {"warmup_steps", 1000}}}};
-  if (plan.quick) return {{"train_subset", 6000}, {"test_subset", 2000}, {"trainer", {{"epochs", 3}}}};
+  if (plan.common.quick) return {{"train_subset", 6000}, {"test_subset", 2000}, {"trainer", {{"epochs", 3}}}};
   return {{"trainer", {{"epochs", 3}}}};
 }
 
@@ -106,7 +106,7 @@ std::vector<FfRunSpec> ff_study_grid(const FfStudyPlan& plan) {
   auto add = [&](FfTask task, const FfVariant& v, uint64_t seed, bool save) {
     for (const FfRunSpec& r : grid)
       if (r.task == task && r.variant.name() == v.name() && r.seed == seed) return;  // the main pair has it
-    FfRunSpec run{.task = task, .variant = v, .seed = seed, .device = plan.device};
+    FfRunSpec run{.task = task, .variant = v, .seed = seed, .device = plan.common.device};
     run.task_config = ff_scale(plan, task);
     // Plain merges: the task checks the keys when the run merges them into its defaults.
     run.task_config.merge_patch(task == FfTask::Lm ? plan.lm : plan.vit);
@@ -126,7 +126,7 @@ std::vector<FfRunSpec> ff_study_grid(const FfStudyPlan& plan) {
     }
   if (p) {
     std::vector<int64_t> ps = plan.ps;
-    if (ps.empty()) ps = plan.quick ? std::vector<int64_t>{1, 2} : std::vector<int64_t>{1, 2, 3, 6};
+    if (ps.empty()) ps = plan.common.quick ? std::vector<int64_t>{1, 2} : std::vector<int64_t>{1, 2, 3, 6};
     for (int64_t power : ps)
       for (uint64_t seed : ab_seeds) add(FfTask::Lm, {.fourier = true, .p = power, .r_init = 2.0}, seed, false);
   }

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "harmonic/tools/studies/driver/study.h"
+
 namespace hm::studies {
 
 using Json = nlohmann::json;
@@ -47,15 +49,14 @@ inline const std::vector<std::string> kFfParts = {"lm", "p", "r", "vit", "code",
 inline constexpr double kAuthorsEps = 1e-6;  // the released attention's sum + 1e-6
 
 struct FfStudyPlan {
-  bool quick = false;
-  bool paper_scale = false;              // the paper's model sizes and step counts (a GPU's job)
+  // seeds: main runs and ViT; empty: {1} quick, {1, 2, 3, 4, 5} full (the paper's 5).
+  // paper_scale: the paper's model sizes and step counts.
+  StudyCommon common;
   std::vector<std::string> parts;        // subset of kFfParts; empty: all
   std::vector<int64_t> ps;               // the p ablation's powers besides 4 (the main runs' p)
   std::vector<double> r_inits;           // the R ablation's inits besides 2 (the main runs' R)
   bool r_vector = true;                  // the R ablation's "R is a vector" row
-  std::vector<uint64_t> seeds;           // main runs and ViT; empty: {1} quick, {1, 2, 3, 4, 5} full (the paper's 5)
   std::vector<uint64_t> ablation_seeds;  // p and R ablations; empty: the seeds
-  std::string device = "cpu";
   Json lm = Json::object(), vit = Json::object();  // task keys merged into every run of the task
   bool save_models = true;                         // keep the main runs' trained language models under DIR/models/
 };

@@ -5,7 +5,6 @@
 
 #include <cmath>
 
-#include "harmonic/core/error.h"
 #include "harmonic/tools/studies/driver/study.h"
 #include "harmonic/tools/studies/fourierformer/plan.h"
 #include "harmonic/tools/studies/fourierformer/report.h"
@@ -17,22 +16,15 @@ namespace {
 constexpr const char* kStudy = "study fourierformer";
 
 FfStudyPlan plan_of(const StudyContext& c) {
-  FfStudyPlan plan;
-  plan.quick = c.quick;
-  plan.seeds = c.seeds;
+  FfStudyPlan plan{.common = c.common()};
   const Json& o = c.options;
-  plan.paper_scale = o.at("paper_scale").get<bool>();
-  plan.device = o.at("device").get<std::string>();
   plan.parts = o.at("parts").get<std::vector<std::string>>();
   plan.ps = o.at("ps").get<std::vector<int64_t>>();
   plan.r_inits = o.at("r_inits").get<std::vector<double>>();
   plan.r_vector = o.at("r_vector").get<bool>();
   plan.ablation_seeds = o.at("ablation_seeds").get<std::vector<uint64_t>>();
   plan.save_models = o.at("save_models").get<bool>();
-  for (const char* task : {"lm", "vit"})
-    check(o.at(task).is_object(), kStudy, "option '{}' must be an object of task keys, got {}", task,
-          o.at(task).dump());
-  plan.lm = o.at("lm"), plan.vit = o.at("vit");
+  plan.lm = c.task_keys("lm", kStudy), plan.vit = c.task_keys("vit", kStudy);
   return plan;
 }
 
@@ -55,15 +47,11 @@ StudySpec fourierformer_study() {
   // values besides the main run's p = 4 and R_init = 2 ([]: the mode's); lm / vit: task keys
   // merged into every run of that task (--set 'lm={"trainer":{"steps":100}}').
   s.options = {
-      {"parts", Json::array()},          {"ps", Json::array()},  {"r_inits", Json::array()}, {"r_vector", true},
-      {"ablation_seeds", Json::array()}, {"paper_scale", false}, {"device", "cpu"},          {"lm", Json::object()},
-      {"vit", Json::object()},           {"save_models", true}};
+      {"parts", Json::array()}, {"ps", Json::array()},   {"r_inits", Json::array()},        {"r_vector", true},
+      {"lm", Json::object()},   {"vit", Json::object()}, {"ablation_seeds", Json::array()}, {"save_models", true}};
   s.smoke = {{"parts", {"lm"}}, {"save_models", false}, {"lm", {{"n_layer", 1}, {"n_head", 2}, {"n_embd", 32}, {"n_inner", 64}, {"block_size", 16}, {"batch_size", 8}, {"eval_tokens", 1024}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}, {"warmup_steps", 0}}}}}};
   s.grid = [](const StudyContext& c) {
-    std::vector<StudyRun> runs;
-    for (const FfRunSpec& r : ff_study_grid(plan_of(c)))
-      runs.push_back({ff_run_label(r), ff_run_json(r), ff_run_cost(r)});
-    return runs;
+    return study_runs(ff_study_grid(plan_of(c)), ff_run_label, ff_run_json, ff_run_cost);
   };
   s.run = [](const StudyRun& run) { return run_fourierformer(ff_run_from_json(run.config), run.dir, run.work_dir); };
   s.describe = [](const RunRecord& r) {

@@ -27,18 +27,13 @@ Json nulled(const Json& metrics) {
 }  // namespace
 
 Json run_fourierformer(const FfRunSpec& run, const std::string& study_dir, const std::string& work_dir) {
-  const train::TaskSpec& spec = train::find_task(ff_task_name(run.task));
-  Json config = train::default_config(spec);
-  train::merge_config(config, run.task_config, "study fourierformer");
-  std::unique_ptr<train::Task> task = train::build_task(spec, config, Device::parse(run.device));
+  auto [config, task] =
+      make_study_task(ff_task_name(run.task), run.task_config, run.device, work_dir, "study fourierformer");
   Json& trainer_config = config["trainer"];
-  trainer_config["accumulate"] = 1;
-  trainer_config["checkpoint_every"] = 0;
   // The ViT is evaluated after every epoch; the language model every trainer.eval_every steps.
   if (run.task == FfTask::Vit) trainer_config["eval_every"] = task->train_loader().num_batches();
   const int64_t eval_every = trainer_config.at("eval_every").get<int64_t>();
   trainer_config["log_every"] = eval_every;
-  StudyFit::configure(config, work_dir);
   // Tokens per example for the LM (each of the block's positions is a prediction), 1 image for the ViT.
   const double per_item = run.task == FfTask::Lm ? config.at("block_size").get<double>() : 1.0;
 
@@ -49,7 +44,7 @@ Json run_fourierformer(const FfRunSpec& run, const std::string& study_dir, const
                  {"diverged", nullptr}};
   auto record = [&](int64_t step, const Json& metrics) { record_eval(result, step, metrics); };
 
-  train::Trainer trainer(*task, spec.name, config, work_dir);
+  train::Trainer trainer(*task, ff_task_name(run.task), config, work_dir);
   quiet_study_trainer(trainer);
   trainer.on_eval = record;
   StudyFit fit(trainer, result);

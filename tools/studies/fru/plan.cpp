@@ -37,10 +37,10 @@ FruScale base_scale(const FruStudyPlan& plan, FruPart part) {
   auto epochs = [](int64_t e) { return Json{{"epochs", e}}; };
   switch (part) {
     case FruPart::Synthetic:
-      if (plan.paper_scale) {
+      if (plan.common.paper_scale) {
         s.task_keys = {{"size", 4000}, {"trainer", epochs(100)}};
         s.grad_epochs = {0, 10, 20, 30, 40, 50, 60, 70, 80, 90};
-      } else if (plan.quick) {
+      } else if (plan.common.quick) {
         s.task_keys = {{"size", 1000}, {"trainer", epochs(10)}};
         s.grad_epochs = {0, 5, 10};
       } else {
@@ -48,21 +48,21 @@ FruScale base_scale(const FruStudyPlan& plan, FruPart part) {
         s.grad_epochs = {0, 2, 5, 10};
       }
       // Figure 5's batch (the paper does not say): one measurement costs T backward passes.
-      s.grad_batch = plan.quick ? 8 : 32;
+      s.grad_batch = plan.common.quick ? 8 : 32;
       break;
     case FruPart::Image:
-      if (plan.paper_scale) {
+      if (plan.common.paper_scale) {
         s.task_keys = {{"pool", 1}, {"train_subset", 0}, {"test_subset", 0}, {"trainer", epochs(100)}};
-      } else if (plan.quick) {
+      } else if (plan.common.quick) {
         s.task_keys = {{"pool", 2}, {"train_subset", 4096}, {"test_subset", 1000}, {"trainer", epochs(5)}};
       } else {
         s.task_keys = {{"pool", 2}, {"train_subset", 10000}, {"test_subset", 4000}, {"trainer", epochs(10)}};
       }
       break;
     case FruPart::Text:
-      if (plan.paper_scale) {
+      if (plan.common.paper_scale) {
         s.task_keys = {{"trainer", epochs(20)}};
-      } else if (plan.quick) {
+      } else if (plan.common.quick) {
         s.task_keys = {{"trainer", epochs(6)}};
       } else {
         s.task_keys = {{"trainer", epochs(10)}};
@@ -181,13 +181,13 @@ Json released_settings(FruPart part, const std::string& dataset, const std::stri
 }
 
 std::vector<FruRunSpec> fru_study_grid(const FruStudyPlan& plan) {
-  check(plan.device == "cpu" || plan.device.starts_with("cuda"), kStudy, "device must be cpu or cuda[:N], got '{}'",
-        plan.device);
+  check(plan.common.device == "cpu" || plan.common.device.starts_with("cuda"), kStudy,
+        "device must be cpu or cuda[:N], got '{}'", plan.common.device);
   std::vector<FruPart> parts = plan.parts;
   if (parts.empty()) parts = {FruPart::Synthetic, FruPart::Image, FruPart::Text};
-  if (plan.parts.empty() && !plan.quick) parts.push_back(FruPart::Freq);
-  std::vector<uint64_t> seeds = plan.seeds;
-  if (seeds.empty()) seeds = plan.quick ? std::vector<uint64_t>{1} : std::vector<uint64_t>{1, 2, 3};
+  if (plan.parts.empty() && !plan.common.quick) parts.push_back(FruPart::Freq);
+  std::vector<uint64_t> seeds = plan.common.seeds;
+  if (seeds.empty()) seeds = plan.common.quick ? std::vector<uint64_t>{1} : std::vector<uint64_t>{1, 2, 3};
   auto listed = [](const std::vector<std::string>& list, const std::string& name) {
     return list.empty() || std::find(list.begin(), list.end(), name) != list.end();
   };
@@ -217,7 +217,7 @@ std::vector<FruRunSpec> fru_study_grid(const FruStudyPlan& plan) {
         if (!listed(plan.datasets, p.dataset) || !listed(plan.models, model.key)) continue;
         for (uint64_t seed : seeds) {
           FruRunSpec r;
-          r.part = part, r.dataset = p.dataset, r.model = model.key, r.seed = seed, r.device = plan.device;
+          r.part = part, r.dataset = p.dataset, r.model = model.key, r.seed = seed, r.device = plan.common.device;
           r.freq_range = p.range;
           r.task_config = plan.released_settings ? released_settings(part, p.dataset, model.key) : Json::object();
           r.task_config.merge_patch(scale.task_keys);
@@ -234,7 +234,7 @@ std::vector<FruRunSpec> fru_study_grid(const FruStudyPlan& plan) {
     }
     for (const std::string& dataset : fru_datasets(part)) {
       // Quick keeps the two synthetic sets that Figures 3 and 5 need.
-      if (plan.datasets.empty() && plan.quick && part == FruPart::Synthetic && dataset != "mix-sin" &&
+      if (plan.datasets.empty() && plan.common.quick && part == FruPart::Synthetic && dataset != "mix-sin" &&
           dataset != kFruGradDataset)
         continue;
       if (!listed(plan.datasets, dataset)) continue;
@@ -242,7 +242,7 @@ std::vector<FruRunSpec> fru_study_grid(const FruStudyPlan& plan) {
         if (!listed(plan.models, model.key)) continue;
         for (uint64_t seed : seeds) {
           FruRunSpec r;
-          r.part = part, r.dataset = dataset, r.model = model.key, r.seed = seed, r.device = plan.device;
+          r.part = part, r.dataset = dataset, r.model = model.key, r.seed = seed, r.device = plan.common.device;
           r.task_config = plan.released_settings ? released_settings(part, dataset, model.key) : Json::object();
           r.task_config.merge_patch(scale.task_keys);
           r.task_config.merge_patch(model.task_keys);

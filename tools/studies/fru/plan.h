@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "harmonic/tools/studies/driver/study.h"
+
 namespace hm::studies {
 
 using Json = nlohmann::json;
@@ -42,13 +44,11 @@ inline constexpr const char* kFruGradDataset = "mix-poly-5";
 // What the study runs. quick/full/paper_scale pick the scale (see fru_scale); parts and seeds
 // narrow it.
 struct FruStudyPlan {
-  bool quick = false;
-  bool paper_scale = false;             // the paper's data sizes and 100 epochs (a GPU's job)
+  // seeds: empty: {1} (quick), {1, 2, 3} (full). paper_scale: the paper's data sizes and 100 epochs.
+  StudyCommon common;
   std::vector<FruPart> parts;           // empty: synthetic, image, text, and freq but in quick mode
   std::vector<std::string> datasets;    // empty: every data set of the parts (quick: see the grid)
   std::vector<std::string> models;      // model keys; empty: every model of the parts
-  std::vector<uint64_t> seeds;          // empty: {1} (quick), {1, 2, 3} (full)
-  std::string device = "cpu";           // where every run trains ("cuda" for the GPU configuration)
   // Each model's lr, staircase decay and clipping from the authors' released code (the paper
   // tunes them per model for the image and text runs); false: lr 1e-3, decay 0.9 for all.
   bool released_settings = true;

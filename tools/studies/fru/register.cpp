@@ -3,7 +3,6 @@
 // figures of report.h and figures.h.
 #include <fmt/format.h>
 
-#include "harmonic/core/error.h"
 #include "harmonic/tools/studies/driver/study.h"
 #include "harmonic/tools/studies/fru/plan.h"
 #include "harmonic/tools/studies/fru/report.h"
@@ -13,20 +12,12 @@ namespace hm::studies {
 namespace {
 
 FruStudyPlan plan_of(const StudyContext& c) {
-  FruStudyPlan plan;
-  plan.quick = c.quick;
-  plan.seeds = c.seeds;
-  plan.paper_scale = c.options.at("paper_scale").get<bool>();
-  plan.device = c.options.at("device").get<std::string>();
+  FruStudyPlan plan{.common = c.common()};
   plan.released_settings = c.options.at("released_settings").get<bool>();
   for (const Json& p : c.options.at("parts")) plan.parts.push_back(parse_fru_part(p.get<std::string>()));
   plan.datasets = c.options.at("datasets").get<std::vector<std::string>>();
   plan.models = c.options.at("models").get<std::vector<std::string>>();
-  for (FruPart p : kFruParts) {
-    const Json& o = c.options.at(fru_part_name(p));
-    check(o.is_object(), "study fru", "option '{}' must be an object of task keys, got {}", fru_part_name(p), o.dump());
-    plan.overrides[static_cast<int>(p)] = o;
-  }
+  for (FruPart p : kFruParts) plan.overrides[static_cast<int>(p)] = c.task_keys(fru_part_name(p), "study fru");
   return plan;
 }
 
@@ -45,16 +36,12 @@ StudySpec fru_study() {
   // parts: a subset of ["synthetic", "image", "text", "freq"] ([]: the mode's); datasets, models:
   // subsets of their data sets and model keys ([]: all); synthetic / image / text / freq: task
   // keys merged into that part's runs (--set 'synthetic={"size":200,"trainer":{"epochs":1}}').
-  s.options = {{"parts", Json::array()},      {"datasets", Json::array()}, {"models", Json::array()},
-               {"paper_scale", false},        {"device", "cpu"},           {"released_settings", true},
-               {"synthetic", Json::object()}, {"image", Json::object()},   {"text", Json::object()},
-               {"freq", Json::object()}};
+  s.options = {{"parts", Json::array()},    {"datasets", Json::array()},   {"models", Json::array()},
+               {"released_settings", true}, {"synthetic", Json::object()}, {"image", Json::object()},
+               {"text", Json::object()},    {"freq", Json::object()}};
   s.smoke = {{"parts", {"synthetic"}}, {"synthetic", {{"size", 40}, {"length", 24}, {"units", 8}, {"batch_size", 4}, {"trainer", {{"epochs", 1}}}}}};
   s.grid = [](const StudyContext& c) {
-    std::vector<StudyRun> runs;
-    for (const FruRunSpec& r : fru_study_grid(plan_of(c)))
-      runs.push_back({fru_run_label(r), fru_run_json(r), fru_run_cost(r)});
-    return runs;
+    return study_runs(fru_study_grid(plan_of(c)), fru_run_label, fru_run_json, fru_run_cost);
   };
   s.run = [](const StudyRun& run) { return run_fru(fru_run_from_json(run.config), run.work_dir); };
   s.describe = [](const RunRecord& r) {

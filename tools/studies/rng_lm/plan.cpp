@@ -13,12 +13,21 @@ namespace hm::studies {
 Json rng_pretrain_config(const RngStudyPlan& plan) {
   Json c = train::default_config(train::find_task(train::kKjvLmTask));
   // Block 160: the longest prompt with its response is 133 characters.
-  Json mode = {{"tokenizer", "char"}, {"references", true}, {"n_layer", plan.quick ? 2 : 4}, {"n_head", 4},
-               {"n_embd", plan.quick ? 64 : 128}, {"n_inner", plan.quick ? 256 : 512},     {"block_size", 160},             {"dropout", 0.0},
-               {"positions", "learned"}, {"batch_size", 16}, {"lr", 1e-3},                  {"eval_tokens", 16384},
+  Json mode = {{"tokenizer", "char"},
+               {"references", true},
+               {"n_layer", plan.common.quick ? 2 : 4},
+               {"n_head", 4},
+               {"n_embd", plan.common.quick ? 64 : 128},
+               {"n_inner", plan.common.quick ? 256 : 512},
+               {"block_size", 160},
+               {"dropout", 0.0},
+               {"positions", "learned"},
+               {"batch_size", 16},
+               {"lr", 1e-3},
+               {"eval_tokens", 16384},
                {"seed", 0},
                {"trainer",
-                {{"steps", plan.quick ? 600 : 4000},
+                {{"steps", plan.common.quick ? 600 : 4000},
                  {"warmup_steps", 100},
                  {"lr_schedule", "cosine"},
                  {"clip_grad_norm", 1.0},
@@ -26,7 +35,7 @@ Json rng_pretrain_config(const RngStudyPlan& plan) {
                  {"eval_every", 0},
                  {"log_every", 1000}}}};
   train::merge_config(c, mode, "study rng-lm");
-  if (plan.paper_scale) {
+  if (plan.common.paper_scale) {
     const Json gpu = {{"n_layer", 12},   {"n_head", 12},  {"n_embd", 768},   {"n_inner", 3072},
                       {"dropout", 0.1},  {"batch_size", 64}, {"lr", 6e-4},
                       {"trainer", {{"steps", 50000}, {"warmup_steps", 2000}, {"checkpoint_every", 1000}}}};
@@ -42,8 +51,8 @@ Json rng_pretrain_config(const RngStudyPlan& plan) {
 }
 
 std::vector<StudyRun> rng_study_grid(const RngStudyPlan& plan) {
-  const bool quick = plan.quick && !plan.paper_scale;  // paper_scale takes the full mode's grid
-  std::vector<uint64_t> seeds = plan.seeds;
+  const bool quick = plan.common.quick && !plan.common.paper_scale;  // paper_scale takes the full mode's grid
+  std::vector<uint64_t> seeds = plan.common.seeds;
   if (seeds.empty()) seeds = quick ? std::vector<uint64_t>{1, 2} : std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
   const int64_t samples = plan.samples > 0 ? plan.samples : (quick ? 100 : 200);
   const int64_t long_epochs = plan.long_epochs >= 0 ? plan.long_epochs : (quick ? 48 : 128);
@@ -64,7 +73,7 @@ std::vector<StudyRun> rng_study_grid(const RngStudyPlan& plan) {
                      {"finetune", finetune}};
       // Only off the CPU: the CPU configs stay as recorded before the option existed, so those
       // studies still resume.
-      if (plan.device != "cpu") config["device"] = plan.device;
+      if (plan.common.device != "cpu") config["device"] = plan.common.device;
       const double cost = model == "base" ? 1.0 : (is_long ? 2.0 + long_epochs / 16.0 : 3.0);
       runs.push_back({fmt::format("seed{}/{}", seed, model), config, cost});
     }

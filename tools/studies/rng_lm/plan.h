@@ -13,17 +13,15 @@
 namespace hm::studies {
 
 struct RngStudyPlan {
-  bool quick = false;
-  std::vector<uint64_t> seeds;  // empty: 1 2 (quick) or 1..10 (full)
+  // seeds: empty: 1 2 (quick) or 1..10 (full). paper_scale: a GPT-2-small-sized base model (12
+  // layers, d 768, 85 M parameters) pretrained 50k steps of batch 64, the closest this study gets
+  // to the paper's 8B LLM; the full mode's seeds, samples and epochs. device: in the config only
+  // when not cpu.
+  StudyCommon common;
   int64_t samples = 0;          // per distribution; 0: 100 (quick) or 200 (full)
   int64_t long_epochs = -1;     // the longer-training rows; -1: 48 (quick) or 128 (full); 0: none
   Json pretrain = Json::object();  // kjv-lm keys over the mode's
   Json finetune = Json::object();  // rng-lm keys over the defaults (every fine-tuning run)
-  // The GPU configuration: a GPT-2-small-sized base model (12 layers, d 768, 85 M parameters)
-  // pretrained 50k steps of batch 64, the closest this study gets to the paper's 8B LLM; the
-  // full mode's seeds, samples and epochs. A job for --set device=cuda.
-  bool paper_scale = false;
-  std::string device = "cpu";  // every run's device ("cuda", "cuda:1"); in the config only when not cpu
 };
 
 // The kjv-lm config of the base model: char tokenizer with references, the mode's size.

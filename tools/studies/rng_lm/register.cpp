@@ -12,16 +12,12 @@ namespace hm::studies {
 namespace {
 
 RngStudyPlan plan_of(const StudyContext& c) {
-  RngStudyPlan plan;
-  plan.quick = c.quick;
-  plan.seeds = c.seeds;
+  RngStudyPlan plan{.common = c.common()};
   const Json& o = c.options;
   plan.samples = o.at("samples").get<int64_t>();
   plan.long_epochs = o.at("long_epochs").get<int64_t>();
   plan.pretrain = o.at("pretrain");
   plan.finetune = o.at("finetune");
-  plan.paper_scale = o.at("paper_scale").get<bool>();
-  plan.device = o.at("device").get<std::string>();
   return plan;
 }
 
@@ -38,8 +34,7 @@ StudySpec rng_lm_study() {
       "pretrained 50k steps of batch 64 (a GPU's job: --set device=cuda)";
   // samples: per distribution (0: the mode's); long_epochs: the longer rows (-1: the mode's, 0:
   // none); pretrain / finetune: kjv-lm / rng-lm keys over the mode's.
-  s.options = {{"samples", 0},         {"long_epochs", -1}, {"pretrain", Json::object()}, {"finetune", Json::object()},
-               {"paper_scale", false}, {"device", "cpu"}};
+  s.options = {{"samples", 0}, {"long_epochs", -1}, {"pretrain", Json::object()}, {"finetune", Json::object()}};
   s.smoke = {{"samples", 8}, {"long_epochs", 1}, {"pretrain", {{"n_layer", 1}, {"n_head", 2}, {"n_embd", 32}, {"n_inner", 64}, {"batch_size", 8}, {"eval_tokens", 1024}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}, {"warmup_steps", 0}}}}}, {"finetune", {{"pairs", 16}, {"batch_size", 8}, {"frequencies", 4}, {"lora_rank", 4}, {"trainer", {{"epochs", 1}}}}}};
   s.grid = [](const StudyContext& c) { return rng_study_grid(plan_of(c)); };
   s.run = [](const StudyRun& run) { return run_rng_lm(run.config, run.dir, run.work_dir); };
