@@ -54,7 +54,7 @@ void cpu_fill(const Tensor& dst, double value) {
   });
 }
 
-[[maybe_unused]] const bool bound = (copy_kernel.cpu = cpu_copy, fill_kernel.cpu = cpu_fill, true);
+[[maybe_unused]] const bool copy_bound = (copy_kernel.cpu = cpu_copy, fill_kernel.cpu = cpu_fill, true);
 
 }  // namespace
 }  // namespace hm

@@ -42,7 +42,7 @@ void cpu_normal(const Tensor& out, uint64_t seed, uint64_t offset, double mean, 
   });
 }
 
-[[maybe_unused]] const bool bound = (uniform_kernel.cpu = cpu_uniform, normal_kernel.cpu = cpu_normal, true);
+[[maybe_unused]] const bool random_bound = (uniform_kernel.cpu = cpu_uniform, normal_kernel.cpu = cpu_normal, true);
 
 }  // namespace
 }  // namespace hm

@@ -19,7 +19,7 @@ void cpu_copy(void* dst, Device dst_device, const void* src, Device src_device, 
 }
 
 // Bind the CPU implementations at static-init time (constant-initialised slots are ready first).
-[[maybe_unused]] const bool bound =
+[[maybe_unused]] const bool storage_bound =
     (device_alloc_kernel.cpu = cpu_alloc, device_free_kernel.cpu = cpu_free, device_copy_kernel.cpu = cpu_copy, true);
 
 }  // namespace

@@ -163,7 +163,7 @@ Tensor binary_with_grad(BinaryOp op, const Tensor& a, const Tensor& b, std::stri
 }
 
 // The same check as Tensor::fill_/copy_, plus no writes through broadcast (0-stride) views.
-void check_inplace(const Tensor& x, std::string_view fn) {
+void check_arithmetic_inplace(const Tensor& x, std::string_view fn) {
   check(x.defined(), fn, "undefined tensor");
   HM_CHECK(!(grad_enabled() && x.requires_grad()), fn,
            "in-place write to {} which requires grad; wrap it in NoGradGuard (as optimizers do) or detach() first",
@@ -187,7 +187,7 @@ Tensor minimum(const Tensor& a, const Tensor& b) { return binary_with_grad(Binar
 // -- in-place updates -------------------------------------------------------------------------
 
 void add_(Tensor& x, const Tensor& y, double alpha) {
-  check_inplace(x, "add_");
+  check_arithmetic_inplace(x, "add_");
   check(y.defined(), "add_", "undefined operand");
   HM_CHECK(x.dtype() == y.dtype(), "add_", "dtype mismatch: {} and {}", x.desc(), y.desc());
   HM_CHECK(x.device() == y.device(), "add_", "operands on different devices: {} and {}", x.desc(), y.desc());
@@ -198,7 +198,7 @@ void add_(Tensor& x, const Tensor& y, double alpha) {
 }
 
 void mul_(Tensor& x, double s) {
-  check_inplace(x, "mul_");
+  check_arithmetic_inplace(x, "mul_");
   mul_inplace_kernel(x.device(), x, s);
   x.bump_version();
 }

@@ -16,9 +16,9 @@
 namespace hm {
 namespace {
 
-constexpr const char* kFn = "fourier_attention";
+constexpr const char* kFourierAttention = "fourier_attention";
 
-void check_p(int64_t p) { check(p > 0, kFn, "p must be a positive integer, got {}", p); }
+void check_p(int64_t p) { check(p > 0, kFourierAttention, "p must be a positive integer, got {}", p); }
 
 // R as a contiguous (D) vector of q's dtype.
 Tensor r_vector(const Tensor& R, int64_t D) {
@@ -34,31 +34,31 @@ using Grads = std::vector<Tensor>;
 Tensor fourier_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in, const Tensor& R_in, int64_t p,
                          const FourierAttentionMask& mask, double dropout_p, bool training, Generator* gen,
                          bool recompute, double eps) {
-  check(q_in.defined() && k_in.defined() && v_in.defined() && R_in.defined(), kFn, "q, k, v and R must be defined");
+  check(q_in.defined() && k_in.defined() && v_in.defined() && R_in.defined(), kFourierAttention, "q, k, v and R must be defined");
   check_p(p);
-  HM_CHECK(q_in.dim() == 4 && k_in.dim() == 4 && v_in.dim() == 4, kFn,
+  HM_CHECK(q_in.dim() == 4 && k_in.dim() == 4 && v_in.dim() == 4, kFourierAttention,
            "expected q (B, H, Nq, D), k (B, H, Nk, D), v (B, H, Nk, Dv), got {}, {}, {}", str(q_in.shape()),
            str(k_in.shape()), str(v_in.shape()));
   const int64_t B = q_in.size(0), H = q_in.size(1), Nq = q_in.size(2), D = q_in.size(3);
   const int64_t Nk = k_in.size(2), Dv = v_in.size(3);
   HM_CHECK(k_in.size(0) == B && v_in.size(0) == B && k_in.size(1) == H && v_in.size(1) == H && k_in.size(3) == D &&
                v_in.size(2) == Nk,
-           kFn, "incompatible q {}, k {}, v {}", str(q_in.shape()), str(k_in.shape()), str(v_in.shape()));
+           kFourierAttention, "incompatible q {}, k {}, v {}", str(q_in.shape()), str(k_in.shape()), str(v_in.shape()));
   HM_CHECK(is_floating(q_in.dtype()) && q_in.dtype() == k_in.dtype() && k_in.dtype() == v_in.dtype() &&
                v_in.dtype() == R_in.dtype(),
-           kFn, "q, k, v and R must share one float dtype, got {}, {}, {}, {}", q_in.desc(), k_in.desc(), v_in.desc(),
+           kFourierAttention, "q, k, v and R must share one float dtype, got {}, {}, {}, {}", q_in.desc(), k_in.desc(), v_in.desc(),
            R_in.desc());
-  HM_CHECK((R_in.dim() == 0 || R_in.shape() == Shape{D}), kFn, "R must be a scalar or have shape ({},) = (D,), got {}",
+  HM_CHECK((R_in.dim() == 0 || R_in.shape() == Shape{D}), kFourierAttention, "R must be a scalar or have shape ({},) = (D,), got {}",
            D, str(R_in.shape()));
-  HM_CHECK(q_in.device() == k_in.device() && k_in.device() == v_in.device() && v_in.device() == R_in.device(), kFn,
+  HM_CHECK(q_in.device() == k_in.device() && k_in.device() == v_in.device() && v_in.device() == R_in.device(), kFourierAttention,
            "q, k, v and R must be on one device, got {}, {}, {}, {}", q_in.desc(), k_in.desc(), v_in.desc(),
            R_in.desc());
   if (mask.key_padding_mask.defined())
-    HM_CHECK((mask.key_padding_mask.dtype() == DType::Bool && mask.key_padding_mask.shape() == Shape{B, Nk}), kFn,
+    HM_CHECK((mask.key_padding_mask.dtype() == DType::Bool && mask.key_padding_mask.shape() == Shape{B, Nk}), kFourierAttention,
              "key_padding_mask must be bool (B, Nk) = ({}, {}), got {}", B, Nk, mask.key_padding_mask.desc());
-  check(dropout_p >= 0.0 && dropout_p < 1.0, kFn, "dropout_p must be in [0, 1), got {}", dropout_p);
-  check(eps >= 0.0 && std::isfinite(eps), kFn, "eps must be finite and >= 0, got {}", eps);
-  check(!mask.additive_bias.defined(), kFn, "takes no additive_bias (got {}): only scaled_dot_product_attention does",
+  check(dropout_p >= 0.0 && dropout_p < 1.0, kFourierAttention, "dropout_p must be in [0, 1), got {}", dropout_p);
+  check(eps >= 0.0 && std::isfinite(eps), kFourierAttention, "eps must be finite and >= 0, got {}", eps);
+  check(!mask.additive_bias.defined(), kFourierAttention, "takes no additive_bias (got {}): only scaled_dot_product_attention does",
         mask.additive_bias.defined() ? mask.additive_bias.desc() : "");
 
   Tensor q, k, v, R, pad;
@@ -81,7 +81,7 @@ Tensor fourier_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v
 
   const bool rec = autograd::will_record({q_in, k_in, v_in, R_in});
   return autograd::record(
-      kFn, out, {q_in, k_in, v_in, R_in},
+      kFourierAttention, out, {q_in, k_in, v_in, R_in},
       [sq = rec ? Saved(q) : Saved(), sk = rec ? Saved(k) : Saved(), sv = rec ? Saved(v) : Saved(),
        sR = rec ? Saved(R) : Saved(), sa = rec ? Saved(attn) : Saved(), sl = rec ? Saved(lse) : Saved(),
        sp = rec ? Saved(pad) : Saved(), so = rec && lse.defined() ? Saved(out) : Saved(), args,

@@ -11,34 +11,34 @@
 namespace hm {
 namespace {
 
-constexpr const char* kFn = "fru_recurrence";
+constexpr const char* kFruRecurrence = "fru_recurrence";
 
 void check_shape(const Tensor& t, const Shape& want, const char* what) {
-  HM_CHECK(t.shape() == want, kFn, "{} must have shape {}, got {}", what, str(want), t.desc());
+  HM_CHECK(t.shape() == want, kFruRecurrence, "{} must have shape {}, got {}", what, str(want), t.desc());
 }
 
 // last_only: mu is (1, B, K*d), the state of the last step (CPU kernels only).
 Tensor run(const Tensor& px, const Tensor& w_r, const Tensor& b_r, const Tensor& w_pr, const Tensor& coef,
            const Tensor& decay, const Tensor& mu0_in, bool last_only) {
-  check(px.defined() && w_r.defined() && b_r.defined() && w_pr.defined() && coef.defined() && decay.defined(), kFn,
+  check(px.defined() && w_r.defined() && b_r.defined() && w_pr.defined() && coef.defined() && decay.defined(), kFruRecurrence,
         "px, w_r, b_r, w_pr, coef and decay must be defined");
-  HM_CHECK(px.dim() == 3, kFn, "px must be (T, B, d), got {}", px.desc());
-  HM_CHECK(w_r.dim() == 2 && coef.dim() == 2 && decay.dim() == 1, kFn,
+  HM_CHECK(px.dim() == 3, kFruRecurrence, "px must be (T, B, d), got {}", px.desc());
+  HM_CHECK(w_r.dim() == 2 && coef.dim() == 2 && decay.dim() == 1, kFruRecurrence,
            "w_r (R, K*d), coef (T, K), decay (K) expected, got {}, {}, {}", w_r.desc(), coef.desc(), decay.desc());
   const int64_t T = px.size(0), B = px.size(1), d = px.size(2), R = w_r.size(0), K = decay.size(0);
-  HM_CHECK(T > 0 && B > 0 && d > 0 && K > 0, kFn, "empty sizes: px {}, decay {}", px.desc(), decay.desc());
+  HM_CHECK(T > 0 && B > 0 && d > 0 && K > 0, kFruRecurrence, "empty sizes: px {}, decay {}", px.desc(), decay.desc());
   check_shape(w_r, {R, K * d}, "w_r");
   check_shape(b_r, {R}, "b_r");
   check_shape(w_pr, {d, R}, "w_pr");
   check_shape(coef, {T, K}, "coef");
   const DType dt = px.dtype();
-  HM_CHECK(dt == DType::Float32 || dt == DType::Float64, kFn, "px must be float32 or float64, got {}", px.desc());
+  HM_CHECK(dt == DType::Float32 || dt == DType::Float64, kFruRecurrence, "px must be float32 or float64, got {}", px.desc());
   for (const Tensor* t : {&w_r, &b_r, &w_pr, &coef, &decay})
-    HM_CHECK(t->dtype() == dt && t->device() == px.device(), kFn, "all inputs must match px ({}), got {}", px.desc(),
+    HM_CHECK(t->dtype() == dt && t->device() == px.device(), kFruRecurrence, "all inputs must match px ({}), got {}", px.desc(),
              t->desc());
   Tensor mu0 = mu0_in.defined() ? mu0_in : zeros({B, K * d}, {.dtype = dt, .device = px.device()});
   check_shape(mu0, {B, K * d}, "mu0");
-  HM_CHECK(mu0.dtype() == dt && mu0.device() == px.device(), kFn, "mu0 must match px ({}), got {}", px.desc(),
+  HM_CHECK(mu0.dtype() == dt && mu0.device() == px.device(), kFruRecurrence, "mu0 must match px ({}), got {}", px.desc(),
            mu0.desc());
 
   Tensor pxc = px.contiguous(), wrc = w_r.contiguous(), brc = b_r.contiguous(), wprc = w_pr.contiguous();
@@ -50,7 +50,7 @@ Tensor run(const Tensor& px, const Tensor& w_r, const Tensor& b_r, const Tensor&
   std::vector<Tensor> inputs{px, w_r, b_r, w_pr, coef, mu0};
   if (!autograd::will_record(inputs)) return mu;
   autograd::Saved s_wr(wrc), s_wpr(wprc), s_coef(coefc), s_dec(decc), s_mu0(mu0c), s_mu(mu), s_r(r), s_phi(phi);
-  return autograd::record(kFn, mu, inputs, [=](const Tensor& g, const autograd::NeedsGrad&) {
+  return autograd::record(kFruRecurrence, mu, inputs, [=](const Tensor& g, const autograd::NeedsGrad&) {
     Tensor wr = s_wr.get(), wpr = s_wpr.get(), cf = s_coef.get(), dc = s_dec.get(), m0 = s_mu0.get();
     Tensor mus = s_mu.get(), rs = s_r.get(), phis = s_phi.get();
     const TensorOptions o{.dtype = mus.dtype(), .device = mus.device()};

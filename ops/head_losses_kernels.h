@@ -34,4 +34,9 @@ inline Kernel<void(const Tensor& mu, const Tensor& sd, const Tensor& t, const Te
                    const Tensor& grad_sd)>
     gmm_nll_backward_kernel{"gmm_nll_backward"};
 
+// The CPU kernels' value of a 0-d float32/float64 upstream gradient (a CPU tensor).
+inline double head_loss_grad_value(const Tensor& g) {
+  return g.dtype() == DType::Float32 ? double(*g.data<float>()) : *g.data<double>();
+}
+
 }  // namespace hm

@@ -23,32 +23,32 @@ namespace {
 using autograd::NeedsGrad;
 using Grads = std::vector<Tensor>;
 
-constexpr const char* kFn = "stft";
+constexpr const char* kStft = "stft";
 
 // The frame geometry of x (..., T), checked like torch.stft.
 FrameArgs frame_args(const Tensor& x, int64_t n_fft, std::optional<int64_t> hop_opt, bool center) {
-  check(x.defined(), kFn, "undefined tensor");
-  HM_CHECK(x.dtype() == DType::Float32 || x.dtype() == DType::Float64, kFn,
+  check(x.defined(), kStft, "undefined tensor");
+  HM_CHECK(x.dtype() == DType::Float32 || x.dtype() == DType::Float64, kStft,
            "expected a float32 or float64 signal, got {}", x.desc());
-  HM_CHECK(x.dim() >= 1 && x.size(-1) >= 1, kFn, "expected a signal (..., T >= 1), got {}", x.desc());
+  HM_CHECK(x.dim() >= 1 && x.size(-1) >= 1, kStft, "expected a signal (..., T >= 1), got {}", x.desc());
   const int64_t hop = hop_opt.value_or(std::max<int64_t>(n_fft / 4, 1)), T = x.size(-1);
-  check(n_fft >= 1, kFn, "n_fft must be >= 1, got {}", n_fft);
-  check(hop >= 1, kFn, "hop must be >= 1, got {}", hop);
+  check(n_fft >= 1, kStft, "n_fft must be >= 1, got {}", n_fft);
+  check(hop >= 1, kStft, "hop must be >= 1, got {}", hop);
   const int64_t pad = center ? n_fft / 2 : 0;
   if (center)
-    HM_CHECK(pad < T, kFn, "center=true reflect-pads n_fft / 2 = {} samples, which needs T > {}, got {}", pad, pad,
+    HM_CHECK(pad < T, kStft, "center=true reflect-pads n_fft / 2 = {} samples, which needs T > {}, got {}", pad, pad,
              x.desc());
   else
-    HM_CHECK(T >= n_fft, kFn, "center=false needs T >= n_fft = {}, got {}", n_fft, x.desc());
+    HM_CHECK(T >= n_fft, kStft, "center=false needs T >= n_fft = {}, got {}", n_fft, x.desc());
   return FrameArgs{.length = T, .n_fft = n_fft, .hop = hop, .pad = pad, .frames = 1 + (T + 2 * pad - n_fft) / hop};
 }
 
 // The window zero-padded to n_fft (centred, like torch), contiguous in x's dtype and device.
 Tensor full_window(const Tensor& window, int64_t n_fft, const Tensor& x) {
   if (!window.defined()) return ones({n_fft}, {.dtype = x.dtype(), .device = x.device()});
-  HM_CHECK(window.dim() == 1 && window.size(0) >= 1 && window.size(0) <= n_fft, kFn,
+  HM_CHECK(window.dim() == 1 && window.size(0) >= 1 && window.size(0) <= n_fft, kStft,
            "window must be 1-d with 1 <= length <= n_fft = {}, got {}", n_fft, window.desc());
-  HM_CHECK(window.dtype() == x.dtype() && window.device() == x.device(), kFn,
+  HM_CHECK(window.dtype() == x.dtype() && window.device() == x.device(), kStft,
            "window {} must match the signal's dtype and device, {}", window.desc(), x.desc());
   NoGradGuard no_grad;
   const int64_t left = (n_fft - window.size(0)) / 2;

@@ -75,7 +75,7 @@ void cpu_adam(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, co
   });
 }
 
-[[maybe_unused]] const bool bound = (sgd_kernel.cpu = cpu_sgd, adam_kernel.cpu = cpu_adam, true);
+[[maybe_unused]] const bool cpu_kernels_bound = (sgd_kernel.cpu = cpu_sgd, adam_kernel.cpu = cpu_adam, true);
 
 }  // namespace
 }  // namespace hm::optim

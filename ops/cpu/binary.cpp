@@ -109,7 +109,7 @@ void cpu_mul_inplace(const Tensor& x, double scale) {
   });
 }
 
-[[maybe_unused]] const bool bound =
+[[maybe_unused]] const bool binary_bound =
     (binary_kernel.cpu = cpu_binary, binary_backward_kernel.cpu = cpu_binary_backward,
      add_inplace_kernel.cpu = cpu_add_inplace, mul_inplace_kernel.cpu = cpu_mul_inplace, true);
 

@@ -36,7 +36,7 @@ void cpu_where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tenso
   });
 }
 
-[[maybe_unused]] const bool bound = (where_kernel.cpu = cpu_where, true);
+[[maybe_unused]] const bool compare_select_bound = (where_kernel.cpu = cpu_where, true);
 
 }  // namespace
 }  // namespace hm

@@ -176,7 +176,7 @@ void cpu_nll_loss_backward(const Tensor& target, const Tensor& g, const ClassLos
   });
 }
 
-[[maybe_unused]] const bool bound =
+[[maybe_unused]] const bool cross_entropy_bound =
     (cross_entropy_kernel.cpu = cpu_cross_entropy, cross_entropy_backward_kernel.cpu = cpu_cross_entropy_backward,
      nll_loss_kernel.cpu = cpu_nll_loss, nll_loss_backward_kernel.cpu = cpu_nll_loss_backward, true);
 

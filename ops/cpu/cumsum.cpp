@@ -46,7 +46,7 @@ void cpu_cumsum(const Tensor& x, bool reverse, const Tensor& out) {
   });
 }
 
-[[maybe_unused]] const bool bound = (cumsum_kernel.cpu = cpu_cumsum, true);
+[[maybe_unused]] const bool cumsum_bound = (cumsum_kernel.cpu = cpu_cumsum, true);
 
 }  // namespace
 }  // namespace hm

@@ -32,7 +32,7 @@ void cpu_dropout(const Tensor& x, double p, uint64_t seed, uint64_t offset, cons
   });
 }
 
-[[maybe_unused]] const bool bound = (dropout_kernel.cpu = cpu_dropout, true);
+[[maybe_unused]] const bool dropout_bound = (dropout_kernel.cpu = cpu_dropout, true);
 
 }  // namespace
 }  // namespace hm

@@ -46,7 +46,7 @@ void cpu_embedding_backward(const Tensor& g, const Tensor& indices, int64_t padd
   });
 }
 
-[[maybe_unused]] const bool bound =
+[[maybe_unused]] const bool embedding_bound =
     (embedding_kernel.cpu = cpu_embedding, embedding_backward_kernel.cpu = cpu_embedding_backward, true);
 
 }  // namespace

@@ -82,7 +82,7 @@ void cpu_extrema(ExtremaOp op, const Tensor& x, const Tensor& values, const Tens
   });
 }
 
-[[maybe_unused]] const bool bound = (extrema_kernel.cpu = cpu_extrema, true);
+[[maybe_unused]] const bool extrema_bound = (extrema_kernel.cpu = cpu_extrema, true);
 
 }  // namespace
 }  // namespace hm

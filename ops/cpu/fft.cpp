@@ -29,7 +29,7 @@ void cpu_fft(const Tensor& x, int64_t n, bool inverse, double scale, const Tenso
   });
 }
 
-[[maybe_unused]] const bool bound =
+[[maybe_unused]] const bool fft_bound =
     (rfft_kernel.cpu = cpu_rfft, irfft_kernel.cpu = cpu_irfft, fft_kernel.cpu = cpu_fft, true);
 
 }  // namespace

@@ -252,7 +252,7 @@ void cpu_fourier_attention_backward(const Tensor& q, const Tensor& k, const Tens
   });
 }
 
-[[maybe_unused]] const bool bound = (fourier_attention_kernel.cpu = cpu_fourier_attention,
+[[maybe_unused]] const bool fourier_attention_bound = (fourier_attention_kernel.cpu = cpu_fourier_attention,
                                      fourier_attention_backward_kernel.cpu = cpu_fourier_attention_backward, true);
 
 }  // namespace

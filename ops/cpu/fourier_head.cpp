@@ -111,7 +111,7 @@ void cpu_regularizer_backward(const Tensor& x, const Tensor& corr, const Tensor&
   });
 }
 
-[[maybe_unused]] const bool bound =
+[[maybe_unused]] const bool fourier_head_bound =
     (fourier_log_pmf_kernel.cpu = cpu_log_pmf, fourier_log_pmf_backward_kernel.cpu = cpu_log_pmf_backward,
      fourier_regularizer_kernel.cpu = cpu_regularizer,
      fourier_regularizer_backward_kernel.cpu = cpu_regularizer_backward, true);

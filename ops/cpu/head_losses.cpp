@@ -17,9 +17,6 @@ namespace {
 
 constexpr double kPi = std::numbers::pi;
 
-// The value of a one-element float tensor (an upstream gradient).
-double scalar_of(const Tensor& g) { return g.dtype() == DType::Float32 ? double(*g.data<float>()) : *g.data<double>(); }
-
 // -- Fourier density NLL ------------------------------------------------------------------------
 
 // cos(pi l t), sin(pi l t) for l = 0..n by the angle-addition recurrence.
@@ -62,7 +59,7 @@ void cpu_nll(const Tensor& x, const Tensor& t, const Tensor& out) {
 
 void cpu_nll_backward(const Tensor& x, const Tensor& t, const Tensor& grad_out, const Tensor& grad_x) {
   const int64_t kk = x.size(-1), n = kk / 2 - 1, rows = x.numel() / kk;
-  const double gs = -scalar_of(grad_out) / static_cast<double>(rows);
+  const double gs = -head_loss_grad_value(grad_out) / static_cast<double>(rows);
   std::vector<double> c(n + 1), s(n + 1);
   dispatch_float(x.dtype(), "fourier_nll_backward", [&]<class T>() {
     const T *px = x.data<T>(), *pt = t.data<T>();
@@ -82,7 +79,7 @@ void cpu_nll_backward(const Tensor& x, const Tensor& t, const Tensor& grad_out, 
   });
 }
 
-[[maybe_unused]] const bool bound =
+[[maybe_unused]] const bool head_losses_bound =
     (fourier_nll_kernel.cpu = cpu_nll, fourier_nll_backward_kernel.cpu = cpu_nll_backward, true);
 
 }  // namespace

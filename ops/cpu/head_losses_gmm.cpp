@@ -19,9 +19,6 @@ namespace {
 
 const double kInvSqrt2Pi = 1.0 / std::sqrt(2.0 * std::numbers::pi);
 
-// The value of a one-element float tensor (an upstream gradient).
-double scalar_of(const Tensor& g) { return g.dtype() == DType::Float32 ? double(*g.data<float>()) : *g.data<double>(); }
-
 // exp and log: vectorisable polynomial code for float32 (ops/cpu/vec_math.h), libm for float64.
 HM_VEC_INLINE float exp_t(float x) { return vm::exp(x); }
 HM_VEC_INLINE double exp_t(double x) { return std::exp(x); }
@@ -131,7 +128,7 @@ void cpu_nll(const Tensor& mu, const Tensor& sd, const Tensor& t, const Tensor& 
 void cpu_nll_backward(const Tensor& mu, const Tensor& sd, const Tensor& t, const Tensor& grad_out,
                       const Tensor& grad_mu, const Tensor& grad_sd) {
   const int64_t k = mu.size(-1), rows = mu.numel() / k;
-  const double gsc = -scalar_of(grad_out) / static_cast<double>(rows);
+  const double gsc = -head_loss_grad_value(grad_out) / static_cast<double>(rows);
   std::vector<double> w(k), z(k), gs(k, 0.0);
   dispatch_float(mu.dtype(), "gmm_nll_backward", [&]<class T>() {
     const T *pmu = mu.data<T>(), *psd = sd.data<T>(), *pt = t.data<T>();
@@ -150,7 +147,7 @@ void cpu_nll_backward(const Tensor& mu, const Tensor& sd, const Tensor& t, const
   });
 }
 
-[[maybe_unused]] const bool bound =
+[[maybe_unused]] const bool head_losses_gmm_bound =
     (gmm_log_pmf_kernel.cpu = cpu_log_pmf, gmm_log_pmf_backward_kernel.cpu = cpu_log_pmf_backward,
      gmm_nll_kernel.cpu = cpu_nll, gmm_nll_backward_kernel.cpu = cpu_nll_backward, true);
 

@@ -159,7 +159,7 @@ void cpu_one_hot(const Tensor& index, const Tensor& out) {
   });
 }
 
-[[maybe_unused]] const bool bound = (gather_kernel.cpu = cpu_gather, scatter_add_kernel.cpu = cpu_scatter_add,
+[[maybe_unused]] const bool indexing_bound = (gather_kernel.cpu = cpu_gather, scatter_add_kernel.cpu = cpu_scatter_add,
                                      index_add_kernel.cpu = cpu_index_add, one_hot_kernel.cpu = cpu_one_hot, true);
 
 }  // namespace

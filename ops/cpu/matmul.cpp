@@ -119,7 +119,7 @@ void cpu_gemm(const GemmDesc& d) {
   dispatch_float(d.dtype, "gemm", [&]<class T>() { gemm_typed<T>(d); });
 }
 
-[[maybe_unused]] const bool bound = (gemm_kernel.cpu = cpu_gemm, true);
+[[maybe_unused]] const bool matmul_bound = (gemm_kernel.cpu = cpu_gemm, true);
 
 }  // namespace
 }  // namespace hm

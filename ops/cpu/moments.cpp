@@ -61,7 +61,7 @@ void cpu_moments(const Tensor& x, int64_t correction, bool take_sqrt, const Tens
   });
 }
 
-[[maybe_unused]] const bool bound = (moments_kernel.cpu = cpu_moments, true);
+[[maybe_unused]] const bool moments_bound = (moments_kernel.cpu = cpu_moments, true);
 
 }  // namespace
 }  // namespace hm

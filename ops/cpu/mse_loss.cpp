@@ -62,7 +62,7 @@ void cpu_mse_loss_backward(const Tensor& input, const Tensor& target, const Tens
   });
 }
 
-[[maybe_unused]] const bool bound =
+[[maybe_unused]] const bool mse_loss_bound =
     (mse_loss_kernel.cpu = cpu_mse_loss, mse_loss_backward_kernel.cpu = cpu_mse_loss_backward, true);
 
 }  // namespace

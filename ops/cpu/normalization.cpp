@@ -223,7 +223,7 @@ void cpu_rms_norm_backward(const Tensor& g, const Tensor& x, const Tensor& weigh
   });
 }
 
-[[maybe_unused]] const bool bound =
+[[maybe_unused]] const bool normalization_bound =
     (layer_norm_kernel.cpu = cpu_layer_norm, layer_norm_backward_kernel.cpu = cpu_layer_norm_backward,
      rms_norm_kernel.cpu = cpu_rms_norm, rms_norm_backward_kernel.cpu = cpu_rms_norm_backward, true);
 

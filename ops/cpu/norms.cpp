@@ -136,7 +136,7 @@ void cpu_norm(const Tensor& x, double p, const Tensor& out) {
   });
 }
 
-[[maybe_unused]] const bool bound = (logsumexp_kernel.cpu = cpu_logsumexp, norm_kernel.cpu = cpu_norm, true);
+[[maybe_unused]] const bool norms_bound = (logsumexp_kernel.cpu = cpu_logsumexp, norm_kernel.cpu = cpu_norm, true);
 
 }  // namespace
 }  // namespace hm

@@ -53,7 +53,7 @@ void cpu_reduce_grad(ReduceGradOp op, double p, const Tensor& x, const Tensor& r
   });
 }
 
-[[maybe_unused]] const bool bound = (reduce_grad_kernel.cpu = cpu_reduce_grad, true);
+[[maybe_unused]] const bool reduce_grad_bound = (reduce_grad_kernel.cpu = cpu_reduce_grad, true);
 
 }  // namespace
 }  // namespace hm

@@ -21,7 +21,7 @@ namespace hm {
 namespace {
 
 // Vectorisable float32 polynomials (ops/cpu/vec_math.h), libm for float64.
-struct CpuMath {
+struct RnnMath {
   HM_VEC_INLINE static float sigmoid(float x) { return vm::sigmoid(x); }
   HM_VEC_INLINE static double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
   HM_VEC_INLINE static float tanh(float x) { return vm::tanh(x); }
@@ -33,19 +33,19 @@ struct CpuMath {
 template <class T>
 void tanh_forward_row(int64_t H, const T* x, const T* hw, T* h) {
 #pragma omp simd
-  for (int64_t j = 0; j < H; ++j) rnn::tanh_forward_at<CpuMath>(j, x, hw, h);
+  for (int64_t j = 0; j < H; ++j) rnn::tanh_forward_at<RnnMath>(j, x, hw, h);
 }
 
 template <class T>
 void lstm_forward_row(int64_t H, const T* x, const T* hw, const T* cp, T* a, T* c, T* h) {
 #pragma omp simd
-  for (int64_t j = 0; j < H; ++j) rnn::lstm_forward_at<CpuMath>(H, j, x, hw, cp, a, c, h);
+  for (int64_t j = 0; j < H; ++j) rnn::lstm_forward_at<RnnMath>(H, j, x, hw, cp, a, c, h);
 }
 
 template <class T>
 void gru_forward_row(int64_t H, const T* x, const T* hw, const T* hp, T* a, T* h) {
 #pragma omp simd
-  for (int64_t j = 0; j < H; ++j) rnn::gru_forward_at<CpuMath>(H, j, x, hw, hp, a, h);
+  for (int64_t j = 0; j < H; ++j) rnn::gru_forward_at<RnnMath>(H, j, x, hw, hp, a, h);
 }
 
 template <class T>
@@ -57,7 +57,7 @@ void tanh_backward_row(int64_t H, const T* gy, const T* dh, const T* h, T* gx) {
 template <class T>
 void lstm_backward_row(int64_t H, const T* gy, const T* dh, const T* a, const T* cp, const T* c, T* dc, T* gx) {
 #pragma omp simd
-  for (int64_t j = 0; j < H; ++j) rnn::lstm_backward_at<CpuMath>(H, j, gy, dh, a, cp, c, dc, gx);
+  for (int64_t j = 0; j < H; ++j) rnn::lstm_backward_at<RnnMath>(H, j, gy, dh, a, cp, c, dc, gx);
 }
 
 template <class T>

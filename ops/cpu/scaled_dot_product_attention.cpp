@@ -410,7 +410,7 @@ void cpu_sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, const 
   });
 }
 
-[[maybe_unused]] const bool bound = (sdpa_kernel.cpu = cpu_sdpa, sdpa_backward_kernel.cpu = cpu_sdpa_backward, true);
+[[maybe_unused]] const bool scaled_dot_product_attention_bound = (sdpa_kernel.cpu = cpu_sdpa, sdpa_backward_kernel.cpu = cpu_sdpa_backward, true);
 
 }  // namespace
 }  // namespace hm

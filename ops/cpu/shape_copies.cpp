@@ -84,7 +84,7 @@ void cpu_triangle(const Tensor& x, int64_t diagonal, bool upper, const Tensor& o
   });
 }
 
-[[maybe_unused]] const bool bound = (flip_kernel.cpu = cpu_flip, triangle_kernel.cpu = cpu_triangle, true);
+[[maybe_unused]] const bool shape_copies_bound = (flip_kernel.cpu = cpu_flip, triangle_kernel.cpu = cpu_triangle, true);
 
 }  // namespace
 }  // namespace hm

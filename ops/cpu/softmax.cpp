@@ -165,7 +165,7 @@ void cpu_softmax_backward(const Tensor& y, const Tensor& g, int64_t dim, bool lo
   });
 }
 
-[[maybe_unused]] const bool bound =
+[[maybe_unused]] const bool softmax_bound =
     (softmax_kernel.cpu = cpu_softmax, softmax_backward_kernel.cpu = cpu_softmax_backward, true);
 
 }  // namespace

@@ -72,7 +72,7 @@ void cpu_overlap_add(const Tensor& g, const Tensor& window, const FrameArgs& arg
   });
 }
 
-[[maybe_unused]] const bool bound = (frame_kernel.cpu = cpu_frames, overlap_add_kernel.cpu = cpu_overlap_add, true);
+[[maybe_unused]] const bool stft_bound = (frame_kernel.cpu = cpu_frames, overlap_add_kernel.cpu = cpu_overlap_add, true);
 
 }  // namespace
 }  // namespace hm

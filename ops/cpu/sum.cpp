@@ -75,7 +75,7 @@ void cpu_sum(const Tensor& x, const std::vector<int64_t>& dims, const Tensor& ou
   });
 }
 
-[[maybe_unused]] const bool bound = (sum_kernel.cpu = cpu_sum, true);
+[[maybe_unused]] const bool sum_bound = (sum_kernel.cpu = cpu_sum, true);
 
 }  // namespace
 }  // namespace hm

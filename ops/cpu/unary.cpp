@@ -93,7 +93,7 @@ void cpu_unary_backward(UnaryOp op, const Tensor& saved, const Tensor& grad, con
   });
 }
 
-[[maybe_unused]] const bool bound =
+[[maybe_unused]] const bool unary_bound =
     (unary_kernel.cpu = cpu_unary, unary_backward_kernel.cpu = cpu_unary_backward, true);
 
 }  // namespace
