@@ -350,7 +350,7 @@ void cpu_fru_backward(const Tensor& g_mu, const Tensor& w_r, const Tensor& w_pr,
   });
 }
 
-[[maybe_unused]] const bool bound =
+[[maybe_unused]] const bool fru_recurrence_bound =
     (fru_forward_kernel.cpu = cpu_fru_forward, fru_backward_kernel.cpu = cpu_fru_backward, true);
 
 }  // namespace

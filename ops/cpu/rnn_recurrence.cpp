@@ -184,7 +184,7 @@ void cpu_rnn_backward(RnnCell cell, const Tensor& g_y, const Tensor& w_hh, const
   });
 }
 
-[[maybe_unused]] const bool bound =
+[[maybe_unused]] const bool rnn_recurrence_bound =
     (rnn_forward_kernel.cpu = cpu_rnn_forward, rnn_backward_kernel.cpu = cpu_rnn_backward, true);
 
 }  // namespace
