@@ -48,6 +48,12 @@ MetricStats mean_std(const std::vector<double>& values) {
 
 Json number_or_null(double v) { return std::isnan(v) ? Json(nullptr) : Json(v); }
 
+double number_or_nan(const Json& j, const std::string& key) {
+  if (!j.is_object() || !j.contains(key)) return NAN;
+  const Json& v = j.at(key);
+  return v.is_number() ? v.get<double>() : NAN;
+}
+
 Json stats_json(const MetricStats& s) {
   Json values = Json::array();
   for (double v : s.values) values.push_back(number_or_null(v));

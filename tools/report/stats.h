@@ -35,6 +35,8 @@ MetricStats scaled(const MetricStats& s, double k);
 // {"mean", "std", "count", "seeds", "values"}; NaN is null.
 Json stats_json(const MetricStats& s);
 Json number_or_null(double v);
+// j[key] as a double; NaN where j is no object, has no `key` or holds no number there.
+double number_or_nan(const Json& j, const std::string& key);
 
 // Several curves (x, y) (e.g. one per seed) reduced to the mean and population std at every x
 // that all of them have, in increasing x. No curves: empty.

@@ -221,7 +221,7 @@ Json ArcadeDtTask::evaluate() {
 
 namespace {
 
-const TaskRegistration registration{with_smoke(
+const TaskRegistration arcade_dt_registration{with_smoke(
     {kArcadeDtTask,
      "Fourier head section 5 (Decision Transformer, Atari Seaquest) on the built-in Seaquest stand-in: offline "
      "training on a behaviour mixture, linear or Fourier action head, online returns and pmf smoothness",

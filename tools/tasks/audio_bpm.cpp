@@ -192,7 +192,7 @@ Json AudioBpmTask::evaluate() {
 
 namespace {
 
-const TaskRegistration registration{with_smoke(
+const TaskRegistration audio_bpm_registration{with_smoke(
     {kAudioBpmTask,
      "Fourier head Appendix C.1 (audio tempo, Figure 7) on generated metronome clips: a spectrogram transformer "
      "classifies 50..210 BPM into 32 bins of 5 BPM with a linear or Fourier head",

@@ -15,7 +15,7 @@
 namespace hm::train {
 namespace {
 
-constexpr std::string_view kFn = "forecast";
+constexpr std::string_view kForecastInput = "forecast";
 
 std::string lower(std::string s) {
   for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -50,9 +50,9 @@ bool whole_years(const std::vector<double>& x) {
 }
 
 std::string file_text(const std::string& path) {
-  check_readable_file(path, kFn);
+  check_readable_file(path, kForecastInput);
   std::ifstream in(path, std::ios::binary);
-  check(in.good(), kFn, "cannot open '{}'", path);
+  check(in.good(), kForecastInput, "cannot open '{}'", path);
   std::ostringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
@@ -143,7 +143,7 @@ ForecastInput read_forecast_input(const ForecastCsvOptions& o) {
         int64_t present = 0;
         for (double v : cols[c])
           if (std::isfinite(v)) distinct.insert(v), ++present;
-        check(distinct.size() <= 1 || std::ssize(distinct) == present, kFn,
+        check(distinct.size() <= 1 || std::ssize(distinct) == present, kForecastInput,
               "'{}': column '{}' looks like a series key ({} different values in {} rows): the file looks long "
               "(one row per key and date); write one column per series, or name the column to forecast with --column",
               o.csv, names[c], distinct.size(), present);
@@ -166,7 +166,7 @@ ForecastInput read_forecast_input(const ForecastCsvOptions& o) {
           fmt::format("assumed column(s) {} to be a key, not a series (name one with --column to "
                       "forecast it)",
                       fmt::join(keys, ", ")));
-    check(!names.empty(), kFn,
+    check(!names.empty(), kForecastInput,
           "'{}': every numeric column numbers or keys the rows ({}): name the column(s) to forecast with --column",
           o.csv, fmt::join(axes.empty() ? keys : axes, ", "));
   }
@@ -177,7 +177,7 @@ ForecastInput read_forecast_input(const ForecastCsvOptions& o) {
   auto read_axis = [&](const std::vector<std::string>& cells, const std::string& name) {
     std::string why;
     in.dates = data::parse_date_axis(cells, &why, table.lines);
-    check(in.dates.has_value() || o.date_column.empty(), kFn,
+    check(in.dates.has_value() || o.date_column.empty(), kForecastInput,
           "'{}': --date-column '{}' does not read as evenly spaced dates: {}", o.csv, name, why);
     if (in.dates) in.date_column = name, date_cells = cells;
     if (!in.dates && first_why.empty()) first_why = fmt::format("column '{}' is not read as dates ({})", name, why);
@@ -186,7 +186,7 @@ ForecastInput read_forecast_input(const ForecastCsvOptions& o) {
   auto year_cells = [&](const std::vector<double>& x, const std::string& name) {
     std::vector<std::string> cells;
     for (size_t r = 0; r < x.size(); ++r) {
-      check(std::isfinite(x[r]) && x[r] == std::floor(x[r]) && std::abs(x[r]) < 1e15, kFn,
+      check(std::isfinite(x[r]) && x[r] == std::floor(x[r]) && std::abs(x[r]) < 1e15, kForecastInput,
             "'{}': --date-column '{}' line {}: {} is not a date or a whole number", o.csv, name, table.lines[r], x[r]);
       cells.push_back(fmt::format("{}", static_cast<int64_t>(x[r])));
     }
@@ -198,10 +198,10 @@ ForecastInput read_forecast_input(const ForecastCsvOptions& o) {
     if (text_col != table.text_names.end()) {
       read_axis(table.text_cells[static_cast<size_t>(text_col - table.text_names.begin())], o.date_column);
     } else {
-      check(numeric != names.end(), kFn, "'{}': --date-column '{}' is not a column of it (columns: {}{}{})", o.csv,
+      check(numeric != names.end(), kForecastInput, "'{}': --date-column '{}' is not a column of it (columns: {}{}{})", o.csv,
             o.date_column, fmt::join(table.names, ", "), table.text_names.empty() ? "" : ", ",
             fmt::join(table.text_names, ", "));
-      check(names.size() > 1, kFn, "'{}': --date-column '{}' is the only numeric column: nothing is left to forecast",
+      check(names.size() > 1, kForecastInput, "'{}': --date-column '{}' is the only numeric column: nothing is left to forecast",
             o.csv, o.date_column);
       const std::vector<double>& x = cols[static_cast<size_t>(numeric - names.begin())];
       std::vector<std::string> cells = year_cells(x, o.date_column);

@@ -148,7 +148,7 @@ class ChronosTask : public Task {
   Tensor test_context_, test_labels_;  // (N, C + 1), (N, H) on the device
 };
 
-const TaskRegistration registration{with_smoke(
+const TaskRegistration chronos_task_registration{with_smoke(
     {kChronosTask,
      "Fourier head paper section 6 (Chronos): a T5 forecaster with a linear or Fourier head over 4094 value bins, "
      "trained on generated KernelSynth + TSMixup series; held-out MASE / WQL relative to seasonal naive and pmf "

@@ -87,7 +87,7 @@ TaskSpec fashion_mlp_task() {
           [](const Json& config, Device device) { return std::make_unique<FashionMlp>(config, device); }};
 }
 
-const TaskRegistration registration{with_smoke(fashion_mlp_task(), {{"hidden", 32}, {"batch_size", 32}, {"train_subset", 256}, {"test_subset", 128}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}}}})};
+const TaskRegistration fashion_mlp_registration{with_smoke(fashion_mlp_task(), {{"hidden", 32}, {"batch_size", 32}, {"train_subset", 256}, {"test_subset", 128}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}}}})};
 
 }  // namespace
 }  // namespace hm::train

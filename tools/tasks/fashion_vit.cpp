@@ -38,7 +38,7 @@
 namespace hm::train {
 namespace {
 
-constexpr const char* kTask = "fashion-vit";
+constexpr const char* kFashionVitTask = "fashion-vit";
 // Fashion-MNIST's training-set pixel mean and standard deviation (in [0, 1]; tests/models/test_vit.cpp
 // recomputes them from the 60000 training images).
 constexpr double kMean = 0.2860, kStd = 0.3530;
@@ -64,14 +64,14 @@ class FashionVit : public Task {
     const int64_t batch = c.at("batch_size").get<int64_t>();
     const double val_fraction = c.at("val_fraction").get<double>();
     label_smoothing_ = c.at("label_smoothing").get<double>();
-    check(batch >= 1, kTask, "batch_size must be >= 1, got {}", batch);
-    check(val_fraction >= 0 && val_fraction < 1, kTask, "val_fraction must be in [0, 1), got {}", val_fraction);
-    check(label_smoothing_ >= 0 && label_smoothing_ < 1, kTask, "label_smoothing must be in [0, 1), got {}",
+    check(batch >= 1, kFashionVitTask, "batch_size must be >= 1, got {}", batch);
+    check(val_fraction >= 0 && val_fraction < 1, kFashionVitTask, "val_fraction must be in [0, 1), got {}", val_fraction);
+    check(label_smoothing_ >= 0 && label_smoothing_ < 1, kFashionVitTask, "label_smoothing must be in [0, 1), got {}",
           label_smoothing_);
     model_ = std::make_shared<models::ViT>(fashion_vit_config(c), &gen_);  // gen_: init, then dropout
     model_->to(device);
     check(
-        data::fashion_mnist_available(), kTask,
+        data::fashion_mnist_available(), kFashionVitTask,
         "Fashion-MNIST is not installed (Debian package dataset-fashion-mnist): install with `bash .ci/install-data`");
 
     auto [train_x, train_y] = load_split("train", c.at("train_subset").get<int64_t>());
@@ -164,14 +164,14 @@ Json fashion_vit_defaults() {
 }
 
 TaskSpec fashion_vit_task() {
-  return {kTask,
+  return {kFashionVitTask,
           "FourierFormer Table 2 on Fashion-MNIST: a DeiT-layout vision transformer with softmax or Fourier "
           "attention, AdamW, label smoothing, warmup + cosine (needs dataset-fashion-mnist)",
           fashion_vit_defaults(),
           [](const Json& config, Device device) { return std::make_unique<FashionVit>(config, device); }};
 }
 
-const TaskRegistration registration{with_smoke(fashion_vit_task(), {{"attention", "fourier"}, {"dim", 16}, {"depth", 1}, {"heads", 2}, {"train_subset", 256}, {"test_subset", 100}, {"val_fraction", 0.25}, {"batch_size", 32}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}, {"warmup_steps", 1}}}})};
+const TaskRegistration fashion_vit_registration{with_smoke(fashion_vit_task(), {{"attention", "fourier"}, {"dim", 16}, {"depth", 1}, {"heads", 2}, {"train_subset", 256}, {"test_subset", 100}, {"val_fraction", 0.25}, {"batch_size", 32}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}, {"warmup_steps", 1}}}})};
 
 }  // namespace
 
@@ -185,7 +185,7 @@ models::ViTConfig fashion_vit_config(const Json& c) {
   v.mlp_ratio = c.at("mlp_ratio").get<double>();
   v.dropout = c.at("dropout").get<double>();
   const std::string attention = c.at("attention").get<std::string>();
-  check(attention == "softmax" || attention == "fourier", kTask, "attention '{}' is not one of softmax, fourier",
+  check(attention == "softmax" || attention == "fourier", kFashionVitTask, "attention '{}' is not one of softmax, fourier",
         attention);
   v.attention = attention == "fourier" ? nn::AttentionKernel::Fourier : nn::AttentionKernel::DotProduct;
   v.fourier = fourier_kernel_from_json(c, v.fourier);

@@ -147,7 +147,7 @@ train::TaskSpec fourier_toy_task() {
           [](const Json& config, Device device) { return std::make_unique<FourierToyTask>(config, device); }};
 }
 
-const train::TaskRegistration registration{train::with_smoke(fourier_toy_task(), {{"size", 400}, {"batch_size", 64}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}}}})};
+const train::TaskRegistration fourier_toy_registration{train::with_smoke(fourier_toy_task(), {{"size", 400}, {"batch_size", 64}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}}}})};
 
 }  // namespace
 }  // namespace hm::studies

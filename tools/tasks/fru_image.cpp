@@ -37,12 +37,12 @@
 namespace hm::train {
 namespace {
 
-constexpr const char* kTask = "fru-image";
+constexpr const char* kFruImageTask = "fru-image";
 constexpr int64_t kSide = 28, kClasses = 10;
 
 int64_t checked_pool(const Json& c) {
   const int64_t pool = c.at("pool").get<int64_t>();
-  check(pool >= 1 && kSide % pool == 0, kTask, "pool must divide 28 (1, 2, 4, 7, 14 or 28), got {}", pool);
+  check(pool >= 1 && kSide % pool == 0, kFruImageTask, "pool must divide 28 (1, 2, 4, 7, 14 or 28), got {}", pool);
   return pool;
 }
 
@@ -52,9 +52,9 @@ class FruImageModel : public nn::UnaryModule {
   FruImageModel(const Json& c, Generator* gen) : nn::UnaryModule("FruImageModel") {
     const auto [steps, in] = fru_image_sequence_shape(c);
     const double f_max = c.at("f_max").get<double>();
-    check(f_max >= 0, kTask, "f_max must be >= 0 (0: the sequence length), got {}", f_max);
+    check(f_max >= 0, kFruImageTask, "f_max must be >= 0 (0: the sequence length), got {}", f_max);
     PaperCellOptions o = paper_cell_options(c, in, steps, f_max > 0 ? f_max : static_cast<double>(steps));
-    cell_ = register_module("cell", std::make_shared<PaperCell>(o, kTask, gen));
+    cell_ = register_module("cell", std::make_shared<PaperCell>(o, kFruImageTask, gen));
     head_ = register_module("head", std::make_shared<nn::Linear>(o.units, kClasses, true, gen));
   }
   Tensor forward(const Tensor& x) override { return head_->forward(cell_->forward_last(x)); }
@@ -83,16 +83,16 @@ class FruImage : public FruTask {
     const int64_t train_subset = c.at("train_subset").get<int64_t>();
     const int64_t test_subset = c.at("test_subset").get<int64_t>();
     const double val_fraction = c.at("val_fraction").get<double>();
-    check(batch >= 1, kTask, "batch_size must be >= 1, got {}", batch);
-    check(train_subset >= 0 && test_subset >= 0, kTask,
+    check(batch >= 1, kFruImageTask, "batch_size must be >= 1, got {}", batch);
+    check(train_subset >= 0 && test_subset >= 0, kFruImageTask,
           "train_subset and test_subset must be >= 0 (0: all), got {} and {}", train_subset, test_subset);
-    check(val_fraction >= 0 && val_fraction < 1, kTask, "val_fraction must be in [0, 1), got {}", val_fraction);
+    check(val_fraction >= 0 && val_fraction < 1, kFruImageTask, "val_fraction must be in [0, 1), got {}", val_fraction);
     Generator gen(seed);  // the model's initial weights
     model_ = make_fru_image_model(c, &gen);
     model_->to(device);
     probe_ = std::make_unique<StepClassifierProbe>(static_cast<FruImageModel*>(model_.get())->probe());
     check(
-        data::fashion_mnist_available(), kTask,
+        data::fashion_mnist_available(), kFruImageTask,
         "Fashion-MNIST is not installed (Debian package dataset-fashion-mnist): install with `bash .ci/install-data`");
 
     auto [train_x, train_y] = load_split("train", train_subset, c);
@@ -123,7 +123,7 @@ class FruImage : public FruTask {
 };
 
 TaskSpec fru_image_task() {
-  return {kTask,
+  return {kFruImageTask,
           "FRU paper sections 6.2-6.3: pixel / permuted / row Fashion-MNIST classification with RNN, LSTM, SRU or "
           "FRU_{60,10}, Adam with staircase lr decay (needs dataset-fashion-mnist)",
           {{"seed", 0},
@@ -154,7 +154,7 @@ TaskSpec fru_image_task() {
           [](const Json& config, Device device) { return std::make_unique<FruImage>(config, device); }};
 }
 
-const TaskRegistration registration{with_smoke(fru_image_task(), {{"model", "fru"}, {"pool", 4}, {"train_subset", 64}, {"test_subset", 32}, {"units", 16}, {"fru_freqs", 6}, {"fru_dims", 4}, {"r_size", 8}, {"sru_phi", 12}, {"batch_size", 16}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}}}})};
+const TaskRegistration fru_image_registration{with_smoke(fru_image_task(), {{"model", "fru"}, {"pool", 4}, {"train_subset", 64}, {"test_subset", 32}, {"units", 16}, {"fru_freqs", 6}, {"fru_dims", 4}, {"r_size", 8}, {"sru_phi", 12}, {"batch_size", 16}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}}}})};
 
 }  // namespace
 
@@ -162,7 +162,7 @@ std::pair<int64_t, int64_t> fru_image_sequence_shape(const Json& c) {
   const std::string data = c.at("data").get<std::string>();
   const int64_t side = kSide / checked_pool(c);
   if (data == "pixel" || data == "permuted") return {side * side, 1};
-  check(data == "row", kTask, "data '{}' is not one of pixel, permuted, row", data);
+  check(data == "row", kFruImageTask, "data '{}' is not one of pixel, permuted, row", data);
   return {side, side};
 }
 
@@ -172,7 +172,7 @@ std::vector<int64_t> fru_image_permutation(int64_t n, uint64_t perm_seed) {
 
 Tensor fru_image_sequences(const Tensor& images, const Json& c) {
   check(images.dim() == 3 && images.size(1) == kSide && images.size(2) == kSide && images.dtype() == DType::Float32,
-        kTask, "images must be (N, 28, 28) float32, got {} {}", str(images.shape()), images.dtype());
+        kFruImageTask, "images must be (N, 28, 28) float32, got {} {}", str(images.shape()), images.dtype());
   const auto [steps, in] = fru_image_sequence_shape(c);
   const int64_t pool = checked_pool(c), side = kSide / pool, n = images.size(0);
   std::vector<int64_t> order(static_cast<size_t>(side * side));

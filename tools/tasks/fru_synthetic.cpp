@@ -33,12 +33,12 @@
 namespace hm::train {
 namespace {
 
-constexpr const char* kTask = "fru-synthetic";
+constexpr const char* kFruSyntheticTask = "fru-synthetic";
 
 // target "next" or "sequence" (the released code's), checked.
 bool whole_sequence_target(const Json& c) {
   const std::string target = c.value("target", std::string("next"));  // absent in older configs
-  check(target == "next" || target == "sequence", kTask, "target must be \"next\" or \"sequence\", got \"{}\"", target);
+  check(target == "next" || target == "sequence", kFruSyntheticTask, "target must be \"next\" or \"sequence\", got \"{}\"", target);
   return target == "sequence";
 }
 
@@ -51,8 +51,8 @@ class FruSyntheticModel : public nn::UnaryModule {
     sequence_ = whole_sequence_target(c);
     const int64_t units = c.at("units").get<int64_t>(), length = c.at("length").get<int64_t>();
     const int64_t steps = sequence_ ? length : length - 1;  // inputs per sequence
-    check(units >= 1, kTask, "units must be >= 1, got {}", units);
-    check(length >= 2, kTask, "length must be >= 2, got {}", length);
+    check(units >= 1, kFruSyntheticTask, "units must be >= 1, got {}", units);
+    check(length >= 2, kFruSyntheticTask, "length must be >= 2, got {}", length);
     if (kind_ == "rnn") {
       rnn_ = register_module(
           "rnn", std::make_shared<nn::RNN>(2, units, nn::RecurrentOptions{.bias = false, .batch_first = true}, gen));
@@ -65,7 +65,7 @@ class FruSyntheticModel : public nn::UnaryModule {
       o.r_size = c.at("r_size").get<int64_t>();
       o.output_units = units;
       o.gen = gen;
-      check(!o.decays.empty() && o.phi_size >= 1 && o.r_size >= 1, kTask,
+      check(!o.decays.empty() && o.phi_size >= 1 && o.r_size >= 1, kFruSyntheticTask,
             "sru_decays must be non-empty, sru_phi and r_size >= 1");
       cell_ = register_module("sru", std::make_shared<nn::SRU>(1, o));
     } else if (kind_ == "fru") {
@@ -76,14 +76,14 @@ class FruSyntheticModel : public nn::UnaryModule {
       o.output_units = units;
       o.seq_len = steps;
       const double f_max = c.at("f_max").get<double>();
-      check(f_max >= 0, kTask, "f_max must be >= 0 (0: steps / 3), got {}", f_max);
+      check(f_max >= 0, kFruSyntheticTask, "f_max must be >= 0 (0: steps / 3), got {}", f_max);
       o.f_max = f_max > 0 ? f_max : static_cast<double>(steps) / 3.0;
       o.gen = gen;
-      check(o.num_freqs >= 1 && o.dims_per_freq >= 1 && o.r_size >= 1, kTask,
+      check(o.num_freqs >= 1 && o.dims_per_freq >= 1 && o.r_size >= 1, kFruSyntheticTask,
             "fru_freqs, fru_dims and r_size must be >= 1");
       cell_ = register_module("fru", std::make_shared<nn::FRU>(1, o));
     } else {
-      throw_error(kTask, fmt::format("model '{}' is not one of rnn, lstm, sru, fru", kind_));
+      throw_error(kFruSyntheticTask, fmt::format("model '{}' is not one of rnn, lstm, sru, fru", kind_));
     }
     head_ = register_module("head", std::make_shared<nn::Linear>(units, sequence_ ? length - 1 : 1, true, gen));
   }
@@ -169,7 +169,7 @@ class FruSynthetic : public FruTask {
     probe_ = std::make_unique<FruSyntheticProbe>(static_cast<FruSyntheticModel*>(model_.get()));
     model_->to(device);
     const std::string data_name = c.at("data").get<std::string>();
-    check(data_name == "mix-sin" || data_name == "mix-poly", kTask, "data '{}' is not one of mix-sin, mix-poly",
+    check(data_name == "mix-sin" || data_name == "mix-poly", kFruSyntheticTask, "data '{}' is not one of mix-sin, mix-poly",
           data_name);
     const data::MixKind kind = data::parse_mix_kind(data_name);
     data::MixSeriesOptions mo;
@@ -178,15 +178,15 @@ class FruSynthetic : public FruTask {
     mo.seed = seed;
     if (kind == data::MixKind::Poly) {
       mo.terms = c.at("degree").get<int64_t>();
-      check(mo.terms == 5 || mo.terms == 10 || mo.terms == 15, kTask,
+      check(mo.terms == 5 || mo.terms == 10 || mo.terms == 15, kFruSyntheticTask,
             "degree must be 5, 10 or 15 (the paper's mix-poly degrees), got {}", mo.terms);
     } else {
       mo.terms = c.at("sines").get<int64_t>();
-      check(mo.terms >= 1, kTask, "sines must be >= 1, got {}", mo.terms);
+      check(mo.terms >= 1, kFruSyntheticTask, "sines must be >= 1, got {}", mo.terms);
     }
-    check(mo.size >= 5, kTask, "size must be >= 5 (80/20 split), got {}", mo.size);
+    check(mo.size >= 5, kFruSyntheticTask, "size must be >= 5 (80/20 split), got {}", mo.size);
     const int64_t batch = c.at("batch_size").get<int64_t>();
-    check(batch >= 1, kTask, "batch_size must be >= 1, got {}", batch);
+    check(batch >= 1, kFruSyntheticTask, "batch_size must be >= 1, got {}", batch);
     const data::MixSeries series = data::make_mix_series(kind, mo);
     // next: steps 0..T-2 -> 1..T-1 step by step; sequence: all T steps -> 1..T-1 at the end.
     const bool sequence = static_cast<FruSyntheticModel*>(model_.get())->whole_sequence();
@@ -217,7 +217,7 @@ class FruSynthetic : public FruTask {
 };
 
 TaskSpec fru_synthetic_task() {
-  return {kTask,
+  return {kFruSyntheticTask,
           "FRU paper section 6.1: next-step regression on mix-sin / mix-poly with RNN, LSTM, SRU or FRU_{120,5}, "
           "Adam with staircase lr decay (target=sequence: the released code's whole-sequence regression)",
           {{"seed", 0},
@@ -247,7 +247,7 @@ TaskSpec fru_synthetic_task() {
           [](const Json& config, Device device) { return std::make_unique<FruSynthetic>(config, device); }};
 }
 
-const TaskRegistration registration{with_smoke(fru_synthetic_task(), {{"model", "fru"}, {"size", 40}, {"length", 24}, {"units", 8}, {"fru_freqs", 6}, {"fru_dims", 4}, {"r_size", 8}, {"sru_phi", 12}, {"batch_size", 4}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}}}})};
+const TaskRegistration fru_synthetic_registration{with_smoke(fru_synthetic_task(), {{"model", "fru"}, {"size", 40}, {"length", 24}, {"units", 8}, {"fru_freqs", 6}, {"fru_dims", 4}, {"r_size", 8}, {"sru_phi", 12}, {"batch_size", 4}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}}}})};
 
 }  // namespace
 

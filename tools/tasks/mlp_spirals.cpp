@@ -81,7 +81,7 @@ TaskSpec mlp_spirals_task() {
           [](const Json& config, Device device) { return std::make_unique<MlpSpirals>(config, device); }};
 }
 
-const TaskRegistration registration{with_smoke(mlp_spirals_task(), {{"points_per_class", 50}, {"val_points_per_class", 20}, {"hidden", 16}, {"batch_size", 32}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}}}})};
+const TaskRegistration mlp_spirals_registration{with_smoke(mlp_spirals_task(), {{"points_per_class", 50}, {"val_points_per_class", 20}, {"hidden", 16}, {"batch_size", 32}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}}}})};
 
 }  // namespace
 }  // namespace hm::train

@@ -241,7 +241,7 @@ TaskSpec rng_lm_task() {
   return spec;
 }
 
-const TaskRegistration registration{rng_lm_task()};
+const TaskRegistration rng_lm_registration{rng_lm_task()};
 
 }  // namespace
 }  // namespace hm::train

@@ -8,7 +8,7 @@
 
 namespace hm::studies {
 namespace {
-constexpr const char* kPlan = kBpmStudy;
+constexpr const char* kAudioBpmPlan = kBpmStudy;
 }
 
 Json bpm_scale(bool quick, bool paper_scale) {
@@ -27,7 +27,7 @@ Json bpm_scale(bool quick, bool paper_scale) {
 
 std::vector<HeadRunSpec> bpm_study_grid(const BpmStudyPlan& plan) {
   std::vector<int64_t> frequencies = plan.frequencies.empty() ? std::vector<int64_t>{1, 2} : plan.frequencies;
-  for (int64_t n : frequencies) check(n >= 1, kPlan, "frequencies must be >= 1, got {}", n);
+  for (int64_t n : frequencies) check(n >= 1, kAudioBpmPlan, "frequencies must be >= 1, got {}", n);
   std::vector<uint64_t> seeds = plan.common.seeds;
   const bool quick = plan.common.quick && !plan.common.paper_scale;  // paper_scale takes the full mode's seeds
   if (seeds.empty()) seeds = quick ? std::vector<uint64_t>{1, 2, 3} : std::vector<uint64_t>{1, 2, 3, 4, 5};

@@ -11,13 +11,13 @@
 namespace hm::studies {
 namespace {
 
-constexpr const char* kStudy = kBpmStudy;
+constexpr const char* kAudioBpmStudy = kBpmStudy;
 
-BpmStudyPlan plan_of(const StudyContext& c) {
+BpmStudyPlan audio_bpm_plan_of(const StudyContext& c) {
   BpmStudyPlan plan{.common = c.common()};
   const Json& o = c.options;
   plan.frequencies = o.at("frequencies").get<std::vector<int64_t>>();
-  plan.task = c.task_keys("task", kStudy);
+  plan.task = c.task_keys("task", kAudioBpmStudy);
   return plan;
 }
 
@@ -37,7 +37,7 @@ StudySpec audio_bpm_study() {
   s.options = {{"frequencies", Json::array()}, {"task", Json::object()}};
   s.smoke = {{"task", {{"train_clips", 64}, {"test_clips", 32}, {"seconds", 2.0}, {"dim", 32}, {"depth", 1}, {"batch_size", 16}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}, {"warmup_steps", 1}}}}}};
   s.grid = [](const StudyContext& c) {
-    return study_runs(bpm_study_grid(plan_of(c)), bpm_run_label, head_run_json, bpm_run_cost);
+    return study_runs(bpm_study_grid(audio_bpm_plan_of(c)), bpm_run_label, head_run_json, bpm_run_cost);
   };
   s.run = [](const StudyRun& run) { return run_audio_bpm(head_run_from_json(run.config, kBpmStudy), run.work_dir); };
   s.describe = [](const RunRecord& r) {
@@ -50,7 +50,7 @@ StudySpec audio_bpm_study() {
   return s;
 }
 
-const StudyRegistration registration{audio_bpm_study()};
+const StudyRegistration audio_bpm_registration{audio_bpm_study()};
 
 }  // namespace
 }  // namespace hm::studies

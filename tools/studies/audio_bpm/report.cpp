@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "harmonic/core/error.h"
+#include "harmonic/tools/report/stats.h"
 #include "harmonic/data/metronome.h"
 #include "harmonic/tools/report/paper.h"
 #include "harmonic/tools/report/seed_groups.h"
@@ -15,12 +16,7 @@
 namespace hm::studies {
 namespace {
 
-constexpr const char* kReport = "study audio-bpm report";
-
-double number(const Json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j.at(key).is_number()) return NAN;
-  return j.at(key).get<double>();
-}
+constexpr const char* kAudioBpmReport = "study audio-bpm report";
 
 const BpmGroup* linear_group(const std::vector<BpmGroup>& groups) {
   for (const BpmGroup& g : groups)
@@ -32,20 +28,20 @@ const BpmGroup* linear_group(const std::vector<BpmGroup>& groups) {
 
 std::vector<BpmRun> bpm_runs_of(const std::vector<RunRecord>& records) {
   return evaluated_runs_of<HeadRunSpec>(records, [](const Json& c) { return head_run_from_json(c, kBpmStudy); },
-                                        kReport, {"params", "curve", "final"});
+                                        kAudioBpmReport, {"params", "curve", "final"});
 }
 
 std::vector<BpmGroup> aggregate_bpm_runs(const std::vector<BpmRun>& runs) {
   std::vector<BpmGroup> groups;
   auto by_head = report::group_over_seeds(
       runs, [](const BpmRun& r) { return r.spec.head.frequencies; }, [](const BpmRun& r) { return r.spec.seed; },
-      [](const BpmRun& r) { return bpm_run_label(r.spec); }, kReport);
+      [](const BpmRun& r) { return bpm_run_label(r.spec); }, kAudioBpmReport);
   for (const auto& members : by_head) {
     const BpmRun& first = members.first();
     BpmGroup& g = groups.emplace_back(BpmGroup{.head = first.spec.head, .task_config = first.spec.task_config});
     g.seeds = members.seeds;
     auto final_number = [](const char* key) {
-      return [key](const BpmRun& r) { return number(r.result.at("final"), key); };
+      return [key](const BpmRun& r) { return report::number_or_nan(r.result.at("final"), key); };
     };
     g.accuracy = members.stats(final_number("accuracy"));
     g.macro_f1 = members.stats(final_number("macro_f1"));

@@ -11,7 +11,7 @@
 namespace hm::studies {
 namespace {
 
-constexpr const char* kPlan = "study chronos";
+constexpr const char* kChronosPlan = "study chronos";
 constexpr double kGamma = 1e-6;  // the paper's Fourier regulariser weight
 
 // t5-efficient layouts: Figure 19's sizes that train here, and t5-efficient-mini (Chronos-mini,
@@ -27,7 +27,7 @@ const std::vector<ChronosSize>& known_sizes() {
 }
 
 [[noreturn]] void bad_head(const std::string& name) {
-  throw_error(kPlan, fmt::format("head '{}' is neither 'linear' nor 'fourier-N[-noreg|-uniform]' with N >= 1", name));
+  throw_error(kChronosPlan, fmt::format("head '{}' is neither 'linear' nor 'fourier-N[-noreg|-uniform]' with N >= 1", name));
 }
 
 int64_t parse_count(const std::string& text, const std::string& whole) {
@@ -84,7 +84,7 @@ ChronosSize ChronosSize::parse(const std::string& name) {
     if (s.name == name) return s;
     names += (names.empty() ? "" : ", ") + s.name;
   }
-  throw_error(kPlan, fmt::format("unknown size '{}' (known: {})", name, names));
+  throw_error(kChronosPlan, fmt::format("unknown size '{}' (known: {})", name, names));
 }
 
 ChronosSize chronos_main_size(const ChronosStudyPlan& plan) {
@@ -147,7 +147,7 @@ std::vector<ChronosRunSpec> chronos_study_grid(const ChronosStudyPlan& plan) {
 
   std::vector<double> fractions = plan.data_fractions;
   if (fractions.empty() && !plan.common.quick && !plan.common.paper_scale) fractions = {0.01, 0.1};
-  for (double f : fractions) check(f > 0 && f <= 1, kPlan, "data fractions must be in (0, 1], got {}", f);
+  for (double f : fractions) check(f > 0 && f <= 1, kChronosPlan, "data fractions must be in (0, 1], got {}", f);
   const std::vector<uint64_t> data_seeds =
       plan.data_seeds.empty() ? std::vector<uint64_t>{1, 2, 3, 4} : plan.data_seeds;
 
@@ -221,7 +221,7 @@ Json chronos_run_json(const ChronosRunSpec& run) {
 }
 
 ChronosRunSpec chronos_run_from_json(const Json& j) {
-  return read_run_config(j, kPlan, [&] {
+  return read_run_config(j, kChronosPlan, [&] {
     ChronosRunSpec r;
     r.head = ChronosHeadSpec::parse(j.at("head").get<std::string>());
     r.size = ChronosSize::parse(j.at("size").get<std::string>());

@@ -11,9 +11,9 @@
 namespace hm::studies {
 namespace {
 
-constexpr const char* kStudy = "study chronos";
+constexpr const char* kChronosStudy = "study chronos";
 
-ChronosStudyPlan plan_of(const StudyContext& c) {
+ChronosStudyPlan chronos_plan_of(const StudyContext& c) {
   ChronosStudyPlan plan{.common = c.common()};
   const Json& o = c.options;
   plan.heads = o.at("heads").get<std::vector<std::string>>();
@@ -21,7 +21,7 @@ ChronosStudyPlan plan_of(const StudyContext& c) {
   plan.sweep_seeds = o.at("sweep_seeds").get<std::vector<uint64_t>>();
   plan.data_fractions = o.at("data_fractions").get<std::vector<double>>();
   plan.data_seeds = o.at("data_seeds").get<std::vector<uint64_t>>();
-  plan.task = c.task_keys("task", kStudy);
+  plan.task = c.task_keys("task", kChronosStudy);
   return plan;
 }
 
@@ -50,7 +50,7 @@ StudySpec chronos_study() {
                {"data_fractions", Json::array()}, {"data_seeds", Json::array()}, {"task", Json::object()}};
   s.smoke = {{"task", {{"series", 24}, {"mixup_series", 8}, {"held_out_series", 6}, {"series_length", 48}, {"context_length", 24}, {"horizon", 4}, {"d_model", 16}, {"d_ff", 32}, {"num_layers", 1}, {"num_heads", 2}, {"d_kv", 8}, {"windows_per_series", 4}, {"batch_size", 8}, {"eval_samples", 4}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}}}}}};
   s.grid = [](const StudyContext& c) {
-    return study_runs(chronos_study_grid(plan_of(c)), chronos_run_label, chronos_run_json, chronos_run_cost);
+    return study_runs(chronos_study_grid(chronos_plan_of(c)), chronos_run_label, chronos_run_json, chronos_run_cost);
   };
   s.run = [](const StudyRun& run) { return run_chronos(chronos_run_from_json(run.config), run.dir, run.work_dir); };
   s.describe = [](const RunRecord& r) {
@@ -65,7 +65,7 @@ StudySpec chronos_study() {
   return s;
 }
 
-const StudyRegistration registration{chronos_study()};
+const StudyRegistration chronos_registration{chronos_study()};
 
 }  // namespace
 }  // namespace hm::studies

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "harmonic/core/error.h"
+#include "harmonic/tools/report/stats.h"
 #include "harmonic/tools/report/seed_groups.h"
 #include "harmonic/tools/studies/chronos/data_sizes.h"
 #include "harmonic/tools/studies/chronos/figures.h"
@@ -17,12 +18,7 @@
 namespace hm::studies {
 namespace {
 
-constexpr const char* kReport = "study chronos report";
-
-double number(const Json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j.at(key).is_number()) return NAN;
-  return j.at(key).get<double>();
-}
+constexpr const char* kChronosReport = "study chronos report";
 
 // The same seeds with every value v: "a < 1" as a claim against a constant.
 report::MetricStats constant_like(const report::MetricStats& s, double v) {
@@ -32,7 +28,7 @@ report::MetricStats constant_like(const report::MetricStats& s, double v) {
 }  // namespace
 
 std::vector<ChronosRun> chronos_runs_of(const std::vector<RunRecord>& records) {
-  return evaluated_runs_of<ChronosRunSpec>(records, chronos_run_from_json, kReport,
+  return evaluated_runs_of<ChronosRunSpec>(records, chronos_run_from_json, kChronosReport,
                                            {"params", "final", "tokens_per_second"});
 }
 
@@ -41,7 +37,7 @@ std::vector<ChronosGroup> aggregate_chronos_runs(const std::vector<ChronosRun>& 
   auto by_config = report::group_over_seeds(
       runs, [](const ChronosRun& r) { return std::tuple(r.spec.head.name(), r.spec.size.name, r.spec.data_fraction); },
       [](const ChronosRun& r) { return r.spec.seed; }, [](const ChronosRun& r) { return chronos_run_label(r.spec); },
-      kReport);
+      kChronosReport);
   for (const auto& members : by_config) {
     const ChronosRun& first = members.first();
     ChronosGroup& g = groups.emplace_back(ChronosGroup{.head = first.spec.head,
@@ -50,7 +46,7 @@ std::vector<ChronosGroup> aggregate_chronos_runs(const std::vector<ChronosRun>& 
                                                        .task_config = first.spec.task_config});
     g.seeds = members.seeds;
     auto final_number = [](const char* key) {
-      return [key](const ChronosRun& r) { return number(r.result.at("final"), key); };
+      return [key](const ChronosRun& r) { return report::number_or_nan(r.result.at("final"), key); };
     };
     g.mase = members.stats(final_number("test_mase"));
     g.wql = members.stats(final_number("test_wql"));
@@ -59,7 +55,7 @@ std::vector<ChronosGroup> aggregate_chronos_runs(const std::vector<ChronosRun>& 
     g.smoothness = members.stats(final_number("test_smoothness"));
     g.test_loss = members.stats(final_number("test_loss"));
     g.seconds = members.stats([](const ChronosRun& r) { return r.seconds; });
-    g.tokens_per_second = members.stats([](const ChronosRun& r) { return number(r.result, "tokens_per_second"); });
+    g.tokens_per_second = members.stats([](const ChronosRun& r) { return report::number_or_nan(r.result, "tokens_per_second"); });
     g.params = first.result.at("params").get<int64_t>();
     auto at_step = [](const ChronosRun& r, int64_t step) -> const Json* {
       if (!r.result.contains("curve")) return nullptr;
@@ -73,7 +69,7 @@ std::vector<ChronosGroup> aggregate_chronos_runs(const std::vector<ChronosRun>& 
       for (const ChronosRun* r : members.runs) everywhere &= at_step(*r, step) != nullptr;
       if (!everywhere) continue;
       auto curve_number = [&](const char* key) {
-        return [&, key](const ChronosRun& r) { return number(*at_step(r, step), key); };
+        return [&, key](const ChronosRun& r) { return report::number_or_nan(*at_step(r, step), key); };
       };
       g.curve.push_back({.step = step,
                          .test_loss = members.stats(curve_number("test_loss")),

@@ -10,7 +10,7 @@
 namespace hm::studies {
 namespace {
 
-constexpr const char* kPlan = kDtStudy;
+constexpr const char* kDecisionTransformerPlan = kDtStudy;
 
 bool has_part(const DtStudyPlan& plan, const std::string& part) {
   if (plan.parts.empty()) return !plan.common.quick || part == "main";  // quick: no ablations by default
@@ -54,12 +54,12 @@ Json dt_scale(const DtStudyPlan& plan) {
 }
 
 std::vector<HeadRunSpec> dt_study_grid(const DtStudyPlan& plan) {
-  check(plan.main_frequencies >= 1, kPlan, "main_frequencies must be >= 1, got {}", plan.main_frequencies);
+  check(plan.main_frequencies >= 1, kDecisionTransformerPlan, "main_frequencies must be >= 1, got {}", plan.main_frequencies);
   for (const std::string& p : plan.parts)
-    check(std::find(kDtParts.begin(), kDtParts.end(), p) != kDtParts.end(), kPlan,
+    check(std::find(kDtParts.begin(), kDtParts.end(), p) != kDtParts.end(), kDecisionTransformerPlan,
           "unknown part '{}' (main, model, data)", p);
   const std::vector<int64_t> sweep = or_default<int64_t>(plan.frequencies, {2}, paper_sweep(), plan.common.quick);
-  for (int64_t n : sweep) check(n >= 1, kPlan, "frequencies must be >= 1, got {}", n);
+  for (int64_t n : sweep) check(n >= 1, kDecisionTransformerPlan, "frequencies must be >= 1, got {}", n);
   const std::vector<uint64_t> seeds = or_default<uint64_t>(plan.common.seeds, {1}, {1, 2, 3, 4}, plan.common.quick);
   const std::vector<uint64_t> sweep_seeds =
       or_default<uint64_t>(plan.sweep_seeds, plan.common.seeds.empty() ? std::vector<uint64_t>{1} : plan.common.seeds,
@@ -69,9 +69,9 @@ std::vector<HeadRunSpec> dt_study_grid(const DtStudyPlan& plan) {
   const std::vector<int64_t> data_sizes =
       or_default<int64_t>(plan.data_sizes, {20000}, {50000, 100000}, plan.common.quick);
   for (const DtModelSize& m : model_sizes)
-    check(m.n_layer >= 1 && m.n_embd >= 1, kPlan, "model sizes need n_layer, n_embd >= 1, got {}, {}", m.n_layer,
+    check(m.n_layer >= 1 && m.n_embd >= 1, kDecisionTransformerPlan, "model sizes need n_layer, n_embd >= 1, got {}, {}", m.n_layer,
           m.n_embd);
-  for (int64_t n : data_sizes) check(n >= 1, kPlan, "data sizes must be >= 1 transitions, got {}", n);
+  for (int64_t n : data_sizes) check(n >= 1, kDecisionTransformerPlan, "data sizes must be >= 1 transitions, got {}", n);
   std::vector<HeadRunSpec> grid;
   auto add = [&](HeadChoice head, uint64_t seed, const std::string& ablation, const Json& keys) {
     for (const HeadRunSpec& r : grid)

@@ -12,18 +12,18 @@
 namespace hm::studies {
 namespace {
 
-constexpr const char* kStudy = "study decision-transformer";
+constexpr const char* kDecisionTransformerStudy = "study decision-transformer";
 
-DtStudyPlan plan_of(const StudyContext& c) {
+DtStudyPlan decision_transformer_plan_of(const StudyContext& c) {
   DtStudyPlan plan{.common = c.common()};
   const Json& o = c.options;
   plan.frequencies = o.at("frequencies").get<std::vector<int64_t>>();
   plan.sweep_seeds = o.at("sweep_seeds").get<std::vector<uint64_t>>();
   plan.main_frequencies = o.at("main_frequencies").get<int64_t>();
-  plan.task = c.task_keys("task", kStudy);
+  plan.task = c.task_keys("task", kDecisionTransformerStudy);
   plan.parts = o.at("parts").get<std::vector<std::string>>();
   for (const Json& m : o.at("model_sizes")) {
-    check(m.is_array() && m.size() == 2, kStudy, "option 'model_sizes' holds [n_layer, n_embd] pairs, got {}",
+    check(m.is_array() && m.size() == 2, kDecisionTransformerStudy, "option 'model_sizes' holds [n_layer, n_embd] pairs, got {}",
           m.dump());
     plan.model_sizes.push_back({m.at(0).get<int64_t>(), m.at(1).get<int64_t>()});
   }
@@ -54,7 +54,7 @@ StudySpec decision_transformer_study() {
                {"data_sizes", Json::array()}};
   s.smoke = {{"task", {{"dataset_steps", 3000}, {"val_steps", 600}, {"max_episode_steps", 200}, {"n_layer", 1}, {"n_head", 2}, {"n_embd", 16}, {"context_length", 5}, {"batch_size", 16}, {"eval_episodes", 2}, {"reference_episodes", 3}, {"val_windows", 64}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}, {"warmup_steps", 1}}}}}};
   s.grid = [](const StudyContext& c) {
-    return study_runs(dt_study_grid(plan_of(c)), dt_run_label, head_run_json, dt_run_cost);
+    return study_runs(dt_study_grid(decision_transformer_plan_of(c)), dt_run_label, head_run_json, dt_run_cost);
   };
   s.run = [](const StudyRun& run) {
     return run_decision_transformer(head_run_from_json(run.config, kDtStudy), run.work_dir);
@@ -84,7 +84,7 @@ StudySpec decision_transformer_study() {
   return s;
 }
 
-const StudyRegistration registration{decision_transformer_study()};
+const StudyRegistration decision_transformer_registration{decision_transformer_study()};
 
 }  // namespace
 }  // namespace hm::studies

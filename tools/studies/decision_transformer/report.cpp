@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "harmonic/core/error.h"
+#include "harmonic/tools/report/stats.h"
 #include "harmonic/tools/report/paper.h"
 #include "harmonic/tools/report/seed_groups.h"
 #include "harmonic/tools/studies/decision_transformer/ablations.h"
@@ -15,7 +16,7 @@
 namespace hm::studies {
 namespace {
 
-constexpr const char* kReport = "study decision-transformer report";
+constexpr const char* kDecisionTransformerReport = "study decision-transformer report";
 
 // Seaquest normalised returns over four seeds: Table 2's linear head and, per number of
 // frequencies, the arXiv version's rows (Fourier-14 is Table 2's "Fourier head", the paper's best).
@@ -29,11 +30,6 @@ const report::PaperValue* paper_value(const HeadChoice& head) {
   if (head.frequencies == 8) return &kPaperFourier8;
   if (head.frequencies == 14) return &kPaperFourier14;
   return nullptr;
-}
-
-double number(const Json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j.at(key).is_number()) return NAN;
-  return j.at(key).get<double>();
 }
 
 const DtGroup* find_group(const std::vector<DtGroup>& groups, int64_t frequencies) {
@@ -53,7 +49,7 @@ const DtGroup* best_fourier(const std::vector<DtGroup>& groups) {
 }  // namespace
 
 std::vector<DtRun> dt_runs_of(const std::vector<RunRecord>& records) {
-  return evaluated_runs_of<HeadRunSpec>(records, [](const Json& c) { return head_run_from_json(c, kDtStudy); }, kReport,
+  return evaluated_runs_of<HeadRunSpec>(records, [](const Json& c) { return head_run_from_json(c, kDtStudy); }, kDecisionTransformerReport,
                                         {"params", "curve", "final", "best", "random_return", "expert_return"});
 }
 
@@ -61,24 +57,24 @@ std::vector<DtGroup> aggregate_dt_runs(const std::vector<DtRun>& runs) {
   std::vector<DtGroup> groups;
   auto by_head = report::group_over_seeds(
       runs, [](const DtRun& r) { return std::pair(r.spec.ablation, r.spec.head.frequencies); },
-      [](const DtRun& r) { return r.spec.seed; }, [](const DtRun& r) { return dt_run_label(r.spec); }, kReport);
+      [](const DtRun& r) { return r.spec.seed; }, [](const DtRun& r) { return dt_run_label(r.spec); }, kDecisionTransformerReport);
   for (const auto& members : by_head) {
     const DtRun& first = members.first();
     DtGroup& g = groups.emplace_back(
         DtGroup{.head = first.spec.head, .ablation = first.spec.ablation, .task_config = first.spec.task_config});
     g.seeds = members.seeds;
     auto final_number = [](const char* key) {
-      return [key](const DtRun& r) { return number(r.result.at("final"), key); };
+      return [key](const DtRun& r) { return report::number_or_nan(r.result.at("final"), key); };
     };
     g.best_normalized =
-        members.stats([](const DtRun& r) { return number(r.result.at("best"), "normalized_return_mean"); });
+        members.stats([](const DtRun& r) { return report::number_or_nan(r.result.at("best"), "normalized_return_mean"); });
     g.final_normalized = members.stats(final_number("normalized_return_mean"));
     g.final_return = members.stats(final_number("return_mean"));
     g.smoothness = members.stats(final_number("val_smoothness"));
     g.val_accuracy = members.stats(final_number("val_accuracy"));
     g.val_loss = members.stats(final_number("val_loss"));
     g.seconds = members.stats([](const DtRun& r) { return r.seconds; });
-    g.windows_per_second = members.stats([](const DtRun& r) { return number(r.result, "windows_per_second"); });
+    g.windows_per_second = members.stats([](const DtRun& r) { return report::number_or_nan(r.result, "windows_per_second"); });
     g.params = first.result.at("params").get<int64_t>();
     g.random_return = first.result.at("random_return").get<double>();
     g.expert_return = first.result.at("expert_return").get<double>();

@@ -36,8 +36,6 @@ std::string head_title(ToyHead head) {
   return "?";
 }
 
-bool is_fourier(ToyHead head) { return head == ToyHead::Fourier || head == ToyHead::FourierMLE; }
-
 // The run of (dataset, head, seed) that kept samples (Fourier heads: N 12, gamma 0).
 const ToyRunResult* sample_run(const std::vector<ToyRunResult>& results, ToyDistribution d, ToyHead head,
                                uint64_t seed) {

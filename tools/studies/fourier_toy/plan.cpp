@@ -14,8 +14,6 @@ using models::ToyHead;
 
 namespace {
 
-bool is_fourier(ToyHead head) { return head == ToyHead::Fourier || head == ToyHead::FourierMLE; }
-
 std::vector<int64_t> frequency_sweep() {
   std::vector<int64_t> n;
   for (int64_t f = 2; f <= 20; f += 2) n.push_back(f);

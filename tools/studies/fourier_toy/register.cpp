@@ -12,7 +12,7 @@
 namespace hm::studies {
 namespace {
 
-ToyStudyPlan plan_of(const StudyContext& c) {
+ToyStudyPlan fourier_toy_plan_of(const StudyContext& c) {
   ToyStudyPlan plan{.common = c.common()};
   plan.epochs = c.options.at("epochs").get<int64_t>();
   for (const Json& d : c.options.at("datasets")) plan.datasets.push_back(data::parse_toy_distribution(d.get<std::string>()));
@@ -49,7 +49,7 @@ StudySpec fourier_toy_study() {
   s.has_paper_scale = false;
   s.smoke = {{"epochs", 1}, {"datasets", {"gaussian"}}};
   s.grid = [](const StudyContext& c) {
-    return study_runs(toy_study_grid(plan_of(c)), toy_run_label, toy_config_json, toy_run_cost);
+    return study_runs(toy_study_grid(fourier_toy_plan_of(c)), toy_run_label, toy_config_json, toy_run_cost);
   };
   s.run = [](const StudyRun& run) {
     Json result = toy_run_json(run_toy_density(toy_config_from_json(run.config)));
@@ -78,7 +78,7 @@ StudySpec fourier_toy_study() {
   return s;
 }
 
-const StudyRegistration registration{fourier_toy_study()};
+const StudyRegistration fourier_toy_registration{fourier_toy_study()};
 
 }  // namespace
 }  // namespace hm::studies

@@ -22,8 +22,6 @@ using models::ToyHead;
 
 namespace {
 
-bool is_fourier(ToyHead head) { return head == ToyHead::Fourier || head == ToyHead::FourierMLE; }
-
 // The paper's tables (fourier-head.txt: Table 1 = the linear and Fourier columns of Table 5;
 // Table 6 MSE; Table 7 the MLE heads). Fourier = N 12, gamma 0.
 struct PaperEntry {

@@ -14,6 +14,9 @@
 
 namespace hm::studies {
 
+// The two Fourier heads (the classification head and its maximum-likelihood variant).
+inline bool is_fourier(models::ToyHead head) { return head == models::ToyHead::Fourier || head == models::ToyHead::FourierMLE; }
+
 struct ToyRunConfig {
   data::ToyDistribution dataset = data::ToyDistribution::Gaussian;
   models::ToyHead head = models::ToyHead::Fourier;

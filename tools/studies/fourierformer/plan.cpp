@@ -11,7 +11,7 @@
 namespace hm::studies {
 namespace {
 
-constexpr const char* kPlan = "study fourierformer";
+constexpr const char* kFourierformerPlan = "study fourierformer";
 
 bool has_part(const FfStudyPlan& plan, const std::string& part) {
   if (plan.parts.empty()) return !plan.common.quick || (part != "r" && part != "code");  // quick: neither by default
@@ -97,10 +97,10 @@ Json ff_scale(const FfStudyPlan& plan, FfTask task) {
 
 std::vector<FfRunSpec> ff_study_grid(const FfStudyPlan& plan) {
   for (const std::string& p : plan.parts)
-    check(std::find(kFfParts.begin(), kFfParts.end(), p) != kFfParts.end(), kPlan,
+    check(std::find(kFfParts.begin(), kFfParts.end(), p) != kFfParts.end(), kFourierformerPlan,
           "unknown part '{}' (lm, p, r, vit, code, medium)", p);
-  for (int64_t p : plan.ps) check(p >= 1 && p <= 16, kPlan, "ablation power p={} outside 1..16", p);
-  for (double r : plan.r_inits) check(std::isfinite(r) && r > 0, kPlan, "ablation R init {} must be positive", r);
+  for (int64_t p : plan.ps) check(p >= 1 && p <= 16, kFourierformerPlan, "ablation power p={} outside 1..16", p);
+  for (double r : plan.r_inits) check(std::isfinite(r) && r > 0, kFourierformerPlan, "ablation R init {} must be positive", r);
 
   std::vector<FfRunSpec> grid;
   auto add = [&](FfTask task, const FfVariant& v, uint64_t seed, bool save) {
@@ -218,10 +218,10 @@ Json ff_run_json(const FfRunSpec& run) {
 }
 
 FfRunSpec ff_run_from_json(const Json& j) {
-  return read_run_config(j, kPlan, [&] {
+  return read_run_config(j, kFourierformerPlan, [&] {
     FfRunSpec run;
     const std::string task = j.at("task").get<std::string>();
-    check(task == "kjv-lm" || task == "fashion-vit", kPlan, "unknown task '{}'", task);
+    check(task == "kjv-lm" || task == "fashion-vit", kFourierformerPlan, "unknown task '{}'", task);
     run.task = task == "kjv-lm" ? FfTask::Lm : FfTask::Vit;
     run.variant = {.fourier = j.at("fourier").get<bool>(),
                    .p = j.at("p").get<int64_t>(),

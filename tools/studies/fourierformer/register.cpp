@@ -13,9 +13,9 @@
 namespace hm::studies {
 namespace {
 
-constexpr const char* kStudy = "study fourierformer";
+constexpr const char* kFourierformerStudy = "study fourierformer";
 
-FfStudyPlan plan_of(const StudyContext& c) {
+FfStudyPlan fourierformer_plan_of(const StudyContext& c) {
   FfStudyPlan plan{.common = c.common()};
   const Json& o = c.options;
   plan.parts = o.at("parts").get<std::vector<std::string>>();
@@ -24,7 +24,7 @@ FfStudyPlan plan_of(const StudyContext& c) {
   plan.r_vector = o.at("r_vector").get<bool>();
   plan.ablation_seeds = o.at("ablation_seeds").get<std::vector<uint64_t>>();
   plan.save_models = o.at("save_models").get<bool>();
-  plan.lm = c.task_keys("lm", kStudy), plan.vit = c.task_keys("vit", kStudy);
+  plan.lm = c.task_keys("lm", kFourierformerStudy), plan.vit = c.task_keys("vit", kFourierformerStudy);
   return plan;
 }
 
@@ -51,7 +51,7 @@ StudySpec fourierformer_study() {
       {"lm", Json::object()},   {"vit", Json::object()}, {"ablation_seeds", Json::array()}, {"save_models", true}};
   s.smoke = {{"parts", {"lm"}}, {"save_models", false}, {"lm", {{"n_layer", 1}, {"n_head", 2}, {"n_embd", 32}, {"n_inner", 64}, {"block_size", 16}, {"batch_size", 8}, {"eval_tokens", 1024}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}, {"warmup_steps", 0}}}}}};
   s.grid = [](const StudyContext& c) {
-    return study_runs(ff_study_grid(plan_of(c)), ff_run_label, ff_run_json, ff_run_cost);
+    return study_runs(ff_study_grid(fourierformer_plan_of(c)), ff_run_label, ff_run_json, ff_run_cost);
   };
   s.run = [](const StudyRun& run) { return run_fourierformer(ff_run_from_json(run.config), run.dir, run.work_dir); };
   s.describe = [](const RunRecord& r) {
@@ -71,7 +71,7 @@ StudySpec fourierformer_study() {
   return s;
 }
 
-const StudyRegistration registration{fourierformer_study()};
+const StudyRegistration fourierformer_registration{fourierformer_study()};
 
 }  // namespace
 }  // namespace hm::studies

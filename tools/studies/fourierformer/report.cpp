@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "harmonic/core/error.h"
+#include "harmonic/tools/report/stats.h"
 #include "harmonic/tools/report/seed_groups.h"
 #include "harmonic/tools/studies/driver/summary_files.h"
 #include "harmonic/tools/studies/fourierformer/figures.h"
@@ -13,7 +14,7 @@
 namespace hm::studies {
 namespace {
 
-constexpr const char* kReport = "study fourierformer report";
+constexpr const char* kFourierformerReport = "study fourierformer report";
 
 // The paper's small-model perplexities (Tables 1, 4, 5: validation, test) by variant name.
 struct PaperPpl {
@@ -35,13 +36,7 @@ constexpr PaperPpl kPaperPpl[] = {
     {"fourier p=4 R=2 medium", 26.51, 28.01, "Table 1"},
 };
 
-double number(const Json& j, const std::string& key) {
-  if (!j.is_object() || !j.contains(key)) return NAN;
-  const Json& v = j.at(key);
-  return v.is_number() ? v.get<double>() : NAN;
-}
-
-std::vector<std::pair<double, double>> curve_points(const Json& curve, const std::string& key) {
+std::vector<std::pair<double, double>> step_points(const Json& curve, const std::string& key) {
   std::vector<std::pair<double, double>> out;
   for (const Json& p : curve)
     if (p.contains(key) && p.at(key).is_number()) out.emplace_back(p.at("step").get<double>(), p.at(key).get<double>());
@@ -52,9 +47,9 @@ std::vector<std::pair<double, double>> curve_points(const Json& curve, const std
 
 std::vector<FfRun> ff_runs_of(const std::vector<RunRecord>& records) {
   std::vector<FfRun> runs = recorded_runs_of<FfRunSpec>(
-      records, ff_run_from_json, kReport, {"params", "curve", "train_loss", "final", "diverged", "items_per_second"});
+      records, ff_run_from_json, kFourierformerReport, {"params", "curve", "train_loss", "final", "diverged", "items_per_second"});
   for (size_t i = 0; i < runs.size(); ++i)
-    check(runs[i].result.at("curve").is_array() && !runs[i].result.at("curve").empty(), kReport,
+    check(runs[i].result.at("curve").is_array() && !runs[i].result.at("curve").empty(), kFourierformerReport,
           "run '{}' has no evaluation in its curve", records[i].label);
   return runs;
 }
@@ -62,7 +57,7 @@ std::vector<FfRun> ff_runs_of(const std::vector<RunRecord>& records) {
 std::vector<FfGroup> aggregate_ff_runs(const std::vector<FfRun>& runs) {
   auto by_variant = report::group_over_seeds(
       runs, [](const FfRun& r) { return std::pair(r.spec.task, r.spec.variant.name()); },
-      [](const FfRun& r) { return r.spec.seed; }, [](const FfRun& r) { return ff_run_label(r.spec); }, kReport);
+      [](const FfRun& r) { return r.spec.seed; }, [](const FfRun& r) { return ff_run_label(r.spec); }, kFourierformerReport);
   std::vector<FfGroup> groups;
   for (const auto& members : by_variant) {
     const FfRunSpec& spec = members.first().spec;
@@ -80,22 +75,22 @@ std::vector<FfGroup> aggregate_ff_runs(const std::vector<FfRun>& runs) {
         ++g.diverged;
         g.diverged_steps.push_back(res.at("diverged").at("step").get<int64_t>());
       }
-      val.push_back(number(fin, "val_ppl"));
-      test.push_back(number(fin, "test_ppl"));
-      untrained.push_back(number(res.at("curve").front(), "val_ppl"));
-      th.push_back(number(fin, "test_head_l2_mean"));
-      trh.push_back(number(fin, "train_head_l2_mean"));
-      th_std.push_back(number(fin, "test_head_l2_std"));
-      trh_std.push_back(number(fin, "train_head_l2_std"));
-      r_final.push_back(number(fin, "r_mean"));
-      top1.push_back(number(fin, "test_accuracy"));
-      top5.push_back(number(fin, "test_top5"));
+      val.push_back(report::number_or_nan(fin, "val_ppl"));
+      test.push_back(report::number_or_nan(fin, "test_ppl"));
+      untrained.push_back(report::number_or_nan(res.at("curve").front(), "val_ppl"));
+      th.push_back(report::number_or_nan(fin, "test_head_l2_mean"));
+      trh.push_back(report::number_or_nan(fin, "train_head_l2_mean"));
+      th_std.push_back(report::number_or_nan(fin, "test_head_l2_std"));
+      trh_std.push_back(report::number_or_nan(fin, "train_head_l2_std"));
+      r_final.push_back(report::number_or_nan(fin, "r_mean"));
+      top1.push_back(report::number_or_nan(fin, "test_accuracy"));
+      top5.push_back(report::number_or_nan(fin, "test_top5"));
       seconds.push_back(r->seconds);
-      rate.push_back(number(res, "items_per_second"));
-      curves.push_back(curve_points(res.at("curve"), lm ? "val_ppl" : "test_accuracy"));
-      r_curves.push_back(curve_points(res.at("curve"), "r_mean"));
+      rate.push_back(report::number_or_nan(res, "items_per_second"));
+      curves.push_back(step_points(res.at("curve"), lm ? "val_ppl" : "test_accuracy"));
+      r_curves.push_back(step_points(res.at("curve"), "r_mean"));
       std::vector<std::pair<double, double>> loss;
-      for (const Json& l : res.at("train_loss")) loss.emplace_back(l.at("step").get<double>(), number(l, "loss"));
+      for (const Json& l : res.at("train_loss")) loss.emplace_back(l.at("step").get<double>(), report::number_or_nan(l, "loss"));
       losses.push_back(std::move(loss));
     }
     const auto& s = g.seeds;

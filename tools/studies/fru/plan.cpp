@@ -10,7 +10,7 @@
 namespace hm::studies {
 namespace {
 
-constexpr const char* kStudy = "study fru";
+constexpr const char* kFruStudy = "study fru";
 
 // The per-step cost factor of each model (seconds per example-step relative to the RNN,
 // measured with `harmonic train` at the study's shapes on this machine).
@@ -114,7 +114,7 @@ const char* fru_part_name(FruPart part) { return part_info(part).name; }
 FruPart parse_fru_part(const std::string& name) {
   for (FruPart p : kFruParts)
     if (name == fru_part_name(p)) return p;
-  throw_error(kStudy, fmt::format("part '{}' is not one of synthetic, image, text, freq", name));
+  throw_error(kFruStudy, fmt::format("part '{}' is not one of synthetic, image, text, freq", name));
 }
 
 const std::vector<FruModel>& fru_models(FruPart part) { return part_info(part).models; }
@@ -122,7 +122,7 @@ const std::vector<FruModel>& fru_models(FruPart part) { return part_info(part).m
 const FruModel& find_fru_model(FruPart part, const std::string& key) {
   for (const FruModel& m : fru_models(part))
     if (m.key == key) return m;
-  throw_error(kStudy, fmt::format("model '{}' is not a model of the {} part", key, fru_part_name(part)));
+  throw_error(kFruStudy, fmt::format("model '{}' is not a model of the {} part", key, fru_part_name(part)));
 }
 
 const std::vector<std::string>& fru_datasets(FruPart part) { return part_info(part).datasets; }
@@ -181,7 +181,7 @@ Json released_settings(FruPart part, const std::string& dataset, const std::stri
 }
 
 std::vector<FruRunSpec> fru_study_grid(const FruStudyPlan& plan) {
-  check(plan.common.device == "cpu" || plan.common.device.starts_with("cuda"), kStudy,
+  check(plan.common.device == "cpu" || plan.common.device.starts_with("cuda"), kFruStudy,
         "device must be cpu or cuda[:N], got '{}'", plan.common.device);
   std::vector<FruPart> parts = plan.parts;
   if (parts.empty()) parts = {FruPart::Synthetic, FruPart::Image, FruPart::Text};
@@ -197,13 +197,13 @@ std::vector<FruRunSpec> fru_study_grid(const FruStudyPlan& plan) {
       const auto& sets = fru_datasets(p);
       known = known || std::find(sets.begin(), sets.end(), d) != sets.end();
     }
-    check(known, kStudy, "data set '{}' is not one of the parts' data sets", d);
+    check(known, kFruStudy, "data set '{}' is not one of the parts' data sets", d);
   }
   for (const std::string& m : plan.models) {
     bool known = false;
     for (FruPart p : parts)
       for (const FruModel& fm : fru_models(p)) known = known || fm.key == m;
-    check(known, kStudy,
+    check(known, kFruStudy,
           "model '{}' is not a model of the parts (rnn, lstm, sru, fru120_5, fru40_10, fru60_10, "
           "fru5_10, fru1_10, fru10_10, fru20_10)",
           m);
@@ -286,7 +286,7 @@ std::pair<double, double> fru_freq_bounds(const std::string& range, int64_t T) {
   if (range == "0.25~T/10") return {0.25, t / 10};
   if (range == "T/10~T") return {t / 10, t};
   if (range == "0.25~T/32") return {0.25, t / 32};
-  throw_error(kStudy, fmt::format("frequency range '{}' is not one of 0.25~T, 0.25~T/10, T/10~T, 0.25~T/32", range));
+  throw_error(kFruStudy, fmt::format("frequency range '{}' is not one of 0.25~T, 0.25~T/10, T/10~T, 0.25~T/32", range));
 }
 
 double fru_run_cost(const FruRunSpec& run) {
@@ -324,7 +324,7 @@ Json fru_run_json(const FruRunSpec& run) {
 }
 
 FruRunSpec fru_run_from_json(const Json& j) {
-  return read_run_config(j, kStudy, [&] {
+  return read_run_config(j, kFruStudy, [&] {
     FruRunSpec r;
     r.part = parse_fru_part(j.at("part").get<std::string>());
     r.dataset = j.at("dataset").get<std::string>();
@@ -337,9 +337,9 @@ FruRunSpec fru_run_from_json(const Json& j) {
     r.freq_range = j.value("freq_range", std::string());
     if (r.part == FruPart::Freq) fru_freq_bounds(r.freq_range, 28);  // a known range
     const auto& sets = fru_datasets(r.part);
-    check(std::find(sets.begin(), sets.end(), r.dataset) != sets.end(), kStudy, "dataset '{}' is not a {} data set",
+    check(std::find(sets.begin(), sets.end(), r.dataset) != sets.end(), kFruStudy, "dataset '{}' is not a {} data set",
           r.dataset, fru_part_name(r.part));
-    check(r.task_config.is_object(), kStudy, "task_config must be an object");
+    check(r.task_config.is_object(), kFruStudy, "task_config must be an object");
     return r;
   });
 }

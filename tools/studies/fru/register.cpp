@@ -11,7 +11,7 @@
 namespace hm::studies {
 namespace {
 
-FruStudyPlan plan_of(const StudyContext& c) {
+FruStudyPlan fru_plan_of(const StudyContext& c) {
   FruStudyPlan plan{.common = c.common()};
   plan.released_settings = c.options.at("released_settings").get<bool>();
   for (const Json& p : c.options.at("parts")) plan.parts.push_back(parse_fru_part(p.get<std::string>()));
@@ -41,7 +41,7 @@ StudySpec fru_study() {
                {"text", Json::object()},    {"freq", Json::object()}};
   s.smoke = {{"parts", {"synthetic"}}, {"synthetic", {{"size", 40}, {"length", 24}, {"units", 8}, {"batch_size", 4}, {"trainer", {{"epochs", 1}}}}}};
   s.grid = [](const StudyContext& c) {
-    return study_runs(fru_study_grid(plan_of(c)), fru_run_label, fru_run_json, fru_run_cost);
+    return study_runs(fru_study_grid(fru_plan_of(c)), fru_run_label, fru_run_json, fru_run_cost);
   };
   s.run = [](const StudyRun& run) { return run_fru(fru_run_from_json(run.config), run.work_dir); };
   s.describe = [](const RunRecord& r) {
@@ -56,7 +56,7 @@ StudySpec fru_study() {
   return s;
 }
 
-const StudyRegistration registration{fru_study()};
+const StudyRegistration fru_registration{fru_study()};
 
 }  // namespace
 }  // namespace hm::studies

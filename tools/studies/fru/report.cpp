@@ -16,7 +16,7 @@
 namespace hm::studies {
 namespace {
 
-constexpr const char* kReport = "study fru report";
+constexpr const char* kFruReport = "study fru report";
 
 // The paper's Tables 1-3 (accuracy in percent, parameters in thousands as printed).
 struct PaperRow {
@@ -54,7 +54,7 @@ report::MetricStats constant_like(const report::MetricStats& s, double value) {
   return report::seed_stats(s.seeds, std::vector<double>(s.seeds.size(), value));
 }
 
-std::vector<std::pair<double, double>> curve_points(const Json& curve, const std::string& key) {
+std::vector<std::pair<double, double>> epoch_points(const Json& curve, const std::string& key) {
   std::vector<std::pair<double, double>> out;
   for (const Json& p : curve)
     if (p.contains(key) && p.at(key).is_number())
@@ -81,9 +81,9 @@ GradPoint grad_point(const Json& g) {
 
 std::vector<FruRun> fru_runs_of(const std::vector<RunRecord>& records) {
   std::vector<FruRun> runs = recorded_runs_of<FruRunSpec>(
-      records, fru_run_from_json, kReport, {"params", "embedding_params", "curve", "final", "train_loss", "grad_flow"});
+      records, fru_run_from_json, kFruReport, {"params", "embedding_params", "curve", "final", "train_loss", "grad_flow"});
   for (size_t i = 0; i < runs.size(); ++i)
-    check(runs[i].result.at("final").contains(fru_metric(runs[i].spec.part)), kReport, "run '{}' has no final {}",
+    check(runs[i].result.at("final").contains(fru_metric(runs[i].spec.part)), kFruReport, "run '{}' has no final {}",
           records[i].label, fru_metric(runs[i].spec.part));
   return runs;
 }
@@ -91,7 +91,7 @@ std::vector<FruRun> fru_runs_of(const std::vector<RunRecord>& records) {
 std::vector<FruGroup> aggregate_fru_runs(const std::vector<FruRun>& runs) {
   auto by_model = report::group_over_seeds(
       runs, [](const FruRun& r) { return std::tuple(r.spec.dataset, r.spec.model, r.spec.freq_range); },
-      [](const FruRun& r) { return r.spec.seed; }, [](const FruRun& r) { return fru_run_label(r.spec); }, kReport);
+      [](const FruRun& r) { return r.spec.seed; }, [](const FruRun& r) { return fru_run_label(r.spec); }, kFruReport);
   std::vector<FruGroup> groups;
   for (const auto& members : by_model) {
     const FruRunSpec& spec = members.first().spec;
@@ -110,7 +110,7 @@ std::vector<FruGroup> aggregate_fru_runs(const std::vector<FruRun>& runs) {
       seconds.push_back(r->seconds);
       g.params = res.at("params").get<int64_t>();
       g.embedding_params = res.at("embedding_params").get<int64_t>();
-      curves.push_back(curve_points(res.at("curve"), metric));
+      curves.push_back(epoch_points(res.at("curve"), metric));
       std::vector<std::pair<double, double>> loss;
       for (size_t e = 0; e < res.at("train_loss").size(); ++e) {
         const Json& l = res.at("train_loss")[e];
@@ -135,7 +135,7 @@ std::vector<FruGroup> aggregate_fru_runs(const std::vector<FruRun>& runs) {
       const size_t n = c.step.size();
       c.l1.assign(n, 0), c.l2.assign(n, 0), c.linf.assign(n, 0);
       for (const GradPoint& p : points) {
-        check(p.step.size() == n, kReport, "'{} {}': Figure 5 windows differ between seeds", g.dataset, g.model);
+        check(p.step.size() == n, kFruReport, "'{} {}': Figure 5 windows differ between seeds", g.dataset, g.model);
         for (size_t w = 0; w < n; ++w) {
           const double k = 1.0 / static_cast<double>(points.size());
           c.l1[w] += k * p.l1[w], c.l2[w] += k * p.l2[w], c.linf[w] += k * p.linf[w];

@@ -25,7 +25,7 @@ std::string sci_cell(const report::MetricStats& s) {
 // Accuracy in percent, two decimals as the paper prints it.
 std::string percent_cell(const report::MetricStats& s) { return report::format_stats(report::scaled(s, 100), 2); }
 
-std::string paper_cell(const std::optional<report::PaperValue>& p) { return p ? fmt::format("{:.2f}", p->mean) : "-"; }
+std::string paper_accuracy_cell(const std::optional<report::PaperValue>& p) { return p ? fmt::format("{:.2f}", p->mean) : "-"; }
 
 std::string kparams(int64_t n) { return fmt::format("{:.1f}K", static_cast<double>(n) / 1000.0); }
 
@@ -140,7 +140,7 @@ std::string accuracy_table(const std::vector<FruGroup>& groups, FruPart part, co
   for (const FruModel& m : fru_models(part)) {
     const FruGroup* g = find_fru_group(groups, dataset, m.key);
     if (!g) continue;
-    std::vector<std::string> row = {m.display, percent_cell(g->metric), paper_cell(paper_fru_accuracy(dataset, m.key)),
+    std::vector<std::string> row = {m.display, percent_cell(g->metric), paper_accuracy_cell(paper_fru_accuracy(dataset, m.key)),
                                     optimizer_cell(*g)};
     if (with_params) {
       const int64_t own = g->params - g->embedding_params;

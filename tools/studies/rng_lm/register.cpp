@@ -11,7 +11,7 @@
 namespace hm::studies {
 namespace {
 
-RngStudyPlan plan_of(const StudyContext& c) {
+RngStudyPlan rng_lm_plan_of(const StudyContext& c) {
   RngStudyPlan plan{.common = c.common()};
   const Json& o = c.options;
   plan.samples = o.at("samples").get<int64_t>();
@@ -36,7 +36,7 @@ StudySpec rng_lm_study() {
   // none); pretrain / finetune: kjv-lm / rng-lm keys over the mode's.
   s.options = {{"samples", 0}, {"long_epochs", -1}, {"pretrain", Json::object()}, {"finetune", Json::object()}};
   s.smoke = {{"samples", 8}, {"long_epochs", 1}, {"pretrain", {{"n_layer", 1}, {"n_head", 2}, {"n_embd", 32}, {"n_inner", 64}, {"batch_size", 8}, {"eval_tokens", 1024}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}, {"warmup_steps", 0}}}}}, {"finetune", {{"pairs", 16}, {"batch_size", 8}, {"frequencies", 4}, {"lora_rank", 4}, {"trainer", {{"epochs", 1}}}}}};
-  s.grid = [](const StudyContext& c) { return rng_study_grid(plan_of(c)); };
+  s.grid = [](const StudyContext& c) { return rng_study_grid(rng_lm_plan_of(c)); };
   s.run = [](const StudyRun& run) { return run_rng_lm(run.config, run.dir, run.work_dir); };
   s.describe = [](const RunRecord& r) {
     return fmt::format(" tvd {:.3f} (L1 {:.3f}) unique {:.1f} invalid {:.1f}", r.result.at("tvd_paper").get<double>(),
@@ -47,7 +47,7 @@ StudySpec rng_lm_study() {
   return s;
 }
 
-const StudyRegistration registration{rng_lm_study()};
+const StudyRegistration rng_lm_registration{rng_lm_study()};
 
 }  // namespace
 }  // namespace hm::studies

@@ -19,7 +19,7 @@
 namespace hm::studies {
 namespace {
 
-constexpr const char* kStudy = "study rng-lm";
+constexpr const char* kRngLmReport = "study rng-lm";
 // The paper's Figure 3 caption: LoRA improves the base model's TVD by about 2.07x, the Fourier head by 4.86x.
 constexpr double kPaperTokenFactor = 2.07, kPaperFourierFactor = 4.86;
 
@@ -71,7 +71,7 @@ std::vector<RngGroup> rng_groups_of(const std::vector<RunRecord>& records) {
       try {
         g.seeds.push_back(r.config.at("seed").get<uint64_t>());
         const Json& ds = r.result.at("distributions");
-        check(ds.size() == 4, kStudy, "run '{}' has {} distributions, expected 4", r.label, ds.size());
+        check(ds.size() == 4, kRngLmReport, "run '{}' has {} distributions, expected 4", r.label, ds.size());
         for (size_t d = 0; d < 4; ++d) {
           tp[d].push_back(ds[d].at("tvd_paper").get<double>());
           t1[d].push_back(ds[d].at("tvd_l1").get<double>());
@@ -86,7 +86,7 @@ std::vector<RngGroup> rng_groups_of(const std::vector<RunRecord>& records) {
         secs.push_back(r.seconds);
         g.results.push_back(r.result);
       } catch (const nlohmann::json::exception& e) {
-        throw Error(fmt::format("[{}] run '{}' has a malformed record: {}", kStudy, r.label, e.what()));
+        throw Error(fmt::format("[{}] run '{}' has a malformed record: {}", kRngLmReport, r.label, e.what()));
       }
     }
     if (g.seeds.empty()) continue;

@@ -21,7 +21,7 @@
 namespace hm::studies {
 namespace {
 
-constexpr const char* kStudy = "study rng-lm";
+constexpr const char* kRngLmStudy = "study rng-lm";
 namespace fs = std::filesystem;
 
 // An exclusive flock held for the object's life (released on close, also if the process dies).
@@ -31,21 +31,21 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 Json read_json(const std::string& path) {
   std::ifstream in(path);
-  check(in.good(), kStudy, "cannot read '{}'", path);
-  return parse_json(in, kStudy, fmt::format("'{}'", path));
+  check(in.good(), kRngLmStudy, "cannot read '{}'", path);
+  return parse_json(in, kRngLmStudy, fmt::format("'{}'", path));
 }
 
 }  // namespace
 
 std::string ensure_rng_base_model(const std::string& study_dir, const Json& pretrain, Device device) {
-  check(!study_dir.empty(), kStudy, "the base model needs a study directory");
+  check(!study_dir.empty(), kRngLmStudy, "the base model needs a study directory");
   fs::create_directories(study_dir);
   const std::string dir = (fs::path(study_dir) / "base_model").string();
   const std::string info_path = (fs::path(study_dir) / "base_model.json").string();
-  FileLock lock((fs::path(study_dir) / "base_model.lock").string(), kStudy);  // one pretraining per study
+  FileLock lock((fs::path(study_dir) / "base_model.lock").string(), kRngLmStudy);  // one pretraining per study
   if (train::is_saved_language_model(dir) && fs::exists(info_path)) {
     const Json info = read_json(info_path);
-    check(info.at("config") == pretrain, kStudy,
+    check(info.at("config") == pretrain, kRngLmStudy,
           "'{}' was pretrained with another config; use a new study directory (or --force)", dir);
     return dir;
   }
