@@ -1,5 +1,5 @@
-// Which kernels run scaled_dot_product_attention on a CUDA device: the one place that decides
-// (cuda/scaled_dot_product_attention_route.cpp). Host code, in every build.
+// Which kernels run scaled_dot_product_attention on a CUDA device, decided here and in the .cpp
+// beside it (host code, every build). nn::DotProductScore takes the op unless given an attn_mask.
 //
 // The op (ops/scaled_dot_product_attention.cpp) first asks sdpa_takes_composed, which this file
 // binds, whether the composed form answers the call; if not, it calls the fused slots, whose CUDA
