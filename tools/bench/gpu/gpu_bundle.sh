@@ -12,7 +12,9 @@
 #
 # HARMONIC_GPU_PREBUILT=1 packs the build in HARMONIC_GPU_BUILD as it is (e.g. build/, whose
 # -march=native and MPI a cold portable build would take most of an hour on two cores to drop):
-# it then runs only on a GPU machine whose CPU has the building CPU's instruction set.
+# it then runs only on a GPU machine whose CPU has the building CPU's instruction set. Built on a
+# machine without a GPU, such a build carries PTX only (CMakeLists.txt), which the GPU's driver
+# compiles when the library loads: configure it with -DCMAKE_CUDA_ARCHITECTURES=90 for sm_90 code.
 #
 # The CUDA libraries (cudart, cuBLAS, cuFFT, cuDNN) are the GPU machine's own.
 set -euo pipefail
