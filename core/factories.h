@@ -1,6 +1,7 @@
 // Tensor constructors. Options use designated initialisers:
 //   auto w = hm::randn({64, 32}, {.dtype = hm::DType::Float64, .requires_grad = true});
 #pragma once
+#include <concepts>
 #include <initializer_list>
 #include <vector>
 
@@ -44,7 +45,15 @@ Tensor randperm(int64_t n, Generator* gen = nullptr);
 // From host data (copied). The element count must match the shape.
 template <class T>
 Tensor from_vector(const std::vector<T>& values, const Shape& shape, TensorOptions opt = {.dtype = dtype_of<T>()});
-// Convenience: a float tensor from a brace list, with shape (n,) unless given.
+// A tensor from a brace list, with shape (n,) unless given. Like torch.tensor: a list with any
+// floating number is float32, tensor({1.5, 2}); a list of integers only is int64,
+// tensor({1, 2, 3}). An explicit opt sets the dtype either way.
 Tensor tensor(std::initializer_list<double> values, const Shape& shape = {}, TensorOptions opt = {});
+template <std::integral T>
+  requires(!std::same_as<T, bool>)
+Tensor tensor(std::initializer_list<T> values, const Shape& shape = {}, TensorOptions opt = {.dtype = DType::Int64}) {
+  std::vector<int64_t> v(values.begin(), values.end());
+  return from_vector(v, shape.empty() ? Shape{static_cast<int64_t>(v.size())} : shape, opt);
+}
 
 }  // namespace hm

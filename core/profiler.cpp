@@ -9,6 +9,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <thread>
 
 namespace hm {
 namespace {
@@ -38,6 +39,11 @@ State& state() {
 }
 
 thread_local int kernel_depth = 0;
+// The thread that started the Profiler. Kernels called on other threads (a data loader's
+// prefetch thread gathering the next batch) run beside its kernels: summed with them they
+// would exceed the wall time (shares above 100%), so they are left out; the wait for them
+// shows as the trainer's "data" phase.
+std::atomic<std::thread::id> profiled_thread;
 
 int row_of(std::vector<ProfileRow>& rows, std::map<std::pair<std::string, std::string>, int>& index,
            std::string_view name, const std::string& device) {
@@ -57,7 +63,7 @@ void release_pending(State& s) {
 namespace profiler {
 
 KernelRange::KernelRange(std::string_view name, Device device) {
-  if (kernel_depth++ > 0) return;
+  if (kernel_depth++ > 0 || std::this_thread::get_id() != profiled_thread.load(std::memory_order_relaxed)) return;
   State& s = state();
   {
     std::lock_guard lock(s.mutex);
@@ -96,6 +102,7 @@ Profiler::Profiler() {
   release_pending(s);
   s.device_events = false;
   s.start_ms = now_ms();
+  profiled_thread.store(std::this_thread::get_id());
   profiler::active.store(true);
 }
 
@@ -126,7 +133,9 @@ ProfileReport Profiler::report() {
 }
 
 ProfilePhase::ProfilePhase(std::string_view name) {
-  if (!profiler::active.load(std::memory_order_relaxed)) return;
+  if (!profiler::active.load(std::memory_order_relaxed) ||
+      std::this_thread::get_id() != profiled_thread.load(std::memory_order_relaxed))
+    return;
   State& s = state();
   std::lock_guard lock(s.mutex);
   auto [it, added] = s.phase_rows.try_emplace(std::string(name), static_cast<int>(s.phases.size()));

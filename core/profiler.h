@@ -2,7 +2,9 @@
 // kernel call (core/dispatch.h) is timed per slot name and device, device time from CUDA
 // events on a GPU and wall time on the CPU (and on the emulated device), and named phases
 // (ProfilePhase: the trainer's data, forward, backward, optimizer, ...) are timed on the
-// host. Kernel calls nested in another kernel call count in the outer one only.
+// host. Kernel calls nested in another kernel call count in the outer one only, and only the
+// thread that started the Profiler is timed (a loader's prefetch thread runs beside it), so
+// shares of the wall time never sum past 100%.
 //
 //   hm::Profiler prof;
 //   for (...) { hm::ProfilePhase p("forward"); ... }

@@ -1,6 +1,7 @@
 #include "harmonic/core/shape.h"
 
 #include <algorithm>
+#include <ostream>
 
 #include "harmonic/core/error.h"
 
@@ -37,6 +38,8 @@ std::string str(const Shape& shape) {
   if (shape.size() == 1) out += ",";
   return out + ")";
 }
+
+std::ostream& operator<<(std::ostream& os, const Shape& shape) { return os << str(shape); }
 
 int64_t normalize_dim(int64_t dim, int64_t ndim, std::string_view fn) {
   int64_t range = std::max<int64_t>(ndim, 1);  // a 0-d tensor accepts dim 0 and -1

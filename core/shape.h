@@ -1,6 +1,7 @@
 // Shapes, strides and the small pieces of index arithmetic every op shares.
 #pragma once
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,9 @@ using Dims = std::vector<int64_t>;     // dims to reduce over; empty = all dims
 int64_t numel_of(const Shape& shape);
 Strides contiguous_strides(const Shape& shape);
 std::string str(const Shape& shape);  // "(2, 3)"
+// std::cout << x.shape() prints str(shape). Shape is a std::vector, so argument-dependent lookup
+// does not see this: it is found inside namespace hm or after `using namespace hm`.
+std::ostream& operator<<(std::ostream& os, const Shape& shape);
 
 // Maps dim in [-ndim, ndim) to [0, ndim); throws naming fn otherwise.
 int64_t normalize_dim(int64_t dim, int64_t ndim, std::string_view fn);

@@ -90,7 +90,7 @@ class Tensor {
   void bump_version() const;
 
   // -- PyTorch-style methods: thin forwards to the free functions of the same name ---------
-  // (ops/shape_views.h, ops/sum.h, ops/matmul.h; defined above core, in ops/tensor_methods.cpp).
+  // (ops/shape_views.h, ops/sum.h, ops/matmul.h...; defined above core, in ops/tensor_methods.cpp).
   // Inside Tensor's own member functions these names mean the members: call the ops as hm::sum(...).
   Tensor reshape(Shape shape) const;
   Tensor view(Shape shape) const;
@@ -105,6 +105,24 @@ class Tensor {
   Tensor sum(const Dims& dims = {}, bool keepdim = false) const;
   Tensor mean(const Dims& dims = {}, bool keepdim = false) const;
   Tensor matmul(const Tensor& other) const;
+  // Elementwise (ops/unary.h, ops/binary.h) and along a dim (ops/softmax.h).
+  Tensor relu() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor abs() const;
+  Tensor pow(double exponent) const;
+  Tensor pow(const Tensor& exponent) const;
+  Tensor clamp(double lo, double hi) const;
+  Tensor softmax(int64_t dim) const;
+  Tensor log_softmax(int64_t dim) const;
+  // Full reductions to a 0-d tensor, like torch's x.max() (ops/extrema.h amax/amin over all dims).
+  Tensor max() const;
+  Tensor min() const;
+  // In place, not recorded (ops/binary.h): x += alpha * other, x *= s.
+  Tensor& add_(const Tensor& other, double alpha = 1.0);
+  Tensor& mul_(double s);
+  // x.float() and x.double() cannot be spelled in C++ (keywords): use to(DType::Float32), as
+  // libtorch's x.to(torch::kFloat).
 
  private:
   std::shared_ptr<TensorImpl> impl_;

@@ -20,7 +20,7 @@ enum class GeluApprox { None, Tanh };
 Tensor gelu(const Tensor& x, GeluApprox approx = GeluApprox::None);  // erf form by default
 Tensor silu(const Tensor& x);
 Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
-Tensor clamp(const Tensor& x, double lo, double hi);  // gradient 1 inside [lo, hi], else 0
+Tensor clamp(const Tensor& x, double lo, double hi);  // gradient 1 strictly inside (lo, hi), 0 on a bound
 Tensor square(const Tensor& x);
 Tensor pow(const Tensor& x, double exponent);        // x ^ exponent
 

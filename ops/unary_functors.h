@@ -161,7 +161,7 @@ template <class M> struct Softplus {
     return bx > T(threshold) ? g : g * z / (z + T(1));
   }
 };
-struct Clamp {  // NaN passes through; gradient flows where lo <= x <= hi
+struct Clamp {  // NaN passes through; gradient flows where lo < x < hi (0 on a bound, as PyTorch 2.x)
   double lo, hi;
   template <class T> HM_HD T operator()(T x) const {
     const T l = static_cast<T>(lo), h = static_cast<T>(hi);
@@ -169,7 +169,7 @@ struct Clamp {  // NaN passes through; gradient flows where lo <= x <= hi
     return y > h ? h : y;
   }
   template <class T> HM_HD T grad(T x, T g) const {
-    return x >= static_cast<T>(lo) && x <= static_cast<T>(hi) ? g : T(0);
+    return x > static_cast<T>(lo) && x < static_cast<T>(hi) ? g : T(0);
   }
 };
 struct Square {

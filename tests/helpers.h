@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harmonic/autograd/gradcheck.h"
@@ -147,32 +148,43 @@ std::string capture_log(F&& f) {
   return std::string(buffer, size);
 }
 
-// What f() writes to stderr (fd 2, so fmt::print(stderr) and std::cerr alike), captured
-// through a temporary file; stderr is restored even when f throws.
+// What f() writes to `stream` (whose file descriptor is fd: fmt::print and std::cout or std::cerr
+// alike; std::cout only if flushed), captured through a temporary file; the stream is restored even when f throws.
 template <class F>
-std::string capture_stderr(F&& f) {
-  std::fflush(stderr);
-  char name[] = "/tmp/hm_test_stderr_XXXXXX";
-  const int fd = ::mkstemp(name);
-  REQUIRE(fd >= 0);
-  const int saved = ::dup(2);
-  ::dup2(fd, 2);
+std::string capture_fd(int fd, std::FILE* stream, F&& f) {
+  std::fflush(stream);
+  char name[] = "/tmp/hm_test_capture_XXXXXX";
+  const int file = ::mkstemp(name);
+  REQUIRE(file >= 0);
+  const int saved = ::dup(fd);
+  ::dup2(file, fd);
   struct Restore {
-    int saved, fd;
+    int fd, saved, file;
+    std::FILE* stream;
     ~Restore() {
-      std::fflush(stderr);
-      ::dup2(saved, 2);
+      std::fflush(stream);
+      ::dup2(saved, fd);
       ::close(saved);
-      ::close(fd);
+      ::close(file);
     }
   };
   {
-    Restore restore{saved, fd};
+    Restore restore{fd, saved, file, stream};
     f();
   }
   std::string out = read_text(name);
   ::unlink(name);
   return out;
+}
+
+// What f() writes to stderr (fd 2) and to stdout (fd 1).
+template <class F>
+std::string capture_stderr(F&& f) {
+  return capture_fd(2, stderr, std::forward<F>(f));
+}
+template <class F>
+std::string capture_stdout(F&& f) {
+  return capture_fd(1, stdout, std::forward<F>(f));
 }
 
 }  // namespace hm::test

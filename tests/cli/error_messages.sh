@@ -30,7 +30,7 @@ expect() {
 expect "unknown op 'nosuch'" -- bench --op nosuch
 expect "[bench]" "--chronos: unknown case 'nosuch'" "train, train_quick, forecast" -- bench --chronos --case nosuch
 expect "[config]" "$dir/folder" "is a directory" -- train mlp-spirals --config "$dir/folder" --print-config
-expect "[metrics_plot]" "$dir/folder" "is a directory" -- plot --metrics "$dir/folder"
+expect "[metrics_plot]" "$dir/folder/metrics.jsonl" "no such file" -- plot --metrics "$dir/folder"  # a run directory without its metrics
 expect "$dir/run/checkpoint_last.safetensors" "is a directory" -- eval --checkpoint "$dir/run"
 expect "[bench --json]" "$dir/folder" "is a directory" -- bench --op relu --shape 4 --repeat 1 --json "$dir/folder"
 expect "[load_safetensors]" "$dir/folder" "is a directory" -- op relu --inputs "$dir/folder" --out "$dir/out.st"

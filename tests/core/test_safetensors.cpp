@@ -140,8 +140,8 @@ TEST_CASE("safetensors: reads the file written by plain Python") {
 TEST_CASE("safetensors: writes are atomic and replace the old file") {
   ScratchDir tmp;
   std::string path = tmp.file("ckpt.safetensors");
-  save_safetensors(path, {{"a", tensor({1, 2})}});
-  save_safetensors(path, {{"b", tensor({3})}});
+  save_safetensors(path, {{"a", tensor({1.0, 2.0})}});
+  save_safetensors(path, {{"b", tensor({3.0})}});
   SafetensorsFile file = load_safetensors(path);
   CHECK(file.tensors.size() == 1);
   CHECK(file.at("b").item<double>() == 3);
@@ -156,12 +156,12 @@ TEST_CASE("safetensors: writes are atomic and replace the old file") {
   // Bad arguments to save.
   CHECK(throws_with(
       [&] {
-        save_safetensors(path, {{"x", tensor({1})}, {"x", tensor({2})}});
+        save_safetensors(path, {{"x", tensor({1.0})}, {"x", tensor({2.0})}});
       },
       {"[save_safetensors]", "twice"}));
   CHECK(throws_with(
       [&] {
-        save_safetensors(path, {{"__metadata__", tensor({1})}});
+        save_safetensors(path, {{"__metadata__", tensor({1.0})}});
       },
       {"[save_safetensors]", "invalid"}));
   CHECK(load_safetensors(path).at("b").item<double>() == 3);

@@ -80,13 +80,13 @@ TEST_CASE("random: same seed same numbers, normal moments") {
 }
 
 TEST_CASE("arithmetic: broadcasting values") {
-  Tensor a = tensor({1, 2, 3, 4, 5, 6}, {2, 3});
-  Tensor b = tensor({10, 20, 30});
+  Tensor a = tensor({1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, {2, 3});
+  Tensor b = tensor({10.0, 20.0, 30.0});
   CHECK(allclose(a + b, {11, 22, 33, 14, 25, 36}));
-  CHECK(allclose(a * tensor({2, 3}, {2, 1}), {2, 4, 6, 12, 15, 18}));
+  CHECK(allclose(a * tensor({2.0, 3.0}, {2, 1}), {2, 4, 6, 12, 15, 18}));
   CHECK(allclose(a - 1.0, {0, 1, 2, 3, 4, 5}));
   CHECK(allclose(a / b, {0.1, 0.1, 0.1, 0.4, 0.25, 0.2}));
-  CHECK(throws_with([&] { add(a, tensor({1, 2})); }, {"[add]", "(2, 3)", "(2,)"}));
+  CHECK(throws_with([&] { add(a, tensor({1.0, 2.0})); }, {"[add]", "(2, 3)", "(2,)"}));
   CHECK(throws_with([&] { add(a, a.to(DType::Float64)); }, {"[add]", "float32", "float64"}));
 }
 

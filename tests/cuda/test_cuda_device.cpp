@@ -40,7 +40,7 @@ TEST_CASE("cuda runtime: no device gives clear errors, not crashes") {
   }
   CHECK(cuda::device_count() == 0);
   CHECK(throws_with([] { zeros({2, 3}, {.device = Device::cuda()}); }, {"cuda:0"}));
-  CHECK(throws_with([] { tensor({1, 2}).to(Device::cuda()); }, {"cuda:0"}));
+  CHECK(throws_with([] { tensor({1.0, 2.0}).to(Device::cuda()); }, {"cuda:0"}));
   CHECK(throws_with([] { randn({4}, {.device = Device::cuda(1)}); }, {"cuda:1"}));
   CHECK(throws_with([] { cuda::synchronize(); }, {"cuda"}));
   CHECK(throws_with([] { cuda::time_on_device([] {}); }, {"time_on_device"}));
@@ -54,13 +54,13 @@ TEST_CASE("cuda runtime: no device gives clear errors, not crashes") {
 }
 
 TEST_CASE("device harness: normalised error") {
-  Tensor a = tensor({1, -2, 3, 0}), b = tensor({1, -2, 3.001, 0});
+  Tensor a = tensor({1.0, -2.0, 3.0, 0.0}), b = tensor({1, -2, 3.001, 0});
   CHECK(normalized_error(a, a) == 0);
   CHECK(normalized_error(a, b) == doctest::Approx(1e-6 / 14).epsilon(1e-3));  // 0.001^2 / (1 + 4 + 9)
   CHECK(normalized_error(zeros({3}), zeros({3})) == 0);
-  CHECK(std::isinf(normalized_error(tensor({NAN, 1}), tensor({0, 1}))));
+  CHECK(std::isinf(normalized_error(tensor({NAN, 1}), tensor({0.0, 1.0}))));
   CHECK(normalized_error(tensor({NAN, 1}), tensor({NAN, 1})) == 0);
-  CHECK(std::isinf(normalized_error(a, tensor({1, 2}))));
+  CHECK(std::isinf(normalized_error(a, tensor({1.0, 2.0}))));
 }
 
 #ifdef HARMONIC_WITH_CUDA

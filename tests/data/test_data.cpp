@@ -228,7 +228,7 @@ TEST_CASE("data: IDX round trip, plain and gzip, and malformed files") {
   write_idx(dir / "i32.gz", mixed, IdxType::Int32, true);
   CHECK(read_idx(dir / "i32.gz", DType::Int64).to_vector_as<int64_t>() ==
         std::vector<int64_t>{-3, 1000, 7});  // rounded half away from zero
-  write_idx(dir / "i16", tensor({-300, 300}), IdxType::Int16);
+  write_idx(dir / "i16", tensor({-300.0, 300.0}), IdxType::Int16);
   CHECK(allclose(read_idx(dir / "i16", DType::Float32, 0.5), {-150, 150}));
 
   // Malformed input: the file and the position are named.

@@ -73,7 +73,7 @@ TEST_CASE("mpi: all_reduce, broadcast, all_gather, barrier on 2 ranks") {
   g->all_reduce(i, dist::ReduceOp::Sum);
   CHECK(i.to_vector() == std::vector<double>{11, 11, 11});
   // A strided view is reduced through a contiguous copy and written back into the view.
-  Tensor m = tensor({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor m = tensor({1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, {2, 3});
   Tensor col = transpose(m, 0, 1);  // (3, 2) non-contiguous
   g->all_reduce(col, dist::ReduceOp::Sum);
   CHECK(m.to_vector() == std::vector<double>{2, 4, 6, 8, 10, 12});

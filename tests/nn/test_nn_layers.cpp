@@ -122,9 +122,9 @@ TEST_CASE("nn Linear: shapes, PyTorch init bounds, no bias, errors") {
   // Values: y = x W^T + b with literal weights.
   {
     NoGradGuard g;
-    nob.weight.copy_(tensor({1, 2, 3, -1, 0, 1}, {2, 3}));
+    nob.weight.copy_(tensor({1.0, 2.0, 3.0, -1.0, 0.0, 1.0}, {2, 3}));
   }
-  CHECK(allclose(nob(tensor({1, 1, 2}, {1, 3})), {9, 1}));
+  CHECK(allclose(nob(tensor({1.0, 1.0, 2.0}, {1, 3})), {9, 1}));
   // Same seed, same layer.
   Generator ga(9), gb(9);
   CHECK(allclose(nn::Linear(5, 4, true, &ga).weight, nn::Linear(5, 4, true, &gb).weight, 0, 0));
@@ -232,7 +232,7 @@ TEST_CASE("nn Dropout: train vs eval, scaling, p bounds") {
 }
 
 TEST_CASE("nn activations and Sequential") {
-  Tensor x = tensor({-1, 0, 2});
+  Tensor x = tensor({-1.0, 0.0, 2.0});
   CHECK(allclose(nn::ReLU()(x), {0, 0, 2}));
   CHECK(allclose(nn::Tanh()(x), tanh(x)));
   CHECK(allclose(nn::Sigmoid()(x), sigmoid(x)));

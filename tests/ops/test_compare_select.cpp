@@ -15,8 +15,8 @@ using namespace hm;
 using namespace hm::test;
 
 TEST_CASE("comparisons and logical_not: bool results, broadcasting, scalar forms") {
-  Tensor a = tensor({1, 2, 3, 4, 5, 6}, {2, 3});
-  Tensor b = tensor({2, 2, 2});
+  Tensor a = tensor({1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, {2, 3});
+  Tensor b = tensor({2.0, 2.0, 2.0});
   Tensor e = eq(a, b);
   CHECK(e.dtype() == DType::Bool);
   CHECK(e.shape() == Shape{2, 3});
@@ -40,7 +40,7 @@ TEST_CASE("comparisons and logical_not: bool results, broadcasting, scalar forms
 }
 
 TEST_CASE("where and masked_fill: values, broadcasting, gradients") {
-  Tensor cond = gt(tensor({1, -1, 2, -2, 3, -3}, {2, 3}), 0.0);  // (2, 3)
+  Tensor cond = gt(tensor({1.0, -1.0, 2.0, -2.0, 3.0, -3.0}, {2, 3}), 0.0);  // (2, 3)
   Tensor a = doubles({10, 20}, {2, 1});
   Tensor b = doubles({-1, -2, -3});
   Tensor w = where(cond, a, b);

@@ -63,7 +63,7 @@ TEST_CASE("reduce: max / min / argmax / argmin with indices") {
   CHECK(ints(argmin(x, 0)) == std::vector<int64_t>{0, 0, 0, 0, 0, 1, 0, 1, 0, 1, 0, 1});  // X.argmin(0)
   CHECK(argmax(x, 1, true).shape() == Shape{2, 1, 4});
   // First index on ties, in both the row and the column kernel.
-  Tensor t = tensor({2, 5, 5, 1, 5});
+  Tensor t = tensor({2.0, 5.0, 5.0, 1.0, 5.0});
   CHECK(argmax(t, 0).item<int64_t>() == 1);
   CHECK(ints(argmax(reshape(t, {5, 1}), 0)) == std::vector<int64_t>{1});
   Tensor tc = from_vector(std::vector<double>{2, 7, 5, 7, 5, 1}, {3, 2});  // columns (2,5,5) and (7,7,1)

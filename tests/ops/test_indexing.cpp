@@ -40,14 +40,14 @@ TEST_CASE("index_select and index_add: values") {
 }
 
 TEST_CASE("gather and scatter_add: values") {
-  Tensor x = tensor({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor x = tensor({1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, {2, 3});
   // torch: torch.gather(x, 1, tensor([[0, 0], [1, 0]])) -> [[1, 1], [5, 4]]
   CHECK(allclose(gather(x, 1, idx({0, 0, 1, 0}, {2, 2})), {1, 1, 5, 4}));
   // torch: torch.gather(x, 0, tensor([[1, 0, 1]])) -> [[4, 2, 6]]
   CHECK(allclose(gather(x, 0, idx({1, 0, 1}, {1, 3})), {4, 2, 6}));
   CHECK(allclose(gather(transpose(x, 0, 1), 1, idx({1, 0, 0}, {3, 1})), {4, 2, 3}));  // x.t().gather(1, ...)
 
-  Tensor src = tensor({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor src = tensor({1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, {2, 3});
   // torch: torch.zeros(3, 3).scatter_add(0, tensor([[0, 1, 0], [2, 0, 0]]), src)
   CHECK(allclose(scatter_add(zeros({3, 3}), 0, idx({0, 1, 0, 2, 0, 0}, {2, 3}), src), {1, 5, 9, 0, 2, 0, 4, 0, 0}));
   // torch: torch.ones(2, 4).scatter_add(1, tensor([[3, 3], [0, 1]]), src): src larger than index
@@ -68,7 +68,7 @@ TEST_CASE("one_hot") {
   CHECK(allclose(one_hot(idx({1}), 2, DType::Float32), {0, 1}));
   CHECK(throws_with([] { one_hot(idx({0, 3}), 3); }, {"[one_hot]", "class value 3", "[0, 3)"}));
   CHECK(throws_with([] { one_hot(idx({-1}), 3); }, {"[one_hot]", "class value -1"}));
-  CHECK(throws_with([] { one_hot(tensor({1}), 3); }, {"[one_hot]", "int64", "float32"}));
+  CHECK(throws_with([] { one_hot(tensor({1.0}), 3); }, {"[one_hot]", "int64", "float32"}));
   CHECK(throws_with([] { one_hot(idx({1}), 0); }, {"[one_hot]", "num_classes"}));
 }
 
@@ -76,7 +76,7 @@ TEST_CASE("indexing: bad indices and shapes throw before touching memory") {
   Tensor x = iota({3, 4});
   CHECK(throws_with([&] { index_select(x, 0, idx({0, 3})); }, {"[index_select]", "index 3", "size 3", "[0, 3)"}));
   CHECK(throws_with([&] { index_select(x, 1, idx({-1})); }, {"[index_select]", "index -1", "[0, 4)"}));
-  CHECK(throws_with([&] { index_select(x, 0, tensor({0})); }, {"[index_select]", "int64", "float32"}));
+  CHECK(throws_with([&] { index_select(x, 0, tensor({0.0})); }, {"[index_select]", "int64", "float32"}));
   CHECK(throws_with([&] { index_select(x, 0, idx({0, 1}, {1, 2})); }, {"[index_select]", "1-d", "(1, 2)"}));
   CHECK(throws_with([&] { index_select(x, 2, idx({0})); }, {"[index_select]", "dim 2"}));
 

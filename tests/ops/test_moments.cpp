@@ -27,9 +27,9 @@ TEST_CASE("reduce: var / std values") {
   // float64 around 1e9 (x^2 ~ 1e18 would leave nothing of the 5/3), float32 around 1e7.
   Tensor big = add(tensor({1, 2, 3, 4}, {}, {.dtype = DType::Float64}), 1e9);
   CHECK(allclose(var(big), {5.0 / 3.0}, 1e-12));
-  CHECK(allclose(var(add(tensor({1, 2, 3, 4}), 1e7)), {5.0 / 3.0}, 1e-6));
+  CHECK(allclose(var(add(tensor({1.0, 2.0, 3.0, 4.0}), 1e7)), {5.0 / 3.0}, 1e-6));
   // One sample with correction 1: 0/0 = NaN, like PyTorch.
-  CHECK(std::isnan(var(tensor({2})).item<double>()));
+  CHECK(std::isnan(var(tensor({2.0})).item<double>()));
 }
 
 TEST_CASE("reduce: gradcheck var, std, logsumexp") {

@@ -76,7 +76,7 @@ TEST_CASE("flatten, permute, transpose, squeeze, unsqueeze") {
 }
 
 TEST_CASE("expand and broadcast_to") {
-  Tensor b = tensor({1, 2, 3}, {3, 1});
+  Tensor b = tensor({1.0, 2.0, 3.0}, {3, 1});
   Tensor e = expand(b, {2, -1, 4});  // new leading dim, -1 keeps, 1 -> 4
   CHECK(e.shape() == Shape{2, 3, 4});
   CHECK(e.strides() == Strides{0, 1, 0});

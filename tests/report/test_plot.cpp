@@ -388,9 +388,14 @@ TEST_CASE("plot: metrics.jsonl series and errors") {
   REQUIRE(four.series.size() == 4);
   CHECK(four.series[3].label == "b: val_loss");
   CHECK(throws_with([&] { metrics_plot(std::vector<std::string>{}, "step", {"loss"}); }, {"no metrics files"}));
-  // A directory where the metrics file should be says so.
-  CHECK(throws_with([&] { metrics_plot(fs::temp_directory_path().string(), "step", {"loss"}); },
-                    {"[metrics_plot]", "is a directory, not a file"}));
+  // A run directory stands for its metrics.jsonl (`plot --metrics runs/a`); one without it says so.
+  LinePlot dirs =
+      metrics_plot(std::vector<std::string>{(root / "a").string(), (root / "b").string()}, "step", {"loss"});
+  REQUIRE(dirs.series.size() == 2);
+  CHECK(dirs.series[1].label == "b");
+  CHECK(metrics_plot((root / "a").string(), "step", {"loss"}).series.at(0).y == std::vector<double>{2.0});
+  CHECK(throws_with([&] { metrics_plot(root.string(), "step", {"loss"}); },
+                    {"[metrics_plot]", (root / "metrics.jsonl").string(), "no such file"}));
   fs::remove_all(root);
 
   // Bad plots.

@@ -131,6 +131,16 @@ TEST_CASE("report claims: held on the means and on 3 of 4 seeds paired by seed")
   CHECK(md.find("| Fourier KL < linear KL | **yes** | 3/4 seeds | 0.1575 < 0.2125 |") != std::string::npos);
   CHECK(md.find("| close | **no** | 1/2 seeds |") != std::string::npos);
   CHECK(claims_markdown({}).find("no claims") != std::string::npos);
+  // The printed verdict says in words whether the claim holds, and marks a single seed.
+  CHECK(claim_verdict(c) == "holds on the mean (0.1575 < 0.2125), 3/4 seeds");
+  const ClaimResult one_seed =
+      check_claim("Fourier KL < linear KL", seed_stats({1}, {0.1263}), seed_stats({1}, {0.0988}));
+  CHECK(claim_verdict(one_seed) == "does not hold: mean 0.1263 vs 0.0988, needs <; 0/1 seeds (a single seed)");
+  CHECK(claim_verdict(w) == "does not hold: mean 0.3000 vs 0.2125, needs ≈; 1/2 seeds");
+  const std::string marked = claims_markdown({c, one_seed}, true);
+  CHECK(marked.find("| Fourier KL < linear KL | **no** (single seed) | 0/1 seeds | 0.1263 < 0.0988 |") !=
+        std::string::npos);
+  CHECK(marked.find("| **yes** | 3/4 seeds |") != std::string::npos);  // four seeds: unmarked
   const Json j = claims_json({c});
   CHECK(j[0]["holds"] == true);
   CHECK(j[0]["seeds_holding"] == 3);

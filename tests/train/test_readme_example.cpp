@@ -40,7 +40,11 @@ TEST_CASE("README tensor snippet runs as documented") {
   using namespace hm;
   Tensor a = randn({4, 3}, {.dtype = DType::Float64, .requires_grad = true});
   Tensor b = tensor({1, 2, 3}).to(DType::Float64);
+  CHECK(tensor({1, 2, 3}).dtype() == DType::Int64);
   Tensor loss = mean(pow(a * b - 1.0, 2.0));
+  CHECK(hm::test::allclose(loss, (a * b - 1.0).pow(2).mean(), 0, 0));
+  Tensor p = a.detach().relu().softmax(-1);
+  CHECK(hm::test::allclose(p.sum({-1}), ones({4}, {.dtype = DType::Float64})));
   loss.backward();
   CHECK(a.grad().shape() == Shape{4, 3});
   CHECK(fmt::format("{}", a.grad()).find("tensor([[") == 0);

@@ -104,6 +104,38 @@ TEST_CASE("train hints: a warmup as long as the run is refused") {
   CHECK(ok.fit().step == 4);
 }
 
+TEST_CASE("train hints: a shortened run scales the task's default warmup and says so, a set warmup is kept") {
+  // kjv-lm: 200 warmup steps of 2000; --steps 60 keeps the share, 6 (was refused: 200 >= 60).
+  const Json kjv = default_config(find_task("kjv-lm"));
+  REQUIRE(kjv["trainer"]["warmup_steps"] == 200);
+  Json shortened = kjv;
+  apply_override(shortened, "trainer.steps=60");
+  CHECK(has(scale_default_warmup(shortened, kjv, 1), "trainer.warmup_steps: 200 -> 6"));
+  CHECK(shortened["trainer"]["warmup_steps"] == 6);
+  Json two = kjv;
+  apply_override(two, "trainer.steps=2");
+  scale_default_warmup(two, kjv, 1);
+  CHECK(two["trainer"]["warmup_steps"] == 0);  // below the run's length
+  Json longer = kjv;
+  apply_override(longer, "trainer.steps=4000");
+  CHECK(scale_default_warmup(longer, kjv, 1).empty());  // only a shortened run
+  CHECK(longer["trainer"]["warmup_steps"] == 200);
+
+  // Through the command: audio-bpm's smoke run has 3 steps with 1 of warmup; one step runs.
+  ScratchDir dir;
+  std::vector<std::string> args = {"train", "audio-bpm", "--smoke", "--steps", "1", "--out", dir.str()};
+  int code = -1;
+  const std::string out = hm::test::capture_stdout([&] { code = cli(args).first; });
+  CHECK(code == 0);
+  CHECK(has(out, "trainer.warmup_steps: 1 -> 0, the task's 1 of 3 steps scaled to this run's 1"));
+  CHECK(saved_config(dir.path)["trainer"]["warmup_steps"] == 0);
+  // The user's own warmup is theirs: refused when it does not fit.
+  args.insert(args.end(), {"--force", "--set", "trainer.warmup_steps=1"});
+  auto [refused, err] = cli(args);
+  CHECK(refused == 1);
+  CHECK(has(err, "trainer.warmup_steps=1 but the run has 1 steps"));
+}
+
 TEST_CASE("train hints: --threads must be >= 0") {
   ScratchDir dir;
   auto args = spirals(dir.str());
@@ -152,4 +184,57 @@ TEST_CASE("train hints: the start line counts in the singular too") {
     t.fit();
   });
   CHECK(has(out, "training scripted: 1 step (2 batches per epoch)"));
+}
+
+TEST_CASE("train hints: the start line is followed by the model summary: parameters, device, threads, precision") {
+  ScriptedTask task({1.0});  // nn::Linear(2, 1): 2 weights and a bias
+  Trainer t(task, "scripted", ScriptedTask::config({"trainer.steps=1"}), "");
+  const std::string out = hm::test::capture_log([&](std::FILE* log) {
+    t.log = log;
+    t.fit();
+  });
+  const int threads = get_num_threads();
+  CHECK(has(out, fmt::format("training scripted: 1 step (2 batches per epoch)\nmodel: 3 parameters (12 B) | device "
+                             "cpu, {} CPU thread{} | precision fp32\n",
+                             threads, threads == 1 ? "" : "s")));
+  // The emulated CUDA device says what it is (its kernels run on the host, far slower than a GPU).
+  CHECK(run_summary_line({zeros({1000, 1000}), zeros({24}, {.dtype = DType::Float64})}, Device::cuda(), true, "bf16",
+                         1) ==
+        "model: 1,000,024 parameters (3.8 MiB) | device cuda:0 (emulated: its kernels run on the host, no GPU), 1 CPU "
+        "thread | precision bf16 autocast (fp32 weights)");
+  CHECK(has(run_summary_line({}, Device::cuda(), false, "fp32", 4), "| device cuda:0, 4 CPU threads |"));
+}
+
+TEST_CASE("train hints: trainer.eval_every on a task without a validation split warns once, not silently") {
+  struct NoValidation : ScriptedTask {
+    NoValidation() : ScriptedTask({1.0}) {}
+    Json validate() override { return Json::object(); }
+  } task;
+  Trainer t(task, "noval", ScriptedTask::config({"trainer.steps=6", "trainer.eval_every=2"}), "");
+  const std::string out = hm::test::capture_log([&](std::FILE* log) {
+    t.log = log;
+    t.fit();
+  });
+  const std::string warning = "warning: trainer.eval_every=2 but task 'noval' has no validation split";
+  CHECK(has(out, warning));
+  CHECK(out.find(warning) == out.rfind(warning));  // once
+  CHECK(has(out, "eval at step 6:  test_metric 1.0000"));  // the last evaluation still runs the test split
+}
+
+TEST_CASE("train hints: --list prints a table of the tasks, --list --json their configs as JSON") {
+  int code = -1;
+  const std::string table = hm::test::capture_stdout([&] { code = cli({"train", "--list"}).first; });
+  CHECK(code == 0);
+  CHECK(table.rfind("task ", 0) == 0);
+  CHECK(has(table, "length"));
+  CHECK(has(table, "2000 steps"));  // kjv-lm's row
+  CHECK(table.find("\"trainer\"") == std::string::npos);  // no config JSON in the table
+  const std::string json = hm::test::capture_stdout([&] { code = cli({"train", "--list", "--json"}).first; });
+  CHECK(code == 0);
+  const Json tasks = Json::parse(json);
+  REQUIRE(tasks.is_array());
+  const auto kjv = std::find_if(tasks.begin(), tasks.end(), [](const Json& t) { return t["name"] == "kjv-lm"; });
+  REQUIRE(kjv != tasks.end());
+  CHECK((*kjv)["config"]["trainer"]["warmup_steps"] == 200);
+  CHECK(has(cli({"train", "kjv-lm", "--json"}).second, "--json goes with --list"));
 }

@@ -37,7 +37,7 @@ Registration reg{
        auto* cmd =
            app.add_subcommand("plot", "Plot metrics.jsonl columns of one or more runs against the step (SVG or PNG)");
        cmd->add_option("--metrics", args.metrics,
-                       "a run's metrics.jsonl (repeatable: compare runs, series labelled by run directory)")
+                       "a run's metrics.jsonl or its directory (repeatable: compare runs, series labelled by run directory)")
            ->required()
            ->allow_extra_args(false);
        cmd->add_option("--y", args.ys, "metric to plot (repeatable; default loss)")->allow_extra_args(false);

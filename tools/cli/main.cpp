@@ -29,6 +29,10 @@ int main(int argc, char** argv) {
     names += (names.empty() ? "" : ", ") + command.name;
     known = known || (argc > 1 && command.name == argv[1]);
   }
+  if (argc == 1) {  // bare `harmonic`: the commands, as --help lists them (CLI11: "A subcommand is required")
+    fmt::print("{}", app.help());
+    return 0;
+  }
   if (argc > 1 && argv[1][0] != '-' && !known) {
     fmt::print(stderr, "error: unknown command '{}' (commands: {}; harmonic --help)\n", argv[1], names);
     return 2;

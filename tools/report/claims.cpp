@@ -36,16 +36,28 @@ ClaimResult check_claim(const std::string& claim, const MetricStats& a, const Me
       r.seeds_holding += compare.holds(a.values[i], *other) ? 1 : 0;
     }
   r.detail = fmt::format("{} {} {}", claim_number(r.a), compare.symbol, claim_number(r.b));
+  r.symbol = compare.symbol;
   return r;
 }
 
 std::string seeds_fraction(const ClaimResult& c) { return fmt::format("{}/{} seeds", c.seeds_holding, c.seeds_total); }
 
-std::string claims_markdown(const std::vector<ClaimResult>& claims) {
+std::string claim_verdict(const ClaimResult& c) {
+  const std::string seeds = seeds_fraction(c) + (c.seeds_total == 1 ? " (a single seed)" : "");
+  if (c.holds) return fmt::format("holds on the mean ({}), {}", c.detail, seeds);
+  if (c.symbol.empty()) return fmt::format("does not hold on the mean ({}); {}", c.detail, seeds);
+  return fmt::format("does not hold: mean {} vs {}, needs {}; {}", claim_number(c.a), claim_number(c.b), c.symbol,
+                     seeds);
+}
+
+std::string claims_markdown(const std::vector<ClaimResult>& claims, bool mark_single_seed) {
   if (claims.empty()) return "(no claims could be checked)\n";
   std::vector<std::vector<std::string>> rows;
   for (const ClaimResult& c : claims)
-    rows.push_back({c.claim, c.holds ? "**yes**" : "**no**", seeds_fraction(c), c.detail});
+    rows.push_back({c.claim,
+                    std::string(c.holds ? "**yes**" : "**no**") +
+                        (mark_single_seed && c.seeds_total == 1 ? " (single seed)" : ""),
+                    seeds_fraction(c), c.detail});
   return "Each claim is checked on the means over seeds (\"holds on mean\") and seed by seed, pairing the two "
          "sides' runs of the same seed (\"seeds\": on how many of the shared seeds it holds).\n\n" +
          markdown_table({"claim", "holds on mean", "seeds", "means"}, rows);

@@ -88,8 +88,8 @@ void save_png(const std::vector<unsigned char>& rgb, int width, int height, cons
 std::vector<std::string> save_svg_and_png(const LinePlot& plot, const std::string& dir, const std::string& name);
 
 // A line plot of the keys `ys` against `x` from a metrics.jsonl (one JSON object per line;
-// lines without a key are skipped for that series). Throws naming the keys the file has
-// when some y never appears.
+// lines without a key are skipped for that series), or from a run directory's metrics.jsonl.
+// Throws naming the keys the file has when some y never appears.
 LinePlot metrics_plot(const std::string& jsonl_path, const std::string& x, const std::vector<std::string>& ys);
 // Several runs on one plot: every y of every file, labelled "<run>: <y>" (just "<run>" when
 // there is one y), where <run> is the file's directory (its name when the directories'

@@ -14,8 +14,20 @@ namespace hm::report {
 
 // -- metrics.jsonl ------------------------------------------------------------------------------
 
-LinePlot metrics_plot(const std::string& path, const std::string& x, const std::vector<std::string>& ys) {
+namespace {
+
+// A run directory stands for its metrics.jsonl (`harmonic plot --metrics runs/fashion`).
+std::string metrics_file(const std::string& file_or_run) {
+  std::error_code ec;
+  return std::filesystem::is_directory(file_or_run, ec) ? (std::filesystem::path(file_or_run) / "metrics.jsonl").string()
+                                                         : file_or_run;
+}
+
+}  // namespace
+
+LinePlot metrics_plot(const std::string& file_or_run, const std::string& x, const std::vector<std::string>& ys) {
   check(!ys.empty(), "metrics_plot", "no y keys given");
+  const std::string path = metrics_file(file_or_run);
   check_readable_file(path, "metrics_plot");
   std::ifstream in(path);
   check(in.good(), "metrics_plot", "cannot open '{}'", path);
@@ -65,7 +77,7 @@ LinePlot metrics_plot(const std::vector<std::string>& paths, const std::string& 
   // Run labels: the directories' names when they tell the runs apart, else the full paths.
   std::vector<std::string> names, dirs;
   for (const std::string& p : paths) {
-    std::filesystem::path dir = std::filesystem::path(p).parent_path();
+    std::filesystem::path dir = std::filesystem::path(metrics_file(p)).parent_path();
     dirs.push_back(dir.empty() ? p : dir.string());
     names.push_back(dir.empty() ? p : dir.filename().string());
   }

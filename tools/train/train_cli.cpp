@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 
 #include "harmonic/core/build_info.h"
@@ -21,12 +22,42 @@ namespace {
 
 std::unique_ptr<CommandArgs> g_args;  // the option values of the current App
 
+// Whether the command line or its config file sets trainer.warmup_steps (to any value, the
+// default's too): resolved once more over a base whose warmup no config can hold.
+bool sets_warmup(Json base, const TrainArgs& a) {
+  base["trainer"]["warmup_steps"] = -1;
+  return resolve_config(base, a.config_file, a.shorthand_overrides())["trainer"]["warmup_steps"] != -1;
+}
+
+// `train --list`: one line per task, its length and what it trains.
+std::string tasks_table() {
+  size_t width = 4;
+  for (const TaskSpec& spec : tasks()) width = std::max(width, spec.name.size());
+  std::string out = fmt::format("{:<{}}  {:<11}  {}\n", "task", width, "length", "description");
+  for (const TaskSpec& spec : tasks()) {
+    const Json t = default_config(spec)["trainer"];
+    const int64_t steps = t["steps"].get<int64_t>(), epochs = t["epochs"].get<int64_t>();
+    const std::string length =
+        steps > 0 ? fmt::format("{} steps", steps) : fmt::format("{} epoch{}", epochs, epochs == 1 ? "" : "s");
+    out += fmt::format("{:<{}}  {:<11}  {}\n", spec.name, width, length, spec.description);
+  }
+  return out + "A task's default config: harmonic train TASK --print-config; all of them: train --list --json\n";
+}
+
+// `train --list --json`: [{"name", "description", "config"}, ...].
+Json tasks_json() {
+  Json out = Json::array();
+  for (const TaskSpec& spec : tasks())
+    out.push_back({{"name", spec.name}, {"description", spec.description}, {"config", default_config(spec)}});
+  return out;
+}
+
 int run_train(TrainArgs& a) {
   if (a.list) {
-    for (const TaskSpec& spec : tasks())
-      fmt::print("{}\n  {}\n  config: {}\n\n", spec.name, spec.description, default_config(spec).dump());
+    fmt::print("{}", a.json ? tasks_json().dump(2) + "\n" : tasks_table());
     return 0;
   }
+  check(!a.json, "train", "--json goes with --list (the tasks as JSON)");
   check(!a.task.empty(), "train", "missing the task name (train --list shows them)");
   const TaskSpec& spec = find_task(a.task);
   if (a.out.empty()) a.out = "runs/" + a.task;
@@ -62,6 +93,10 @@ int run_train(TrainArgs& a) {
                                 "resolved config (with --out and --resume)");
   if (!a.resume && lead) prepare_run_dir(a.out, a.force);
   std::unique_ptr<Task> task = build_task(spec, config, device);
+  if (!a.resume && !sets_warmup(base, a)) {
+    const std::string scaled = scale_default_warmup(config, base, task->train_loader().num_batches());
+    if (!scaled.empty() && lead) fmt::print("{}\n", scaled);
+  }
   Trainer trainer(*task, spec.name, config, lead ? a.out : "");
   if (!lead) trainer.log = nullptr;
   trainer.profile_steps = a.profile;
@@ -130,7 +165,8 @@ void add_train_commands(CLI::App& app) {
   cmd->add_option("--precision", t.precision, "fp32 or bf16 (CUDA only; sets trainer.precision)");
   cmd->add_flag("--resume", t.resume, "continue from OUT/checkpoint_last.safetensors");
   cmd->add_flag("--force", t.force, "delete the previous run in OUT (checkpoints, metrics) and start over");
-  cmd->add_flag("--list", t.list, "list the tasks and their default configs");
+  cmd->add_flag("--list", t.list, "list the tasks: a table (name, length, description)");
+  cmd->add_flag("--json", t.json, "with --list: the tasks and their default configs as JSON");
   cmd->add_flag("--print-config", t.print_config, "print the resolved config and exit");
   cmd->add_flag("--smoke", t.smoke,
                 "a tiny run of the task (its smoke config: every part in seconds, on any device), before --config/--set");

@@ -21,6 +21,7 @@ struct TrainArgs : RunArgs {
   int64_t seed = -1;
   std::string precision;
   bool resume = false, force = false, list = false, print_config = false;
+  bool json = false;     // --list as JSON (the default: a table)
   bool smoke = false;    // the task's smoke config (TaskSpec::smoke) under the overrides
   int64_t profile = 0;   // steps to profile (Trainer::profile_steps)
   // The shorthands --steps, --epochs, --lr, --batch-size: the text of each one given.

@@ -299,10 +299,7 @@ FitResult Trainer::fit() {
     write_file_atomic(out_dir_ + "/config.json", config_.dump(2) + "\n");
     if (step_ == 0) write_file_atomic(out_dir_ + "/metrics.jsonl", "");  // a fresh run starts a fresh file
   }
-  if (log)
-    fmt::print(log, "{} {}: {} step{} ({} batch{} per epoch{}){}\n", step_ > 0 ? "resuming" : "training", task_name_,
-               total, total == 1 ? "" : "s", nb, nb == 1 ? "" : "es", k > 1 ? fmt::format(", {} per step", k) : "",
-               step_ > 0 ? fmt::format(", from step {} (epoch {}, batch {})", step_, epoch_ + 1, batch_ + 1) : "");
+  print_start(total, nb);
   if (log && world > 1)
     fmt::print(log, "data parallel: {} ranks ({}), global batch {} split across them, {} gradient bucket(s){}\n", world,
                process_group->backend(), loader.options().batch_size, ddp->num_buckets(),
@@ -419,6 +416,8 @@ FitResult Trainer::fit() {
             for (const auto& [key, v] : metrics.items()) record[key] = v;
             print_eval(metrics);
             if (on_eval) on_eval(step_, metrics);
+          } else if (!test) {
+            warn_no_validation();
           }
         }
         if (!record.empty()) write_metrics(record);

@@ -94,6 +94,14 @@ struct TrainerOptions {
   static const Json& late_keys();
 };
 
+// A run shortened below the task's length whose warmup the user left at the task's default:
+// scales config's trainer.warmup_steps to keep its share of the run (rounded, below the run's
+// length), as a warmup ratio does in Lightning and Hugging Face, so `train kjv-lm --steps 60`
+// runs instead of ending inside a 200-step warmup. `task_config`: the config the run shortens
+// (the task's default, or its smoke config); `batches_per_epoch`: the training loader's, for
+// runs counted in epochs. Returns the line that says what changed, "" when nothing did.
+std::string scale_default_warmup(Json& config, const Json& task_config, int64_t batches_per_epoch);
+
 // Config keys a resumed run may change (see resume_safe_keys() in trainer_options.cpp).
 const std::vector<std::string>& resume_safe_keys();
 // Throws naming the first key (dotted) that differs between a checkpoint's config and the
@@ -149,6 +157,13 @@ class SigintScope {
   void (*previous_)(int) = nullptr;
 };
 void clear_stop();
+
+// The line under the trainer's start line, as Lightning's model summary: the parameter count
+// and size, the device (the emulated CUDA device named as such: its kernels run on the host),
+// the CPU threads and the precision. "model: 1,234 parameters (4.8 KiB) | device cpu, 2 CPU
+// threads | precision fp32".
+std::string run_summary_line(const std::vector<Tensor>& parameters, Device device, bool emulated_cuda,
+                             const std::string& precision, int threads);
 
 // The files of a previous run in dir (config.json, metrics.jsonl, checkpoint_*.safetensors,
 // eval_step*.json, grads_step*.json); empty when there is none.
@@ -238,8 +253,10 @@ class Trainer {
   // After an evaluation: the best checkpoint and early stopping; true to stop.
   bool track_best(const Json& metrics);
   void write_metrics(const nlohmann::ordered_json& record);
+  void print_start(int64_t total, int64_t batches_per_epoch) const;  // "training TASK: ..." and run_summary_line
   void progress(const StepRecord& r, double mean_loss);  // mean since the last line
   void print_eval(const Json& metrics);
+  void warn_no_validation();  // once: an evaluation before the last found no validation split
   void end_progress_line();  // newline after an in-place line
   void rewind_metrics();     // drops metrics.jsonl lines after step_
 
@@ -255,6 +272,7 @@ class Trainer {
   double elapsed_before_ = 0;                 // seconds of earlier sessions (resume)
   double loss_sum_ = 0, grad_norm_sum_ = 0;   // since the last metrics line
   int64_t log_count_ = 0;
+  bool warned_no_validation_ = false;
   // The host reads every step's loss on the CPU (free), with on_step (it gets each loss) and with
   // several ranks; otherwise (a CUDA device) only at log lines, evaluations, checkpoints and the
   // end, so it never waits for the device inside a step. Set by fit().

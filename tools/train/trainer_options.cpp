@@ -144,6 +144,24 @@ const std::vector<std::string>& resume_safe_keys() {
   return keys;
 }
 
+std::string scale_default_warmup(Json& config, const Json& task_config, int64_t batches_per_epoch) {
+  const TrainerOptions run = TrainerOptions::from_json(config.at("trainer"));
+  const TrainerOptions task = TrainerOptions::from_json(task_config.at("trainer"));
+  auto length = [&](const TrainerOptions& o) {
+    return o.steps > 0 ? o.steps : o.epochs * ((batches_per_epoch + o.accumulate - 1) / o.accumulate);
+  };
+  const int64_t steps = length(run), task_steps = length(task);
+  if (run.warmup_steps == 0 || run.warmup_steps != task.warmup_steps || steps >= task_steps) return "";
+  const double share = static_cast<double>(run.warmup_steps) / static_cast<double>(task_steps);
+  const int64_t warmup =
+      std::clamp<int64_t>(std::llround(share * static_cast<double>(steps)), 0, std::max<int64_t>(steps - 1, 0));
+  if (warmup == run.warmup_steps) return "";
+  config["trainer"]["warmup_steps"] = warmup;
+  return fmt::format("trainer.warmup_steps: {} -> {}, the task's {} of {} steps scaled to this run's {} (set "
+                     "trainer.warmup_steps to choose it)",
+                     run.warmup_steps, warmup, run.warmup_steps, task_steps, steps);
+}
+
 std::string checkpoint_task(const optim::CheckpointInfo& info) {
   const Json& x = info.extra;
   return x.is_object() && x.contains("task") && x["task"].is_string() ? x["task"].get<std::string>() : "";

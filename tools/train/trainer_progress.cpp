@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "harmonic/core/atomic_file.h"
+#include "harmonic/core/parallel.h"
 #include "harmonic/tools/train/tensorboard.h"
 #include "harmonic/tools/train/trainer.h"
 #include "harmonic/tools/train/trainer_internal.h"
@@ -20,6 +21,49 @@ std::string format_duration(double seconds) {
   auto s = static_cast<int64_t>(seconds + 0.5);
   if (s >= 3600) return fmt::format("{}:{:02d}:{:02d}", s / 3600, (s / 60) % 60, s % 60);
   return fmt::format("{}:{:02d}", s / 60, s % 60);
+}
+
+namespace {
+
+std::string with_thousands(int64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string bytes_text(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB"};
+  int u = 0;
+  for (; u < 3 && bytes >= 1024; ++u) bytes /= 1024;
+  return u == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.1f} {}", bytes, units[u]);
+}
+
+}  // namespace
+
+std::string run_summary_line(const std::vector<Tensor>& parameters, Device device, bool emulated_cuda,
+                             const std::string& precision, int threads) {
+  int64_t count = 0, bytes = 0;
+  for (const Tensor& p : parameters)
+    count += p.numel(), bytes += p.numel() * static_cast<int64_t>(dtype_size(p.dtype()));
+  const std::string where =
+      device.is_cuda() && emulated_cuda ? fmt::format("{} (emulated: its kernels run on the host, no GPU)", device)
+                                        : device.str();
+  return fmt::format("model: {} parameter{} ({}) | device {}, {} CPU thread{} | precision {}", with_thousands(count),
+                     count == 1 ? "" : "s", bytes_text(static_cast<double>(bytes)), where, threads,
+                     threads == 1 ? "" : "s", precision == "bf16" ? "bf16 autocast (fp32 weights)" : precision);
+}
+
+void Trainer::print_start(int64_t total, int64_t batches_per_epoch) const {
+  if (!log) return;
+  const int64_t nb = batches_per_epoch, k = options_.accumulate;
+  fmt::print(log, "{} {}: {} step{} ({} batch{} per epoch{}){}\n", step_ > 0 ? "resuming" : "training", task_name_,
+             total, total == 1 ? "" : "s", nb, nb == 1 ? "" : "es", k > 1 ? fmt::format(", {} per step", k) : "",
+             step_ > 0 ? fmt::format(", from step {} (epoch {}, batch {})", step_, epoch_ + 1, batch_ + 1) : "");
+  fmt::print(log, "{}\n", run_summary_line(params_, device_, device_.is_cuda() && cuda_emulated(), options_.precision,
+                                          get_num_threads()));
 }
 
 void Trainer::end_progress_line() {
@@ -64,6 +108,17 @@ void Trainer::progress(const StepRecord& r, double mean_loss) {
     fmt::print(log, "{}\n", line);
   line_open_ = tty;
   std::fflush(log);
+}
+
+void Trainer::warn_no_validation() {
+  if (warned_no_validation_ || !log) return;
+  warned_no_validation_ = true;
+  end_progress_line();
+  fmt::print(log,
+             "warning: trainer.eval_every={} but task '{}' has no validation split, so the evaluations before the "
+             "last compute nothing; its test metrics come at the end (trainer.test_metrics=every computes them at "
+             "every evaluation)\n",
+             options_.eval_every, task_name_);
 }
 
 void Trainer::print_eval(const Json& metrics) {

@@ -59,8 +59,7 @@ StudyReport write_summary_files(const std::string& dir, const Json& summary, con
   StudyReport out{{"summary.json", "summary.md"}, {}};
   for (const std::string& f : figures(dir)) out.files.push_back(f);
   for (const report::ClaimResult& c : claims)
-    out.headline.push_back(fmt::format("  {:<{}} {:<3} on the mean ({}), {}", c.claim, claim_width,
-                                       c.holds ? "yes" : "NO", c.detail, report::seeds_fraction(c)));
+    out.headline.push_back(fmt::format("  {:<{}} {}", c.claim, claim_width, report::claim_verdict(c)));
   return out;
 }
 

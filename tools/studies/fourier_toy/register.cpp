@@ -71,8 +71,7 @@ StudySpec fourier_toy_study() {
     const std::vector<ToyRunResult> results = results_of(in.records);
     StudyReport out{write_toy_study(in.dir, results, toy_info(in.info)), {}};
     for (const ToyClaim& c : toy_claims(aggregate_toy_results(results)))
-      out.headline.push_back(fmt::format("  {:<50} {:<3} on the mean ({}), {}", c.claim, c.holds ? "yes" : "NO",
-                                         c.detail, report::seeds_fraction(c)));
+      out.headline.push_back(fmt::format("  {:<50} {}", c.claim, report::claim_verdict(c)));
     return out;
   };
   return s;

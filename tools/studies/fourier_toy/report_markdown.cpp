@@ -144,7 +144,7 @@ std::string toy_summary_markdown(const std::vector<ToyGroup>& groups, const ToyS
                         {"perplexity Fourier-MLE", ToyHead::FourierMLE, "perplexity", 12}});
 
   out += "\n## The paper's qualitative claims\n\n";
-  out += report::claims_markdown(toy_claims(groups));
+  out += report::claims_markdown(toy_claims(groups), true);
 
   out += "\n## Figure 8: Fourier head frequency sweep\n";
   out += sweep_table(groups, ToyHead::Fourier, {"kl", "smoothness"}, {"KL", "smoothness"});
