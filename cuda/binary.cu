@@ -5,8 +5,8 @@
 #include <type_traits>
 
 #include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/launch.cuh"
-#include "harmonic/cuda/math.cuh"
+#include "harmonic/cuda/device/launch.cuh"
+#include "harmonic/cuda/device/math.cuh"
 #include "harmonic/ops/binary_grad_functors.h"
 #include "harmonic/ops/binary_kernels.h"
 

@@ -1,8 +1,8 @@
 // CUDA kernel of where, which also serves masked_fill (ops/compare_select_kernels.h); the
 // comparisons run through the binary kernel (cuda/binary.cu).
 #include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/launch.cuh"
-#include "harmonic/cuda/math.cuh"
+#include "harmonic/cuda/device/launch.cuh"
+#include "harmonic/cuda/device/math.cuh"
 #include "harmonic/ops/compare_select_kernels.h"
 
 namespace hm::cuda {

@@ -1,14 +1,14 @@
 // CUDA cross entropy and nll loss, forward and backward, with the formulas of the CPU kernels
 // (ops/cpu/cross_entropy.cpp). Scores are (outer, C, inner) around the class dim
 // (ops/class_layout.h): inner == 1: a warp (or a block, for C >= 1024) per row, reductions in
-// cuda/rows.cuh; inner > 1: a thread per (outer, inner) position walks the C classes.
+// cuda/device/rows.cuh; inner > 1: a thread per (outer, inner) position walks the C classes.
 // Loss totals are deterministic double sums (reduce_total). Targets are validated on the
-// device first (cuda/index_checks.cuh); the count of non-ignored targets, Mean's divisor, stays
+// device first (cuda/device/index_checks.cuh); the count of non-ignored targets, Mean's divisor, stays
 // on the device, so inside a DeferredChecks scope a loss never waits for the device.
 #include <limits>
 
-#include "harmonic/cuda/index_checks.cuh"
-#include "harmonic/cuda/rows.cuh"
+#include "harmonic/cuda/device/index_checks.cuh"
+#include "harmonic/cuda/device/rows.cuh"
 #include "harmonic/cuda/runtime/emulation.h"
 #include "harmonic/ops/class_layout.h"
 #include "harmonic/ops/cross_entropy_kernels.h"
@@ -29,7 +29,7 @@ struct CountTargets {  // 1 per non-ignored target
   HM_HD double operator()(int64_t p) const { return t[p] != ignore_index ? 1.0 : 0.0; }
 };
 
-// Validates the targets like the CPU (at once, or at the host's next wait: cuda/index_checks.cuh)
+// Validates the targets like the CPU (at once, or at the host's next wait: cuda/device/index_checks.cuh)
 // and writes the number of non-ignored ones into count, on the device.
 void check_targets(Exec exec, int device, const Tensor& target, int64_t classes, int64_t ignore_index,
                    std::string_view fn, const Tensor& count) {

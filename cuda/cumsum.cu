@@ -1,8 +1,8 @@
 // CUDA kernel of cumsum (ops/cumsum_kernels.h): scans the contiguous (outer, n, inner) view,
 // one thread per line or a block per long row.
-#include "harmonic/cuda/block_reduce.cuh"
+#include "harmonic/cuda/device/block_reduce.cuh"
 #include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/math.cuh"
+#include "harmonic/cuda/device/math.cuh"
 #include "harmonic/ops/cumsum_kernels.h"
 #include "harmonic/ops/reduce_functors.h"
 

@@ -1,7 +1,7 @@
 // CUDA dropout: keep_i = dropout_keep(seed, offset, i) of ops/dropout_functors.h, the CPU's mask
 // (ops/cpu/dropout.cpp) bit for bit.
 #include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/rows.cuh"
+#include "harmonic/cuda/device/rows.cuh"
 #include "harmonic/ops/dropout_functors.h"
 #include "harmonic/ops/dropout_kernels.h"
 

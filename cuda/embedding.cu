@@ -1,7 +1,7 @@
 // CUDA embedding (the formulas of ops/cpu/embedding.cpp): a gather; backward scatters with
 // atomicAdd on the device (the summation order of repeated indices is not fixed there; the host
 // twin adds in index order).
-#include "harmonic/cuda/index_checks.cuh"
+#include "harmonic/cuda/device/index_checks.cuh"
 #include "harmonic/cuda/runtime/emulation.h"
 #include "harmonic/ops/embedding_kernels.h"
 
@@ -26,7 +26,7 @@ void embedding_on(const Tensor& weight, const Tensor& indices, const Tensor& out
   const int64_t vocab = weight.size(0), dim = weight.size(1), n = indices.numel();
   if (n == 0) return;
   const int64_t* idx = static_cast<const int64_t*>(indices.raw_data());
-  // Validated first, like the CPU (at once, or at the host's next wait: cuda/index_checks.cuh).
+  // Validated first, like the CPU (at once, or at the host's next wait: cuda/device/index_checks.cuh).
   check_index_values(E, device, indices, vocab, std::nullopt, "embedding", [vocab](int64_t position, int64_t v) {
     return fmt::format("index {} at position {} is out of range for {} rows", v, position, vocab);
   });

@@ -1,10 +1,10 @@
 // CUDA kernel of amax/amin/max/min/argmax/argmin (ops/extrema_kernels.h): max/min with the
-// first indices (ties, NaN as on the CPU). Each is an op of the block reduction in cuda/block_reduce.cuh over the
+// first indices (ties, NaN as on the CPU). Each is an op of the block reduction in cuda/device/block_reduce.cuh over the
 // contiguous (outer, r, inner) view the op layer builds; the scalar rules are the CPU's
 // (ops/reduce_functors.h).
-#include "harmonic/cuda/block_reduce.cuh"
+#include "harmonic/cuda/device/block_reduce.cuh"
 #include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/math.cuh"
+#include "harmonic/cuda/device/math.cuh"
 #include "harmonic/ops/extrema_kernels.h"
 #include "harmonic/ops/reduce_functors.h"
 

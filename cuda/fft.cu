@@ -12,7 +12,7 @@
 #include <tuple>
 
 #include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/launch.cuh"
+#include "harmonic/cuda/device/launch.cuh"
 #include "harmonic/ops/cpu/fft_plan.h"
 #include "harmonic/ops/fft_functors.h"
 #include "harmonic/ops/fft_kernels.h"

@@ -16,9 +16,9 @@
 #include <limits>
 
 #include "harmonic/core/dtype.h"
-#include "harmonic/cuda/fourier_attention_tiled.cuh"
-#include "harmonic/cuda/launch.cuh"
-#include "harmonic/cuda/math.cuh"
+#include "harmonic/cuda/device/fourier_attention_tiled.cuh"
+#include "harmonic/cuda/device/launch.cuh"
+#include "harmonic/cuda/device/math.cuh"
 #include "harmonic/cuda/runtime/emulation.h"
 #include "harmonic/ops/dropout_functors.h"
 #include "harmonic/ops/fourier_attention_kernels.h"

@@ -1,7 +1,7 @@
 // Tiled CUDA kernels of fourier_attention (even p, float32, D = Dv in {8, 16, 32, 64}):
 // FlashAttention-2's algorithm with the sinc-power score, the math of the reference kernels
 // (cuda/fourier_attention.cu), in O(B H N D) memory:
-//   forward:  the shared forward pass (cuda/attention_tiles.cuh) with the score
+//   forward:  the shared forward pass (cuda/device/attention_tiles.cuh) with the score
 //             S_ij = p sum_d log|sinc(R_d (q_id - k_jd))| (-inf where masked): online softmax,
 //             O += P_drop V, lse saved.
 //   backward: delta_i = dO_i . O_i; then, with P = exp(S - lse) recomputed tile by tile,
@@ -15,9 +15,9 @@
 // Unlike sdpa's, the score is not a GEMM: every (i, j, d) costs a sin and a log (forward) or a
 // sin, a cos and a division (backward), so these kernels are bound by the rate of the special
 // function units, not by memory or FMA throughput.
-#include "harmonic/cuda/attention_tiles.cuh"
-#include "harmonic/cuda/fourier_attention_tiled.cuh"
-#include "harmonic/cuda/rows.cuh"
+#include "harmonic/cuda/device/attention_tiles.cuh"
+#include "harmonic/cuda/device/fourier_attention_tiled.cuh"
+#include "harmonic/cuda/device/rows.cuh"
 
 namespace hm::cuda {
 namespace {

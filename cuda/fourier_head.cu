@@ -1,11 +1,11 @@
 // CUDA Fourier head log-pmf row kernels (ops/fourier_head_functors.h, the CPU's formula): a group
-// of lanes per row (a warp, or a block for rows of 1024+ half-grid bins, cuda/rows.cuh), the row
+// of lanes per row (a warp, or a block for rows of 1024+ half-grid bins, cuda/device/rows.cuh), the row
 // sums as lane partials, so a few thousand rows of thousands of bins fill the device, where a
 // thread per row would leave most of it idle. The CPU kernel (ops/cpu/fourier_head.cpp) is the
 // reference the tests hold these against.
-#include "harmonic/cuda/launch.cuh"
-#include "harmonic/cuda/math.cuh"
-#include "harmonic/cuda/rows.cuh"
+#include "harmonic/cuda/device/launch.cuh"
+#include "harmonic/cuda/device/math.cuh"
+#include "harmonic/cuda/device/rows.cuh"
 #include "harmonic/cuda/runtime/emulation.h"
 #include "harmonic/ops/fourier_head_functors.h"
 #include "harmonic/ops/fourier_head_kernels.h"

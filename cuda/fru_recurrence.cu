@@ -12,7 +12,7 @@
 // over q, phi over j, mu over s; the backward likewise) with a barrier between phases; a thread
 // per batch row would leave all but B threads idle.
 #include "harmonic/core/dtype.h"
-#include "harmonic/cuda/launch.cuh"
+#include "harmonic/cuda/device/launch.cuh"
 #include "harmonic/cuda/runtime/emulation.h"
 #include "harmonic/ops/fru_recurrence_kernels.h"
 

@@ -1,10 +1,10 @@
-// Index checks of the CUDA kernels (cuda/index_checks.cuh): one pass records the first bad
+// Index checks of the CUDA kernels (cuda/device/index_checks.cuh): one pass records the first bad
 // position (atomicMin, so the first in row-major order, as on the CPU), a one-thread pass then
 // copies its value beside it.
 #include <algorithm>
 
-#include "harmonic/cuda/index_checks.cuh"
-#include "harmonic/cuda/rows.cuh"
+#include "harmonic/cuda/device/index_checks.cuh"
+#include "harmonic/cuda/device/rows.cuh"
 
 namespace hm::cuda {
 namespace {

@@ -1,9 +1,9 @@
 // CUDA kernels of the gather/scatter family (ops/indexing_kernels.h). Kernels that only move
-// elements run on same-size unsigned types (cuda/math.cuh Bits), one instantiation per
+// elements run on same-size unsigned types (cuda/device/math.cuh Bits), one instantiation per
 // element size.
 //
 // Index bounds: like the CPU kernels, every index is validated before any element moves
-// (cuda/index_checks.cuh): the same hm::Error as the CPU's, at the cost of a copy back and a
+// (cuda/device/index_checks.cuh): the same hm::Error as the CPU's, at the cost of a copy back and a
 // wait per op, or at the host's next wait inside a DeferredChecks scope; so the kernels skip
 // out-of-range indices (a gathered element reads 0, a scattered one is dropped).
 //
@@ -14,9 +14,9 @@
 #include <algorithm>
 #include <type_traits>
 
-#include "harmonic/cuda/index_checks.cuh"
-#include "harmonic/cuda/launch.cuh"
-#include "harmonic/cuda/math.cuh"
+#include "harmonic/cuda/device/index_checks.cuh"
+#include "harmonic/cuda/device/launch.cuh"
+#include "harmonic/cuda/device/math.cuh"
 #include "harmonic/cuda/runtime/emulation.h"
 #include "harmonic/ops/indexing_kernels.h"
 

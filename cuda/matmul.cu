@@ -9,7 +9,7 @@
 #include <climits>
 
 #include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/launch.cuh"
+#include "harmonic/cuda/device/launch.cuh"
 #include "harmonic/ops/autocast.h"
 #include "harmonic/ops/matmul_kernels.h"
 

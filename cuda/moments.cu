@@ -1,12 +1,12 @@
-// CUDA kernel of var/std (ops/moments_kernels.h). Each is an op of the block reduction in cuda/block_reduce.cuh over the
+// CUDA kernel of var/std (ops/moments_kernels.h). Each is an op of the block reduction in cuda/device/block_reduce.cuh over the
 // contiguous (outer, r, inner) view the op layer builds; the scalar rules are the CPU's
 // (ops/reduce_functors.h).
 #include <algorithm>
 #include <cmath>
 
-#include "harmonic/cuda/block_reduce.cuh"
+#include "harmonic/cuda/device/block_reduce.cuh"
 #include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/math.cuh"
+#include "harmonic/cuda/device/math.cuh"
 #include "harmonic/ops/moments_kernels.h"
 #include "harmonic/ops/reduce_functors.h"
 

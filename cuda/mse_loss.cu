@@ -3,7 +3,7 @@
 #include <limits>
 
 #include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/rows.cuh"
+#include "harmonic/cuda/device/rows.cuh"
 #include "harmonic/ops/mse_loss_kernels.h"
 
 namespace hm::cuda {

@@ -1,9 +1,9 @@
 // CUDA layer norm and RMS norm (the formulas of ops/cpu/normalization.cpp): a warp (or a block,
-// for D >= 1024) per row (cuda/rows.cuh); dweight / dbias are column sums over rows,
+// for D >= 1024) per row (cuda/device/rows.cuh); dweight / dbias are column sums over rows,
 // deterministic: pass one sums fixed row chunks per column (threads adjacent in the column, so
 // loads coalesce), pass two adds the chunks in order.
 #include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/rows.cuh"
+#include "harmonic/cuda/device/rows.cuh"
 #include "harmonic/ops/normalization_kernels.h"
 
 namespace hm::cuda {

@@ -2,7 +2,7 @@
 // the HM_HD update functions of optim/optim_functors.h, the same code as the CPU loop
 // (optim/cpu_kernels.cpp). The run-time flags become template arguments, as on the CPU.
 #include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/launch.cuh"
+#include "harmonic/cuda/device/launch.cuh"
 #include "harmonic/optim/optim_kernels.h"
 
 namespace hm::cuda {

@@ -1,8 +1,8 @@
 // CUDA kernel of the elementwise reduction gradients (ops/reduce_grad_kernels.h): maps
 // (x, r, g) with the CPU's functors (ops/reduce_functors.h).
-#include "harmonic/cuda/block_reduce.cuh"
+#include "harmonic/cuda/device/block_reduce.cuh"
 #include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/math.cuh"
+#include "harmonic/cuda/device/math.cuh"
 #include "harmonic/ops/reduce_grad_kernels.h"
 #include "harmonic/ops/reduce_functors.h"
 

@@ -6,8 +6,8 @@
 // (one GEMM); at the end d W_hh as two GEMMs over all T*B rows and d b_hh as column sums in row
 // order (no atomics).
 #include "harmonic/core/factories.h"
-#include "harmonic/cuda/launch.cuh"
-#include "harmonic/cuda/math.cuh"
+#include "harmonic/cuda/device/launch.cuh"
+#include "harmonic/cuda/device/math.cuh"
 #include "harmonic/cuda/runtime/emulation.h"
 #include "harmonic/ops/matmul_kernels.h"
 #include "harmonic/ops/rnn_recurrence_functors.h"

@@ -20,9 +20,9 @@
 
 #include "harmonic/core/dtype.h"
 #include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/launch.cuh"
-#include "harmonic/cuda/math.cuh"
-#include "harmonic/cuda/scaled_dot_product_attention_flash.cuh"
+#include "harmonic/cuda/device/launch.cuh"
+#include "harmonic/cuda/device/math.cuh"
+#include "harmonic/cuda/device/scaled_dot_product_attention_flash.cuh"
 #include "harmonic/cuda/scaled_dot_product_attention_route.h"
 #include "harmonic/ops/dropout_functors.h"
 #include "harmonic/ops/scaled_dot_product_attention_kernels.h"

@@ -20,10 +20,10 @@
 //             shared dims (b outer, h inner, the reference kernels' order).
 // Tiles entirely above the causal diagonal are never visited (ops/scaled_dot_product_attention_tiles.h).
 // The block layout, thread policies, forward pass and launcher are shared with fourier_attention's
-// tiled kernels (cuda/attention_tiles.cuh).
-#include "harmonic/cuda/attention_tiles.cuh"
+// tiled kernels (cuda/device/attention_tiles.cuh).
+#include "harmonic/cuda/device/attention_tiles.cuh"
 #include "harmonic/cuda/scaled_dot_product_attention_route.h"
-#include "harmonic/cuda/scaled_dot_product_attention_flash.cuh"
+#include "harmonic/cuda/device/scaled_dot_product_attention_flash.cuh"
 
 namespace hm::cuda {
 namespace {

@@ -1,12 +1,12 @@
 // CUDA kernels of flip and tril/triu (ops/shape_copies_kernels.h). Kernels that only move
-// elements run on same-size unsigned types (cuda/math.cuh Bits), one instantiation per
+// elements run on same-size unsigned types (cuda/device/math.cuh Bits), one instantiation per
 // element size.
 #include <algorithm>
 #include <type_traits>
 
 #include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/launch.cuh"
-#include "harmonic/cuda/math.cuh"
+#include "harmonic/cuda/device/launch.cuh"
+#include "harmonic/cuda/device/math.cuh"
 #include "harmonic/ops/shape_copies_kernels.h"
 
 namespace hm::cuda {

@@ -1,11 +1,11 @@
 // CUDA softmax / log_softmax, forward and backward, with the formulas of the CPU kernels
 // (ops/cpu/softmax.cpp). Scores are (outer, C, inner) around the dim (ops/class_layout.h):
-//   inner == 1: a warp (or a block, for C >= 1024) per row, reductions in cuda/rows.cuh;
+//   inner == 1: a warp (or a block, for C >= 1024) per row, reductions in cuda/device/rows.cuh;
 //   inner > 1:  a thread per (outer, inner) position walks the C classes (coalesced in j).
 #include <limits>
 
 #include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/rows.cuh"
+#include "harmonic/cuda/device/rows.cuh"
 #include "harmonic/ops/class_layout.h"
 #include "harmonic/ops/softmax_kernels.h"
 

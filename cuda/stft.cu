@@ -1,7 +1,7 @@
 // CUDA bodies of the stft framing slots (ops/stft_kernels.h): the per-element functors of
 // ops/fft_functors.h, which the host twins run too.
 #include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/launch.cuh"
+#include "harmonic/cuda/device/launch.cuh"
 #include "harmonic/ops/fft_functors.h"
 #include "harmonic/ops/stft_kernels.h"
 

@@ -7,7 +7,7 @@
 // When there are too few outputs to fill the device, r is split over grid.y: pass one
 // writes (splits, m) partial sums, pass two sums them with the same code.
 #include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/launch.cuh"
+#include "harmonic/cuda/device/launch.cuh"
 #include "harmonic/ops/sum_kernels.h"
 
 namespace hm::cuda {

@@ -3,7 +3,7 @@
 #include "harmonic/core/philox.h"
 #include "harmonic/core/random.h"
 #include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/launch.cuh"
+#include "harmonic/cuda/device/launch.cuh"
 
 namespace hm::cuda {
 namespace {

@@ -4,8 +4,8 @@
 #include <type_traits>
 
 #include "harmonic/cuda/runtime/emulation.h"
-#include "harmonic/cuda/launch.cuh"
-#include "harmonic/cuda/math.cuh"
+#include "harmonic/cuda/device/launch.cuh"
+#include "harmonic/cuda/device/math.cuh"
 #include "harmonic/ops/unary_kernels.h"
 
 namespace hm::cuda {

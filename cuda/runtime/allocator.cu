@@ -10,7 +10,7 @@
 
 #include "harmonic/core/storage.h"
 #include "harmonic/cuda/runtime/allocator.h"
-#include "harmonic/cuda/runtime/check.cuh"
+#include "harmonic/cuda/device/check.cuh"
 #include "harmonic/cuda/runtime/context.h"
 #include "harmonic/cuda/runtime/runtime.h"
 

@@ -9,8 +9,8 @@
 
 #include "harmonic/core/storage.h"
 #include "harmonic/cuda/runtime/allocator.h"
-#include "harmonic/cuda/runtime/check.cuh"
-#include "harmonic/cuda/runtime/context.cuh"
+#include "harmonic/cuda/device/check.cuh"
+#include "harmonic/cuda/device/context.cuh"
 #include "harmonic/cuda/runtime/deferred_checks.h"
 #include "harmonic/cuda/runtime/runtime.h"
 

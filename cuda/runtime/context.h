@@ -2,7 +2,7 @@
 // device gets one stream, and lazily created cuBLAS / cuBLASLt / cuDNN handles bound to
 // it, on first use: never at static initialisation, so a GPU-less machine never touches
 // the driver. All Harmonic work on a device is ordered on its stream; the typed handles
-// are in cuda/runtime/context.cuh for .cu files.
+// are in cuda/device/context.cuh for .cu files.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -9,7 +9,7 @@ bool force64 = false;
 bool emulating = false;
 }  // namespace
 
-// Declared in cuda/launch.cuh; read when kernels build their offset calculators.
+// Declared in cuda/device/launch.cuh; read when kernels build their offset calculators.
 bool force_64bit_indexing() { return force64; }
 
 std::vector<HostTwin>& host_twins() {

@@ -7,7 +7,7 @@
 // tasks and trainers (placement, host reads of device memory) show on CI. And the twin
 // tests: HostEmulation below runs the twins on CPU tensors to compare them with the CPU.
 //
-// Each CUDA kernel is an HM_HD functor launched by cuda/launch.cuh; its host twin runs the
+// Each CUDA kernel is an HM_HD functor launched by cuda/device/launch.cuh; its host twin runs the
 // same functor in a plain loop over CPU tensors, with the same dim merging, index math,
 // dtype conversions and (for reductions) the same work split and summation order. A .cu
 // file binds a slot with bind_cuda(slot, device_fn, host_twin). While a HostEmulation is

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "harmonic/cuda/runtime/allocator.h"
-#include "harmonic/cuda/runtime/check.cuh"
+#include "harmonic/cuda/device/check.cuh"
 #include "harmonic/cuda/runtime/context.h"
 #include "harmonic/cuda/runtime/runtime.h"
 

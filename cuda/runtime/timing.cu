@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "harmonic/core/profiler.h"
-#include "harmonic/cuda/runtime/check.cuh"
-#include "harmonic/cuda/runtime/context.cuh"
+#include "harmonic/cuda/device/check.cuh"
+#include "harmonic/cuda/device/context.cuh"
 #include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/cuda/runtime/timing.h"
 

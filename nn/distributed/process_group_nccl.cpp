@@ -16,7 +16,7 @@
 #include "harmonic/nn/distributed/collective_watchdog.h"
 
 namespace hm::cuda {
-cudaStream_t stream(int device);  // cuda/runtime/context.cuh (a device header host code does not include)
+cudaStream_t stream(int device);  // cuda/device/context.cuh (a device header host code does not include)
 }
 
 namespace hm::dist::detail {

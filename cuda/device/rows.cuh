@@ -10,7 +10,7 @@
 #pragma once
 #include <vector>
 
-#include "harmonic/cuda/launch.cuh"
+#include "harmonic/cuda/device/launch.cuh"
 
 namespace hm::cuda {
 

@@ -20,7 +20,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "harmonic/cuda/launch.cuh"
+#include "harmonic/cuda/device/launch.cuh"
 
 namespace hm::cuda {
 

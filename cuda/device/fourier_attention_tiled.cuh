@@ -7,7 +7,7 @@
 // twin).
 #pragma once
 #include "harmonic/core/tensor.h"
-#include "harmonic/cuda/launch.cuh"
+#include "harmonic/cuda/device/launch.cuh"
 #include "harmonic/ops/fourier_attention_kernels.h"
 
 namespace hm::cuda {

@@ -16,7 +16,7 @@
 #include <limits>
 #include <vector>
 
-#include "harmonic/cuda/launch.cuh"
+#include "harmonic/cuda/device/launch.cuh"
 #include "harmonic/ops/dropout_functors.h"
 #include "harmonic/ops/scaled_dot_product_attention_tiles.h"
 

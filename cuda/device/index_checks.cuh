@@ -6,7 +6,7 @@
 #pragma once
 #include <optional>
 
-#include "harmonic/cuda/launch.cuh"
+#include "harmonic/cuda/device/launch.cuh"
 #include "harmonic/cuda/runtime/deferred_checks.h"
 
 namespace hm::cuda {

@@ -8,7 +8,7 @@
 // the barriers, with the same tiles and summation order (the host twin).
 #pragma once
 #include "harmonic/core/tensor.h"
-#include "harmonic/cuda/launch.cuh"
+#include "harmonic/cuda/device/launch.cuh"
 #include "harmonic/ops/scaled_dot_product_attention_kernels.h"
 
 namespace hm::cuda {

@@ -27,8 +27,8 @@
 
 #include "harmonic/core/host_device.h"
 #include "harmonic/core/tensor.h"
-#include "harmonic/cuda/runtime/check.cuh"
-#include "harmonic/cuda/runtime/context.cuh"
+#include "harmonic/cuda/device/check.cuh"
+#include "harmonic/cuda/device/context.cuh"
 
 namespace hm::cuda {
 
