@@ -33,9 +33,12 @@ bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-std::vector<std::string> spirals(const std::string& dir) {
-  return {"train", "mlp-spirals", "--out", dir, "--set", "points_per_class=20", "--set", "hidden=8",
-          "--set", "trainer.log_every=100"};
+// A small mlp-spirals run in dir, then the test's own words.
+std::vector<std::string> spirals(const std::string& dir, std::initializer_list<std::string> extra = {}) {
+  std::vector<std::string> words = {"train", "mlp-spirals", "--out", dir, "--set", "points_per_class=20",
+                                    "--set", "hidden=8", "--set", "trainer.log_every=100"};
+  words.insert(words.end(), extra);
+  return words;
 }
 
 Json saved_config(const fs::path& dir) {
@@ -47,8 +50,7 @@ Json saved_config(const fs::path& dir) {
 
 TEST_CASE("train hints: --steps, --lr and --batch-size set their config keys, --epochs trains by epochs") {
   ScratchDir dir;
-  auto args = spirals(dir.str());
-  args.insert(args.end(), {"--steps", "3", "--lr", "0.05", "--batch-size", "16"});
+  auto args = spirals(dir.str(), {"--steps", "3", "--lr", "0.05", "--batch-size", "16"});
   REQUIRE(cli(args).first == 0);
   const Json c = saved_config(dir.path);
   CHECK(c["trainer"]["steps"] == 3);
@@ -57,16 +59,14 @@ TEST_CASE("train hints: --steps, --lr and --batch-size set their config keys, --
   CHECK(optim::read_checkpoint_info(dir.file("checkpoint_last.safetensors")).step == 3);
 
   ScratchDir by_epochs;
-  args = spirals(by_epochs.str());
-  args.insert(args.end(), {"--epochs", "2", "--batch-size", "0"});  // full batch: one step per epoch
+  args = spirals(by_epochs.str(), {"--epochs", "2", "--batch-size", "0"});  // full batch: one step per epoch
   auto [epochs_code, epochs_err] = cli(args);
   REQUIRE(epochs_code == 0);
   CHECK(saved_config(by_epochs.path)["trainer"]["steps"] == 0);  // else the default steps would win
   CHECK(optim::read_checkpoint_info(by_epochs.file("checkpoint_last.safetensors")).step == 2);
 
   ScratchDir both;
-  args = spirals(both.str());
-  args.insert(args.end(), {"--steps", "3", "--epochs", "2"});
+  args = spirals(both.str(), {"--steps", "3", "--epochs", "2"});
   auto [code, err] = cli(args);
   CHECK(code == 1);
   CHECK(has(err, "give --steps or --epochs, not both"));
@@ -74,8 +74,7 @@ TEST_CASE("train hints: --steps, --lr and --batch-size set their config keys, --
 
 TEST_CASE("train hints: unknown options and config keys get suggestions") {
   ScratchDir dir;
-  auto args = spirals(dir.str());
-  args.insert(args.end(), {"--step", "3"});
+  auto args = spirals(dir.str(), {"--step", "3"});
   auto [code, err] = cli(args);
   CHECK(code != 0);
   CHECK(has(err, "train: unknown option '--step' (did you mean '--steps'?)"));
@@ -138,8 +137,7 @@ TEST_CASE("train hints: a shortened run scales the task's default warmup and say
 
 TEST_CASE("train hints: --threads must be >= 0") {
   ScratchDir dir;
-  auto args = spirals(dir.str());
-  args.insert(args.end(), {"--threads", "-3", "--print-config"});
+  auto args = spirals(dir.str(), {"--threads", "-3", "--print-config"});
   auto [code, err] = cli(args);
   CHECK(code != 0);
   CHECK(has(err, "thread count must be an integer >= 0 (0: all cores), got '-3'"));
@@ -147,8 +145,7 @@ TEST_CASE("train hints: --threads must be >= 0") {
 
 TEST_CASE("train hints: --checkpoint best of a run without trainer.monitor says so") {
   ScratchDir dir;
-  auto args = spirals(dir.str());
-  args.insert(args.end(), {"--steps", "2"});
+  auto args = spirals(dir.str(), {"--steps", "2"});
   REQUIRE(cli(args).first == 0);
   auto [code, err] = cli({"eval", "--out", dir.str(), "--checkpoint", "best"});
   CHECK(code == 1);
