@@ -32,6 +32,13 @@ struct GameStep {
   bool life_lost = false;
 };
 
+// Something a game counts over an episode besides its score (Seaquest's kills and divers
+// rescued), for the demo's table.
+struct GameTally {
+  std::string name;
+  int value = 0;
+};
+
 class Game {
  public:
   virtual ~Game() = default;
@@ -58,6 +65,8 @@ class Game {
   virtual double score() const = 0;  // the sum of the rewards so far
   virtual int steps() const = 0;
   virtual int lives() const = 0;  // 0 for games without lives
+  // The episode's tallies so far; none unless the game keeps some.
+  virtual std::vector<GameTally> tallies() const { return {}; }
 };
 
 // A scripted policy of one game. act() reads the concrete game it was made for (games.h's

@@ -30,7 +30,9 @@ struct GameInfo {
   // The game's scripted policies by name, without ":<epsilon>" ("random" is handled for every
   // game); nullptr for a name the game does not have.
   std::unique_ptr<Policy> (*make_scripted)(std::string_view name) = nullptr;
-  std::vector<std::string> scripted;  // the names make_scripted knows, for error messages
+  // The names make_scripted knows, for error messages; "expert" among them (the top end of the
+  // normalised return, policy.h).
+  std::vector<std::string> scripted;
   // The data set's behaviour mixture: episodes from poor to good play, weighted so that the
   // *steps* spread from random to expert (better policies play longer).
   std::vector<MixtureComponent> (*default_mixture)() = nullptr;

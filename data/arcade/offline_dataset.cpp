@@ -10,7 +10,7 @@
 #include "harmonic/core/factories.h"
 #include "harmonic/core/safetensors.h"
 #include "harmonic/data/arcade/actions.h"
-#include "harmonic/data/arcade/policies.h"
+#include "harmonic/data/arcade/policy.h"
 #include "harmonic/data/datasets.h"
 
 namespace hm::arcade {
@@ -42,9 +42,10 @@ std::string mixture_text(const std::vector<MixtureComponent>& mixture) {
 
 }  // namespace
 
-std::vector<MixtureComponent> default_mixture() {
-  return {{"random", 0.15},      {"expert:0.75", 0.20}, {"expert:0.5", 0.20}, {"careless:0.25", 0.15},
-          {"expert:0.25", 0.10}, {"expert:0.1", 0.12},  {"expert:0.03", 0.08}};
+std::vector<MixtureComponent> offline_dataset_mixture(const OfflineDatasetOptions& options) {
+  if (!options.mixture.empty()) return options.mixture;
+  const GameInfo& info = game_info(options.game_name);
+  return info.default_mixture ? info.default_mixture() : std::vector<MixtureComponent>{};
 }
 
 Tensor compute_returns_to_go(const Tensor& rewards, const Tensor& dones) {
@@ -70,43 +71,47 @@ Tensor compute_returns_to_go(const Tensor& rewards, const Tensor& dones) {
 }
 
 OfflineDataset generate_offline_dataset(const OfflineDatasetOptions& options) {
-  check(options.steps >= 1 && !options.mixture.empty(), "generate_offline_dataset",
-        "steps {} must be >= 1 and the mixture non-empty ({} components)", options.steps, options.mixture.size());
+  const GameInfo& info = game_info(options.game_name);
+  const std::vector<MixtureComponent> mixture = offline_dataset_mixture(options);
+  check(options.steps >= 1 && !mixture.empty(), "generate_offline_dataset",
+        "steps {} must be >= 1 and the mixture non-empty ({} components)", options.steps, mixture.size());
   double total = 0;
-  for (const auto& m : options.mixture) {
+  for (const auto& m : mixture) {
     check(m.weight >= 0, "generate_offline_dataset", "mixture weight {} of '{}' is negative", m.weight, m.policy);
     total += m.weight;
   }
-  check(total > 0, "generate_offline_dataset", "the mixture's weights sum to 0 ({})", mixture_text(options.mixture));
+  check(total > 0, "generate_offline_dataset", "the mixture's weights sum to 0 ({})", mixture_text(mixture));
   std::vector<std::unique_ptr<Policy>> policies;
-  for (const auto& m : options.mixture) policies.push_back(make_policy(m.policy));
+  for (const auto& m : mixture) policies.push_back(make_policy(info.name, m.policy));
 
-  const int64_t f = SeaquestEnv::kObservationSize;
+  const int64_t f = info.observation_size;
   std::vector<float> obs, rewards, episode_returns;
   std::vector<int64_t> actions, timesteps, episode_starts, episode_policies;
   std::vector<uint8_t> dones;
   obs.reserve(static_cast<size_t>(options.steps + options.game.max_steps) * f);
-  SeaquestEnv env(options.game);
+  std::unique_ptr<Game> game = info.make(options.game);
   ArcadeRng mixture_rng(options.seed, kMixtureStream);
   for (int64_t e = 0; static_cast<int64_t>(actions.size()) < options.steps; ++e) {
-    const int which = pick_component(mixture_rng, options.mixture, total);
+    const int which = pick_component(mixture_rng, mixture, total);
     const uint64_t seed = episode_seed(options.seed, e);
     Policy& policy = *policies[static_cast<size_t>(which)];
-    std::vector<float> o = env.reset(seed);
+    std::vector<float> o = game->reset(seed);
+    check(static_cast<int64_t>(o.size()) == f, "generate_offline_dataset",
+          "{}'s observation has {} values; its GameInfo says {}", info.name, o.size(), f);
     policy.reset(seed);
     episode_starts.push_back(static_cast<int64_t>(actions.size()));
     episode_policies.push_back(which);
-    while (!env.done()) {
-      const int a = policy.act(env);
+    while (!game->done()) {
+      const int a = policy.act(*game);
       obs.insert(obs.end(), o.begin(), o.end());
       actions.push_back(a);
-      timesteps.push_back(env.steps());
-      StepResult r = env.step(a);
+      timesteps.push_back(game->steps());
+      const GameStep r = game->advance(a);
       rewards.push_back(static_cast<float>(r.reward));
       dones.push_back(r.done ? 1 : 0);
-      o = std::move(r.observation);
+      if (!r.done) o = game->observation();
     }
-    episode_returns.push_back(static_cast<float>(env.score()));
+    episode_returns.push_back(static_cast<float>(game->score()));
   }
 
   const int64_t n = static_cast<int64_t>(actions.size()), episodes = static_cast<int64_t>(episode_starts.size());
@@ -121,23 +126,30 @@ OfflineDataset generate_offline_dataset(const OfflineDatasetOptions& options) {
   d.episode_starts = from_vector(episode_starts, {episodes});
   d.episode_returns = from_vector(episode_returns, {episodes});
   d.episode_policies = from_vector(episode_policies, {episodes});
-  for (const auto& m : options.mixture) d.policies.push_back(m.policy);
+  for (const auto& m : mixture) d.policies.push_back(m.policy);
+  d.game = info.name;
   return d;
 }
 
 std::map<std::string, std::string> offline_dataset_metadata(const OfflineDatasetOptions& options) {
-  return {{"format", "harmonic-seaquest-offline"},       {"format_version", std::to_string(kFormatVersion)},
-          {"seed", std::to_string(options.seed)},        {"steps", std::to_string(options.steps)},
-          {"mixture", mixture_text(options.mixture)},    {"max_steps", std::to_string(options.game.max_steps)},
-          {"lives", std::to_string(options.game.lives)}, {"spawn", options.game.spawn ? "1" : "0"}};
+  const GameInfo& info = game_info(options.game_name);
+  return {{"format", "harmonic-arcade-offline"},
+          {"game", info.name},
+          {"format_version", std::to_string(info.format_version)},
+          {"seed", std::to_string(options.seed)},
+          {"steps", std::to_string(options.steps)},
+          {"mixture", mixture_text(offline_dataset_mixture(options))},
+          {"max_steps", std::to_string(options.game.max_steps)},
+          {"lives", std::to_string(options.game.lives)},
+          {"spawn", options.game.spawn ? "1" : "0"}};
 }
 
 std::string offline_dataset_path(const OfflineDatasetOptions& options) {
   std::string key;
   for (const auto& [k, v] : offline_dataset_metadata(options)) key += k + "=" + v + ";";
   const std::string dir = options.cache_dir.empty() ? data::data_cache_dir() + "/arcade" : options.cache_dir;
-  return fmt::format("{}/seaquest_offline_s{}_n{}_{:08x}.safetensors", dir, options.seed, options.steps,
-                     static_cast<uint32_t>(fnv1a(key)));
+  return fmt::format("{}/{}_offline_s{}_n{}_{:08x}.safetensors", dir, game_info(options.game_name).name, options.seed,
+                     options.steps, static_cast<uint32_t>(fnv1a(key)));
 }
 
 void save_offline_dataset(const OfflineDataset& d, const std::string& path,
@@ -146,6 +158,7 @@ void save_offline_dataset(const OfflineDataset& d, const std::string& path,
   std::string names;
   for (const auto& p : d.policies) names += (names.empty() ? "" : ",") + p;
   meta["policies"] = names;
+  meta["game"] = d.game;
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent);
   save_safetensors(path,
@@ -177,8 +190,8 @@ void check_values(const OfflineDataset& d, const std::string& path) {
   const bool* done = d.dones.data<bool>();
   const auto policy_count = static_cast<int64_t>(d.policies.size());
   for (int64_t j = 0; j < e; ++j) {
-    check(policies[j] >= 0 && policies[j] < policy_count, kFn, "'{}': episode {} has policy {}, outside 0..{}", path,
-          j, policies[j], policy_count - 1);
+    check(policies[j] >= 0 && policies[j] < policy_count, kFn, "'{}': episode {} has policy {}, outside 0..{}", path, j,
+          policies[j], policy_count - 1);
     const bool follows = j == 0 ? starts[j] == 0 : starts[j] > starts[j - 1] && starts[j] < n && done[starts[j] - 1];
     check(follows, kFn, "'{}': episode {} starts at step {}, not right after the previous episode's last step", path, j,
           starts[j]);
@@ -202,18 +215,27 @@ OfflineDataset dataset_of(const SafetensorsFile& file, const std::string& path) 
   d.episode_returns = file.at("episode_returns");
   d.episode_policies = file.at("episode_policies");
   const int64_t n = d.actions.numel(), e = d.episode_starts.numel();
+  // Files written before the games had names are Seaquest's.
+  const auto game = file.metadata.find("game");
+  d.game = game == file.metadata.end() ? "seaquest" : game->second;
+  const GameInfo* info = nullptr;
+  for (const GameInfo& g : games())
+    if (g.name == d.game) info = &g;
+  check(info != nullptr, "load_offline_dataset", "'{}': metadata game '{}' is not a known game", path, d.game);
+  const int64_t f = info->observation_size;
   auto is = [](const Tensor& t, DType dtype, Shape shape) { return t.dtype() == dtype && t.shape() == shape; };
-  HM_CHECK(n > 0 && e > 0 && is(d.observations, DType::Float32, {n, SeaquestEnv::kObservationSize}) &&
-               is(d.actions, DType::Int64, {n}) && is(d.rewards, DType::Float32, {n}) &&
-               is(d.returns_to_go, DType::Float32, {n}) && is(d.timesteps, DType::Int64, {n}) &&
-               is(d.dones, DType::Bool, {n}) && is(d.episode_starts, DType::Int64, {e}) &&
-               is(d.episode_returns, DType::Float32, {e}) && is(d.episode_policies, DType::Int64, {e}),
-           "load_offline_dataset",
-           "'{}': tensors do not form a data set of N steps and E episodes: observations {}, "
-           "actions {}, rewards {}, returns_to_go {}, timesteps {}, dones {}, episode_starts {}, episode_returns {}, "
-           "episode_policies {}",
-           path, d.observations.desc(), d.actions.desc(), d.rewards.desc(), d.returns_to_go.desc(), d.timesteps.desc(),
-           d.dones.desc(), d.episode_starts.desc(), d.episode_returns.desc(), d.episode_policies.desc());
+  HM_CHECK(
+      n > 0 && e > 0 && is(d.observations, DType::Float32, {n, f}) && is(d.actions, DType::Int64, {n}) &&
+          is(d.rewards, DType::Float32, {n}) && is(d.returns_to_go, DType::Float32, {n}) &&
+          is(d.timesteps, DType::Int64, {n}) && is(d.dones, DType::Bool, {n}) &&
+          is(d.episode_starts, DType::Int64, {e}) && is(d.episode_returns, DType::Float32, {e}) &&
+          is(d.episode_policies, DType::Int64, {e}),
+      "load_offline_dataset",
+      "'{}': tensors do not form a data set of N steps and E episodes of {} ({} observation values): observations {}, "
+      "actions {}, rewards {}, returns_to_go {}, timesteps {}, dones {}, episode_starts {}, episode_returns {}, "
+      "episode_policies {}",
+      path, d.game, f, d.observations.desc(), d.actions.desc(), d.rewards.desc(), d.returns_to_go.desc(),
+      d.timesteps.desc(), d.dones.desc(), d.episode_starts.desc(), d.episode_returns.desc(), d.episode_policies.desc());
   const auto it = file.metadata.find("policies");
   check(it != file.metadata.end(), "load_offline_dataset", "'{}' has no 'policies' metadata", path);
   for (size_t b = 0; b <= it->second.size();) {

@@ -6,7 +6,7 @@
 #include "harmonic/core/error.h"
 
 namespace hm::arcade {
-namespace {
+namespace seaquest_rules {
 
 constexpr int kStartX = (SeaquestEnv::kWidth - SeaquestEnv::kSubW) / 2;
 
@@ -21,7 +21,7 @@ bool off_field(int x, int w) { return x + w <= 0 || x >= SeaquestEnv::kWidth; }
 // just spawned outside the other side has not.
 bool swam_out(int x, int dir) { return off_field(x, SeaquestEnv::kEntityW) && (dir > 0) == (x > 0); }
 
-}  // namespace
+}  // namespace seaquest_rules
 
 std::string_view life_loss_name(LifeLoss cause) {
   switch (cause) {
@@ -46,9 +46,10 @@ std::vector<float> SeaquestEnv::reset(uint64_t seed) {
   rng_ = ArcadeRng(seed, /*stream=*/0);
   lives_ = config_.lives;
   wave_ = steps_ = 0;
+  kills_ = divers_rescued_ = 0;
   score_ = 0;
   done_ = false;
-  sub_x_ = kStartX, sub_y_ = kSurfaceY, facing_ = 1;
+  sub_x_ = seaquest_rules::kStartX, sub_y_ = kSurfaceY, facing_ = 1;
   oxygen_ = kMaxOxygen, divers_held_ = 0;
   submerged_ = false;
   clear_sea();
@@ -92,7 +93,8 @@ double SeaquestEnv::move_torpedo(StepInfo& info) {
   int hit = -1;
   for (int lane = 0; lane < kLanes; ++lane) {
     const Enemy& e = enemies_[lane];
-    if (!e.alive || !overlap(sweep_x, torpedo_.y, sweep_w, kTorpedoH, e.x, lane_top(lane), kEntityW, kEntityH))
+    if (!e.alive ||
+        !seaquest_rules::overlap(sweep_x, torpedo_.y, sweep_w, kTorpedoH, e.x, lane_top(lane), kEntityW, kEntityH))
       continue;
     // The nearest along the torpedo's direction (lanes do not overlap, so at most one, but
     // say so rather than rely on the geometry).
@@ -107,14 +109,14 @@ double SeaquestEnv::move_torpedo(StepInfo& info) {
     info.kills += 1;
     return reward;
   }
-  if (off_field(torpedo_.x, kTorpedoW)) torpedo_.alive = false;
+  if (seaquest_rules::off_field(torpedo_.x, kTorpedoW)) torpedo_.alive = false;
   return 0;
 }
 
 void SeaquestEnv::lose_life(LifeLoss cause, StepInfo& info) {
   info.life_lost = cause;
   lives_ -= 1;
-  sub_x_ = kStartX, sub_y_ = kSurfaceY;
+  sub_x_ = seaquest_rules::kStartX, sub_y_ = kSurfaceY;
   oxygen_ = kMaxOxygen, divers_held_ = 0;
   submerged_ = false;
   clear_sea();
@@ -127,6 +129,18 @@ StepResult SeaquestEnv::step(int action) {
   r.observation = observation();
   return r;
 }
+
+GameStep SeaquestEnv::advance(int action) {
+  StepInfo info;
+  GameStep s;
+  s.reward = advance(action, &info);
+  s.done = done_;
+  s.truncated = info.truncated;
+  s.life_lost = info.life_lost != LifeLoss::None;
+  return s;
+}
+
+std::vector<GameTally> SeaquestEnv::tallies() const { return {{"kills", kills_}, {"divers rescued", divers_rescued_}}; }
 
 double SeaquestEnv::advance(int action, StepInfo* info_out) {
   check(!done_, "SeaquestEnv::step", "the episode has ended (step {}, lives {}); call reset(seed)", steps_, lives_);
@@ -146,12 +160,12 @@ double SeaquestEnv::advance(int action, StepInfo* info_out) {
     Enemy& e = enemies_[lane];
     if (e.alive) {
       e.x += e.dir * e.speed;
-      if (swam_out(e.x, e.dir)) e.alive = false, enemy_timer_[lane] = rng_.between(5, 40);
+      if (seaquest_rules::swam_out(e.x, e.dir)) e.alive = false, enemy_timer_[lane] = rng_.between(5, 40);
     }
     Diver& d = divers_[lane];
     if (d.alive) {
       d.x += d.dir;
-      if (swam_out(d.x, d.dir)) d.alive = false, diver_timer_[lane] = rng_.between(10, 80);
+      if (seaquest_rules::swam_out(d.x, d.dir)) d.alive = false, diver_timer_[lane] = rng_.between(10, 80);
     }
   }
   reward += move_torpedo(info);
@@ -162,11 +176,11 @@ double SeaquestEnv::advance(int action, StepInfo* info_out) {
   LifeLoss loss = LifeLoss::None;
   for (int lane = 0; lane < kLanes && loss == LifeLoss::None; ++lane) {
     const Enemy& e = enemies_[lane];
-    if (e.alive && overlap(sub_x_, sub_y_, kSubW, kSubH, e.x, lane_top(lane), kEntityW, kEntityH))
+    if (e.alive && seaquest_rules::overlap(sub_x_, sub_y_, kSubW, kSubH, e.x, lane_top(lane), kEntityW, kEntityH))
       loss = LifeLoss::Collision;
     Diver& d = divers_[lane];
     if (d.alive && divers_held_ < kMaxDivers &&
-        overlap(sub_x_, sub_y_, kSubW, kSubH, d.x, lane_top(lane), kEntityW, kEntityH)) {
+        seaquest_rules::overlap(sub_x_, sub_y_, kSubW, kSubH, d.x, lane_top(lane), kEntityW, kEntityH)) {
       d.alive = false;
       diver_timer_[lane] = rng_.between(10, 80);
       divers_held_ += 1;
@@ -198,6 +212,8 @@ double SeaquestEnv::advance(int action, StepInfo* info_out) {
 
   steps_ += 1;
   score_ += reward;
+  kills_ += info.kills;
+  divers_rescued_ += info.divers_rescued;
   info.truncated = lives_ > 0 && steps_ >= config_.max_steps;
   done_ = lives_ == 0 || steps_ >= config_.max_steps;
   if (info_out) *info_out = info;

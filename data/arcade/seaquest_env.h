@@ -27,20 +27,19 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "harmonic/data/arcade/actions.h"
 #include "harmonic/data/arcade/arcade_rng.h"
+#include "harmonic/data/arcade/game.h"
 
 namespace hm::arcade {
 
-struct SeaquestConfig {
-  int max_steps = 1000;  // episode cap (the episode is truncated, not lost)
-  int lives = 3;
-  bool spawn = true;  // false: nothing enters the sea by itself (tests place entities)
-};
+// max_steps, lives, spawn (false: nothing enters the sea by itself; tests place entities).
+using SeaquestConfig = GameConfig;
 
 enum class LifeLoss { None, Collision, Oxygen, EmptySurface };
 
@@ -74,7 +73,9 @@ struct StepResult {
   StepInfo info;
 };
 
-class SeaquestEnv {
+// The game through the Game interface (game.h) and, for its policies and tests, its state and
+// set-ups.
+class SeaquestEnv final : public Game {
  public:
   // Geometry (units), speeds and scores; the header comment explains them.
   static constexpr int kWidth = 80, kHeight = 64;
@@ -89,16 +90,24 @@ class SeaquestEnv {
 
   explicit SeaquestEnv(SeaquestConfig config = {});
 
+  std::string_view name() const override { return "seaquest"; }
   // A new episode; returns the first observation.
-  std::vector<float> reset(uint64_t seed);
+  std::vector<float> reset(uint64_t seed) override;
   // One step with an action in the paper's order. Throws after the episode ended.
   StepResult step(int action);
-  // The same without building the observation (policies simulate on copies of the game).
-  double advance(int action, StepInfo* info = nullptr);
+  // The same without building the observation (policies simulate on copies of the game): the
+  // reward, with what else happened in *info.
+  double advance(int action, StepInfo* info);
+  GameStep advance(int action) override;
 
-  std::vector<float> observation() const;  // (kObservationSize,)
-  static const std::vector<std::string>& observation_names();
-  std::vector<uint8_t> render() const;  // (kFrameH, kFrameW) row-major grayscale
+  std::vector<float> observation() const override;  // (kObservationSize,)
+  int observation_size() const override { return kObservationSize; }
+  const std::vector<std::string>& observation_names() const override;
+  std::vector<uint8_t> render() const override;  // (kFrameH, kFrameW) row-major grayscale
+  int frame_width() const override { return kFrameW; }
+  int frame_height() const override { return kFrameH; }
+  std::unique_ptr<Game> clone() const override { return std::make_unique<SeaquestEnv>(*this); }
+  std::vector<GameTally> tallies() const override;  // "kills", "divers rescued"
 
   static int lane_top(int lane) { return kLaneTop0 + lane * kLaneGap; }
 
@@ -108,12 +117,14 @@ class SeaquestEnv {
   int facing() const { return facing_; }
   int oxygen() const { return oxygen_; }
   int divers_held() const { return divers_held_; }
-  int lives() const { return lives_; }
+  int lives() const override { return lives_; }
   int wave() const { return wave_; }
-  int steps() const { return steps_; }
-  double score() const { return score_; }
+  int steps() const override { return steps_; }
+  double score() const override { return score_; }
   bool submerged() const { return submerged_; }
-  bool done() const { return done_; }
+  bool done() const override { return done_; }
+  int kills() const { return kills_; }                    // this episode's
+  int divers_rescued() const { return divers_rescued_; }  // this episode's
   const std::array<Enemy, kLanes>& enemies() const { return enemies_; }
   const std::array<Diver, kLanes>& divers() const { return divers_; }
   const Torpedo& torpedo() const { return torpedo_; }
@@ -136,6 +147,7 @@ class SeaquestEnv {
   ArcadeRng rng_;
   int sub_x_ = 0, sub_y_ = 0, facing_ = 1;
   int oxygen_ = kMaxOxygen, divers_held_ = 0, lives_ = 0, wave_ = 0, steps_ = 0;
+  int kills_ = 0, divers_rescued_ = 0;
   double score_ = 0;
   bool submerged_ = false, done_ = true;
   std::array<Enemy, kLanes> enemies_{};

@@ -6,15 +6,15 @@
 #include "harmonic/data/arcade/seaquest_env.h"
 
 namespace hm::arcade {
-namespace {
+namespace seaquest_view {
 
 constexpr float kDepth = SeaquestEnv::kBottomY - SeaquestEnv::kSurfaceY;  // 48 units of water
 
-}  // namespace
+}  // namespace seaquest_view
 
 // 8 own features, then 8 per lane. Offsets are (entity - submarine) / field size, so they lie
 // in about [-1, 1]; an absent entity has presence 0 and zeros elsewhere.
-const std::vector<std::string>& SeaquestEnv::observation_names() {
+const std::vector<std::string>& SeaquestEnv::observation_names() const {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> n = {"x", "depth", "facing", "oxygen", "divers_held", "lives", "torpedo", "submerged"};
     for (int lane = 0; lane < kLanes; ++lane)
@@ -30,7 +30,7 @@ std::vector<float> SeaquestEnv::observation() const {
   std::vector<float> o;
   o.reserve(kObservationSize);
   o.push_back(static_cast<float>(sub_x_) / kWidth);
-  o.push_back(static_cast<float>(sub_y_ - kSurfaceY) / kDepth);
+  o.push_back(static_cast<float>(sub_y_ - kSurfaceY) / seaquest_view::kDepth);
   o.push_back(static_cast<float>(facing_));
   o.push_back(static_cast<float>(oxygen_) / kMaxOxygen);
   o.push_back(static_cast<float>(divers_held_) / kMaxDivers);
@@ -40,7 +40,7 @@ std::vector<float> SeaquestEnv::observation() const {
   for (int lane = 0; lane < kLanes; ++lane) {
     const Enemy& e = enemies_[lane];
     const Diver& d = divers_[lane];
-    o.push_back(static_cast<float>(lane_top(lane) - sub_y_) / kDepth);
+    o.push_back(static_cast<float>(lane_top(lane) - sub_y_) / seaquest_view::kDepth);
     o.push_back(e.alive ? 1.f : 0.f);
     o.push_back(e.alive ? static_cast<float>(e.x - sub_x_) / kWidth : 0.f);
     o.push_back(e.alive ? static_cast<float>(e.dir * e.speed) / 4.f : 0.f);

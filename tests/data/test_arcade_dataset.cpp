@@ -6,8 +6,9 @@
 
 #include "harmonic/core/safetensors.h"
 #include "harmonic/data/arcade/dt_windows.h"
+#include "harmonic/data/arcade/games.h"
 #include "harmonic/data/arcade/offline_dataset.h"
-#include "harmonic/data/arcade/policies.h"
+#include "harmonic/data/arcade/seaquest_env.h"
 #include "tests/helpers.h"
 
 using namespace hm;
@@ -24,6 +25,15 @@ Tensor bools(const std::vector<int>& v) {
 
 OfflineDatasetOptions small(uint64_t seed, const std::string& cache_dir = "") {
   return {.seed = seed, .steps = 4000, .game = {.max_steps = 300}, .cache_dir = cache_dir};
+}
+
+// FNV-1a over a contiguous tensor's bytes.
+uint64_t fnv_bytes(const Tensor& t) {
+  const Tensor c = t.contiguous();
+  const auto* p = static_cast<const unsigned char*>(c.raw_data());
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < static_cast<size_t>(c.numel()) * dtype_size(c.dtype()); ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
 }
 
 std::vector<int64_t> ints(const Tensor& t) {
@@ -54,7 +64,8 @@ TEST_CASE("arcade data: generated episodes are whole, consistent and follow the 
   const int64_t n = d.size(), e = d.episodes();
   REQUIRE(n >= 4000);
   CHECK(d.observations.shape() == Shape{n, SeaquestEnv::kObservationSize});
-  CHECK(d.policies.size() == default_mixture().size());
+  CHECK(d.policies.size() == game_info("seaquest").default_mixture().size());
+  CHECK(d.game == "seaquest");
   const std::vector<int64_t> starts = ints(d.episode_starts), steps = ints(d.timesteps), acts = ints(d.actions);
   const std::vector<double> rtg = d.returns_to_go.to_vector(), rewards = d.rewards.to_vector(),
                             returns = d.episode_returns.to_vector(), dones = d.dones.to_vector();
@@ -112,7 +123,7 @@ TEST_CASE("arcade data: load_or_generate writes the cache once and reads it back
     CHECK(x->to_vector() == y->to_vector());
 
   // A file under the right name with other metadata is refused, naming the field.
-  save_offline_dataset(made, path, {{"format", "harmonic-seaquest-offline"}, {"seed", "99"}});
+  save_offline_dataset(made, path, {{"format", "harmonic-arcade-offline"}, {"seed", "99"}});
   CHECK(throws_with([&] { load_or_generate_offline_dataset(opt); }, {path, "format_version"}));
   // A file without the data set's tensors is refused naming the file.
   save_safetensors(dir / "bad.safetensors", {{"actions", made.actions}}, {{"policies", "random"}});
@@ -209,11 +220,81 @@ TEST_CASE("arcade data: a cached file with impossible values is refused naming t
     return path;
   };
   load_offline_dataset(saved_with("good.safetensors", [](OfflineDataset&) {}));  // unchanged: accepted
-  const std::string action = saved_with("action.safetensors", [](OfflineDataset& d) { d.actions.data<int64_t>()[3] = 18; });
+  const std::string action =
+      saved_with("action.safetensors", [](OfflineDataset& d) { d.actions.data<int64_t>()[3] = 18; });
   CHECK(throws_with([&] { load_offline_dataset(action); }, {"action.safetensors", "actions[3] is 18, outside 0..17"}));
-  const std::string start = saved_with("start.safetensors", [](OfflineDataset& d) { d.episode_starts.data<int64_t>()[1] += 1; });
+  const std::string start =
+      saved_with("start.safetensors", [](OfflineDataset& d) { d.episode_starts.data<int64_t>()[1] += 1; });
   CHECK(throws_with([&] { load_offline_dataset(start); }, {"start.safetensors", "episode 1 starts at step"}));
   const std::string policy =
       saved_with("policy.safetensors", [](OfflineDataset& d) { d.episode_policies.data<int64_t>()[0] = -1; });
   CHECK(throws_with([&] { load_offline_dataset(policy); }, {"policy.safetensors", "episode 0 has policy -1"}));
+}
+
+TEST_CASE("arcade data: Seaquest's data set is the one the committed study records were trained on") {
+  // FNV-1a of the tensors' bytes, as generated before the arcade layer served several games;
+  // a change here changes every Seaquest data set (bump its format_version if it is meant).
+  const OfflineDataset d = generate_offline_dataset(small(1));
+  CHECK(d.size() == 4165);
+  CHECK(d.episodes() == 18);
+  CHECK(fnv_bytes(d.observations) == 0xe0f19e57b1e06277ull);
+  CHECK(fnv_bytes(d.actions) == 0xe14e7f20812ed1b3ull);
+  CHECK(fnv_bytes(d.rewards) == 0x8ee6d0e221c82402ull);
+  CHECK(fnv_bytes(d.returns_to_go) == 0x3f137446f33377e7ull);
+  CHECK(fnv_bytes(d.timesteps) == 0x8321e025bf2e8f56ull);
+  CHECK(fnv_bytes(d.dones) == 0x26d209d05bcee881ull);
+  CHECK(fnv_bytes(d.episode_returns) == 0x8ab807401a44cd02ull);
+  CHECK(fnv_bytes(d.episode_policies) == 0x6c510d2b945279e7ull);
+}
+
+TEST_CASE("arcade data: the file name and the metadata carry the game") {
+  ScratchDir dir;
+  const OfflineDatasetOptions opt = small(5, dir.str());
+  const std::string path = offline_dataset_path(opt);
+  CHECK(std::filesystem::path(path).filename().string().rfind("seaquest_offline_s5_n4000_", 0) == 0);
+  const auto meta = offline_dataset_metadata(opt);
+  CHECK(meta.at("game") == "seaquest");
+  CHECK(meta.at("format_version") == std::to_string(game_info("seaquest").format_version));
+  // The default mixture written out is the same key as the empty (default) one.
+  OfflineDatasetOptions spelled = opt;
+  spelled.mixture = game_info("seaquest").default_mixture();
+  CHECK(offline_dataset_path(spelled) == path);
+  CHECK(offline_dataset_mixture(opt).size() == spelled.mixture.size());
+
+  OfflineDatasetOptions unknown = opt;
+  unknown.game_name = "pong";
+  CHECK(throws_with([&] { offline_dataset_path(unknown); }, {"pong", "seaquest"}));
+  CHECK(throws_with([&] { generate_offline_dataset(unknown); }, {"pong", "seaquest"}));
+
+  const OfflineDataset made = load_or_generate_offline_dataset(opt);
+  CHECK(made.game == "seaquest");
+  CHECK(load_safetensors(path).metadata.at("game") == "seaquest");
+  CHECK(load_offline_dataset(path).game == "seaquest");
+
+  // A file without a game (written before the games had names) is Seaquest's; one naming an
+  // unknown game, or with observations of another width than its game's, is refused.
+  const OfflineDataset tiny = generate_offline_dataset({.seed = 2, .steps = 50, .game = {.max_steps = 50}});
+  auto tensors = [](const OfflineDataset& d) {
+    return std::vector<std::pair<std::string, Tensor>>{{"observations", d.observations},
+                                                       {"actions", d.actions},
+                                                       {"rewards", d.rewards},
+                                                       {"returns_to_go", d.returns_to_go},
+                                                       {"timesteps", d.timesteps},
+                                                       {"dones", d.dones},
+                                                       {"episode_starts", d.episode_starts},
+                                                       {"episode_returns", d.episode_returns},
+                                                       {"episode_policies", d.episode_policies}};
+  };
+  std::string names;
+  for (const auto& p : tiny.policies) names += (names.empty() ? "" : ",") + p;
+  save_safetensors(dir / "old.safetensors", tensors(tiny), {{"policies", names}});
+  CHECK(load_offline_dataset(dir / "old.safetensors").game == "seaquest");
+  save_safetensors(dir / "pong.safetensors", tensors(tiny), {{"policies", names}, {"game", "pong"}});
+  CHECK(throws_with([&] { load_offline_dataset(dir / "pong.safetensors"); },
+                    {"load_offline_dataset", "pong.safetensors", "game 'pong'"}));
+  OfflineDataset narrow_obs = tiny;
+  narrow_obs.observations = narrow(tiny.observations, 1, 0, 39).contiguous();
+  save_offline_dataset(narrow_obs, dir / "narrow.safetensors");
+  CHECK(throws_with([&] { load_offline_dataset(dir / "narrow.safetensors"); },
+                    {"narrow.safetensors", "of seaquest (40 observation values)"}));
 }

@@ -6,10 +6,11 @@
 #include <numeric>
 #include <set>
 
-#include "harmonic/data/arcade/policies.h"
+#include "harmonic/data/arcade/games.h"
+#include "harmonic/data/arcade/policy.h"
 #include "harmonic/data/arcade/seaquest_env.h"
-#include "tests/helpers.h"
 #include "harmonic/tools/demos/arcade_demo.h"
+#include "tests/helpers.h"
 
 using namespace hm;
 using namespace hm::arcade;
@@ -226,7 +227,7 @@ TEST_CASE("arcade game: episodes end at 0 lives or the step cap, and stepping af
 TEST_CASE("arcade game: the score is the sum of the step rewards, each a sum of kills and surfacing bonuses") {
   Env env;
   env.reset(7);
-  auto policy = make_policy("expert:0.2");
+  auto policy = make_policy("seaquest", "expert:0.2");
   policy->reset(7);
   double sum = 0;
   int kills = 0, rescued = 0;
@@ -248,7 +249,7 @@ TEST_CASE("arcade game: the same seed gives the same episode, another seed anoth
   auto run = [](uint64_t seed) {
     Env env;
     std::vector<float> trace = env.reset(seed);
-    auto policy = make_policy("expert:0.3");
+    auto policy = make_policy("seaquest", "expert:0.3");
     policy->reset(seed);
     while (!env.done()) {
       const StepResult r = env.step(policy->act(env));
@@ -261,7 +262,7 @@ TEST_CASE("arcade game: the same seed gives the same episode, another seed anoth
   CHECK(a == b);
   CHECK(a != c);
   // The random policy too (its own Philox stream per seed).
-  CHECK(play_episodes("random", 3, 11)[2].score == play_episodes("random", 3, 11)[2].score);
+  CHECK(play_episodes("seaquest", "random", 3, 11)[2].score == play_episodes("seaquest", "random", 3, 11)[2].score);
   // A copy of a game continues exactly like the original (the expert relies on it).
   Env env;
   env.reset(5);
@@ -275,9 +276,9 @@ TEST_CASE("arcade game: the observation and the frame") {
   Env env;
   const std::vector<float> o = env.reset(0);
   REQUIRE(o.size() == static_cast<size_t>(Env::kObservationSize));
-  REQUIRE(Env::observation_names().size() == o.size());
-  CHECK(Env::observation_names()[3] == "oxygen");
-  CHECK(Env::observation_names().back() == "lane3_diver_dir");
+  REQUIRE(env.observation_names().size() == o.size());
+  CHECK(env.observation_names()[3] == "oxygen");
+  CHECK(env.observation_names().back() == "lane3_diver_dir");
   CHECK(o[0] == doctest::Approx(36.0 / 80));  // centred at the surface, full oxygen and lives
   CHECK((o[1] == 0 && o[2] == 1 && o[3] == 1 && o[4] == 0 && o[5] == 1 && o[6] == 0 && o[7] == 0));
   Env quiet = quiet_game(20, Env::lane_top(2), 1);
@@ -303,14 +304,15 @@ TEST_CASE("arcade policies: the expert far outscores random and careless, noise 
     for (const auto& e : v) s += e.score;
     return s / static_cast<double>(v.size());
   };
-  const double random = mean(play_episodes("random", 20, 1));
-  const double expert = mean(play_episodes("expert", 5, 1));
-  const double noisy = mean(play_episodes("expert:0.5", 5, 1));
-  const double careless = mean(play_episodes("careless", 5, 1));
+  const double random = mean(play_episodes("seaquest", "random", 20, 1));
+  const double expert = mean(play_episodes("seaquest", "expert", 5, 1));
+  const double noisy = mean(play_episodes("seaquest", "expert:0.5", 5, 1));
+  const double careless = mean(play_episodes("seaquest", "careless", 5, 1));
   MESSAGE("random " << random << ", expert " << expert << ", expert:0.5 " << noisy << ", careless " << careless);
   CHECK(expert > 50 * std::max(random, 1.0));
-  for (const EpisodeSummary& e : play_episodes("expert", 5, 1)) CHECK(e.lives_lost == 0);  // its look-ahead works
-  const ReferenceReturns ref = reference_returns(5, 1);
+  for (const EpisodeSummary& e : play_episodes("seaquest", "expert", 5, 1))
+    CHECK(e.lives_lost == 0);  // its look-ahead works
+  const ReferenceReturns ref = reference_returns("seaquest", 5, 1);
   CHECK(ref.expert == doctest::Approx(expert));
   CHECK(normalized_return(ref.random, ref) == doctest::Approx(0));
   CHECK(normalized_return(ref.expert, ref) == doctest::Approx(100));
@@ -319,17 +321,18 @@ TEST_CASE("arcade policies: the expert far outscores random and careless, noise 
   CHECK(noisy < expert);
   CHECK(careless < expert);
   CHECK(noisy > random);
-  CHECK(throws_with([] { make_policy("greedy"); }, {"make_policy", "greedy", "random, expert"}));
-  CHECK(throws_with([] { make_policy("expert:1.5"); }, {"make_policy", "1.5"}));
-  CHECK(throws_with([] { make_policy("expert:"); }, {"make_policy", "epsilon"}));
+  CHECK(throws_with([] { make_policy("seaquest", "greedy"); },
+                    {"make_policy", "greedy", "seaquest", "random, expert, careless"}));
+  CHECK(throws_with([] { make_policy("seaquest", "expert:1.5"); }, {"make_policy", "1.5"}));
+  CHECK(throws_with([] { make_policy("seaquest", "expert:"); }, {"make_policy", "epsilon"}));
 }
 
 TEST_CASE("arcade policies: epsilon 0 is the inner policy, epsilon 1 is uniformly random") {
   Env env;
   env.reset(2);
-  auto expert = make_policy("expert");
-  auto noiseless = make_policy("expert:0");
-  auto noisy = make_policy("expert:1");
+  auto expert = make_policy("seaquest", "expert");
+  auto noiseless = make_policy("seaquest", "expert:0");
+  auto noisy = make_policy("seaquest", "expert:1");
   expert->reset(2), noiseless->reset(2), noisy->reset(2);
   int same = 0, steps = 0;
   while (!env.done() && steps < 300) {
@@ -347,7 +350,7 @@ TEST_CASE("arcade demo: returns as play_episodes gives them, and a PNG strip of 
   demos::ArcadeDemoConfig config{
       .policy = "expert:0.2", .episodes = 3, .seed = 4, .max_steps = 200, .frames_png = dir / "strip.png", .frames = 5};
   const demos::ArcadeDemoResult r = demos::run_arcade_demo(config);
-  const auto direct = play_episodes("expert:0.2", 3, 4, {.max_steps = 200});
+  const auto direct = play_episodes("seaquest", "expert:0.2", 3, 4, {.max_steps = 200});
   REQUIRE(r.episodes.size() == 3);
   CHECK(r.mean == doctest::Approx((direct[0].score + direct[1].score + direct[2].score) / 3));
   // PNG signature, then the IHDR chunk's big-endian width and height: 5 frames of 40 x 32 at
@@ -361,7 +364,11 @@ TEST_CASE("arcade demo: returns as play_episodes gives them, and a PNG strip of 
   };
   CHECK(be32(16) == 5 * (40 * 4 + 1) - 1);
   CHECK(be32(20) == 32 * 4);
-  CHECK(throws_with([] { demos::save_frame_strip({{1, 2, 3}}, 2, "x.png"); }, {"save_frame_strip", "3 pixels"}));
+  CHECK(throws_with(
+      [] {
+        demos::save_frame_strip({{1, 2, 3}}, {.width = 40, .height = 32, .scale = 2}, "x.png");
+      },
+      {"save_frame_strip", "3 pixels", "40x32"}));
 }
 
 TEST_CASE("arcade game: swimmers leave at the far side, and every lane fills from the seeded timers") {

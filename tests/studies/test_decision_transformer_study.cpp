@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 
+#include "harmonic/data/arcade/games.h"
 #include "harmonic/tools/studies/decision_transformer/ablations.h"
 #include "harmonic/tools/studies/decision_transformer/figures.h"
 #include "harmonic/tools/studies/decision_transformer/plan.h"
@@ -30,7 +31,7 @@ namespace {
 
 models::DecisionTransformerConfig tiny_model(const std::string& head) {
   models::DecisionTransformerConfig c;
-  c.state_dim = arcade::SeaquestEnv::kObservationSize, c.num_actions = arcade::kNumActions;
+  c.state_dim = arcade::game_info("seaquest").observation_size, c.num_actions = arcade::kNumActions;
   c.context_length = 4, c.max_timestep = 60, c.n_layer = 1, c.n_head = 2, c.n_embd = 16, c.dropout = 0.1;
   c.head = head, c.fourier_frequencies = 4;
   return c;
@@ -88,6 +89,34 @@ TEST_CASE("decision transformer rollouts: side by side equals one at a time, and
   CHECK(again.returns == together.returns);
   CHECK(again.action_counts == together.action_counts);
   CHECK(throws_with([&] { train::rollout_decision_transformer(dt, short_games(0, 5)); }, {"episodes must be >= 1"}));
+  train::DtRolloutOptions pong = short_games(1, 5);
+  pong.game = "pong";
+  CHECK(throws_with([&] { train::rollout_decision_transformer(dt, pong); }, {"unknown game 'pong'", "seaquest"}));
+  models::DecisionTransformerConfig wide = tiny_model("linear");
+  wide.state_dim = 41;
+  models::DecisionTransformer wrong(wide, &gen);
+  CHECK(throws_with([&] { train::rollout_decision_transformer(wrong, short_games(1, 5)); },
+                    {"rollout_decision_transformer", "41 state features", "seaquest has 40"}));
+}
+
+TEST_CASE("arcade-dt: the game key picks the game, seaquest when absent") {
+  Json c = train::default_config(train::find_task(train::kArcadeDtTask));
+  CHECK(c.at("game") == "seaquest");
+  CHECK(train::arcade_dt_game(c).name == "seaquest");
+  CHECK(train::arcade_dt_model_config(c).state_dim == arcade::game_info("seaquest").observation_size);
+  c.erase("game");  // a run config from before the task had games
+  CHECK(train::arcade_dt_game(c).name == "seaquest");
+  CHECK(train::arcade_dt_model_config(c).state_dim == 40);
+  c["game"] = "pong";
+  CHECK(throws_with([&] { train::arcade_dt_model_config(c); }, {"unknown game 'pong'", "known games: seaquest"}));
+  CHECK(throws_with([&] { train::build_task(train::find_task(train::kArcadeDtTask), c, Device::cpu()); },
+                    {"unknown game 'pong'"}));
+  // Reference returns are kept per game and settings: the same call returns the same numbers.
+  const arcade::ReferenceReturns a = train::arcade_reference_returns("seaquest", 3, {.max_steps = 100});
+  const arcade::ReferenceReturns b = train::arcade_reference_returns("seaquest", 3, {.max_steps = 100});
+  CHECK((a.random == b.random && a.expert == b.expert));
+  CHECK(a.expert == doctest::Approx(arcade::reference_returns("seaquest", 3, 1000003, {.max_steps = 100}).expert));
+  CHECK(throws_with([] { train::arcade_reference_returns("pong", 3, {}); }, {"unknown game 'pong'"}));
 }
 
 TEST_CASE("arcade-dt: a tiny task trains, validates and evaluates") {

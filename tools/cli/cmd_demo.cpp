@@ -1,7 +1,7 @@
 // `harmonic demo`: the README's main job until the Fourier-head toy study lands. Trains an
 // MLP on the spiral toy with SGD and prints the loss going down.
-// `harmonic demo arcade`: plays the Seaquest stand-in (data/arcade) with a scripted policy and
-// prints the returns (tools/demos/arcade_demo.h).
+// `harmonic demo arcade`: plays an arcade stand-in game (data/arcade, --game; Seaquest by
+// default) with a policy and prints the returns (tools/demos/arcade_demo.h).
 #include <fmt/format.h>
 
 #include <chrono>
@@ -10,6 +10,7 @@
 
 #include "harmonic/core/error.h"
 #include "harmonic/core/parallel.h"
+#include "harmonic/data/arcade/games.h"
 #include "harmonic/tools/cli/commands.h"
 #include "harmonic/tools/train/threads_option.h"
 #include "harmonic/tools/demos/arcade_demo.h"
@@ -27,7 +28,7 @@ uint64_t arcade_dataset_seed = 0;
 
 // Builds (or reads from the cache) the offline data set and prints its mixture.
 int run_arcade_dataset() {
-  arcade::OfflineDatasetOptions opt{.seed = arcade_dataset_seed};
+  arcade::OfflineDatasetOptions opt{.game_name = arcade_config.game, .seed = arcade_dataset_seed};
   if (arcade_dataset == "quick") opt.steps = arcade::kQuickSteps;
   else if (arcade_dataset == "full") opt.steps = arcade::kFullSteps;
   else {
@@ -61,14 +62,28 @@ int run_arcade_dataset() {
 int run_arcade() {
   if (!arcade_dataset.empty()) return run_arcade_dataset();
   const auto& c = arcade_config;
-  fmt::print("arcade (Seaquest stand-in): policy {}, {} episodes, seed {}, step cap {}\n", c.policy, c.episodes,
-             c.seed, c.max_steps);
+  fmt::print("arcade ({} stand-in): policy {}, {} episodes, seed {}, step cap {}\n",
+             arcade::game_info(c.game).atari_name, c.policy, c.episodes, c.seed, c.max_steps);
   demos::ArcadeDemoResult r = demos::run_arcade_demo(c);
+  std::vector<double> tally_sums;
+  double steps = 0, lives_lost = 0;
   for (size_t e = 0; e < r.episodes.size(); ++e) {
     const auto& s = r.episodes[e];
-    fmt::print("episode {:3d}  return {:7.1f}  steps {:5d}  kills {:3d}  divers rescued {:3d}  lives lost {}\n", e,
-               s.score, s.steps, s.kills, s.divers_rescued, s.lives_lost);
+    std::string tallies;
+    tally_sums.resize(s.tallies.size(), 0.0);
+    for (size_t i = 0; i < s.tallies.size(); ++i) {
+      tallies += fmt::format("  {} {:3d}", s.tallies[i].name, s.tallies[i].value);
+      tally_sums[i] += s.tallies[i].value;
+    }
+    steps += s.steps, lives_lost += s.lives_lost;
+    fmt::print("episode {:3d}  return {:7.1f}  steps {:5d}{}  lives lost {}\n", e, s.score, s.steps, tallies,
+               s.lives_lost);
   }
+  const double n = static_cast<double>(r.episodes.size());
+  std::string means = fmt::format("steps {:.1f}, lives lost {:.2f}", steps / n, lives_lost / n);
+  for (size_t i = 0; i < tally_sums.size(); ++i)
+    means += fmt::format(", {} {:.1f}", r.episodes.front().tallies[i].name, tally_sums[i] / n);
+  fmt::print("per episode: {}\n", means);
   fmt::print("mean return {:.1f} +- {:.1f} (std over {} episodes)\n", r.mean, r.std, r.episodes.size());
   if (!c.frames_png.empty()) fmt::print("wrote {}\n", c.frames_png);
   return 0;
@@ -83,9 +98,13 @@ Registration reg{{"demo",
                     cmd->add_option("--seed", config.seed, "random seed")->capture_default_str();
                     train::add_threads_option(cmd, threads);
                     cmd->add_option("--device", config.device, "cpu, cuda or cuda:N")->capture_default_str();
-                    arcade_cmd = cmd->add_subcommand("arcade", "Play the Seaquest stand-in with a scripted policy");
+                    arcade_cmd = cmd->add_subcommand("arcade", "Play an arcade stand-in game with a scripted policy");
                     auto& a = arcade_config;
-                    arcade_cmd->add_option("--policy", a.policy, "random, expert, careless, optionally :<epsilon>")
+                    arcade_cmd->add_option("--game", a.game, "seaquest (the default) or another data/arcade game")
+                        ->capture_default_str();
+                    arcade_cmd->add_option("--policy", a.policy,
+                                           "random or one of the game's scripted policies (seaquest: expert, "
+                                           "careless), optionally :<epsilon>")
                         ->capture_default_str();
                     arcade_cmd->add_option("--episodes", a.episodes, "episodes")->capture_default_str();
                     arcade_cmd->add_option("--seed", a.seed, "seed of the episode seeds")->capture_default_str();

@@ -4,16 +4,15 @@
 #include <cmath>
 
 #include "harmonic/core/error.h"
+#include "harmonic/data/arcade/games.h"
 #include "harmonic/tools/report/plot.h"
 
 namespace hm::demos {
 
-using arcade::SeaquestEnv;
-
 ArcadeDemoResult run_arcade_demo(const ArcadeDemoConfig& config) {
-  const arcade::SeaquestConfig game{.max_steps = config.max_steps};
+  const arcade::GameConfig game{.max_steps = config.max_steps};
   ArcadeDemoResult r;
-  r.episodes = arcade::play_episodes(config.policy, config.episodes, config.seed, game);
+  r.episodes = arcade::play_episodes(config.game, config.policy, config.episodes, config.seed, game);
   double sum = 0, sq = 0;
   for (const auto& e : r.episodes) sum += e.score;
   r.mean = sum / static_cast<double>(r.episodes.size());
@@ -26,18 +25,20 @@ ArcadeDemoResult run_arcade_demo(const ArcadeDemoConfig& config) {
     // and keeps evenly spaced frames.
     const int length = r.episodes.front().steps;
     const uint64_t seed = arcade::episode_seed(config.seed, 0);
-    SeaquestEnv env(game);
-    auto policy = arcade::make_policy(config.policy);
-    env.reset(seed);
+    std::unique_ptr<arcade::Game> env = arcade::make_game(config.game, game);
+    auto policy = arcade::make_policy(config.game, config.policy);
+    env->reset(seed);
     policy->reset(seed);
     std::vector<std::vector<uint8_t>> frames;
     const int count = std::min(config.frames, length);
     for (int i = 0, step = 0; i < count; ++i) {
       const int at = static_cast<int>(static_cast<int64_t>(i) * length / count);
-      for (; step < at; ++step) env.advance(policy->act(env));
-      frames.push_back(env.render());
+      for (; step < at; ++step) env->advance(policy->act(*env));
+      frames.push_back(env->render());
     }
-    save_frame_strip(frames, 4, config.frames_png);
+    save_frame_strip(
+        frames, {.width = env->frame_width(), .height = env->frame_height(), .sea_tint = env->name() == "seaquest"},
+        config.frames_png);
   }
   return r;
 }
@@ -65,10 +66,11 @@ std::vector<DatasetPolicyRow> summarize_dataset(const arcade::OfflineDataset& da
   return rows;
 }
 
-void save_frame_strip(const std::vector<std::vector<uint8_t>>& frames, int scale, const std::string& path) {
-  const int fw = SeaquestEnv::kFrameW, fh = SeaquestEnv::kFrameH;
-  check(!frames.empty() && scale >= 1, "save_frame_strip", "{} frames at scale {}: need >= 1 of each", frames.size(),
-        scale);
+void save_frame_strip(const std::vector<std::vector<uint8_t>>& frames, const FrameStripOptions& options,
+                      const std::string& path) {
+  const int fw = options.width, fh = options.height, scale = options.scale;
+  check(!frames.empty() && scale >= 1 && fw >= 1 && fh >= 1, "save_frame_strip",
+        "{} frames of {}x{} at scale {}: need >= 1 of each", frames.size(), fw, fh, scale);
   const int n = static_cast<int>(frames.size());
   const int width = n * (fw * scale + 1) - 1, height = fh * scale;
   std::vector<unsigned char> rgb(static_cast<size_t>(width) * height * 3, 255);
@@ -79,6 +81,10 @@ void save_frame_strip(const std::vector<std::vector<uint8_t>>& frames, int scale
       for (int x = 0; x < fw * scale; ++x) {
         const uint8_t v = frames[i][static_cast<size_t>(y / scale) * fw + x / scale];
         unsigned char* p = &rgb[(static_cast<size_t>(y) * width + i * (fw * scale + 1) + x) * 3];
+        if (!options.sea_tint) {
+          p[0] = p[1] = p[2] = v;
+          continue;
+        }
         // Sea tint, with the player's submarine in yellow and its torpedo in white.
         const bool sub = v == 255, torpedo = v == 240;
         p[0] = sub || torpedo ? 255 : static_cast<unsigned char>(v / 3);

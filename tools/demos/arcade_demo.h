@@ -1,16 +1,17 @@
-// `harmonic demo arcade`: plays the Seaquest stand-in (data/arcade) with a policy, reports the
-// returns, and can draw the first episode as a strip of frames.
+// `harmonic demo arcade`: plays an arcade stand-in game (data/arcade; Seaquest by default) with
+// a policy, reports the returns, and can draw the first episode as a strip of frames.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "harmonic/data/arcade/offline_dataset.h"
-#include "harmonic/data/arcade/policies.h"
+#include "harmonic/data/arcade/policy.h"
 
 namespace hm::demos {
 
 struct ArcadeDemoConfig {
+  std::string game = "seaquest";  // a games.h name
   std::string policy = "expert";  // a make_policy spec
   int episodes = 10;
   uint64_t seed = 0;
@@ -34,8 +35,15 @@ struct DatasetPolicyRow {
 };
 std::vector<DatasetPolicyRow> summarize_dataset(const arcade::OfflineDataset& data);
 
-// The frames (each SeaquestEnv::kFrameH x kFrameW grayscale) side by side, scaled `scale`
-// times, with a 1-pixel gap, as an RGB PNG written atomically.
-void save_frame_strip(const std::vector<std::vector<uint8_t>>& frames, int scale, const std::string& path);
+// The frames (each height x width grayscale, row-major) side by side, scaled `scale` times,
+// with a 1-pixel gap, as an RGB PNG written atomically. sea_tint: Seaquest's colours (water
+// blue-green, the player's submarine yellow, its torpedo white); else gray.
+struct FrameStripOptions {
+  int width = 0, height = 0;
+  int scale = 4;
+  bool sea_tint = false;
+};
+void save_frame_strip(const std::vector<std::vector<uint8_t>>& frames, const FrameStripOptions& options,
+                      const std::string& path);
 
 }  // namespace hm::demos

@@ -3,10 +3,11 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <tuple>
 
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/core/factories.h"
-#include "harmonic/data/arcade/policies.h"
+#include "harmonic/data/arcade/policy.h"
 #include "harmonic/nn/density_metrics.h"
 #include "harmonic/ops/ops.h"
 #include "harmonic/tools/report/stats.h"
@@ -17,8 +18,8 @@ namespace {
 
 constexpr uint64_t kReferenceSeed = 1000003;
 
-arcade::SeaquestConfig game_config(const Json& c) {
-  arcade::SeaquestConfig g;
+arcade::GameConfig game_config(const Json& c) {
+  arcade::GameConfig g;
   g.max_steps = c.at("max_episode_steps").get<int>();
   check(g.max_steps >= 1, kArcadeDtTask, "max_episode_steps must be >= 1, got {}", g.max_steps);
   return g;
@@ -36,6 +37,7 @@ std::vector<int64_t> spread_indices(int64_t size, int64_t count) {
 
 Json arcade_dt_defaults() {
   return {{"seed", 0},
+          {"game", "seaquest"},
           {"dataset_steps", arcade::kFullSteps},
           {"dataset_seed", 0},
           {"val_steps", 10000},
@@ -72,7 +74,7 @@ Json arcade_dt_defaults() {
 
 models::DecisionTransformerConfig arcade_dt_model_config(const Json& c) {
   models::DecisionTransformerConfig m;
-  m.state_dim = arcade::SeaquestEnv::kObservationSize;
+  m.state_dim = arcade_dt_game(c).observation_size;
   m.num_actions = arcade::kNumActions;
   m.context_length = c.at("context_length").get<int64_t>();
   m.max_timestep = c.at("max_episode_steps").get<int64_t>();
@@ -92,14 +94,19 @@ models::DecisionTransformerConfig arcade_dt_model_config(const Json& c) {
   return m;  // the model's constructor checks the rest, naming them
 }
 
-arcade::ReferenceReturns arcade_reference_returns(int64_t episodes, const arcade::SeaquestConfig& game) {
+const arcade::GameInfo& arcade_dt_game(const Json& c) {
+  return arcade::game_info(c.value("game", std::string("seaquest")));  // absent in older configs
+}
+
+arcade::ReferenceReturns arcade_reference_returns(const std::string& game, int64_t episodes,
+                                                  const arcade::GameConfig& config) {
   check(episodes >= 1, "arcade_reference_returns", "episodes must be >= 1, got {}", episodes);
   static std::mutex mutex;
-  static std::map<std::pair<int64_t, int>, arcade::ReferenceReturns> memo;
+  static std::map<std::tuple<std::string, int64_t, int, int, bool>, arcade::ReferenceReturns> memo;
   std::lock_guard<std::mutex> lock(mutex);
-  const auto key = std::make_pair(episodes, game.max_steps);
+  const auto key = std::make_tuple(game, episodes, config.max_steps, config.lives, config.spawn);
   if (auto it = memo.find(key); it != memo.end()) return it->second;
-  return memo[key] = arcade::reference_returns(static_cast<int>(episodes), kReferenceSeed, game);
+  return memo[key] = arcade::reference_returns(game, static_cast<int>(episodes), kReferenceSeed, config);
 }
 
 ArcadeDtTask::ArcadeDtTask(const Json& c, Device device)
@@ -110,9 +117,10 @@ ArcadeDtTask::ArcadeDtTask(const Json& c, Device device)
   check(batch_size_ >= 1, kArcadeDtTask, "batch_size must be >= 1, got {}", batch_size_);
   check(rtg_scale_ > 0, kArcadeDtTask, "rtg_scale must be > 0, got {}", rtg_scale_);
   const models::DecisionTransformerConfig m = arcade_dt_model_config(c);
-  const arcade::SeaquestConfig game = game_config(c);
+  const arcade::GameConfig game = game_config(c);
 
   arcade::OfflineDatasetOptions data;
+  data.game_name = arcade_dt_game(c).name;
   data.seed = c.at("dataset_seed").get<uint64_t>();
   data.steps = c.at("dataset_steps").get<int64_t>();
   data.game = game;
@@ -180,8 +188,10 @@ Json ArcadeDtTask::validate() {
 }
 
 Json ArcadeDtTask::evaluate() {
-  const arcade::SeaquestConfig game = game_config(config_);
-  const arcade::ReferenceReturns ref = arcade_reference_returns(config_.at("reference_episodes").get<int64_t>(), game);
+  const arcade::GameConfig game = game_config(config_);
+  const std::string& name = arcade_dt_game(config_).name;
+  const arcade::ReferenceReturns ref =
+      arcade_reference_returns(name, config_.at("reference_episodes").get<int64_t>(), game);
   double target = config_.at("target_return").get<double>();
   if (target == 0) target = amax(train_data_->episode_returns).item<double>();
 
@@ -190,6 +200,7 @@ Json ArcadeDtTask::evaluate() {
   r.seed = config_.at("eval_seed").get<uint64_t>();
   r.target_return = target;
   r.rtg_scale = rtg_scale_;
+  r.game = name;
   r.env = game;
   DtRolloutResult played = rollout_decision_transformer(*dt_, r);
   std::vector<double> normalized;
@@ -223,8 +234,9 @@ namespace {
 
 const TaskRegistration arcade_dt_registration{with_smoke(
     {kArcadeDtTask,
-     "Fourier head section 5 (Decision Transformer, Atari Seaquest) on the built-in Seaquest stand-in: offline "
-     "training on a behaviour mixture, linear or Fourier action head, online returns and pmf smoothness",
+     "Fourier head section 5 (Decision Transformer, Atari games) on a built-in arcade stand-in (game=seaquest by "
+     "default): offline training on a behaviour mixture, linear or Fourier action head, online returns and pmf "
+     "smoothness",
      arcade_dt_defaults(),
      [](const Json& config, Device device) { return std::make_unique<ArcadeDtTask>(config, device); }},
     {{"dataset_steps", 3000}, {"val_steps", 600}, {"max_episode_steps", 200}, {"n_layer", 1}, {"n_head", 2}, {"n_embd", 16}, {"context_length", 5}, {"batch_size", 16}, {"eval_episodes", 2}, {"reference_episodes", 3}, {"val_windows", 64}, {"head", "fourier"}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}, {"warmup_steps", 1}}}})};

@@ -1,12 +1,14 @@
 // Task "arcade-dt": the Fourier head paper's Decision Transformer study (section 5, Appendix
-// D.1) on the Seaquest stand-in (data/arcade): a minGPT Decision Transformer
+// D.1) on an arcade stand-in game (data/arcade; Seaquest unless `game` says another): a minGPT
+// Decision Transformer
 // (models/decision_transformer.h) trained offline on trajectories of a behaviour mixture
 // (data/arcade/offline_dataset.h, windows of dt_windows.h) with a linear or Fourier action
 // head, evaluated online by playing the game conditioned on a target return.
 //
 //   build/harmonic train arcade-dt --out runs/dt --set head=fourier --set fourier_frequencies=8
 //
-// Config keys (flat): seed; data: dataset_steps, dataset_seed, val_steps (a second, held-out
+// Config keys (flat): seed; game (a data/arcade/games.h name, "seaquest" when absent: the
+// model's state_dim is its observation size); data: dataset_steps, dataset_seed, val_steps (a second, held-out
 // data set of the same mixture: validation loss, action accuracy and pmf smoothness);
 // model: context_length, n_layer, n_head, n_embd, dropout, head ("linear" | "fourier"),
 // fourier_frequencies, fourier_gamma; optimiser (AdamW, minGPT's: decay on matrices and
@@ -28,7 +30,8 @@
 #include "harmonic/core/device.h"
 #include "harmonic/core/random.h"
 #include "harmonic/data/arcade/dt_windows.h"
-#include "harmonic/data/arcade/policies.h"
+#include "harmonic/data/arcade/games.h"
+#include "harmonic/data/arcade/policy.h"
 #include "harmonic/models/decision_transformer.h"
 #include "harmonic/optim/adam.h"
 #include "harmonic/tools/train/task.h"
@@ -41,9 +44,15 @@ Json arcade_dt_defaults();
 // The model of a config (keys checked, errors name them).
 models::DecisionTransformerConfig arcade_dt_model_config(const Json& config);
 
-// arcade::reference_returns over `episodes` games seeded 1_000_003 (no training, validation or
-// evaluation game), memoised per process (every run of a study needs the same two numbers).
-arcade::ReferenceReturns arcade_reference_returns(int64_t episodes, const arcade::SeaquestConfig& game);
+// The game of a config: its `game` key ("seaquest" when absent); an unknown name throws naming
+// the known games.
+const arcade::GameInfo& arcade_dt_game(const Json& config);
+
+// arcade::reference_returns of `game` over `episodes` games seeded 1_000_003 (no training,
+// validation or evaluation game), memoised per game and settings per process (every run of a
+// study needs the same two numbers).
+arcade::ReferenceReturns arcade_reference_returns(const std::string& game, int64_t episodes,
+                                                  const arcade::GameConfig& config);
 
 class ArcadeDtTask : public Task {
  public:

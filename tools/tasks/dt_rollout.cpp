@@ -5,7 +5,8 @@
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/core/factories.h"
 #include "harmonic/data/arcade/arcade_rng.h"
-#include "harmonic/data/arcade/policies.h"
+#include "harmonic/data/arcade/games.h"
+#include "harmonic/data/arcade/policy.h"
 #include "harmonic/ops/ops.h"
 
 namespace hm::train {
@@ -16,27 +17,28 @@ DtRolloutResult rollout_decision_transformer(models::DecisionTransformer& dt, co
   check(o.rtg_scale > 0, fn, "rtg_scale must be > 0, got {}", o.rtg_scale);
   check(o.temperature >= 0, fn, "temperature must be >= 0, got {}", o.temperature);
   const models::DecisionTransformerConfig& c = dt.config;
-  check(c.state_dim == arcade::SeaquestEnv::kObservationSize && c.num_actions == arcade::kNumActions, fn,
-        "the model reads {} state features and {} actions; the game has {} and {}", c.state_dim, c.num_actions,
-        arcade::SeaquestEnv::kObservationSize, arcade::kNumActions);
+  const arcade::GameInfo& info = arcade::game_info(o.game);
+  check(c.state_dim == info.observation_size && c.num_actions == arcade::kNumActions, fn,
+        "the model reads {} state features and {} actions; {} has {} and {}", c.state_dim, c.num_actions, info.name,
+        info.observation_size, arcade::kNumActions);
   NoGradGuard no_grad;
   dt.eval();
 
   const int64_t E = o.episodes, S = c.state_dim, K = c.context_length;
-  struct Game {
-    arcade::SeaquestEnv env;
+  struct Episode {
+    std::unique_ptr<arcade::Game> env;
     arcade::ArcadeRng rng;
     std::vector<float> states;  // (t + 1) * S
     std::vector<float> rtgs;    // t + 1
     std::vector<int64_t> actions;
     double score = 0;
   };
-  std::vector<Game> games;
+  std::vector<Episode> games;
   games.reserve(static_cast<size_t>(E));
   for (int64_t e = 0; e < E; ++e) {
     const uint64_t seed = arcade::episode_seed(o.seed, e);
-    Game g{arcade::SeaquestEnv(o.env), arcade::ArcadeRng(seed, /*stream=*/7), {}, {}, {}, 0};
-    g.states = g.env.reset(seed);
+    Episode g{info.make(o.env), arcade::ArcadeRng(seed, /*stream=*/7), {}, {}, {}, 0};
+    g.states = g.env->reset(seed);
     g.rtgs.push_back(static_cast<float>(o.target_return / o.rtg_scale));
     games.push_back(std::move(g));
   }
@@ -56,7 +58,7 @@ DtRolloutResult rollout_decision_transformer(models::DecisionTransformer& dt, co
         mask(static_cast<size_t>(B * K), 0.f);
     std::vector<int64_t> act(static_cast<size_t>(B * K), 0), ts(static_cast<size_t>(B));
     for (int64_t b = 0; b < B; ++b) {
-      const Game& g = games[static_cast<size_t>(running[static_cast<size_t>(b)])];
+      const Episode& g = games[static_cast<size_t>(running[static_cast<size_t>(b)])];
       for (int64_t i = 0; i < real; ++i) {
         const int64_t k = b * K + pad + i;
         rtg[k] = g.rtgs[first + i];
@@ -67,9 +69,9 @@ DtRolloutResult rollout_decision_transformer(models::DecisionTransformer& dt, co
       ts[b] = std::min<int64_t>(first, c.max_timestep);
     }
     const Device d = dt.device();  // the games run on the host, the model where it lives
-    Tensor scores = dt.forward(from_vector(rtg, {B, K, 1}).to(d), from_vector(st, {B, K, S}).to(d),
-                               from_vector(act, {B, K}).to(d), from_vector(ts, {B}).to(d),
-                               from_vector(mask, {B, K}).to(d));  // (B, K, A)
+    Tensor scores =
+        dt.forward(from_vector(rtg, {B, K, 1}).to(d), from_vector(st, {B, K, S}).to(d), from_vector(act, {B, K}).to(d),
+                   from_vector(ts, {B}).to(d), from_vector(mask, {B, K}).to(d));  // (B, K, A)
     const int64_t T = K;
     Tensor last = select(scores, 1, T - 1);  // (B, A) at each game's latest state
     if (o.temperature > 0 && o.temperature != 1.0) last = mul(last, 1.0 / o.temperature);
@@ -79,7 +81,7 @@ DtRolloutResult rollout_decision_transformer(models::DecisionTransformer& dt, co
     std::vector<int64_t> still;
     for (int64_t b = 0; b < B; ++b) {
       const int64_t e = running[static_cast<size_t>(b)];
-      Game& g = games[static_cast<size_t>(e)];
+      Episode& g = games[static_cast<size_t>(e)];
       int action = 0;
       const double* row = p + b * c.num_actions;
       if (o.temperature == 0) {
@@ -93,7 +95,7 @@ DtRolloutResult rollout_decision_transformer(models::DecisionTransformer& dt, co
             break;
           }
       }
-      arcade::StepResult r = g.env.step(action);
+      const arcade::GameStep r = g.env->advance(action);
       ++out.action_counts[static_cast<size_t>(action)];
       g.actions.push_back(action);
       g.score += r.reward;
@@ -102,7 +104,8 @@ DtRolloutResult rollout_decision_transformer(models::DecisionTransformer& dt, co
         out.steps[static_cast<size_t>(e)] = t + 1;
         continue;
       }
-      g.states.insert(g.states.end(), r.observation.begin(), r.observation.end());
+      const std::vector<float> observation = g.env->observation();
+      g.states.insert(g.states.end(), observation.begin(), observation.end());
       g.rtgs.push_back(g.rtgs.back() - static_cast<float>(r.reward / o.rtg_scale));
       still.push_back(e);
     }

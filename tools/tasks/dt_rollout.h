@@ -1,4 +1,4 @@
-// Online evaluation of a Decision Transformer in the Seaquest stand-in (data/arcade): episodes
+// Online evaluation of a Decision Transformer in an arcade stand-in game (data/arcade): episodes
 // played by the model conditioned on a target return, as the Decision Transformer's Atari code
 // evaluates (sample the action from the predicted distribution at the latest state token,
 // subtract each reward from the return-to-go, keep the last K timesteps as context).
@@ -10,9 +10,10 @@
 // Philox stream of (seed, e)).
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
-#include "harmonic/data/arcade/seaquest_env.h"
+#include "harmonic/data/arcade/game.h"
 #include "harmonic/models/decision_transformer.h"
 
 namespace hm::train {
@@ -20,10 +21,11 @@ namespace hm::train {
 struct DtRolloutOptions {
   int64_t episodes = 10;
   uint64_t seed = 0;
-  double target_return = 0;  // the return the model is asked for (unscaled game points)
-  double rtg_scale = 1.0;    // the return-to-go the model sees is rtg / rtg_scale (as in training)
-  double temperature = 1.0;  // 0: greedy
-  arcade::SeaquestConfig env;
+  double target_return = 0;       // the return the model is asked for (unscaled game points)
+  double rtg_scale = 1.0;         // the return-to-go the model sees is rtg / rtg_scale (as in training)
+  double temperature = 1.0;       // 0: greedy
+  std::string game = "seaquest";  // a games.h name; its observation size must be the model's state_dim
+  arcade::GameConfig env;
 };
 
 struct DtRolloutResult {

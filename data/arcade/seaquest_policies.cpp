@@ -1,4 +1,4 @@
-#include "harmonic/data/arcade/policies.h"
+#include "harmonic/data/arcade/seaquest_policies.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -7,7 +7,7 @@
 #include "harmonic/core/error.h"
 
 namespace hm::arcade {
-namespace {
+namespace seaquest_plan {
 
 using Env = SeaquestEnv;
 
@@ -17,8 +17,8 @@ struct Point {
 
 bool on_field(int x) { return x > -Env::kEntityW && x < Env::kWidth; }
 
-// Where the expert wants to be next (header comment of policies.h).
-Point choose_target(const Env& env, const ExpertOptions& options) {
+// Where the expert wants to be next (header comment of seaquest_policies.h).
+Point choose_target(const Env& env, const SeaquestExpertOptions& options) {
   const Point here{env.sub_x(), env.sub_y()};
   if (!env.submerged() && env.oxygen() < Env::kMaxOxygen) return here;  // refill first
   const int steps_up = (env.sub_y() - Env::kSurfaceY) / Env::kSubSpeed;
@@ -87,9 +87,16 @@ Candidate evaluate(const Env& env, int action, int lookahead, Point target) {
   return c;
 }
 
-}  // namespace
+}  // namespace seaquest_plan
 
-int ExpertPolicy::act(const SeaquestEnv& env) {
+int SeaquestExpertPolicy::act(const Game& game) {
+  const auto* env = dynamic_cast<const SeaquestEnv*>(&game);
+  check(env != nullptr, "SeaquestExpertPolicy::act", "plays seaquest, not {}", game.name());
+  return act(*env);
+}
+
+int SeaquestExpertPolicy::act(const SeaquestEnv& env) {
+  using namespace seaquest_plan;
   if (env.done()) return kNoop;
   const Point target = choose_target(env, options_);
   Candidate cands[kNumActions];
@@ -109,86 +116,15 @@ int ExpertPolicy::act(const SeaquestEnv& env) {
   return best_of(false);
 }
 
-NoisyPolicy::NoisyPolicy(std::unique_ptr<Policy> inner, double epsilon) : inner_(std::move(inner)), epsilon_(epsilon) {
-  check(inner_ != nullptr && epsilon >= 0 && epsilon <= 1, "NoisyPolicy", "epsilon {} must be in [0, 1] with a policy",
-        epsilon);
+std::unique_ptr<Policy> make_seaquest_policy(std::string_view name) {
+  if (name == "expert") return std::make_unique<SeaquestExpertPolicy>();
+  if (name == "careless") return std::make_unique<SeaquestExpertPolicy>(SeaquestExpertOptions{.lookahead = 0});
+  return nullptr;
 }
 
-int NoisyPolicy::act(const SeaquestEnv& env) {
-  const bool explore = rng_.uniform() < epsilon_;  // drawn every step: the stream never shifts
-  const int random_action = rng_.below(kNumActions);
-  const int inner_action = inner_->act(env);
-  return explore ? random_action : inner_action;
-}
-
-void NoisyPolicy::reset(uint64_t seed) {
-  rng_ = ArcadeRng(seed, /*stream=*/2);
-  inner_->reset(seed);
-}
-
-std::unique_ptr<Policy> make_policy(const std::string& spec) {
-  const size_t colon = spec.find(':');
-  const std::string name = spec.substr(0, colon);
-  std::unique_ptr<Policy> policy;
-  if (name == "random") policy = std::make_unique<RandomPolicy>();
-  if (name == "expert") policy = std::make_unique<ExpertPolicy>();
-  if (name == "careless") policy = std::make_unique<ExpertPolicy>(ExpertOptions{.lookahead = 0});
-  check(policy != nullptr, "make_policy",
-        "unknown policy '{}' (random, expert, careless, each with an optional "
-        ":<epsilon>, e.g. expert:0.1)",
-        spec);
-  if (colon == std::string::npos) return policy;
-  char* end = nullptr;
-  const std::string eps_text = spec.substr(colon + 1);
-  const double eps = std::strtod(eps_text.c_str(), &end);
-  check(!eps_text.empty() && end && *end == '\0' && eps >= 0 && eps <= 1, "make_policy",
-        "'{}': epsilon '{}' must be a number in [0, 1]", spec, eps_text);
-  return std::make_unique<NoisyPolicy>(std::move(policy), eps);
-}
-
-uint64_t episode_seed(uint64_t seed, int64_t episode) {
-  const philox::Block b = philox::generate(seed, static_cast<uint64_t>(episode) ^ (uint64_t{0xE5} << 56));
-  return (static_cast<uint64_t>(b.v[0]) << 32) | b.v[1];
-}
-
-std::vector<EpisodeSummary> play_episodes(const std::string& spec, int episodes, uint64_t seed,
-                                          const SeaquestConfig& config) {
-  check(episodes >= 1, "play_episodes", "episodes {} must be >= 1", episodes);
-  std::unique_ptr<Policy> policy = make_policy(spec);
-  SeaquestEnv env(config);
-  std::vector<EpisodeSummary> out;
-  for (int e = 0; e < episodes; ++e) {
-    const uint64_t s = episode_seed(seed, e);
-    env.reset(s);
-    policy->reset(s);
-    EpisodeSummary summary;
-    while (!env.done()) {
-      StepInfo info;
-      env.advance(policy->act(env), &info);
-      summary.lives_lost += info.life_lost != LifeLoss::None;
-      summary.kills += info.kills;
-      summary.divers_rescued += info.divers_rescued;
-    }
-    summary.score = env.score();
-    summary.steps = env.steps();
-    out.push_back(summary);
-  }
-  return out;
-}
-
-ReferenceReturns reference_returns(int episodes, uint64_t seed, const SeaquestConfig& config) {
-  auto mean = [&](const std::string& spec) {
-    double sum = 0;
-    for (const EpisodeSummary& e : play_episodes(spec, episodes, seed, config)) sum += e.score;
-    return sum / episodes;
-  };
-  return {mean("random"), mean("expert")};
-}
-
-double normalized_return(double episode_return, const ReferenceReturns& reference) {
-  check(reference.expert > reference.random, "normalized_return", "expert return {} must exceed random return {}",
-        reference.expert, reference.random);
-  return 100.0 * (episode_return - reference.random) / (reference.expert - reference.random);
+std::vector<MixtureComponent> seaquest_default_mixture() {
+  return {{"random", 0.15},      {"expert:0.75", 0.20}, {"expert:0.5", 0.20}, {"careless:0.25", 0.15},
+          {"expert:0.25", 0.10}, {"expert:0.1", 0.12},  {"expert:0.03", 0.08}};
 }
 
 }  // namespace hm::arcade
