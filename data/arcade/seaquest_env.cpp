@@ -7,6 +7,7 @@
 
 namespace hm::arcade {
 namespace seaquest_rules {
+namespace {  // internal linkage: inlined, and no name clash in a unity batch
 
 constexpr int kStartX = (SeaquestEnv::kWidth - SeaquestEnv::kSubW) / 2;
 
@@ -21,6 +22,7 @@ bool off_field(int x, int w) { return x + w <= 0 || x >= SeaquestEnv::kWidth; }
 // just spawned outside the other side has not.
 bool swam_out(int x, int dir) { return off_field(x, SeaquestEnv::kEntityW) && (dir > 0) == (x > 0); }
 
+}  // namespace
 }  // namespace seaquest_rules
 
 std::string_view life_loss_name(LifeLoss cause) {

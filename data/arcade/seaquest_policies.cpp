@@ -8,6 +8,7 @@
 
 namespace hm::arcade {
 namespace seaquest_plan {
+namespace {  // internal linkage: inlined, and no name clash in a unity batch
 
 using Env = SeaquestEnv;
 
@@ -87,6 +88,7 @@ Candidate evaluate(const Env& env, int action, int lookahead, Point target) {
   return c;
 }
 
+}  // namespace
 }  // namespace seaquest_plan
 
 int SeaquestExpertPolicy::act(const Game& game) {

@@ -7,9 +7,11 @@
 
 namespace hm::arcade {
 namespace seaquest_view {
+namespace {  // internal linkage: inlined, and no name clash in a unity batch
 
 constexpr float kDepth = SeaquestEnv::kBottomY - SeaquestEnv::kSurfaceY;  // 48 units of water
 
+}  // namespace
 }  // namespace seaquest_view
 
 // 8 own features, then 8 per lane. Offsets are (entity - submarine) / field size, so they lie
