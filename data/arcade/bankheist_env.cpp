@@ -278,8 +278,22 @@ GameStep BankHeistEnv::advance(int action, Info* info_out) {
     enter_city(map_->exit_row);
   } else {
     if (dir >= 0) car_x_ += kDirDx[dir], car_y_ += kDirDy[dir], heading_ = dir, fuel_ -= 1;
-    // 2. Dynamite is dropped where the car was; 3. a bank under the car is robbed.
+    // 2. Dynamite is dropped where the car was (only when it moved).
     if (move.fire && dir >= 0 && !dynamite_.alive) dynamite_ = {true, old_x, old_y, kFuse};
+    // 3. The police wake or chase.
+    std::array<int, kMaxPolice> before_x{}, before_y{};
+    for (int i = 0; i < kMaxPolice; ++i) {
+      Police& p = police_[i];
+      before_x[i] = p.x, before_y[i] = p.y;
+      if (!p.alive) continue;
+      if (p.wake > 0) {
+        p.wake -= 1;
+        continue;
+      }
+      p.phase += police_speed();
+      if (p.phase >= 8) p.phase -= 8, move_police(p);
+    }
+    // 4. A bank under the car is robbed; a police car waits in its place.
     for (int i = 0; i < kMaxBanks; ++i) {
       Bank& b = banks_[i];
       if (!b.alive || b.x != car_x_ || b.y != car_y_) continue;
@@ -293,19 +307,6 @@ GameStep BankHeistEnv::advance(int action, Info* info_out) {
           p = {true, b.x, b.y, kPoliceWake, 0};
           break;
         }
-    }
-    // 4. The police wake or chase.
-    std::array<int, kMaxPolice> before_x{}, before_y{};
-    for (int i = 0; i < kMaxPolice; ++i) {
-      Police& p = police_[i];
-      before_x[i] = p.x, before_y[i] = p.y;
-      if (!p.alive) continue;
-      if (p.wake > 0) {
-        p.wake -= 1;
-        continue;
-      }
-      p.phase += police_speed();
-      if (p.phase >= 8) p.phase -= 8, move_police(p);
     }
     // 5. The dynamite's fuse burns down; the blast takes police and car alike.
     LifeLoss loss = LifeLoss::None;

@@ -21,8 +21,9 @@
 // Police move a fraction of the steps (4/8 in the first city, one more eighth per city, up to
 // 7/8). Touching an awake police car (sharing a tile, or swapping tiles) costs a life.
 // FIRE (and the moves with FIRE) drops dynamite on the tile the car leaves (one stick at a
-// time); kFuse steps later it explodes, destroying every police car within kBlastRadius tiles
-// (Manhattan) for kPoliceReward each, and the car too if it is still that close.
+// time, none while the car stands); kFuse steps later it explodes, destroying every police car
+// on its tile or next to it (kBlastRadius, Manhattan) for kPoliceReward each, and the car too
+// if it lingers that close.
 //
 // Driving off the right edge at the exit row leads to the next city: kExitBonusPerBank per
 // bank robbed in this city, full fuel, a new street plan, the bank values start again at 10 and

@@ -142,8 +142,8 @@ GameInfo bankheist_game_info() {
   // Episode weights chosen so that the steps spread from random to near-expert play
   // (data/arcade/README.md, "BankHeist stand-in").
   info.default_mixture = [] {
-    return std::vector<MixtureComponent>{{"random", 0.11},        {"expert:0.75", 0.19}, {"expert:0.5", 0.23},
-                                         {"careless:0.25", 0.24}, {"expert:0.25", 0.13}, {"expert:0.1", 0.06},
+    return std::vector<MixtureComponent>{{"random", 0.14},        {"expert:0.75", 0.21}, {"expert:0.5", 0.22},
+                                         {"careless:0.25", 0.21}, {"expert:0.25", 0.11}, {"expert:0.1", 0.07},
                                          {"expert:0.03", 0.04}};
   };
   info.format_version = 1;
