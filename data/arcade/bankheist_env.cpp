@@ -358,8 +358,8 @@ void BankHeistEnv::place_bank(int slot, int x, int y) {
 
 void BankHeistEnv::place_police(int slot, int x, int y, int wake) {
   check(slot >= 0 && slot < kMaxPolice && is_street(x, y) && wake >= 0 && wake <= kPoliceWake,
-        "BankHeistEnv::place_police", "slot {} at ({}, {}) wake {}: need slot 0..{}, a street tile and wake 0..{}", slot,
-        x, y, wake, kMaxPolice - 1, kPoliceWake);
+        "BankHeistEnv::place_police", "slot {} at ({}, {}) wake {}: need slot 0..{}, a street tile and wake 0..{}",
+        slot, x, y, wake, kMaxPolice - 1, kPoliceWake);
   police_[slot] = {true, x, y, wake, 0};
 }
 

@@ -133,13 +133,13 @@ class BankHeistEnv : public Game {
   int car_y() const { return car_y_; }
   int heading() const { return heading_; }
   int fuel() const { return fuel_; }
-  int city() const { return city_; }                  // 0 for the first
-  int banks_robbed() const { return robbed_; }        // in this city
-  int bank_value() const;                             // the next bank's reward
-  int police_speed() const;                           // eighths of a tile a step
-  double police_noise() const;                        // chance of a random turn per move
-  int exit_row() const { return map_->exit_row; }     // leave by driving east from (kCols - 1, exit_row)
-  int entry_row() const { return map_->entry_row; }   // enter at (0, entry_row)
+  int city() const { return city_; }                 // 0 for the first
+  int banks_robbed() const { return robbed_; }       // in this city
+  int bank_value() const;                            // the next bank's reward
+  int police_speed() const;                          // eighths of a tile a step
+  double police_noise() const;                       // chance of a random turn per move
+  int exit_row() const { return map_->exit_row; }    // leave by driving east from (kCols - 1, exit_row)
+  int entry_row() const { return map_->entry_row; }  // enter at (0, entry_row)
   const std::array<Bank, kMaxBanks>& banks() const { return banks_; }
   const std::array<Police, kMaxPolice>& police() const { return police_; }
   const Dynamite& dynamite() const { return dynamite_; }

@@ -2,8 +2,8 @@
 // games (games.h).
 //   expert    picks a goal (the exit when the fuel left is little more than the drive there,
 //             else the nearest bank by street distance, else the crossing farthest from the
-//             police), tries each of the 18 actions on a copy of the game followed by
-//             `lookahead` NOOPs (the car drives on), drops those that lose a life, and takes the
+//             police), tries each of the 18 actions on a copy of the game, then drives on
+//             (turning at walls) for `lookahead` steps, drops those that lose a life, takes the
 //             safe action whose first step ends nearest the goal (rewards on the way count);
 //             it drops dynamite when a chasing police car is close behind.
 //   careless  the same without the look-ahead (it drives into police and its own blasts)
@@ -19,8 +19,8 @@
 namespace hm::arcade {
 
 struct BankHeistExpertOptions {
-  int lookahead = 3;     // NOOP steps simulated after each candidate action; 0: no safety check
-  int fuel_margin = 8;   // head for the exit when fuel <= the street distance there + this
+  int lookahead = 3;    // steps driven on after each candidate action; 0: no safety check
+  int fuel_margin = 8;  // head for the exit when fuel <= the street distance there + this
 };
 
 class BankHeistExpertPolicy : public Policy {

@@ -22,9 +22,9 @@ constexpr int kBankheistOwnFeatures = 18;
 // presence 0 and zeros elsewhere.
 const std::vector<std::string>& BankHeistEnv::observation_names() const {
   static const std::vector<std::string> names = [] {
-    std::vector<std::string> n = {"x",         "y",         "heading_dx", "heading_dy", "fuel",       "lives",
-                                  "open_west", "open_north", "open_east", "open_south", "exit_dx",    "exit_dy",
-                                  "city",      "bank_value", "dynamite",  "dynamite_dx", "dynamite_dy", "fuse"};
+    std::vector<std::string> n = {"x",         "y",          "heading_dx", "heading_dy",  "fuel",        "lives",
+                                  "open_west", "open_north", "open_east",  "open_south",  "exit_dx",     "exit_dy",
+                                  "city",      "bank_value", "dynamite",   "dynamite_dx", "dynamite_dy", "fuse"};
     for (int i = 0; i < kMaxBanks; ++i)
       for (const char* f : {"", "_dx", "_dy", "_distance"}) n.push_back(fmt::format("bank{}{}", i, f));
     for (int i = 0; i < kMaxPolice; ++i)

@@ -320,7 +320,9 @@ TEST_CASE("arcade bankheist: episodes end at 0 lives or the step cap, and steppi
   CHECK((!capped.done() && capped.steps() == 0 && capped.score() == 0));
 }
 
-TEST_CASE("arcade bankheist: the same seed and actions give the same episode, another seed another, and copies continue alike") {
+TEST_CASE(
+    "arcade bankheist: the same seed and actions give the same episode, another seed another, and copies continue "
+    "alike") {
   auto run = [](uint64_t seed) {
     BH env;
     std::vector<float> trace = env.reset(seed);
@@ -398,7 +400,8 @@ TEST_CASE("arcade bankheist: banks appear by themselves (not near the car) only 
     watch.advance(i % 7 == 0 ? kUp : kNoop);
     for (int k = 0; k < BH::kMaxBanks; ++k) {
       const BH::Bank& b = watch.banks()[k];
-      if (b.alive && !was[k]) CHECK(watch.street_distance(watch.car_x(), watch.car_y(), b.x, b.y) >= BH::kBankMinDistance);
+      if (b.alive && !was[k])
+        CHECK(watch.street_distance(watch.car_x(), watch.car_y(), b.x, b.y) >= BH::kBankMinDistance);
       was[k] = b.alive;
     }
   }
@@ -445,8 +448,8 @@ TEST_CASE("arcade bankheist: the observation and the frame") {
   REQUIRE(frame.size() == static_cast<size_t>(env.frame_width() * env.frame_height()));
   CHECK((env.frame_width() == 40 && env.frame_height() == 32));
   auto pixel = [&](int row, int col) { return frame[static_cast<size_t>(row * BH::kFrameW + col)]; };
-  CHECK(pixel(1, 1 + 2 * 3) == 255);        // the car at tile (3, 0)
-  CHECK(pixel(1, 1 + 2 * 9) == 150);        // the bank at (9, 0)
+  CHECK(pixel(1, 1 + 2 * 3) == 255);          // the car at tile (3, 0)
+  CHECK(pixel(1, 1 + 2 * 9) == 150);          // the bank at (9, 0)
   CHECK(pixel(1 + 2 * 6, 1 + 2 * 3) == 170);  // the waiting police at (3, 6)
   CHECK(pixel(1 + 2 * 1, 1 + 2 * 1) == 80);   // a block
   CHECK(pixel(1, 1 + 2 * 5) == 20);           // a street
@@ -479,7 +482,7 @@ TEST_CASE("arcade bankheist policies: random < careless < expert, and the expert
   for (int e = 0; e < 20; ++e) {
     const BankheistRun run = bankheist_play(*expert_policy, 100 + e);
     expert += run.score / 20;
-    CHECK(run.steps == 1000);     // truncated, not lost
+    CHECK(run.steps == 1000);    // truncated, not lost
     CHECK(run.lives_lost <= 1);  // its look-ahead dodges police and blasts
   }
   MESSAGE("random " << random << ", careless " << careless << ", expert " << expert);
