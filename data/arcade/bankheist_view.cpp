@@ -13,7 +13,6 @@ using BH = BankHeistEnv;
 
 constexpr float kBankheistSpanX = BH::kCols - 1, kBankheistSpanY = BH::kRows - 1;
 constexpr int kBankheistFar = 64;  // street distances clip here (the longest seen is 66, most are under 40)
-constexpr int kBankheistOwnFeatures = 18;
 
 }  // namespace
 
