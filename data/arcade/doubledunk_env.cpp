@@ -9,26 +9,27 @@
 namespace hm::arcade {
 namespace {
 
-using DD = DoubleDunkEnv;
+using DunkEnv = DoubleDunkEnv;
 
 int doubledunk_sign(int v) { return (v > 0) - (v < 0); }
 
 // One step of at most `speed` units per axis from `from` towards `to`.
 DoubleDunkPos doubledunk_step_towards(DoubleDunkPos from, DoubleDunkPos to, int speed) {
   const int dx = std::clamp(to.x - from.x, -speed, speed), dy = std::clamp(to.y - from.y, -speed, speed);
-  return {std::clamp(from.x + dx, DD::kMinX, DD::kMaxX), std::clamp(from.y + dy, DD::kMinY, DD::kMaxY)};
+  return {std::clamp(from.x + dx, DunkEnv::kMinX, DunkEnv::kMaxX),
+          std::clamp(from.y + dy, DunkEnv::kMinY, DunkEnv::kMaxY)};
 }
 
 // `n` units from `from` towards `to` (or `to` itself when nearer), rounded to the grid.
 DoubleDunkPos doubledunk_advance_by(DoubleDunkPos from, DoubleDunkPos to, double n) {
-  const double d = DD::distance(from, to);
+  const double d = DunkEnv::distance(from, to);
   if (d <= n) return to;
   return {from.x + static_cast<int>(std::lround((to.x - from.x) * n / d)),
           from.y + static_cast<int>(std::lround((to.y - from.y) * n / d))};
 }
 
-constexpr DoubleDunkPos kDoubleDunkBasket{DD::kBasketX, DD::kBasketY};
-constexpr DoubleDunkPos kDoubleDunkReboundSpot{DD::kBasketX, DD::kBasketY + 10};
+constexpr DoubleDunkPos kDoubleDunkBasket{DunkEnv::kBasketX, DunkEnv::kBasketY};
+constexpr DoubleDunkPos kDoubleDunkReboundSpot{DunkEnv::kBasketX, DunkEnv::kBasketY + 10};
 // Where an attacker without the ball goes: the most open of these (corners, wings, top, post).
 constexpr std::array<DoubleDunkPos, 7> kDoubleDunkSpots = {
     {{8, 10}, {72, 10}, {16, 28}, {64, 28}, {40, 36}, {28, 16}, {52, 16}}};
@@ -268,8 +269,7 @@ GameStep DoubleDunkEnv::advance(int action, DoubleDunkStepInfo* info_out) {
       throw_pass(kYou, kMate, info);
   } else if (move.fire && holder() == kMate) {
     called_ = true;
-  } else if (move.fire && offense_ == 1 && holder() >= 0 &&
-             distance(pos_[kYou], pos_[holder()]) <= kSwipeReach) {
+  } else if (move.fire && offense_ == 1 && holder() >= 0 && distance(pos_[kYou], pos_[holder()]) <= kSwipeReach) {
     info.loss_team = 1;
     if (doubledunk_chance(rng_, planning_, kSwipeChance, info)) {
       info.stolen_by = kYou;
@@ -290,12 +290,12 @@ GameStep DoubleDunkEnv::advance(int action, DoubleDunkStepInfo* info_out) {
         } else {
           // Drive at the basket, sliding away from a defender in the way.
           const int other = 1 - team_of(p);
-          const int d = distance(pos_[p], pos_[2 * other]) <= distance(pos_[p], pos_[2 * other + 1]) ? 2 * other
-                                                                                                     : 2 * other + 1;
+          const int d =
+              distance(pos_[p], pos_[2 * other]) <= distance(pos_[p], pos_[2 * other + 1]) ? 2 * other : 2 * other + 1;
           DoubleDunkPos goal = kDoubleDunkBasket;
           if (distance(pos_[p], pos_[d]) < 6) {
-            const int side = pos_[p].x != pos_[d].x ? doubledunk_sign(pos_[p].x - pos_[d].x)
-                                                     : (pos_[p].x < kBasketX ? 1 : -1);
+            const int side =
+                pos_[p].x != pos_[d].x ? doubledunk_sign(pos_[p].x - pos_[d].x) : (pos_[p].x < kBasketX ? 1 : -1);
             goal = {pos_[p].x + 4 * side, pos_[p].y - 4};
           }
           script_player(p, goal, kDribbleSpeed);

@@ -9,7 +9,7 @@
 namespace hm::arcade {
 namespace {
 
-using DD = DoubleDunkEnv;
+using DunkEnv = DoubleDunkEnv;
 
 constexpr double kDoubleDunkSwing = 2.0;   // points a change of possession is worth
 constexpr double kDoubleDunkHold = 0.8;    // a shot the holder could take, against one taken now
@@ -17,30 +17,30 @@ constexpr double kDoubleDunkCatch = 0.9;   // a pass still in the air, against o
 constexpr double kDoubleDunkOpenFar = 99;  // the careless planner's idea of the nearest defender
 
 // Expected points of a shot by `p` from where it stands, as the planner sees it.
-double doubledunk_expected(const DD& env, int p, bool careful) {
-  const double chance =
-      careful ? env.shot_probability(p) : DD::shot_chance(DD::basket_distance(env.player(p)), kDoubleDunkOpenFar);
-  return chance * DD::shot_value(env.player(p));
+double doubledunk_expected(const DunkEnv& env, int p, bool careful) {
+  const double chance = careful ? env.shot_probability(p)
+                                : DunkEnv::shot_chance(DunkEnv::basket_distance(env.player(p)), kDoubleDunkOpenFar);
+  return chance * DunkEnv::shot_value(env.player(p));
 }
 
 // The value of the position reached, for your team: the holder's (or the pass receiver's)
 // shot to come, theirs counted against, and a holder running out of shot clock worth less.
-double doubledunk_position_value(const DD& env, bool careful) {
+double doubledunk_position_value(const DunkEnv& env, bool careful) {
   const DoubleDunkBall& ball = env.ball();
   if (ball.state == DoubleDunkBallState::Shot) return 0;  // released before planning began
   const int p = ball.state == DoubleDunkBallState::Held ? ball.holder : ball.target;
-  const double sign = DD::team_of(p) == 0 ? 1.0 : -1.0;
+  const double sign = DunkEnv::team_of(p) == 0 ? 1.0 : -1.0;
   double v = kDoubleDunkHold * doubledunk_expected(env, p, careful || sign < 0);
   if (ball.state == DoubleDunkBallState::Pass) v *= kDoubleDunkCatch;
   v *= std::min(1.0, env.shot_clock() / 8.0);
-  if (DD::team_of(p) == 0 && p == DD::kMate)  // an open you is a pass back the teammate can make
-    v += 0.2 * std::min(1.0, env.nearest_defender(DD::kYou) / 12.0);
+  if (DunkEnv::team_of(p) == 0 && p == DunkEnv::kMate)  // an open you is a pass back the teammate can make
+    v += 0.2 * std::min(1.0, env.nearest_defender(DunkEnv::kYou) / 12.0);
   return sign * v;
 }
 
 // The candidate `action`, then its move without FIRE for `lookahead` steps, on a planning copy.
-double doubledunk_evaluate(const DD& env, int action, const DoubleDunkExpertOptions& options) {
-  DD sim = env;
+double doubledunk_evaluate(const DunkEnv& env, int action, const DoubleDunkExpertOptions& options) {
+  DunkEnv sim = env;
   sim.set_planning(true);
   const ActionEffect e = action_effect(action);
   const int follow = action_of(e.dx, e.dy, false);
@@ -54,10 +54,11 @@ double doubledunk_evaluate(const DD& env, int action, const DoubleDunkExpertOpti
       reach *= 1 - info.loss_chance;
     }
     if (info.shooter >= 0) {
-      const double chance = options.careful || DD::team_of(info.shooter) == 1
-                                ? info.shot_p
-                                : DD::shot_chance(DD::basket_distance(sim.player(info.shooter)), kDoubleDunkOpenFar);
-      value += reach * (DD::team_of(info.shooter) == 0 ? 1.0 : -1.0) * chance * info.shot_points;
+      const double chance =
+          options.careful || DunkEnv::team_of(info.shooter) == 1
+              ? info.shot_p
+              : DunkEnv::shot_chance(DunkEnv::basket_distance(sim.player(info.shooter)), kDoubleDunkOpenFar);
+      value += reach * (DunkEnv::team_of(info.shooter) == 0 ? 1.0 : -1.0) * chance * info.shot_points;
       return value;
     }
     if (info.possession_changed)  // a shot-clock turnover (the planning copy has no chance events)
@@ -69,7 +70,7 @@ double doubledunk_evaluate(const DD& env, int action, const DoubleDunkExpertOpti
 }  // namespace
 
 int DoubleDunkExpert::act(const Game& game) {
-  const auto* env = dynamic_cast<const DD*>(&game);
+  const auto* env = dynamic_cast<const DunkEnv*>(&game);
   check(env != nullptr, "DoubleDunkExpert::act", "plays doubledunk, not '{}'", game.name());
   if (env->done()) return kNoop;
   int best = kNoop;
@@ -79,8 +80,9 @@ int DoubleDunkExpert::act(const Game& game) {
   // FIRE matters only with the ball on your team or an opponent's holder near you; otherwise a
   // FIRE variant is its move, so it is not simulated again.
   const int h = env->holder();
-  const bool fire_matters = h == DD::kYou || h == DD::kMate ||
-                            (h >= 0 && DD::distance(env->player(DD::kYou), env->player(h)) <= DD::kSwipeReach + 3);
+  const bool fire_matters =
+      h == DunkEnv::kYou || h == DunkEnv::kMate ||
+      (h >= 0 && DunkEnv::distance(env->player(DunkEnv::kYou), env->player(h)) <= DunkEnv::kSwipeReach + 3);
   for (int a = 0; a < kNumActions; ++a) {
     if (!fire_matters && action_effect(a).fire) continue;
     const double v = doubledunk_evaluate(*env, a, options_);
@@ -97,7 +99,7 @@ std::unique_ptr<Policy> make_doubledunk_policy(std::string_view name) {
 
 namespace {
 
-std::unique_ptr<Game> doubledunk_make(const GameConfig& config) { return std::make_unique<DD>(config); }
+std::unique_ptr<Game> doubledunk_make(const GameConfig& config) { return std::make_unique<DunkEnv>(config); }
 
 // The behaviour mixture, from random to near-expert play. Episodes end early when a team
 // reaches 21 (random's after about 400 steps, expert:0.03's after about 720, careless:0.25's
@@ -105,7 +107,7 @@ std::unique_ptr<Game> doubledunk_make(const GameConfig& config) { return std::ma
 // expert:0.5 0.15, careless:0.25 0.15, expert:0.25 0.15, expert:0.1 0.18, expert:0.03 0.12)
 // divided by each policy's mean episode length (data/arcade/README.md, DoubleDunk).
 std::vector<MixtureComponent> doubledunk_mixture() {
-  return {{"random", 0.16},       {"expert:0.75", 0.20}, {"expert:0.5", 0.14}, {"careless:0.25", 0.11},
+  return {{"random", 0.16},      {"expert:0.75", 0.20}, {"expert:0.5", 0.14}, {"careless:0.25", 0.11},
           {"expert:0.25", 0.11}, {"expert:0.1", 0.16},  {"expert:0.03", 0.12}};
 }
 
@@ -115,7 +117,7 @@ GameInfo doubledunk_game_info() {
   GameInfo info;
   info.name = "doubledunk";
   info.atari_name = "DoubleDunk";
-  info.observation_size = DD::kObservationSize;
+  info.observation_size = DunkEnv::kObservationSize;
   info.make = doubledunk_make;
   info.make_scripted = make_doubledunk_policy;
   info.scripted = {"expert", "careless"};

@@ -7,11 +7,13 @@
 namespace hm::arcade {
 namespace {
 
-using DD = DoubleDunkEnv;
+using DunkEnv = DoubleDunkEnv;
 
 // Court positions to about [-1, 1] around the centre; offsets by the court's size.
-float doubledunk_cx(int x) { return static_cast<float>(x - DD::kWidth / 2) / (DD::kWidth / 2); }
-float doubledunk_cy(int y) { return static_cast<float>(y - DD::kHeight / 2) / (DD::kHeight / 2); }
+float doubledunk_cx(int x) { return static_cast<float>(x - DunkEnv::kWidth / 2) / (DunkEnv::kWidth / 2); }
+float doubledunk_cy(int y) { return static_cast<float>(y - DunkEnv::kHeight / 2) / (DunkEnv::kHeight / 2); }
+// The farthest a player can be from the basket: a far corner, (2, 60) from (40, 6), is 66 units.
+constexpr double kDoubleDunkFarthest = 70;
 float doubledunk_clip01(double v) { return static_cast<float>(std::clamp(v, 0.0, 1.0)); }
 
 }  // namespace
@@ -21,16 +23,54 @@ float doubledunk_clip01(double v) { return static_cast<float>(std::clamp(v, 0.0,
 // to the nearest defender, shot chances, steal threats), so the rules are visible as they act.
 const std::vector<std::string>& DoubleDunkEnv::names() {
   static const std::vector<std::string> n = {
-      "you_x", "you_y", "mate_x", "mate_y", "opp1_x", "opp1_y", "opp2_x", "opp2_y",         // 0-7
-      "mate_dx", "mate_dy", "opp1_dx", "opp1_dy", "opp2_dx", "opp2_dy",                     // 8-13
-      "ball_you", "ball_mate", "ball_opp1", "ball_opp2", "ball_flying", "ball_x", "ball_y",  // 14-20
-      "shot_flying", "pass_flying", "pass_to_you", "pass_to_mate", "pass_to_opp1", "pass_to_opp2",  // 21-26
-      "shot_p", "shot_points", "shot_team",                                                         // 27-29
-      "offense", "shot_clock", "time_left", "points_for", "points_against", "margin",               // 30-35
-      "hold_steps", "ball_called",                                                                  // 36-37
-      "you_basket_distance", "you_beyond_arc", "you_shot_p", "you_defender_distance",               // 38-41
-      "mate_shot_p", "mate_defender_distance", "holder_shot_p", "holder_defender_distance",         // 42-45
-      "holder_steal_threats", "you_can_swipe",                                                      // 46-47
+      "you_x",
+      "you_y",
+      "mate_x",
+      "mate_y",
+      "opp1_x",
+      "opp1_y",
+      "opp2_x",
+      "opp2_y",  // 0-7
+      "mate_dx",
+      "mate_dy",
+      "opp1_dx",
+      "opp1_dy",
+      "opp2_dx",
+      "opp2_dy",  // 8-13
+      "ball_you",
+      "ball_mate",
+      "ball_opp1",
+      "ball_opp2",
+      "ball_flying",
+      "ball_x",
+      "ball_y",  // 14-20
+      "shot_flying",
+      "pass_flying",
+      "pass_to_you",
+      "pass_to_mate",
+      "pass_to_opp1",
+      "pass_to_opp2",  // 21-26
+      "shot_p",
+      "shot_points",
+      "shot_team",  // 27-29
+      "offense",
+      "shot_clock",
+      "time_left",
+      "points_for",
+      "points_against",
+      "margin",  // 30-35
+      "hold_steps",
+      "ball_called",  // 36-37
+      "you_basket_distance",
+      "you_beyond_arc",
+      "you_shot_p",
+      "you_defender_distance",  // 38-41
+      "mate_shot_p",
+      "mate_defender_distance",
+      "holder_shot_p",
+      "holder_defender_distance",  // 42-45
+      "holder_steal_threats",
+      "you_can_swipe",  // 46-47
   };
   return n;
 }
@@ -59,12 +99,13 @@ std::vector<float> DoubleDunkEnv::observation() const {
   o.push_back(offense_ == 0 ? 1.f : -1.f);
   o.push_back(static_cast<float>(shot_clock_) / kShotClock);
   o.push_back(static_cast<float>(config_.max_steps - steps_) / static_cast<float>(config_.max_steps));
-  o.push_back(static_cast<float>(points_[0]) / static_cast<float>(target_score_));
-  o.push_back(static_cast<float>(points_[1]) / static_cast<float>(target_score_));
-  o.push_back(static_cast<float>(points_[0] - points_[1]) / static_cast<float>(target_score_));
+  // A last basket can overshoot the target (20 + 3): the scores are clipped to it.
+  o.push_back(doubledunk_clip01(static_cast<double>(points_[0]) / target_score_));
+  o.push_back(doubledunk_clip01(static_cast<double>(points_[1]) / target_score_));
+  o.push_back(static_cast<float>(std::clamp(static_cast<double>(points_[0] - points_[1]) / target_score_, -1.0, 1.0)));
   o.push_back(doubledunk_clip01(hold_steps_ / 16.0));
   o.push_back(called_ ? 1.f : 0.f);
-  o.push_back(static_cast<float>(basket_distance(pos_[kYou]) / kHeight));
+  o.push_back(static_cast<float>(basket_distance(pos_[kYou]) / kDoubleDunkFarthest));
   o.push_back(shot_value(pos_[kYou]) == 3 ? 1.f : 0.f);
   o.push_back(static_cast<float>(shot_probability(kYou)));
   o.push_back(doubledunk_clip01(nearest_defender(kYou) / 40.0));
