@@ -22,56 +22,20 @@ float doubledunk_clip01(double v) { return static_cast<float>(std::clamp(v, 0.0,
 // the score, then quantities the rules compute from the positions (distances to the basket and
 // to the nearest defender, shot chances, steal threats), so the rules are visible as they act.
 const std::vector<std::string>& DoubleDunkEnv::names() {
+  // clang-format off
   static const std::vector<std::string> n = {
-      "you_x",
-      "you_y",
-      "mate_x",
-      "mate_y",
-      "opp1_x",
-      "opp1_y",
-      "opp2_x",
-      "opp2_y",  // 0-7
-      "mate_dx",
-      "mate_dy",
-      "opp1_dx",
-      "opp1_dy",
-      "opp2_dx",
-      "opp2_dy",  // 8-13
-      "ball_you",
-      "ball_mate",
-      "ball_opp1",
-      "ball_opp2",
-      "ball_flying",
-      "ball_x",
-      "ball_y",  // 14-20
-      "shot_flying",
-      "pass_flying",
-      "pass_to_you",
-      "pass_to_mate",
-      "pass_to_opp1",
-      "pass_to_opp2",  // 21-26
-      "shot_p",
-      "shot_points",
-      "shot_team",  // 27-29
-      "offense",
-      "shot_clock",
-      "time_left",
-      "points_for",
-      "points_against",
-      "margin",  // 30-35
-      "hold_steps",
-      "ball_called",  // 36-37
-      "you_basket_distance",
-      "you_beyond_arc",
-      "you_shot_p",
-      "you_defender_distance",  // 38-41
-      "mate_shot_p",
-      "mate_defender_distance",
-      "holder_shot_p",
-      "holder_defender_distance",  // 42-45
-      "holder_steal_threats",
-      "you_can_swipe",  // 46-47
+      "you_x", "you_y", "mate_x", "mate_y", "opp1_x", "opp1_y", "opp2_x", "opp2_y",            // 0-7
+      "mate_dx", "mate_dy", "opp1_dx", "opp1_dy", "opp2_dx", "opp2_dy",                        // 8-13
+      "ball_you", "ball_mate", "ball_opp1", "ball_opp2", "ball_flying", "ball_x", "ball_y",     // 14-20
+      "shot_flying", "pass_flying", "pass_to_you", "pass_to_mate", "pass_to_opp1", "pass_to_opp2",  // 21-26
+      "shot_p", "shot_points", "shot_team",                                                    // 27-29
+      "offense", "shot_clock", "time_left", "points_for", "points_against", "margin",          // 30-35
+      "hold_steps", "ball_called",                                                             // 36-37
+      "you_basket_distance", "you_beyond_arc", "you_shot_p", "you_defender_distance",          // 38-41
+      "mate_shot_p", "mate_defender_distance", "holder_shot_p", "holder_defender_distance",    // 42-45
+      "holder_steal_threats", "you_can_swipe",                                                 // 46-47
   };
+  // clang-format on
   return n;
 }
 
