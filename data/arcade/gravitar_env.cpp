@@ -11,10 +11,11 @@ namespace hm::arcade {
 namespace {
 
 constexpr int kGravitarFieldW = GravitarEnv::kWidth * GravitarEnv::kSub;  // sub-units round the planet
-constexpr int kGravitarSegment = 8;                      // terrain control points every 8 columns
+constexpr int kGravitarSegment = 8;                                       // terrain control points every 8 columns
 constexpr int kGravitarSegments = GravitarEnv::kWidth / kGravitarSegment;
-constexpr int kGravitarMinGround = 34, kGravitarMaxGround = 58;   // the drawn ground rows
-constexpr int kGravitarBoxHalfW = GravitarEnv::kBoxW * GravitarEnv::kSub / 2, kGravitarBoxHalfH = GravitarEnv::kBoxH * GravitarEnv::kSub / 2;
+constexpr int kGravitarMinGround = 34, kGravitarMaxGround = 58;  // the drawn ground rows
+constexpr int kGravitarBoxHalfW = GravitarEnv::kBoxW * GravitarEnv::kSub / 2,
+              kGravitarBoxHalfH = GravitarEnv::kBoxH * GravitarEnv::kSub / 2;
 constexpr int kGravitarShotHalf = GravitarEnv::kSub / 2;  // a bunker shot's box is centre +- half a unit
 
 // 16 * (sin, -cos) of heading * 22.5 degrees, rounded: x right, y down, heading 0 up.
@@ -49,7 +50,9 @@ std::string_view gravitar_life_loss_name(GravitarLifeLoss cause) {
 int GravitarEnv::heading_dx(int heading) { return kGravitarDirX[((heading % kHeadings) + kHeadings) % kHeadings]; }
 int GravitarEnv::heading_dy(int heading) { return kGravitarDirY[((heading % kHeadings) + kHeadings) % kHeadings]; }
 
-int GravitarEnv::wrap_dx(int xa, int xb) { return gravitar_wrap_x(xa - xb + kGravitarFieldW / 2) - kGravitarFieldW / 2; }
+int GravitarEnv::wrap_dx(int xa, int xb) {
+  return gravitar_wrap_x(xa - xb + kGravitarFieldW / 2) - kGravitarFieldW / 2;
+}
 
 GravitarEnv::GravitarEnv(GameConfig config) : config_(config) {
   check(config.max_steps >= 1 && config.lives >= 1, "GravitarEnv", "max_steps {} and lives {} must be >= 1",
@@ -131,7 +134,8 @@ void GravitarEnv::restart_ship() {
 static int gravitar_bunker_at(const std::array<GravitarBunker, GravitarEnv::kMaxBunkers>& bunkers, int x, int y) {
   for (int i = 0; i < GravitarEnv::kMaxBunkers; ++i) {
     const GravitarBunker& b = bunkers[i];
-    if (b.alive && std::abs(GravitarEnv::wrap_dx(x, gravitar_box_cx(b.x))) < kGravitarBoxHalfW && std::abs(y - gravitar_box_cy(b.y)) < kGravitarBoxHalfH)
+    if (b.alive && std::abs(GravitarEnv::wrap_dx(x, gravitar_box_cx(b.x))) < kGravitarBoxHalfW &&
+        std::abs(y - gravitar_box_cy(b.y)) < kGravitarBoxHalfH)
       return i;
   }
   return -1;
@@ -158,8 +162,12 @@ static int gravitar_shot_step(const GravitarEnv& env, GravitarShot& s) {
 }
 
 int GravitarEnv::shot_target(int x, int y, int heading) const {
-  GravitarShot s{true, gravitar_wrap_x(x + heading_dx(heading) * kGravitarShotScale), y + heading_dy(heading) * kGravitarShotScale,
-                 heading_dx(heading) * kGravitarShotScale, heading_dy(heading) * kGravitarShotScale, kShotLife};
+  GravitarShot s{true,
+                 gravitar_wrap_x(x + heading_dx(heading) * kGravitarShotScale),
+                 y + heading_dy(heading) * kGravitarShotScale,
+                 heading_dx(heading) * kGravitarShotScale,
+                 heading_dy(heading) * kGravitarShotScale,
+                 kShotLife};
   while (s.alive)
     if (const int hit = gravitar_shot_step(*this, s); hit >= 0) return hit;
   return -1;
@@ -194,7 +202,11 @@ void GravitarEnv::fire_bunkers() {
     const int tx = x_ + rng_.between(-3, 3) * kSub, ty = y_ + rng_.between(-3, 3) * kSub;
     const int64_t dx = wrap_dx(tx, sx), dy = ty - sy;
     const int64_t len = std::max<int64_t>(1, static_cast<int64_t>(std::sqrt(static_cast<double>(dx * dx + dy * dy))));
-    *slot = {true, sx, sy, static_cast<int>(dx * kEnemyShotSpeed / len), static_cast<int>(dy * kEnemyShotSpeed / len),
+    *slot = {true,
+             sx,
+             sy,
+             static_cast<int>(dx * kEnemyShotSpeed / len),
+             static_cast<int>(dy * kEnemyShotSpeed / len),
              kEnemyShotLife};
     b.reload = bunker_reload_draw();
   }
@@ -213,7 +225,8 @@ bool GravitarEnv::move_enemy_shots(GravitarStepInfo& info) {
       s.alive = false;
       continue;
     }
-    if (std::abs(wrap_dx(s.x, x_)) < kShipHalf + kGravitarShotHalf && std::abs(s.y - y_) < kShipHalf + kGravitarShotHalf) {
+    if (std::abs(wrap_dx(s.x, x_)) < kShipHalf + kGravitarShotHalf &&
+        std::abs(s.y - y_) < kShipHalf + kGravitarShotHalf) {
       s.alive = false;
       if (shield_)
         info.shots_blocked += 1;

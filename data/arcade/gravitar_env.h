@@ -64,10 +64,10 @@ struct GravitarStepInfo {
   GravitarLifeLoss life_lost = GravitarLifeLoss::None;
   int bunkers_destroyed = 0;
   int tanks_collected = 0;
-  int shots_blocked = 0;    // bunker shots stopped by the shield
-  int shots_fired = 0;      // by the ship (0 or 1)
+  int shots_blocked = 0;  // bunker shots stopped by the shield
+  int shots_fired = 0;    // by the ship (0 or 1)
   bool planet_cleared = false;
-  bool truncated = false;   // the episode ended at max_steps
+  bool truncated = false;  // the episode ended at max_steps
 };
 
 struct GravitarStepResult {
@@ -82,17 +82,17 @@ class GravitarEnv : public Game {
   // Geometry (units; kSub sub-units each), physics (sub-units per step), fuel and scores.
   static constexpr int kSub = 128;
   static constexpr int kWidth = 80, kHeight = 64;
-  static constexpr int kShipHalf = kSub;               // the ship's box is centre +- 1 unit
-  static constexpr int kCeiling = 2 * kSub;            // the ship's centre stays below y 2
+  static constexpr int kShipHalf = kSub;     // the ship's box is centre +- 1 unit
+  static constexpr int kCeiling = 2 * kSub;  // the ship's centre stays below y 2
   static constexpr int kStartX = 40 * kSub, kStartY = 5 * kSub;
-  static constexpr int kHeadings = 16;                 // heading 0 points up, 4 right, 8 down
-  static constexpr int kMaxSpeed = 160;                // per axis: 1.25 units per step
+  static constexpr int kHeadings = 16;                  // heading 0 points up, 4 right, 8 down
+  static constexpr int kMaxSpeed = 160;                 // per axis: 1.25 units per step
   static constexpr int kGravity0 = 3, kMaxGravity = 6;  // the first planet's, +1 per planet
-  static constexpr int kBoxW = 4, kBoxH = 3;           // bunkers and tanks
+  static constexpr int kBoxW = 4, kBoxH = 3;            // bunkers and tanks
   static constexpr int kMaxBunkers = 6, kFirstBunkers = 3, kTanks = 2;
-  static constexpr int kMaxShots = 2, kReload = 4, kShotLife = 24;          // the ship's shots
+  static constexpr int kMaxShots = 2, kReload = 4, kShotLife = 24;  // the ship's shots
   static constexpr int kMaxEnemyShots = 3, kEnemyShotSpeed = 96, kEnemyShotLife = 90;
-  static constexpr int kBunkerRange = 30;              // columns either side
+  static constexpr int kBunkerRange = 30;                    // columns either side
   static constexpr int kBeamDepth = 14, kBeamHalfWidth = 3;  // the tractor beam (units)
   static constexpr int kMaxFuel = 800, kStartFuel = 500, kTankFuel = 300;
   static constexpr int kThrustFuel = 2, kShieldFuel = 3;
@@ -139,10 +139,10 @@ class GravitarEnv : public Game {
   int heading() const { return heading_; }
   int fuel() const { return fuel_; }
   int reload() const { return reload_; }
-  int planet() const { return planet_; }  // 0 for the first
-  int gravity() const;                    // sub-units per step per step
+  int planet() const { return planet_; }   // 0 for the first
+  int gravity() const;                     // sub-units per step per step
   bool shield() const { return shield_; }  // raised in the last step
-  int ground(int column) const;           // the ground's top row (units) at a column (wraps)
+  int ground(int column) const;            // the ground's top row (units) at a column (wraps)
   int bunkers_left() const;
   const std::array<GravitarBunker, kMaxBunkers>& bunkers() const { return bunkers_; }
   const std::array<GravitarTank, kTanks>& tanks() const { return tanks_; }
@@ -152,11 +152,11 @@ class GravitarEnv : public Game {
   // Set-ups for tests and demonstrations, checked (hm::Error names the values). Units are
   // columns and rows except where sub-units are said.
   void place_ship(int x, int y, int heading, int vx = 0, int vy = 0);  // x, y sub-units; v sub-units/step
-  void flatten_terrain(int ground_y);           // every column's ground at ground_y (12..62)
-  int place_bunker(int x, int reload = 0);     // on the ground at left column x; its slot
-  int place_tank(int x);                       // on the ground at left column x; its slot
-  void place_enemy_shot(int x, int y, int vx, int vy);  // sub-units
-  void set_fuel(int fuel);                     // 1..kMaxFuel
+  void flatten_terrain(int ground_y);                                  // every column's ground at ground_y (12..62)
+  int place_bunker(int x, int reload = 0);                             // on the ground at left column x; its slot
+  int place_tank(int x);                                               // on the ground at left column x; its slot
+  void place_enemy_shot(int x, int y, int vx, int vy);                 // sub-units
+  void set_fuel(int fuel);                                             // 1..kMaxFuel
 
  private:
   void new_planet();

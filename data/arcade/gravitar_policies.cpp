@@ -6,15 +6,15 @@
 #include <limits>
 
 #include "harmonic/core/error.h"
-#include "harmonic/data/arcade/gravitar_env.h"
 #include "harmonic/data/arcade/games.h"
+#include "harmonic/data/arcade/gravitar_env.h"
 
 namespace hm::arcade {
 namespace {
 
 constexpr double kGravitarUnit = GravitarEnv::kSub;
-constexpr int kGravitarLead = 8;             // steps the planner extrapolates the velocity
-constexpr double kGravitarHeadingCost = 1.5;  // per heading away from the wanted one
+constexpr int kGravitarLead = 8;                                 // steps the planner extrapolates the velocity
+constexpr double kGravitarHeadingCost = 1.5;                     // per heading away from the wanted one
 constexpr int kGravitarAimHeadings[] = {8, 7, 9, 6, 10, 5, 11};  // downward, straight first
 constexpr int kGravitarAimRanges[] = {10, 14, 18};               // units from the bunker
 
@@ -63,7 +63,8 @@ GravitarGoal gravitar_choose_spot(const GravitarEnv& env, const GravitarExpertOp
   std::vector<Spot> spots;
   for (int h : kGravitarAimHeadings) {
     for (int r : kGravitarAimRanges) {
-      const double px = std::fmod(cx - r * GravitarEnv::heading_dx(h) / 16.0 + GravitarEnv::kWidth, GravitarEnv::kWidth);
+      const double px =
+          std::fmod(cx - r * GravitarEnv::heading_dx(h) / 16.0 + GravitarEnv::kWidth, GravitarEnv::kWidth);
       const double py = cy - r * GravitarEnv::heading_dy(h) / 16.0;
       spots.push_back({dist(px, py), px, py, h});
     }
@@ -85,7 +86,8 @@ GravitarGoal gravitar_choose_goal(const GravitarEnv& env, const GravitarExpertOp
   const double dx = gravitar_dx_units(goal.x, sx);
   if (std::abs(dx) <= 6) return goal;
   int top = GravitarEnv::kHeight;
-  const int from = static_cast<int>(std::floor(std::min(sx, sx + dx))), to = static_cast<int>(std::ceil(std::max(sx, sx + dx)));
+  const int from = static_cast<int>(std::floor(std::min(sx, sx + dx))),
+            to = static_cast<int>(std::ceil(std::max(sx, sx + dx)));
   for (int c = from - 2; c <= to + 2; ++c) top = std::min(top, env.ground(c));
   goal.y = std::min(goal.y, std::max(5.0, top - 12.0));
   return goal;
@@ -99,7 +101,8 @@ int gravitar_heading_gap(int a, int b) {
 // The heading closest to the direction (x, y) (y down).
 int gravitar_heading_towards(double x, double y) {
   const double turns = std::atan2(x, -y) / (2 * M_PI);  // 0 up, clockwise
-  return static_cast<int>(std::lround(turns * GravitarEnv::kHeadings) + GravitarEnv::kHeadings) % GravitarEnv::kHeadings;
+  return static_cast<int>(std::lround(turns * GravitarEnv::kHeadings) + GravitarEnv::kHeadings) %
+         GravitarEnv::kHeadings;
 }
 
 // How well the state after a candidate suits the goal: the velocity-extrapolated position's
@@ -111,7 +114,8 @@ double gravitar_goal_value(const GravitarEnv& sim, const GravitarGoal& goal) {
   const double vx = sim.ship_vx() / kGravitarUnit, vy = sim.ship_vy() / kGravitarUnit;
   const double px = x + vx * kGravitarLead, py = y + vy * kGravitarLead + 0.5 * g * kGravitarLead * kGravitarLead;
   const double ex = gravitar_dx_units(goal.x, px), ey = goal.y - py;
-  const double miss = std::hypot(ex, ey);
+  // Below the goal, height counts double: climb first, then cross (the ground is below).
+  const double miss = std::hypot(ex, ey < 0 ? 2 * ey : ey);
   int wanted = 0;
   double settled_bonus = 0;
   const bool settled = std::hypot(gravitar_dx_units(goal.x, x), goal.y - y) < 2.5 && std::hypot(vx, vy) < 0.3;
@@ -125,9 +129,11 @@ double gravitar_goal_value(const GravitarEnv& sim, const GravitarGoal& goal) {
     const double ax = 2 * ex / (kGravitarLead * kGravitarLead);
     const double ay = std::min(0.0, 2 * ey / (kGravitarLead * kGravitarLead) - g);
     wanted = std::hypot(ax, ay) < 0.02 ? 0 : gravitar_heading_towards(ax, ay);
+    if (goal.y < y - 3 && gravitar_heading_gap(wanted, 0) > 2) wanted = ax > 0 ? 2 : GravitarEnv::kHeadings - 2;
   }
-  const double low = std::max(0.0, 7.0 - gravitar_clearance(sim, x, y, 3)) +
-                     std::max(0.0, 7.0 - gravitar_clearance(sim, std::fmod(px + GravitarEnv::kWidth, GravitarEnv::kWidth), py, 3));
+  const double low =
+      std::max(0.0, 7.0 - gravitar_clearance(sim, x, y, 3)) +
+      std::max(0.0, 7.0 - gravitar_clearance(sim, std::fmod(px + GravitarEnv::kWidth, GravitarEnv::kWidth), py, 3));
   return settled_bonus - miss - kGravitarHeadingCost * gravitar_heading_gap(sim.heading(), wanted) - 4.0 * low;
 }
 
@@ -140,9 +146,10 @@ struct GravitarCandidate {
 // within 45 degrees of that heading.
 int gravitar_recovery_action(const GravitarEnv& sim) {
   const int wanted = gravitar_heading_towards(-2.0 * sim.ship_vx() / GravitarEnv::kMaxSpeed, -1.0);
-  const int d = ((wanted - sim.heading()) % GravitarEnv::kHeadings + GravitarEnv::kHeadings + GravitarEnv::kHeadings / 2) %
-                    GravitarEnv::kHeadings -
-                GravitarEnv::kHeadings / 2;  // in [-8, 8)
+  const int d =
+      ((wanted - sim.heading()) % GravitarEnv::kHeadings + GravitarEnv::kHeadings + GravitarEnv::kHeadings / 2) %
+          GravitarEnv::kHeadings -
+      GravitarEnv::kHeadings / 2;  // in [-8, 8)
   return action_of(d > 0 ? 1 : (d < 0 ? -1 : 0), std::abs(d) <= 2 ? -1 : 0, false);
 }
 
@@ -179,11 +186,11 @@ GravitarCandidate gravitar_evaluate(const GravitarEnv& env, int action, const Gr
   GravitarCandidate c;
   c.safe = !lost_now;
   if (c.safe && lookahead > 0 && !sim.done()) {
-    const bool dodges = gravitar_play_line(sim, lookahead, [](const GravitarEnv&) { return kNoop; }) ==
-                            GravitarLifeLoss::None ||
-                        gravitar_play_line(sim, lookahead, [](const GravitarEnv&) { return kDown; }) ==
-                            GravitarLifeLoss::None;
-    c.safe = dodges && gravitar_play_line(sim, 4 * lookahead, gravitar_recovery_action, true) != GravitarLifeLoss::Crash;
+    const bool dodges =
+        gravitar_play_line(sim, lookahead, [](const GravitarEnv&) { return kNoop; }) == GravitarLifeLoss::None ||
+        gravitar_play_line(sim, lookahead, [](const GravitarEnv&) { return kDown; }) == GravitarLifeLoss::None;
+    c.safe =
+        dodges && gravitar_play_line(sim, 4 * lookahead, gravitar_recovery_action, true) != GravitarLifeLoss::Crash;
   }
   c.value = value + gravitar_goal_value(sim, goal) - (lost_now && options.lookahead > 0 ? 1000.0 : 0.0);
   return c;
@@ -213,7 +220,8 @@ int GravitarExpertPolicy::act(const Game& game) {
 
 std::unique_ptr<Policy> make_gravitar_policy(std::string_view name) {
   if (name == "expert") return std::make_unique<GravitarExpertPolicy>();
-  if (name == "careless") return std::make_unique<GravitarExpertPolicy>(GravitarExpertOptions{.lookahead = 0, .shield = false});
+  if (name == "careless")
+    return std::make_unique<GravitarExpertPolicy>(GravitarExpertOptions{.lookahead = 0, .shield = false});
   return nullptr;
 }
 
@@ -226,7 +234,7 @@ GameInfo gravitar_game_info() {
   info.make_scripted = make_gravitar_policy;
   info.scripted = {"expert", "careless"};
   info.default_mixture = [] {
-    return std::vector<MixtureComponent>{{"random", 0.15},     {"expert:0.75", 0.20}, {"expert:0.5", 0.20},
+    return std::vector<MixtureComponent>{{"random", 0.15},        {"expert:0.75", 0.20}, {"expert:0.5", 0.20},
                                          {"careless:0.25", 0.15}, {"expert:0.25", 0.10}, {"expert:0.1", 0.12},
                                          {"expert:0.03", 0.08}};
   };

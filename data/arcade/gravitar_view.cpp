@@ -14,7 +14,7 @@ constexpr float kGravitarViewHalfW = GravitarEnv::kWidth * GravitarEnv::kSub / 2
 constexpr float kGravitarViewH = GravitarEnv::kHeight * GravitarEnv::kSub;
 constexpr int kGravitarViewBunkers = 4, kGravitarViewTanks = 2;
 constexpr int kGravitarTerrainOffsets[] = {-12, -8, -4, 0, 4, 8, 12};  // columns around the ship
-constexpr float kGravitarMaxReload = 70;  // the longest pause a bunker draws
+constexpr float kGravitarMaxReload = 70;                               // the longest pause a bunker draws
 
 // The indices of the alive entities, nearest to the ship first (ties by index), at most n.
 template <typename T>
@@ -40,8 +40,8 @@ std::vector<int> gravitar_nearest(const GravitarEnv& env, const T& items, int n)
 // always has a non-zero velocity).
 const std::vector<std::string>& GravitarEnv::observation_names() const {
   static const std::vector<std::string> names = [] {
-    std::vector<std::string> n = {"x",    "y",       "vx",     "vy",      "heading_x", "heading_y",
-                                  "fuel", "lives",   "gravity", "reload", "clearance"};
+    std::vector<std::string> n = {"x",    "y",     "vx",      "vy",     "heading_x", "heading_y",
+                                  "fuel", "lives", "gravity", "reload", "clearance"};
     for (int dx : kGravitarTerrainOffsets) n.push_back(fmt::format("ground_{}{}", dx < 0 ? "m" : "p", std::abs(dx)));
     for (int i = 0; i < kGravitarViewBunkers; ++i)
       for (const char* f : {"", "_dx", "_dy", "_reload"}) n.push_back(fmt::format("bunker{}{}", i, f));
