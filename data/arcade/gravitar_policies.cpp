@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <vector>
 
 #include "harmonic/core/error.h"
 #include "harmonic/data/arcade/games.h"
