@@ -170,7 +170,7 @@ TEST_CASE("gravitar: shots fly along the heading, two at most, one every kReload
   for (const GravitarShot& s : env.shots()) CHECK_FALSE(s.alive);
 }
 
-TEST_CASE("gravitar: a shot destroys a bunker (+250); the last one clears the planet (+1000)") {
+TEST_CASE("gravitar: a shot destroys a bunker (+250), the last one clears the planet (+1000)") {
   Env env = gravitar_quiet(8);  // pointing down
   env.place_bunker(38);         // under the ship
   env.place_bunker(10);
@@ -288,7 +288,7 @@ TEST_CASE("gravitar: the set-ups check their arguments") {
   CHECK(throws_with([] { Env bad({.max_steps = 0}); }, {"GravitarEnv", "max_steps 0"}));
 }
 
-TEST_CASE("gravitar: the same seed and actions give the same episode, another seed another; copies continue alike") {
+TEST_CASE("gravitar: the same seed and actions give the same episode, another seed another, and copies continue alike") {
   auto run = [](uint64_t seed) {
     Env env;
     std::vector<float> trace = env.reset(seed);
