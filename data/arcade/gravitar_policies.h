@@ -1,14 +1,16 @@
 // Scripted policies of the Gravitar stand-in (gravitar_env.h), for the normalised return and
 // the offline data set's behaviour mixture (games.h adds "random" and ":<epsilon>" noise).
-//   expert    picks a goal (a tank to hover above when fuel runs low, else a firing point from
-//             which a shot along one of the downward headings reaches the nearest bunker over
-//             clear ground, else a hover point), tries each of the 18 actions on a copy of the
-//             game followed by `lookahead` NOOPs (or, when a bunker shot would hit, by shield
-//             steps), drops those that lose a life, and takes the safe one whose predicted
-//             position and heading suit the goal best; it fires when a shot would reach a
-//             bunker and raises the tractor beam over a tank
-//   careless  the same without the look-ahead: it flies into shots and, at speed, into the
-//             ground
+//   expert    picks a goal (a point above the nearest tank when fuel runs low, else the firing
+//             point nearest the ship from which a shot along one of the downward headings
+//             reaches the nearest bunker over clear ground, else a hover point; far from it,
+//             the way there runs 12 units above the highest ground), tries each of the 18
+//             actions on a copy of the game, keeps those after which `lookahead` NOOPs or shield
+//             steps survive and 4 `lookahead` steps of a climbing recovery do not crash, and
+//             takes the safe one whose velocity-extrapolated position and heading suit the goal
+//             best; it fires when a shot would reach a bunker and raises the tractor beam over
+//             a tank
+//   careless  the same without the look-ahead and without the shield against shots: bunker
+//             shots end its lives
 #pragma once
 #include <memory>
 #include <string_view>
