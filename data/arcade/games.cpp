@@ -21,7 +21,9 @@ std::string known_games() {
 const std::vector<GameInfo>& games() {
   static const std::vector<GameInfo> list = {
       seaquest_game_info(),
-      // bankheist_game_info(), doubledunk_game_info(), gravitar_game_info(),
+      bankheist_game_info(),
+      doubledunk_game_info(),
+      gravitar_game_info(),
   };
   return list;
 }
