@@ -4,10 +4,11 @@
 
 namespace hm::studies {
 
-report::LinePlot dt_frequency_plot(const std::vector<DtGroup>& groups, const std::string& metric) {
+report::LinePlot dt_frequency_plot(const std::vector<DtGroup>& groups, const std::string& metric,
+                                   const std::string& figure) {
   const bool ret = metric == "return";
   report::LinePlot plot;
-  plot.title = ret ? "Figure 4: best-epoch normalised return vs frequencies" : "Figure 4: pmf smoothness vs frequencies";
+  plot.title = figure + (ret ? ": best-epoch normalised return vs frequencies" : ": pmf smoothness vs frequencies");
   plot.x_label = "Fourier frequencies N";
   plot.y_label = ret ? "normalised return" : "smoothness (lower is smoother)";
   report::Series fourier{.label = "Fourier head (mean ± std over seeds)"}, linear{.label = "linear head"};

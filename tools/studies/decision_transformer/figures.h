@@ -10,8 +10,10 @@
 
 namespace hm::studies {
 
-// metric: "return" or "smoothness".
-report::LinePlot dt_frequency_plot(const std::vector<DtGroup>& groups, const std::string& metric);
+// metric: "return" or "smoothness"; figure: the paper's figure the title names (Figure 16 for
+// the other games' sweeps).
+report::LinePlot dt_frequency_plot(const std::vector<DtGroup>& groups, const std::string& metric,
+                                   const std::string& figure = "Figure 4");
 // The pmfs of probe window `window` for the linear and the main Fourier head (x: action index
 // in the paper's order), the data set's action marked.
 report::LinePlot dt_pmf_plot(const std::vector<DtGroup>& groups, int64_t main_frequencies, size_t window);

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "harmonic/core/error.h"
+#include "harmonic/data/arcade/games.h"
 
 namespace hm::studies {
 namespace {
@@ -13,7 +14,8 @@ namespace {
 constexpr const char* kDecisionTransformerPlan = kDtStudy;
 
 bool has_part(const DtStudyPlan& plan, const std::string& part) {
-  if (plan.parts.empty()) return !plan.common.quick || part == "main";  // quick: no ablations by default
+  // quick, and the other games: no ablations by default
+  if (plan.parts.empty()) return (!plan.common.quick && plan.game == kDtDefaultGame) || part == "main";
   return std::find(plan.parts.begin(), plan.parts.end(), part) != plan.parts.end();
 }
 
@@ -39,6 +41,19 @@ void drop_fourier_keys(Json& task_config) {
 }
 
 }  // namespace
+
+const std::string& dt_checked_game(const std::string& game) {
+  std::string known;
+  for (const arcade::GameInfo& g : arcade::games()) {
+    if (g.name == game) return game;
+    known += (known.empty() ? "" : ", ") + g.name;
+  }
+  throw_error(kDecisionTransformerPlan, fmt::format("unknown game '{}' (known games: {})", game, known));
+}
+
+std::string dt_game_of(const Json& task_config) {
+  return task_config.contains("game") ? task_config.at("game").get<std::string>() : std::string(kDtDefaultGame);
+}
 
 Json dt_scale(const DtStudyPlan& plan) {
   if (plan.common.paper_scale)  // Appendix D.1: 500k transitions, 5 epochs, minGPT DT's batch 128, the paper's model
@@ -72,6 +87,14 @@ std::vector<HeadRunSpec> dt_study_grid(const DtStudyPlan& plan) {
     check(m.n_layer >= 1 && m.n_embd >= 1, kDecisionTransformerPlan, "model sizes need n_layer, n_embd >= 1, got {}, {}", m.n_layer,
           m.n_embd);
   for (int64_t n : data_sizes) check(n >= 1, kDecisionTransformerPlan, "data sizes must be >= 1 transitions, got {}", n);
+  dt_checked_game(plan.game);
+  check(!plan.task.contains("game") || plan.task.at("game") == plan.game, kDecisionTransformerPlan,
+        "the game is the study's option 'game' ('{}'), not task key 'game' ({})", plan.game,
+        plan.task.contains("game") ? plan.task.at("game").dump() : "");
+  // The heads on every seed: the main N, and on the other games' full grid Fourier-14 too.
+  std::vector<int64_t> every_seed = {plan.main_frequencies};
+  if (plan.game != kDtDefaultGame && !plan.common.quick && plan.main_frequencies != kDtGameSecondFrequencies)
+    every_seed.push_back(kDtGameSecondFrequencies);
   std::vector<HeadRunSpec> grid;
   auto add = [&](HeadChoice head, uint64_t seed, const std::string& ablation, const Json& keys) {
     for (const HeadRunSpec& r : grid)
@@ -82,13 +105,14 @@ std::vector<HeadRunSpec> dt_study_grid(const DtStudyPlan& plan) {
     run.task_config.merge_patch(keys);
     run.task_config.merge_patch(head.task_keys());
     if (!head.fourier()) drop_fourier_keys(run.task_config);
+    if (plan.game != kDtDefaultGame) run.task_config["game"] = plan.game;
     run.task_config["seed"] = seed;
     grid.push_back(std::move(run));
   };
   if (has_part(plan, "main")) {
     for (uint64_t seed : seeds) {
       add(HeadChoice{}, seed, "", Json::object());
-      add(HeadChoice{plan.main_frequencies}, seed, "", Json::object());
+      for (int64_t n : every_seed) add(HeadChoice{n}, seed, "", Json::object());
     }
     for (int64_t n : sweep)
       for (uint64_t seed : sweep_seeds) add(HeadChoice{n}, seed, "", Json::object());

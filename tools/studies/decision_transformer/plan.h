@@ -30,6 +30,13 @@ struct DtModelSize {
   int64_t n_embd = 128;
 };
 
+// The game every run plays (data/arcade/games.h); Seaquest's runs carry no `game` key, as they
+// did before the other games, so their configs and records stay as committed.
+inline constexpr const char* kDtDefaultGame = "seaquest";
+// The second Fourier head every seed runs on the other games in full mode: the paper's best on
+// Seaquest (Table 2's Fourier-14), beside the main N.
+inline constexpr int64_t kDtGameSecondFrequencies = 14;
+
 struct DtStudyPlan {
   // seeds: linear and the main Fourier head; empty: {1} quick, {1, 2, 3, 4} full. paper_scale:
   // the paper's 500k transitions x 5 epochs, batch 128.
@@ -41,11 +48,21 @@ struct DtStudyPlan {
   std::vector<std::string> parts;       // of kDtParts; empty: main (quick), all three (full)
   std::vector<DtModelSize> model_sizes;  // empty: {1, 32} (quick), {2, 64} and {4, 96} (full)
   std::vector<int64_t> data_sizes;       // transitions; empty: 20000 (quick), 50000 and 100000 (full)
+  // The arcade game (a data/arcade/games.h name). Another game than Seaquest adds Fourier-14 to
+  // the every-seed heads in full mode and runs the main part only by default (the model and data
+  // ablations are Seaquest's Figures 14 and 15).
+  std::string game = kDtDefaultGame;
 };
+
+// The plan's game checked against data/arcade's list; throws naming the known games.
+const std::string& dt_checked_game(const std::string& game);
+// The game of a run config: its `game` key, Seaquest where absent.
+std::string dt_game_of(const Json& task_config);
 
 // The arcade-dt keys every run gets at the plan's scale.
 Json dt_scale(const DtStudyPlan& plan);
-// Linear and the main Fourier head on every seed, then the other frequencies on the sweep
+// Linear and the main Fourier head (on another game than Seaquest in full mode, Fourier-14 too)
+// on every seed, then the other frequencies on the sweep
 // seeds (full: every even N from 2 to 32, as the paper's sweep); then the ablations' linear
 // and main Fourier runs on the sweep seeds, model sizes before data sizes.
 std::vector<HeadRunSpec> dt_study_grid(const DtStudyPlan& plan);

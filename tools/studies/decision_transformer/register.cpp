@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "harmonic/core/error.h"
+#include "harmonic/tools/studies/decision_transformer/game_report.h"
 #include "harmonic/tools/studies/decision_transformer/plan.h"
 #include "harmonic/tools/studies/decision_transformer/report.h"
 #include "harmonic/tools/studies/decision_transformer/run.h"
@@ -28,6 +29,7 @@ DtStudyPlan decision_transformer_plan_of(const StudyContext& c) {
     plan.model_sizes.push_back({m.at(0).get<int64_t>(), m.at(1).get<int64_t>()});
   }
   plan.data_sizes = o.at("data_sizes").get<std::vector<int64_t>>();
+  plan.game = o.at("game").get<std::string>();
   return plan;
 }
 
@@ -44,14 +46,16 @@ StudySpec decision_transformer_study() {
       "context) on 200k transitions for 3000 steps, linear and Fourier-8 on seeds 1-4, Fourier-N for every other "
       "even N from 2 to 32 on seeds 1-2, and linear and Fourier-8 on seeds 1-2 at 2 layers d 64 and 4 layers d 96 "
       "(Figure 14) and on 50k and 100k transitions (Figure 15): 54 runs; --set paper_scale=true: 500k transitions x "
-      "5 epochs at batch 128 (with --set device=cuda on a GPU)";
+      "5 epochs at batch 128 (with --set device=cuda on a GPU); --set game=bankheist|doubledunk|gravitar: that "
+      "game's Table 2 column and Figure 16 panel, full: linear, Fourier-8 and Fourier-14 on seeds 1-4 and the sweep "
+      "on seeds 1-2, no ablations: 40 runs";
   // frequencies: the sweep's Fourier heads besides main_frequencies ([]: the mode's); task:
   // arcade-dt keys merged into every run (--set 'task={"trainer":{"steps":100}}'); parts: of
   // main, model, data ([]: the mode's); model_sizes: [[n_layer, n_embd], ...] and data_sizes:
-  // transitions of the ablations ([]: the mode's).
+  // transitions of the ablations ([]: the mode's); game: the arcade game (data/arcade/games.h).
   s.options = {{"frequencies", Json::array()}, {"sweep_seeds", Json::array()}, {"main_frequencies", 8},
                {"task", Json::object()},       {"parts", Json::array()},       {"model_sizes", Json::array()},
-               {"data_sizes", Json::array()}};
+               {"data_sizes", Json::array()},  {"game", kDtDefaultGame}};
   s.smoke = {{"task", {{"dataset_steps", 3000}, {"val_steps", 600}, {"max_episode_steps", 200}, {"n_layer", 1}, {"n_head", 2}, {"n_embd", 16}, {"context_length", 5}, {"batch_size", 16}, {"eval_episodes", 2}, {"reference_episodes", 3}, {"val_windows", 64}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}, {"warmup_steps", 1}}}}}};
   s.grid = [](const StudyContext& c) {
     return study_runs(dt_study_grid(decision_transformer_plan_of(c)), dt_run_label, head_run_json, dt_run_cost);
@@ -79,6 +83,8 @@ StudySpec decision_transformer_study() {
       for (const DtRun& o : runs) n += o.spec.ablation.empty() && o.spec.head.frequencies == r.spec.head.frequencies;
       if (r.spec.head.fourier() && n > most) most = n, main = r.spec.head.frequencies;
     }
+    const std::string game = runs.empty() ? kDtDefaultGame : dt_game_of(runs.front().spec.task_config);
+    if (game != kDtDefaultGame) return write_dt_game_study(in.dir, runs, in.info, main, game);
     return write_dt_study(in.dir, runs, in.info, main);
   };
   return s;

@@ -18,7 +18,7 @@ using models::ToyHead;
 
 namespace {
 
-constexpr ToyDistribution kDatasets[] = {ToyDistribution::Gaussian, ToyDistribution::GMM2, ToyDistribution::Beta};
+constexpr ToyDistribution kToyMarkdownDatasets[] = {ToyDistribution::Gaussian, ToyDistribution::GMM2, ToyDistribution::Beta};
 
 const char* paper_dataset_name(ToyDistribution d) {
   switch (d) {
@@ -46,7 +46,7 @@ std::string table(const std::vector<ToyGroup>& groups, const std::vector<Column>
   std::vector<std::string> header = {"Dataset"};
   for (const Column& c : columns) header.push_back(c.title), header.push_back("paper");
   std::vector<std::vector<std::string>> rows;
-  for (ToyDistribution d : kDatasets) {
+  for (ToyDistribution d : kToyMarkdownDatasets) {
     std::vector<std::string> row = {paper_dataset_name(d)};
     bool any = false;
     for (const Column& c : columns) {
@@ -71,7 +71,7 @@ std::string sweep_table(const std::vector<ToyGroup>& groups, ToyHead head, const
     if (g.head == head) ns.insert(g.frequencies), gammas.insert(g.gamma);
   if (ns.empty()) return "(no runs)\n";
   std::string out;
-  for (ToyDistribution d : kDatasets) {
+  for (ToyDistribution d : kToyMarkdownDatasets) {
     if (!find_toy_group(groups, d, head, *ns.begin(), *gammas.begin())) continue;
     std::vector<std::string> header = {"N"};
     for (size_t m = 0; m < metrics.size(); ++m)

@@ -26,7 +26,7 @@ struct PaperRow {
   double kparams;  // 0: not printed
   const char* source;
 };
-constexpr PaperRow kPaper[] = {
+constexpr PaperRow kFruPaper[] = {
     {"pixel", "rnn", 10.39, 42, "Table 1 (MNIST)"},
     {"pixel", "lstm", 98.17, 164, "Table 1 (MNIST)"},
     {"pixel", "sru", 96.20, 275, "Table 1 (MNIST)"},
@@ -44,7 +44,7 @@ constexpr PaperRow kPaper[] = {
 };
 
 const PaperRow* paper_row(const std::string& dataset, const std::string& model) {
-  for (const PaperRow& r : kPaper)
+  for (const PaperRow& r : kFruPaper)
     if (dataset == r.dataset && model == r.model) return &r;
   return nullptr;
 }
