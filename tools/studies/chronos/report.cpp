@@ -153,9 +153,21 @@ std::vector<report::ClaimResult> main_claims(const std::vector<ChronosGroup>& gr
         claims.push_back(report::check_claim(fmt::format("{} MASE < linear (Table 8)", g.head.name()), g.mase,
                                              linear->mase, report::less()));
     }
-  if (linear && main)
-    claims.push_back(report::check_claim(fmt::format("{} WQL < linear (Table 3)", main->head.name()), main->wql,
+  // Table 3 shows Fourier's WQL below linear's for Fourier-550 only; at fewer frequencies Table 8's
+  // Fourier WQL is above linear's (0.798 for Fourier-64 against 0.750), so there the claim is ours.
+  if (linear && main) {
+    std::string source = "Table 3";
+    if (main->head.frequencies != 550) {
+      const auto paper = paper_chronos_row(main->head.name());
+      const auto paper_linear = paper_chronos_row("linear");
+      source = "ours: the paper shows it for fourier-550 only (Table 3)";
+      if (paper && paper_linear)
+        source += fmt::format(", its {} WQL is {:.3f} against linear's {:.3f} (Table 8)", main->head.name(),
+                              paper->wql, paper_linear->wql);
+    }
+    claims.push_back(report::check_claim(fmt::format("{} WQL < linear ({})", main->head.name(), source), main->wql,
                                          linear->wql, report::less()));
+  }
   if (const ChronosGroup* f64 = find_chronos_group(groups, "fourier-64", size); f64 && main && f64 != main) {
     claims.push_back(report::check_claim(fmt::format("fourier-64 smoother than {} (Table 8)", main->head.name()),
                                          f64->smoothness, main->smoothness, report::less()));
@@ -298,6 +310,9 @@ std::string chronos_summary_markdown(const std::vector<ChronosGroup>& all, const
   }
   md += chronos_data_markdown(all);
   md += "\n## Claims\n\n" + report::claims_markdown(chronos_claims(all));
+  if (!find_chronos_group(groups, "fourier-550", size))
+    md += "\nNot run: the paper's Table 3 claim, fourier-550 MASE and WQL below linear's (0.852 and 0.749 against "
+          "0.883 and 0.750); no fourier-550 run is in this record.\n";
   md += "\n## Speed\n\n| head | size | training tokens/s (label tokens) | run seconds |\n|---|---|---|---|\n";
   for (const ChronosGroup& g : groups)
     md += fmt::format("| {} | {} | {} | {} |\n", g.head.name(), g.size.name,

@@ -110,10 +110,18 @@ std::vector<report::ClaimResult> dt_main_claims(const std::vector<DtGroup>& grou
         report::check_claim(fmt::format("{} action pmfs smoother than linear (Figure 13)", main->head.name()),
                             main->smoothness, linear->smoothness, report::less()));
   }
-  if (const DtGroup* best = best_fourier(groups); best && best->head.frequencies != main_frequencies)
-    claims.push_back(report::check_claim(
-        fmt::format("best Fourier head ({}) best-epoch normalised return > linear", best->head.name()),
-        best->best_normalized, linear->best_normalized, report::greater()));
+  // The highest of every Fourier head, each at its best evaluation: a selected maximum, so the
+  // line says how many heads it was taken over and is not read as a test of Table 2.
+  if (const DtGroup* best = best_fourier(groups); best && best->head.frequencies != main_frequencies) {
+    size_t heads = 0;
+    for (const DtGroup& g : groups) heads += g.head.fourier() ? 1 : 0;
+    report::ClaimResult c = report::check_claim("", best->best_normalized, linear->best_normalized, report::greater());
+    c.claim = fmt::format(
+        "max over {} Fourier heads ({}; each at its best evaluation) best-epoch normalised return > linear: {} on "
+        "{}; a selected maximum, not a test",
+        heads, best->head.name(), c.holds ? "yes" : "no", report::seeds_fraction(c));
+    claims.push_back(std::move(c));
+  }
   // Figure 4: smoothness worsens as N grows; checked between the smallest and largest N run.
   const DtGroup *lo = nullptr, *hi = nullptr;
   for (const DtGroup& g : groups)

@@ -140,6 +140,25 @@ std::optional<report::PaperValue> paper_ff_heads(const FfVariant& variant, const
   return std::nullopt;
 }
 
+std::string ff_selected_note(const std::vector<FfGroup>& groups, const FfVariant& variant) {
+  if (!variant.fourier || variant.p != 4 || variant.r_init != 0.5 || variant.r_per_dim || variant.eps != 0.0 ||
+      variant.log_r)
+    return "";
+  if (variant.medium) return "selected: the small model's best R_init on validation, softmax untuned";
+  // The small model's scalar-R runs at p = 4: how many inits, and whether 0.5 has the lowest mean.
+  size_t inits = 0;
+  bool best = true;
+  const FfGroup* self = find_ff_group(groups, FfTask::Lm, variant.name());
+  for (const FfGroup& g : groups) {
+    const FfVariant& v = g.variant;
+    if (g.task != FfTask::Lm || !v.plain() || !v.fourier || v.p != 4 || v.r_per_dim) continue;
+    ++inits;
+    if (self && g.val_ppl.mean < self->val_ppl.mean) best = false;
+  }
+  return best ? fmt::format("selected: best of {} R_init on validation, softmax untuned", inits)
+              : "selected after the R_init ablation, softmax untuned";
+}
+
 std::vector<report::ClaimResult> ff_claims(const std::vector<FfGroup>& groups) {
   std::vector<report::ClaimResult> out;
   auto lm = [&](const std::string& v) { return find_ff_group(groups, FfTask::Lm, v); };
@@ -171,21 +190,32 @@ std::vector<report::ClaimResult> ff_claims(const std::vector<FfGroup>& groups) {
           lm(fmt::format("fourier p=4 R={}", r)), &FfGroup::val_ppl, report::less());
   claim("R a vector: validation perplexity below the scalar R's (Table 5)", lm("fourier p=4 R=2 vector"), four,
         &FfGroup::val_ppl, report::less());
-  // Ours: the R ablation's best kernel against softmax, Table 1's comparison at a wider kernel.
+  // Ours: the R ablation's best kernel against softmax, Table 1's comparison at a wider kernel. R_init
+  // was picked on the validation split from six values and softmax was not tuned alike, so the
+  // line names the selection: its validation margin is not an unbiased comparison.
   const FfGroup* wide = lm("fourier p=4 R=0.5");
-  claim("Fourier (x^4, R 0.5) validation perplexity below softmax's (ours: Table 1 at a wider kernel)", wide, soft,
-        &FfGroup::val_ppl, report::less());
-  claim("Fourier (x^4, R 0.5) test perplexity below softmax's (ours: Table 1 at a wider kernel)", wide, soft,
-        &FfGroup::test_ppl, report::less());
+  if (wide) {
+    const std::string note = ff_selected_note(groups, wide->variant);
+    claim(fmt::format("Fourier (x^4, R 0.5; {}) validation perplexity below softmax's (ours, not the paper's: Table 1 "
+                      "at a wider kernel)",
+                      note),
+          wide, soft, &FfGroup::val_ppl, report::less());
+    claim(fmt::format("Fourier (x^4, R 0.5; {}) test perplexity below softmax's (ours, not the paper's: Table 1 at a "
+                      "wider kernel)",
+                      note),
+          wide, soft, &FfGroup::test_ppl, report::less());
+  }
   // Table 1's second size: Fourier ahead of softmax at medium width, by more than at small width
   // (the paper: 1.39 against 1.29 validation PPL), compared seed by seed.
   const FfGroup* soft_medium = lm("softmax medium");
   const FfGroup* four_medium = lm("fourier p=4 R=2 medium");
   claim("Fourier (x^4, R 2) validation perplexity below softmax's at medium width (Table 1)", four_medium, soft_medium,
         &FfGroup::val_ppl, report::less());
-  claim("Fourier (x^4, R 0.5) validation perplexity below softmax's at medium width (ours: R_init 2's bandwidth at "
-        "32 head dimensions)",
-        lm("fourier p=4 R=0.5 medium"), soft_medium, &FfGroup::val_ppl, report::less());
+  if (const FfGroup* wide_medium = lm("fourier p=4 R=0.5 medium"))
+    claim(fmt::format("Fourier (x^4, R 0.5; {}) validation perplexity below softmax's at medium width (ours, not the "
+                      "paper's: R_init 2's bandwidth at 32 head dimensions)",
+                      ff_selected_note(groups, wide_medium->variant)),
+          wide_medium, soft_medium, &FfGroup::val_ppl, report::less());
   if (soft && four && soft_medium && four_medium) {
     auto gap = [](const FfGroup& s, const FfGroup& f) {  // softmax minus Fourier, per shared seed
       std::vector<uint64_t> seeds;

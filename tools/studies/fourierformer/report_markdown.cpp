@@ -65,7 +65,9 @@ std::string ppl_table(const std::vector<FfGroup>& groups, RowFilter keep) {
   for (const FfGroup& g : groups) {
     if (g.task != FfTask::Lm || !keep(g)) continue;
     const FfPaperRow paper = paper_ff_row(g.task, g.variant);
-    rows.push_back({g.variant.display(), fmt::format("{}", g.seeds.size()), ppl_cell(g, g.val_ppl),
+    const std::string selected = ff_selected_note(groups, g.variant);
+    rows.push_back({g.variant.display() + (selected.empty() ? "" : " (" + selected + ")"),
+                    fmt::format("{}", g.seeds.size()), ppl_cell(g, g.val_ppl),
                     ppl_cell(g, g.test_ppl), r_cell(g), params_cell(g.params), paper_cell(paper.val, paper.diverged),
                     paper_cell(paper.test, paper.diverged)});
   }
@@ -132,8 +134,9 @@ std::string r_section(const std::vector<FfGroup>& groups) {
   if (!ablation) return "";
   return "## The initial bandwidth R (Appendix D.2, Table 5)\n\n"
          "R is learned (one scalar per layer, or one per head dimension in the vector row); the column 'learned R' is "
-         "its final mean over layers (and dimensions). R_init 0.5 is ours (not in the paper). Figures: fig_r_ablation, "
-         "fig_r_learned.\n\n" +
+         "its final mean over layers (and dimensions). R_init 0.5 is ours (not in the paper), the row marked selected: "
+         "the lowest validation perplexity of the R_init values, picked after the runs, where softmax had no "
+         "comparable tuning. Figures: fig_r_ablation, fig_r_learned.\n\n" +
          ppl_table(groups, [](const FfGroup& g) { return g.variant.plain() && g.variant.fourier && g.variant.p == 4; });
 }
 
