@@ -11,8 +11,10 @@ namespace hm {
 void set_num_threads(int n);
 int get_num_threads();
 
-// Below this many "element operations" a loop stays on the calling thread.
-constexpr int64_t kParallelGrain = 32768;
+// Below this many "element operations" a loop stays on the calling thread; below
+// gemm_split_work() multiply-adds a GEMM does (parallel.cpp: how both were chosen).
+int64_t parallel_grain();
+int64_t gemm_split_work();
 
 // Calls fn(begin, end) on disjoint chunks of [0, n). `cost` is the work per index in
 // element operations, so a row of 1000 elements passes cost = 1000.
@@ -20,7 +22,7 @@ template <class F>
 void parallel_for(int64_t n, int64_t cost, F&& fn) {
   if (n <= 0) return;
   int threads = get_num_threads();
-  if (threads <= 1 || n == 1 || n * std::max<int64_t>(cost, 1) < kParallelGrain || omp_in_parallel()) {
+  if (threads <= 1 || n == 1 || n * std::max<int64_t>(cost, 1) < parallel_grain() || omp_in_parallel()) {
     fn(int64_t{0}, n);
     return;
   }

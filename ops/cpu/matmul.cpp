@@ -76,8 +76,6 @@ void gemm_split(const GemmDesc& d, const T* a, const T* b, T* c, int threads) {
   }
 }
 
-// Products below this many multiply-adds stay on one thread.
-constexpr int64_t kSplitWork = int64_t{1} << 18;
 // Batches of products below this size run one product per thread.
 constexpr int64_t kBatchParallelWork = int64_t{1} << 24;
 
@@ -92,7 +90,7 @@ void gemm_typed(const GemmDesc& d) {
   const int threads = omp_in_parallel() ? 1 : get_num_threads();
   const int64_t work = d.m * d.n * std::max<int64_t>(d.k, 1);
   auto one = [&](const T* pa, const T* pb, T* pc) {
-    if (threads > 1 && work >= kSplitWork) gemm_split(d, pa, pb, pc, threads);
+    if (threads > 1 && work >= gemm_split_work()) gemm_split(d, pa, pb, pc, threads);
     else gemm_one(d, pa, pb, pc);
   };
   if (batches == 1) return one(a, b, c);
