@@ -45,7 +45,7 @@ void optim_advance_steps(const DeviceSchedule& sched) {
 }
 
 template <class T>
-std::vector<T*> pointers(const std::vector<Tensor>& list) {
+std::vector<T*> optim_pointers(const std::vector<Tensor>& list) {
   std::vector<T*> out;
   for (const Tensor& t : list) out.push_back(t.data<T>());
   return out;

@@ -152,7 +152,7 @@ void Optimizer::step() {
         for (const Entry& e : part) schedule.slots.push_back(e.index);
       update(g, part, schedule);
       for (const Entry& e : part) {
-        const Tensor& p = g.params[e.index];
+        Tensor p = g.params[e.index];
         if (e.param.same(p))
           p.bump_version();
         else
