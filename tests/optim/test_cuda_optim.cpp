@@ -13,6 +13,7 @@
 #include "harmonic/ops/shape_ops.h"
 #include "harmonic/ops/shape_views.h"
 #include "harmonic/optim/adam.h"
+#include "harmonic/optim/clip.h"
 #include "harmonic/optim/optim_kernels.h"
 #include "tests/device_harness.h"
 #include "tests/ops/shared_inputs.h"
