@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "harmonic/core/error.h"
+#include "harmonic/data/arcade/policy.h"
 
 namespace hm::arcade {
 namespace {
@@ -47,11 +48,6 @@ bool bankheist_police_near(const BH& env, int x, int y, int reach) {
   return false;
 }
 
-struct BankheistCandidate {
-  double score = -std::numeric_limits<double>::infinity();
-  bool safe = false;
-};
-
 // How the look-ahead drives on: straight ahead, or at a wall the first open turn (north or
 // west, then south or east), else back.
 int bankheist_drive_on(const BH& env) {
@@ -62,7 +58,7 @@ int bankheist_drive_on(const BH& env) {
 }
 
 // Plays `action`, then drives on for `lookahead` steps, on a copy of the game.
-BankheistCandidate bankheist_evaluate(const BH& env, int action, int lookahead, BankheistGoal goal) {
+PlannedAction bankheist_evaluate(const BH& env, int action, int lookahead, BankheistGoal goal) {
   BH sim = env;
   BH::Info info;
   double reward = sim.advance(action, &info).reward;
@@ -73,7 +69,7 @@ BankheistCandidate bankheist_evaluate(const BH& env, int action, int lookahead, 
     reward += sim.advance(bankheist_drive_on(sim), &info).reward;
     safe = info.life_lost == BH::LifeLoss::None;
   }
-  BankheistCandidate c;
+  PlannedAction c;
   c.safe = safe;
   // Leaving the city is the exit goal reached (and its distance is meaningless in the new city).
   c.score = reward + (left_city ? 1000.0 : -static_cast<double>(env.street_distance(ax, ay, goal.x, goal.y)));
@@ -95,7 +91,7 @@ int BankHeistExpertPolicy::act(const Game& game) {
   const BankheistGoal goal = bankheist_goal(*env, options_);
   // Actions that drive the same way with the same fire button play out identically: simulate
   // each (direction, fire) once (at most 10 of the 18 actions; 4 to 6 on most tiles).
-  BankheistCandidate cands[kNumActions];
+  PlannedAction cands[kNumActions];
   auto evaluate_all = [&](int lookahead) {
     int first[10];
     std::fill(std::begin(first), std::end(first), -1);
@@ -112,17 +108,11 @@ int BankHeistExpertPolicy::act(const Game& game) {
   evaluate_all(options_.lookahead);
   // The best safe action; if none is safe over the look-ahead, the best one safe for one
   // step; if none, the best regardless. The careless variant (lookahead 0) skips safety.
-  auto best_of = [&](bool need_safe) {
-    int best = -1;
-    for (int a = 0; a < kNumActions; ++a)
-      if ((!need_safe || cands[a].safe) && (best < 0 || cands[a].score > cands[best].score)) best = a;
-    return best;
-  };
-  if (options_.lookahead == 0) return best_of(false);
-  if (const int best = best_of(true); best >= 0) return best;
+  if (options_.lookahead == 0) return best_planned_action(cands, false);
+  if (const int best = best_planned_action(cands, true); best >= 0) return best;
   evaluate_all(0);
-  if (const int best = best_of(true); best >= 0) return best;
-  return best_of(false);
+  if (const int best = best_planned_action(cands, true); best >= 0) return best;
+  return best_planned_action(cands, false);
 }
 
 std::unique_ptr<Policy> make_bankheist_policy(std::string_view name) {

@@ -9,6 +9,7 @@
 #include "harmonic/core/error.h"
 #include "harmonic/data/arcade/games.h"
 #include "harmonic/data/arcade/gravitar_env.h"
+#include "harmonic/data/arcade/policy.h"
 
 namespace hm::arcade {
 namespace {
@@ -138,11 +139,6 @@ double gravitar_goal_value(const GravitarEnv& sim, const GravitarGoal& goal) {
   return settled_bonus - miss - kGravitarHeadingCost * gravitar_heading_gap(sim.heading(), wanted) - 4.0 * low;
 }
 
-struct GravitarCandidate {
-  double value = -std::numeric_limits<double>::infinity();
-  bool safe = false;
-};
-
 // The way out of a dive: turn towards up-and-against the horizontal velocity, thrusting once
 // within 45 degrees of that heading.
 int gravitar_recovery_action(const GravitarEnv& sim) {
@@ -172,7 +168,7 @@ GravitarLifeLoss gravitar_play_line(GravitarEnv sim, int steps, Line line, bool 
 // Plays `action` on a copy. With a look-ahead the candidate is safe when, after it, `lookahead`
 // NOOPs or `lookahead` shield steps survive (the next bunker shots) and 4 `lookahead` steps of
 // the recovery from a dive do not crash (the ground, which takes longer to avoid).
-GravitarCandidate gravitar_evaluate(const GravitarEnv& env, int action, const GravitarExpertOptions& options,
+PlannedAction gravitar_evaluate(const GravitarEnv& env, int action, const GravitarExpertOptions& options,
                                     const GravitarGoal& goal, int lookahead) {
   GravitarEnv sim = env;
   GravitarStepInfo info;
@@ -184,7 +180,7 @@ GravitarCandidate gravitar_evaluate(const GravitarEnv& env, int action, const Gr
     if (!options.shield) return {};  // the careless pilot raises it only to take a tank
     if (info.shots_blocked == 0) value -= 2.0;
   }
-  GravitarCandidate c;
+  PlannedAction c;
   c.safe = !lost_now;
   if (c.safe && lookahead > 0 && !sim.done()) {
     const bool dodges =
@@ -193,7 +189,7 @@ GravitarCandidate gravitar_evaluate(const GravitarEnv& env, int action, const Gr
     c.safe =
         dodges && gravitar_play_line(sim, 4 * lookahead, gravitar_recovery_action, true) != GravitarLifeLoss::Crash;
   }
-  c.value = value + gravitar_goal_value(sim, goal) - (lost_now && options.lookahead > 0 ? 1000.0 : 0.0);
+  c.score = value + gravitar_goal_value(sim, goal) - (lost_now && options.lookahead > 0 ? 1000.0 : 0.0);
   return c;
 }
 
@@ -204,19 +200,13 @@ int GravitarExpertPolicy::act(const Game& game) {
   check(env != nullptr, "GravitarExpertPolicy::act", "the game is '{}', not gravitar", game.name());
   if (env->done()) return kNoop;
   const GravitarGoal goal = gravitar_choose_goal(*env, options_);
-  GravitarCandidate cands[kNumActions];
+  PlannedAction cands[kNumActions];
   for (int a = 0; a < kNumActions; ++a) cands[a] = gravitar_evaluate(*env, a, options_, goal, options_.lookahead);
   // The best safe action; if none is safe over the look-ahead, the best one safe for a step.
-  auto best_of = [&](bool need_safe) {
-    int best = -1;
-    for (int a = 0; a < kNumActions; ++a)
-      if ((!need_safe || cands[a].safe) && (best < 0 || cands[a].value > cands[best].value)) best = a;
-    return best;
-  };
-  if (options_.lookahead == 0) return best_of(false);
-  if (const int best = best_of(true); best >= 0) return best;
+  if (options_.lookahead == 0) return best_planned_action(cands, false);
+  if (const int best = best_planned_action(cands, true); best >= 0) return best;
   for (int a = 0; a < kNumActions; ++a) cands[a] = gravitar_evaluate(*env, a, options_, goal, 0);
-  return best_of(false);
+  return best_planned_action(cands, false);
 }
 
 std::unique_ptr<Policy> make_gravitar_policy(std::string_view name) {

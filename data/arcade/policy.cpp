@@ -22,6 +22,13 @@ void NoisyPolicy::reset(uint64_t seed) {
   inner_->reset(seed);
 }
 
+int best_planned_action(const PlannedAction (&actions)[kNumActions], bool need_safe) {
+  int best = -1;
+  for (int a = 0; a < kNumActions; ++a)
+    if ((!need_safe || actions[a].safe) && (best < 0 || actions[a].score > actions[best].score)) best = a;
+  return best;
+}
+
 uint64_t episode_seed(uint64_t seed, int64_t episode) {
   const philox::Block b = philox::generate(seed, static_cast<uint64_t>(episode) ^ (uint64_t{0xE5} << 56));
   return (static_cast<uint64_t>(b.v[0]) << 32) | b.v[1];

@@ -6,6 +6,7 @@
 // game's "random" and "expert" as the two ends.
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -37,6 +38,17 @@ class NoisyPolicy : public Policy {
   double epsilon_;
   ArcadeRng rng_;
 };
+
+// One action as the look-ahead planners of the scripted experts see it: its score and whether
+// it keeps every life over the planner's look-ahead.
+struct PlannedAction {
+  double score = -std::numeric_limits<double>::infinity();
+  bool safe = false;
+};
+
+// The planners' choice: the highest-scoring action (the lowest index among equals), among the
+// safe ones when need_safe; -1 when need_safe and none is safe.
+int best_planned_action(const PlannedAction (&actions)[kNumActions], bool need_safe);
 
 // The seed of episode `episode` of a run seeded `seed` (one Philox draw, so runs with nearby
 // seeds share no episodes).

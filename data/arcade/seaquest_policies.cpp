@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "harmonic/core/error.h"
+#include "harmonic/data/arcade/policy.h"
 
 namespace hm::arcade {
 namespace seaquest_plan {
@@ -58,13 +59,8 @@ bool enemy_ahead(const Env& env, int x, int y, int facing) {
 
 bool fatal(LifeLoss cause) { return cause == LifeLoss::Collision || cause == LifeLoss::EmptySurface; }
 
-struct Candidate {
-  double score = -std::numeric_limits<double>::infinity();
-  bool safe = false;
-};
-
 // Plays `action` then `lookahead` NOOPs on a copy of the game.
-Candidate evaluate(const Env& env, int action, int lookahead, Point target) {
+PlannedAction evaluate(const Env& env, int action, int lookahead, Point target) {
   Env sim = env;
   StepInfo info;
   double reward = sim.advance(action, &info);
@@ -76,7 +72,7 @@ Candidate evaluate(const Env& env, int action, int lookahead, Point target) {
     reward += sim.advance(kNoop, &info);
     safe = !fatal(info.life_lost);
   }
-  Candidate c;
+  PlannedAction c;
   c.safe = safe;
   c.score = reward - std::abs(after.x - target.x) - std::abs(after.y - target.y);
   if (effect.fire) {
@@ -101,21 +97,15 @@ int SeaquestExpertPolicy::act(const SeaquestEnv& env) {
   using namespace seaquest_plan;
   if (env.done()) return kNoop;
   const Point target = choose_target(env, options_);
-  Candidate cands[kNumActions];
+  PlannedAction cands[kNumActions];
   for (int a = 0; a < kNumActions; ++a) cands[a] = evaluate(env, a, options_.lookahead, target);
   // The best safe action; if none is safe over the look-ahead, the best one safe for one
   // step; if none, the best regardless. The careless variant (lookahead 0) skips safety.
-  auto best_of = [&](bool need_safe) {
-    int best = -1;
-    for (int a = 0; a < kNumActions; ++a)
-      if ((!need_safe || cands[a].safe) && (best < 0 || cands[a].score > cands[best].score)) best = a;
-    return best;
-  };
-  if (options_.lookahead == 0) return best_of(false);
-  if (const int best = best_of(true); best >= 0) return best;
+  if (options_.lookahead == 0) return best_planned_action(cands, false);
+  if (const int best = best_planned_action(cands, true); best >= 0) return best;
   for (int a = 0; a < kNumActions; ++a) cands[a] = evaluate(env, a, 0, target);
-  if (const int best = best_of(true); best >= 0) return best;
-  return best_of(false);
+  if (const int best = best_planned_action(cands, true); best >= 0) return best;
+  return best_planned_action(cands, false);
 }
 
 std::unique_ptr<Policy> make_seaquest_policy(std::string_view name) {
