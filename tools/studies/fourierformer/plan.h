@@ -52,7 +52,7 @@ inline const std::vector<std::string> kFfParts = {"lm", "p", "r", "vit", "code",
 inline constexpr double kAuthorsEps = 1e-6;  // the released attention's sum + 1e-6
 // The learned_r part's lr of log R: the lowest validation perplexity of the sweep on seed 1
 // (README, "Learning R").
-inline constexpr double kFfLearnedRLr = 0.1;
+inline constexpr double kFfLearnedRLr = 0.003;
 
 struct FfStudyPlan {
   // seeds: main runs and ViT; empty: {1} quick, {1, 2, 3, 4, 5} full (the paper's 5).
