@@ -171,7 +171,8 @@ std::string r_layers_table(const FfGroup& g) {
     row.push_back(fmt::format("{:+.3f} ± {:.3f}", f.mean - g.variant.r_init, f.std));
     rows.push_back(std::move(row));
   }
-  return fmt::format("{} ({} seeds):\n\n{}", g.variant.display(), g.seeds.size(), report::markdown_table(header, rows));
+  return fmt::format("{} ({} seed{}):\n\n{}", g.variant.display(), g.seeds.size(), g.seeds.size() == 1 ? "" : "s",
+                     report::markdown_table(header, rows));
 }
 
 std::string learned_r_section(const std::vector<FfGroup>& groups) {
