@@ -303,8 +303,10 @@ TEST_CASE("fourierformer study: report, claims, divergence and figures on known 
 }
 
 // The measured full run behind README's tables (tests/study_helpers.h): today's whole grid of
-// 100 runs; and the quick mode's 8 runs.
+// 100 runs; the quick mode's 8 runs; and the sweep that chose log R's lr.
 TEST_CASE("fourierformer study: the committed full and quick runs report again to their committed summaries") {
   CHECK(hm::test::check_committed_full_run("fourierformer", "fourierformer", 100).done == 100);
   CHECK(hm::test::check_committed_full_run("fourierformer", "fourierformer", 8, "quick_run").done == 8);
+  // The lr sweep of log R on seed 1 (r_lrs 0.003, 0.01, 0.03, 0.1): the first two ran.
+  CHECK(hm::test::check_committed_full_run("fourierformer", "fourierformer", 4, "r_lr_sweep").done == 2);
 }
