@@ -208,6 +208,22 @@ TEST_CASE("fashion-vit: bad config values raise naming the task") {
   CHECK(throws_with([&] { build_task(find_task("fashion-vit"), c, Device::cpu()); }, {"ViT", "patch 5"}));
 }
 
+TEST_CASE("fashion-vit: fourier_r_lr moves R out of the decay and no-decay groups into one of its own") {
+  if (!have_fashion()) return;
+  Json c = tiny("fourier");
+  c["fourier_r_lr"] = 0.02;
+  auto task = build_task(find_task("fashion-vit"), c, Device::cpu());
+  optim::Optimizer& opt = task->optimizer();
+  REQUIRE(opt.num_groups() == 3);  // decay, no decay, R
+  CHECK(opt.group(2).initial_lr == 0.02);
+  CHECK(opt.group(2).weight_decay == 0.0);
+  REQUIRE(opt.group(2).names.size() == 1);  // depth 1: one scalar R
+  CHECK(opt.group(2).names[0].ends_with(".R"));
+  for (int64_t g = 0; g < 2; ++g)
+    for (const std::string& n : opt.group(g).names) CHECK(!n.ends_with(".R"));
+  CHECK(build_task(find_task("fashion-vit"), tiny("fourier"), Device::cpu())->optimizer().num_groups() == 2);
+}
+
 TEST_CASE("fashion-vit: both kernels train a few steps with a falling loss and report every metric") {
   if (!have_fashion()) return;
   for (const std::string attention : {"softmax", "fourier"}) {

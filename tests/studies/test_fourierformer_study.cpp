@@ -2,6 +2,7 @@
 // configs round-tripping through JSON, and the report's aggregates, claims, tables and
 // figures on runs with known numbers (a diverged odd-p run included).
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
@@ -54,7 +55,20 @@ RunRecord lm_record(const FfRunSpec& r, double ppl, double heads, bool diverged 
   } else {
     result["curve"].push_back({{"step", 20}, {"val_ppl", ppl}, {"r_mean", final_metrics.at("r_mean")}});
   }
+  if (r.variant.r_lr != 0.0 && !diverged) {  // each layer's R: layer 0 ends at 1 + seed, layer 1 at 3
+    const double layer0 = 1.0 + static_cast<double>(r.seed);
+    result["final"]["r_layer0"] = layer0, result["final"]["r_layer1"] = 3.0;
+    result["curve"][0]["r_layer0"] = 2.0, result["curve"][0]["r_layer1"] = 2.0;
+    result["curve"][2]["r_layer0"] = layer0, result["curve"][2]["r_layer1"] = 3.0;
+  }
   return {ff_run_label(r), ff_run_json(r), result, 3.0};
+}
+
+// The runs that do not set R's lr keep their recorded configs (no fourier_r_lr key, no r_lr).
+bool log_r_or_main_has_r_lr(const std::vector<FfRunSpec>& grid) {
+  for (const FfRunSpec& r : grid)
+    if (r.variant.r_lr == 0.0 && (r.task_config.contains("fourier_r_lr") || ff_run_json(r).contains("r_lr"))) return true;
+  return false;
 }
 
 RunRecord vit_record(const FfRunSpec& r, double top1) {
@@ -94,8 +108,22 @@ TEST_CASE("fourierformer study: quick and full grids") {
 
   const auto full = ff_study_grid(FfStudyPlan{});
   // Seeds 1-5 (the paper averages over five): the main pair, 4 powers + 5 R inits + 1 vector,
-  // the ViT pair, the authors' code's two settings, the medium pair and the medium R_init 0.5 row.
-  CHECK(full.size() == 5 * (2 + 10 + 2 + 2 + 3));
+  // the ViT pair, the authors' code's two settings, the medium pair and the medium R_init 0.5 row,
+  // and log R at its own lr.
+  CHECK(full.size() == 5 * (2 + 10 + 2 + 2 + 3 + 1));
+  const FfRunSpec* learned = find_run(full, FfTask::Lm, fmt::format("fourier p=4 R=2 logR rlr={:g}", kFfLearnedRLr), 3);
+  REQUIRE(learned);
+  CHECK(learned->task_config.at("fourier_log_r").get<bool>());
+  CHECK(learned->task_config.at("fourier_r_lr").get<double>() == kFfLearnedRLr);
+  CHECK(ff_run_from_json(ff_run_json(*learned)).variant.r_lr == kFfLearnedRLr);
+  CHECK(!log_r_or_main_has_r_lr(full));
+  // The lr sweep: the part alone on seed 1 at each lr; quick mode leaves the part out.
+  FfStudyPlan sweep{.common = {.seeds = {1}}, .parts = {"learned_r"}, .r_lrs = {0.01, 0.1}};
+  const auto sw = ff_study_grid(sweep);
+  CHECK(sw.size() == 2);
+  CHECK(find_run(sw, FfTask::Lm, "fourier p=4 R=2 logR rlr=0.01", 1));
+  CHECK(!find_run(q, FfTask::Lm, fmt::format("fourier p=4 R=2 logR rlr={:g}", kFfLearnedRLr), 1));
+  CHECK(throws_with([] { ff_study_grid(FfStudyPlan{.r_lrs = {0}}); }, {"R's lr 0"}));
   const FfRunSpec* wide = find_run(full, FfTask::Lm, "fourier p=4 R=0.5 medium", 5);
   REQUIRE(wide);
   CHECK(wide->task_config.at("fourier_r_init").get<double>() == 0.5);
@@ -220,6 +248,22 @@ TEST_CASE("fourierformer study: report, claims, divergence and figures on known 
   CHECK(find_claim(claims, "below softmax's at medium width")->holds);
   CHECK(find_claim(claims, "eps=1e-06) validation perplexity below softmax")->holds);  // 58 < 60
   CHECK(find_claim(claims, "logR) validation perplexity below softmax")->holds);
+  // log R at its own lr: 58 against softmax's 60 (holds) and the main Fourier run's 56.5 (does not).
+  const FfGroup* learned =
+      find_ff_group(groups, FfTask::Lm, fmt::format("fourier p=4 R=2 logR rlr={:g}", kFfLearnedRLr));
+  REQUIRE(learned);
+  REQUIRE(learned->r_layer_final.size() == 2);
+  CHECK(learned->r_layer_final[0].mean == doctest::Approx(2.5));  // seeds 1, 2: 2 and 3
+  CHECK(learned->r_layer_final[0].std == doctest::Approx(0.5));
+  CHECK(learned->r_layer_curves[1].mean.back() == doctest::Approx(3.0));
+  CHECK(four->r_layer_final.empty());  // recorded without each layer's R
+  const std::string at_lr = fmt::format("learned at lr {:g})", kFfLearnedRLr);
+  const auto* beats_softmax = find_claim(claims, at_lr + " validation perplexity below softmax");
+  REQUIRE(beats_softmax);
+  CHECK(beats_softmax->seeds_holding == 2);
+  const auto* beats_main = find_claim(claims, at_lr + " validation perplexity below the main Fourier");
+  REQUIRE(beats_main);
+  CHECK(!beats_main->holds);
 
   ScratchDir dir;
   StudyInfo info{.name = "fourierformer", .quick = false, .jobs = 2, .wall_seconds = 60};
@@ -228,7 +272,9 @@ TEST_CASE("fourierformer study: report, claims, divergence and figures on known 
   for (const char* s :
        {"Table 1", "Table 2", "Table 3", "Table 4", "Table 5", "34.29", "32.85", "not converge",
         "diverged 2/2 seeds, at step 7, 7", "73.25", "7.45 ± 2.50", "4.00 ± 0.50", "King James Bible", "Fashion-MNIST",
-        "The medium model", "29.60", "28.01", "The authors' released code's settings", "log R learned"})
+        "The medium model", "29.60", "28.01", "The authors' released code's settings", "log R learned",
+        "A learned R at its own learning rate", "| 0 | 2.000 ± 0.000 | 2.500 ± 0.500 | +0.500 ± 0.500 |",
+        "| 1 | 2.000 ± 0.000 | 3.000 ± 0.000 | +1.000 ± 0.000 |"})
     CHECK_MESSAGE(md.find(s) != std::string::npos, std::string(s));
   // The authors'-code and medium rows stay out of Tables 4 and 5: one row each, in their own tables.
   auto count = [&](const std::string& what) {
@@ -257,8 +303,10 @@ TEST_CASE("fourierformer study: report, claims, divergence and figures on known 
 }
 
 // The measured full run behind README's tables (tests/study_helpers.h): today's whole grid of
-// 95 runs; and the quick mode's 8 runs.
+// 100 runs; the quick mode's 8 runs; and the sweep that chose log R's lr.
 TEST_CASE("fourierformer study: the committed full and quick runs report again to their committed summaries") {
-  CHECK(hm::test::check_committed_full_run("fourierformer", "fourierformer", 95).done == 95);
+  CHECK(hm::test::check_committed_full_run("fourierformer", "fourierformer", 100).done == 100);
   CHECK(hm::test::check_committed_full_run("fourierformer", "fourierformer", 8, "quick_run").done == 8);
+  // The lr sweep of log R on seed 1 (r_lrs 0.003, 0.01, 0.03, 0.1): the first three ran.
+  CHECK(hm::test::check_committed_full_run("fourierformer", "fourierformer", 4, "r_lr_sweep").done == 3);
 }

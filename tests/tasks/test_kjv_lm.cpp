@@ -177,6 +177,45 @@ TEST_CASE("kjv-lm task: Fourier attention reports R, bad keys are named") {
   CHECK(throws_with([&] { train::KjvLmTask t(bad, Device::cpu(), default_corpus()); }, {"[kjv-lm]", "rotary"}));
 }
 
+TEST_CASE("kjv-lm task: fourier_r_lr gives log R an Adam group of its own, scheduled like the rest") {
+  if (!have_kjv()) return;
+  train::Json config = tiny_config("fourier", 6);
+  for (std::string s : {"n_layer=2", "fourier_log_r=true", "fourier_r_lr=0.05", "trainer.warmup_steps=2"})
+    train::apply_override(config, s);
+  train::KjvLmTask task(config, Device::cpu(), default_corpus());
+  optim::Optimizer& opt = task.optimizer();
+  REQUIRE(opt.num_groups() == 2);
+  const optim::ParamGroup& r = opt.group(1);
+  CHECK(r.names == std::vector<std::string>{"transformer.layers.0.self_attn.score.log_R",
+                                             "transformer.layers.1.self_attn.score.log_R"});
+  CHECK(r.initial_lr == 0.05);
+  CHECK(r.weight_decay == 0.0);
+  CHECK(opt.group(0).initial_lr == 0.003);
+  for (const std::string& n : opt.group(0).names) CHECK(n.find("log_R") == std::string::npos);
+  train::Trainer trainer(task, train::kKjvLmTask, config, "");
+  trainer.log = nullptr;
+  trainer.fit();
+  // After the last step of the cosine schedule both groups sit at the same fraction of their initial lr.
+  CHECK(opt.lr(1) / 0.05 == doctest::Approx(opt.lr(0) / 0.003));
+  const train::Json m = trainer.evaluate();
+  // Six steps at up to 0.05 in log R: each layer's R leaves 2 by far more than the model's lr could move it.
+  for (const char* k : {"r_layer0", "r_layer1"}) {
+    MESSAGE(std::string(k) << " " << m[k]);
+    CHECK(std::abs(m[k].get<double>() - 2.0) > 0.02);
+  }
+  CHECK(m["r_mean"].get<double>() == doctest::Approx((m["r_layer0"].get<double>() + m["r_layer1"].get<double>()) / 2));
+  // Softmax has no R to move; a negative lr is refused; 0 keeps one group.
+  train::Json bad = tiny_config("softmax", 1);
+  train::apply_override(bad, "fourier_r_lr=0.1");
+  CHECK(throws_with([&] { train::KjvLmTask t(bad, Device::cpu(), default_corpus()); },
+                    {"[kjv-lm]", "fourier_r_lr 0.1", "no Fourier bandwidth R"}));
+  bad = tiny_config("fourier", 1);
+  train::apply_override(bad, "fourier_r_lr=-1");
+  CHECK(throws_with([&] { train::KjvLmTask t(bad, Device::cpu(), default_corpus()); }, {"[kjv-lm]", "got -1"}));
+  train::KjvLmTask plain(tiny_config("fourier", 1), Device::cpu(), default_corpus());
+  CHECK(plain.optimizer().num_groups() == 1);
+}
+
 TEST_CASE("saved language model: save/load round trip gives identical logits, run directories load too") {
   if (!have_kjv()) return;
   ScratchDir dir;

@@ -89,7 +89,10 @@ class FashionVit : public Task {
     optim::AdamOptions o;
     o.lr = c.at("lr").get<double>();
     o.weight_decay = weight_decay;
-    optimizer_ = std::make_unique<optim::AdamW>(optim::param_groups_no_decay(*model_, weight_decay, vit_no_decay), o);
+    optimizer_ = std::make_unique<optim::AdamW>(
+        with_fourier_r_group(optim::param_groups_no_decay(*model_, weight_decay, vit_no_decay),
+                             c.value("fourier_r_lr", 0.0), kFashionVitTask),
+        o);
   }
 
   nn::Module& model() override { return *model_; }
@@ -160,6 +163,7 @@ Json fashion_vit_defaults() {
       {"trainer",
        {{"epochs", 10}, {"log_every", 20}, {"warmup_steps", 100}, {"lr_schedule", "cosine"}, {"clip_grad_norm", 1.0}}}};
   d.update(fourier_kernel_json(models::ViTConfig{}.fourier));
+  d["fourier_r_lr"] = 0.0;  // 0: R at lr; else R's own group (with_fourier_r_group)
   return d;
 }
 

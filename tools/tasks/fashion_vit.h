@@ -13,7 +13,7 @@
 namespace hm::train {
 
 // The model part of a fashion-vit config (keys patch, dim, depth, heads, mlp_ratio, dropout,
-// attention "softmax" | "fourier", fourier_p, fourier_r_init, fourier_r_per_dim, fourier_eps, fourier_log_r) for 28x28
+// attention "softmax" | "fourier", fourier_p, fourier_r_init, fourier_r_per_dim, fourier_eps, fourier_log_r; the task's fourier_r_lr: fourier_kernel_config.h) for 28x28
 // single-channel images and 10 classes. Throws hm::Error naming "fashion-vit" for a bad
 // attention name; shape errors come from the ViT constructor.
 models::ViTConfig fashion_vit_config(const nlohmann::json& config);

@@ -5,6 +5,8 @@
 // 2.5e-4 for a run of 2000 steps instead of the paper's long schedule.
 #include "harmonic/tools/tasks/kjv_lm.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "harmonic/autograd/grad_mode.h"
@@ -44,6 +46,7 @@ Json kjv_lm_defaults() {
               {"clip_grad_norm", 0.25},
               {"eval_every", 500}}}};
   d.update(fourier_kernel_json(nn::FourierKernelOptions{.r_init = 2.0}));
+  d["fourier_r_lr"] = 0.0;  // 0: R at lr; else R's own group (with_fourier_r_group)
   return d;
 }
 
@@ -103,17 +106,25 @@ std::pair<double, double> gpt_head_redundancy(models::GPT& gpt, const Tensor& wi
   return {mean, std::sqrt(var)};
 }
 
-std::optional<double> gpt_mean_bandwidth(models::GPT& gpt) {
-  if (gpt.config.attention != nn::AttentionKernel::Fourier) return std::nullopt;
+std::vector<double> gpt_layer_bandwidths(models::GPT& gpt) {
+  if (gpt.config.attention != nn::AttentionKernel::Fourier) return {};
   NoGradGuard no_grad;
-  double sum = 0;
+  std::vector<double> out;
   const int64_t layers = gpt.transformer->layers->size();
   for (int64_t i = 0; i < layers; ++i) {
     auto* score = dynamic_cast<nn::FourierScore*>((*gpt.transformer->layers)[i]->self_attn->score.get());
-    check(score != nullptr, "gpt_mean_bandwidth", "layer {} of a Fourier GPT has no FourierScore", i);
-    sum += mean(score->bandwidth()).item<double>();
+    check(score != nullptr, "gpt_layer_bandwidths", "layer {} of a Fourier GPT has no FourierScore", i);
+    out.push_back(mean(score->bandwidth()).item<double>());
   }
-  return sum / static_cast<double>(layers);
+  return out;
+}
+
+std::optional<double> gpt_mean_bandwidth(models::GPT& gpt) {
+  const std::vector<double> layers = gpt_layer_bandwidths(gpt);
+  if (layers.empty()) return std::nullopt;
+  double sum = 0;
+  for (double r : layers) sum += r;
+  return sum / static_cast<double>(layers.size());
 }
 
 KjvLmTask::KjvLmTask(const Json& c, Device device)
@@ -145,7 +156,9 @@ KjvLmTask::KjvLmTask(const Json& c, Device device, std::shared_ptr<const data::K
   o.weight_decay = c.at("weight_decay").get<double>();
   check(o.lr > 0 && o.weight_decay >= 0, kKjvLmTask, "need lr > 0 and weight_decay >= 0, got {} and {}", o.lr,
         o.weight_decay);
-  optimizer_ = std::make_unique<optim::Adam>(gpt_->named_parameters(), o);
+  const double r_lr = c.value("fourier_r_lr", 0.0);  // configs saved before the key existed: R at lr
+  optimizer_ = std::make_unique<optim::Adam>(
+      with_fourier_r_group(optim::Params(gpt_->named_parameters()).groups, r_lr, kKjvLmTask), o);
   test_windows_ = lm_spread_windows(corpus_->test.tokens, g.block_size, batch_size_).to(device);
   train_windows_ = lm_spread_windows(corpus_->train.tokens, g.block_size, batch_size_).to(device);
 }
@@ -168,6 +181,9 @@ Json KjvLmTask::evaluate() {
               {"train_head_l2_mean", train_mean},
               {"train_head_l2_std", train_std}};
   if (std::optional<double> r = gpt_mean_bandwidth(*gpt_)) out["r_mean"] = *r;
+  // Per layer too (r_layer0, r_layer1, ...: numbers, as every metric), for how far each R moved.
+  const std::vector<double> layers = gpt_layer_bandwidths(*gpt_);
+  for (size_t i = 0; i < layers.size(); ++i) out[fmt::format("r_layer{}", i)] = layers[i];
   return out;
 }
 

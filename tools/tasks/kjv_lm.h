@@ -6,9 +6,10 @@
 //   build/harmonic sample --checkpoint runs/lm --prompt "In the beginning" --tokens 50
 //
 // Config keys (flat): seed, n_layer, n_head, n_embd, n_inner, block_size, dropout, attention
-// ("softmax" | "fourier"), fourier_p, fourier_r_init, fourier_r_per_dim, fourier_eps, fourier_log_r, positions
-// ("sinusoidal", the paper's, | "learned"), vocab_size (the tokenizer's max_vocab; the GPT's
-// vocabulary is the tokenizer's size), lowercase, tokenizer ("word" | "char"), references
+// ("softmax" | "fourier"), fourier_p, fourier_r_init, fourier_r_per_dim, fourier_eps, fourier_log_r,
+// fourier_r_lr (0: R at lr; > 0: R in its own Adam group at that initial lr, no decay),
+// positions ("sinusoidal", the paper's, | "learned"), vocab_size (the tokenizer's max_vocab; the
+// GPT's vocabulary is the tokenizer's size), lowercase, tokenizer ("word" | "char"), references
 // (verses prefixed "chapter:verse "; both data/kjv_corpus.h, absent in older configs = "word"
 // and false), val_fraction, test_fraction, split_seed,
 // batch_size, lr, weight_decay (Adam's L2), eval_tokens, and the trainer section.
@@ -58,6 +59,8 @@ models::GPTConfig kjv_lm_gpt_config(const Json& config, int64_t vocab);
 std::pair<double, double> gpt_head_redundancy(models::GPT& gpt, const Tensor& windows);
 // The mean Fourier bandwidth R over layers, or nullopt when the attention is softmax.
 std::optional<double> gpt_mean_bandwidth(models::GPT& gpt);
+// Each layer's R (its mean over head dimensions where R is a vector); empty for softmax.
+std::vector<double> gpt_layer_bandwidths(models::GPT& gpt);
 
 class KjvLmTask : public Task {
  public:

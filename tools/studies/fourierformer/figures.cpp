@@ -16,8 +16,9 @@ bool shows(FfFigure figure, const FfGroup& g) {
     case FfFigure::Powers:
       return g.task == FfTask::Lm && v.plain() && v.fourier && v.r_init == 2.0 && !v.r_per_dim;
     case FfFigure::RInits:
-    case FfFigure::RTrajectory:
       return g.task == FfTask::Lm && v.plain() && v.fourier && v.p == 4;
+    case FfFigure::RTrajectory:  // the R ablation's, and log R at its own lr
+      return g.task == FfTask::Lm && v.fourier && v.p == 4 && (v.plain() || (v.r_lr != 0.0 && !v.medium));
     case FfFigure::Vit:
       return g.task == FfTask::Vit;
   }

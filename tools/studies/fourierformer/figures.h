@@ -1,7 +1,7 @@
 // The FourierFormer study's figures (tools/report/plot.h), as SVG and PNG: validation
 // perplexity against the step for softmax against Fourier attention (Table 1's runs), for the
-// powers p (Table 4) and the R inits (Table 5); the learned R against the step; the training
-// loss; the ViT's test accuracy. One line per variant: the mean over seeds with a ± std band.
+// powers p (Table 4) and the R inits (Table 5); the learned R against the step (the R inits and
+// log R at its own lr); the training loss; the ViT's test accuracy. One line per variant: the mean over seeds with a ± std band.
 #pragma once
 #include <string>
 #include <vector>

@@ -14,7 +14,8 @@ namespace {
 constexpr const char* kFourierformerPlan = "study fourierformer";
 
 bool has_part(const FfStudyPlan& plan, const std::string& part) {
-  if (plan.parts.empty()) return !plan.common.quick || (part != "r" && part != "code");  // quick: neither by default
+  if (plan.parts.empty())  // quick: none of r, code, learned_r by default
+    return !plan.common.quick || (part != "r" && part != "code" && part != "learned_r");
   return std::find(plan.parts.begin(), plan.parts.end(), part) != plan.parts.end();
 }
 
@@ -44,19 +45,22 @@ Json FfVariant::task_keys() const {
       {"attention", "fourier"}, {"fourier_p", p}, {"fourier_r_init", r_init}, {"fourier_r_per_dim", r_per_dim}};
   if (eps != 0.0) keys["fourier_eps"] = eps;  // only where set: the other runs' configs stay as recorded
   if (log_r) keys["fourier_log_r"] = true;
+  if (r_lr != 0.0) keys["fourier_r_lr"] = r_lr;
   return keys;
 }
 
 std::string FfVariant::name() const {
   if (!fourier) return medium ? "softmax medium" : "softmax";
-  return fmt::format("fourier p={} R={}{}{}{}{}", p, format_r(r_init), r_per_dim ? " vector" : "",
-                     eps != 0.0 ? fmt::format(" eps={:g}", eps) : "", log_r ? " logR" : "", medium ? " medium" : "");
+  return fmt::format("fourier p={} R={}{}{}{}{}{}", p, format_r(r_init), r_per_dim ? " vector" : "",
+                     eps != 0.0 ? fmt::format(" eps={:g}", eps) : "", log_r ? " logR" : "",
+                     r_lr != 0.0 ? fmt::format(" rlr={:g}", r_lr) : "", medium ? " medium" : "");
 }
 
 std::string FfVariant::display() const {
   if (!fourier) return medium ? "softmax (dot product), medium" : "softmax (dot product)";
-  return fmt::format("FourierFormer, x^{}, R_init {}{}{}{}{}", p, format_r(r_init), r_per_dim ? ", R a vector" : "",
-                     eps != 0.0 ? fmt::format(", A = K / (sum K + {:g})", eps) : "", log_r ? ", log R learned" : "",
+  return fmt::format("FourierFormer, x^{}, R_init {}{}{}{}{}{}", p, format_r(r_init),
+                     r_per_dim ? ", R a vector" : "", eps != 0.0 ? fmt::format(", A = K / (sum K + {:g})", eps) : "",
+                     log_r ? ", log R learned" : "", r_lr != 0.0 ? fmt::format(" at lr {:g}", r_lr) : "",
                      medium ? ", medium" : "");
 }
 
@@ -98,9 +102,10 @@ Json ff_scale(const FfStudyPlan& plan, FfTask task) {
 std::vector<FfRunSpec> ff_study_grid(const FfStudyPlan& plan) {
   for (const std::string& p : plan.parts)
     check(std::find(kFfParts.begin(), kFfParts.end(), p) != kFfParts.end(), kFourierformerPlan,
-          "unknown part '{}' (lm, p, r, vit, code, medium)", p);
+          "unknown part '{}' (lm, p, r, vit, code, medium, learned_r)", p);
   for (int64_t p : plan.ps) check(p >= 1 && p <= 16, kFourierformerPlan, "ablation power p={} outside 1..16", p);
   for (double r : plan.r_inits) check(std::isfinite(r) && r > 0, kFourierformerPlan, "ablation R init {} must be positive", r);
+  for (double lr : plan.r_lrs) check(std::isfinite(lr) && lr > 0, kFourierformerPlan, "R's lr {} must be positive", lr);
 
   std::vector<FfRunSpec> grid;
   auto add = [&](FfTask task, const FfVariant& v, uint64_t seed, bool save) {
@@ -147,6 +152,17 @@ std::vector<FfRunSpec> ff_study_grid(const FfStudyPlan& plan) {
       add(FfTask::Lm, eps, seed, false);
       add(FfTask::Lm, log_r, seed, false);
     }
+  if (has_part(plan, "learned_r")) {  // the main Fourier run with log R at its own lr (section 3's learnable R)
+    std::vector<double> lrs = plan.r_lrs;
+    if (lrs.empty()) lrs = {kFfLearnedRLr};
+    for (uint64_t seed : seeds)
+      for (double lr : lrs) {
+        FfVariant learned = main_fourier(FfTask::Lm);
+        learned.log_r = true;
+        learned.r_lr = lr;
+        add(FfTask::Lm, learned, seed, false);
+      }
+  }
   if (has_part(plan, "medium"))
     for (uint64_t seed : seeds) {
       FfVariant soft{.medium = true}, four = main_fourier(FfTask::Lm);
@@ -213,6 +229,7 @@ Json ff_run_json(const FfRunSpec& run) {
             {"save_model", run.save_model}};
   if (run.variant.eps != 0.0) j["eps"] = run.variant.eps;  // only where set: older records stay as they are
   if (run.variant.log_r) j["log_r"] = true;
+  if (run.variant.r_lr != 0.0) j["r_lr"] = run.variant.r_lr;
   if (run.variant.medium) j["medium"] = true;
   return j;
 }
@@ -229,6 +246,7 @@ FfRunSpec ff_run_from_json(const Json& j) {
                    .r_per_dim = j.at("r_per_dim").get<bool>(),
                    .eps = j.value("eps", 0.0),
                    .log_r = j.value("log_r", false),
+                   .r_lr = j.value("r_lr", 0.0),
                    .medium = j.value("medium", false)};
     run.seed = j.at("seed").get<uint64_t>();
     run.device = j.at("device").get<std::string>();

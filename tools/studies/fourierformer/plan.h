@@ -30,13 +30,15 @@ struct FfVariant {
   bool r_per_dim = false;
   double eps = 0.0;
   bool log_r = false;
+  double r_lr = 0.0;    // R's own initial lr (the task's fourier_r_lr); 0: R at the model's lr
   bool medium = false;  // the paper's medium language model (d 256, context 1.5x the small's)
 
   // None of the authors'-code settings and the small model: the rows of Tables 1, 4 and 5.
-  bool plain() const { return eps == 0.0 && !log_r && !medium; }
+  bool plain() const { return eps == 0.0 && !log_r && r_lr == 0.0 && !medium; }
 
   Json task_keys() const;       // {"attention": "fourier", "fourier_p": 4, ...}
-  std::string name() const;     // "softmax", "fourier p=4 R=2", "... vector", "... eps=1e-06", "... logR", "... medium"
+  std::string name() const;     // "softmax", "fourier p=4 R=2", "... vector", "... eps=1e-06", "... logR",
+                                // "... logR rlr=0.1", "... medium"
   std::string display() const;  // as the paper's tables name it: "FourierFormer, x^4, R_init 2"
 };
 
@@ -44,9 +46,13 @@ struct FfVariant {
 // runs, Table 3's head redundancy), the p ablation (Table 4), the R ablation with the vector
 // R row (Table 5), the vision transformer (Table 2), the main Fourier run under the authors'
 // code's settings ("code": eps 1e-6 in the normalisation; R learned as log R), and the medium
-// language model's softmax and Fourier pair (Table 1's second size), on the main seeds.
-inline const std::vector<std::string> kFfParts = {"lm", "p", "r", "vit", "code", "medium"};
+// language model's softmax and Fourier pair (Table 1's second size), on the main seeds, and
+// "learned_r": the main Fourier run with log R in its own optimiser group at each of r_lrs.
+inline const std::vector<std::string> kFfParts = {"lm", "p", "r", "vit", "code", "medium", "learned_r"};
 inline constexpr double kAuthorsEps = 1e-6;  // the released attention's sum + 1e-6
+// The learned_r part's lr of log R: the lowest validation perplexity of the sweep on seed 1
+// (README, "Learning R").
+inline constexpr double kFfLearnedRLr = 0.003;
 
 struct FfStudyPlan {
   // seeds: main runs and ViT; empty: {1} quick, {1, 2, 3, 4, 5} full (the paper's 5).
@@ -55,6 +61,7 @@ struct FfStudyPlan {
   std::vector<std::string> parts;        // subset of kFfParts; empty: all
   std::vector<int64_t> ps;               // the p ablation's powers besides 4 (the main runs' p)
   std::vector<double> r_inits;           // the R ablation's inits besides 2 (the main runs' R)
+  std::vector<double> r_lrs;             // the learned_r part's lrs of log R; empty: {kFfLearnedRLr}
   bool r_vector = true;                  // the R ablation's "R is a vector" row
   std::vector<uint64_t> ablation_seeds;  // p and R ablations; empty: the seeds
   Json lm = Json::object(), vit = Json::object();  // task keys merged into every run of the task

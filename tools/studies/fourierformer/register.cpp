@@ -21,6 +21,7 @@ FfStudyPlan fourierformer_plan_of(const StudyContext& c) {
   plan.parts = o.at("parts").get<std::vector<std::string>>();
   plan.ps = o.at("ps").get<std::vector<int64_t>>();
   plan.r_inits = o.at("r_inits").get<std::vector<double>>();
+  plan.r_lrs = o.at("r_lrs").get<std::vector<double>>();
   plan.r_vector = o.at("r_vector").get<bool>();
   plan.ablation_seeds = o.at("ablation_seeds").get<std::vector<uint64_t>>();
   plan.save_models = o.at("save_models").get<bool>();
@@ -40,14 +41,15 @@ StudySpec fourierformer_study() {
       "same LMs for 1000 steps, "
       "softmax vs Fourier, p in 1 2 3 6 and R_init in 0.1 0.5 1 3 4 and R a vector, the "
       "ViT on 54000 images for 3 epochs, and the main Fourier LM with the authors' code's eps 1e-6 and "
-      "with a learned log R, the medium pair and the medium Fourier LM at R_init 0.5, all on seeds 1-5 (the paper's "
-      "five): 95 runs; --set paper_scale=true: the paper's 16-layer models (medium: d 256, context 384) "
+      "with a learned log R, the same with log R at its own lr (learned_r), the medium pair and the medium Fourier LM at R_init 0.5, all on seeds 1-5 (the paper's "
+      "five): 100 runs; --set paper_scale=true: the paper's 16-layer models (medium: d 256, context 384) "
       "(d_inner 2048, context 256, batch 96, 500k steps) and DeiT-tiny's shape (with --set device=cuda on a GPU)";
-  // parts: subset of ["lm", "p", "r", "vit", "code", "medium"] ([]: the mode's); ps / r_inits: the ablations'
-  // values besides the main run's p = 4 and R_init = 2 ([]: the mode's); lm / vit: task keys
+  // parts: subset of ["lm", "p", "r", "vit", "code", "medium", "learned_r"] ([]: the mode's); ps / r_inits: the
+  // ablations' values besides the main run's p = 4 and R_init = 2 ([]: the mode's); r_lrs: the learned_r part's
+  // lrs of log R ([]: plan.h's kFfLearnedRLr); lm / vit: task keys
   // merged into every run of that task (--set 'lm={"trainer":{"steps":100}}').
   s.options = {
-      {"parts", Json::array()}, {"ps", Json::array()},   {"r_inits", Json::array()},        {"r_vector", true},
+      {"parts", Json::array()}, {"ps", Json::array()},   {"r_inits", Json::array()},        {"r_vector", true}, {"r_lrs", Json::array()},
       {"lm", Json::object()},   {"vit", Json::object()}, {"ablation_seeds", Json::array()}, {"save_models", true}};
   s.smoke = {{"parts", {"lm"}}, {"save_models", false}, {"lm", {{"n_layer", 1}, {"n_head", 2}, {"n_embd", 32}, {"n_inner", 64}, {"block_size", 16}, {"batch_size", 8}, {"eval_tokens", 1024}, {"trainer", {{"steps", 3}, {"log_every", 1}, {"eval_every", 2}, {"warmup_steps", 0}}}}}};
   s.grid = [](const StudyContext& c) {

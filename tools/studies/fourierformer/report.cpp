@@ -67,6 +67,8 @@ std::vector<FfGroup> aggregate_ff_runs(const std::vector<FfRun>& runs) {
     const bool lm = g.task == FfTask::Lm;
     std::vector<double> val, test, untrained, th, trh, th_std, trh_std, r_final, top1, top5, seconds, rate;
     std::vector<std::vector<std::pair<double, double>>> curves, losses, r_curves;
+    std::vector<std::vector<std::vector<std::pair<double, double>>>> layer_curves;  // [layer][run]
+    std::vector<std::vector<double>> layer_final;                                   // [layer][run]
     for (const FfRun* r : members.runs) {
       const Json& res = r->result;
       const Json& fin = res.at("final");
@@ -89,6 +91,11 @@ std::vector<FfGroup> aggregate_ff_runs(const std::vector<FfRun>& runs) {
       rate.push_back(report::number_or_nan(res, "items_per_second"));
       curves.push_back(step_points(res.at("curve"), lm ? "val_ppl" : "test_accuracy"));
       r_curves.push_back(step_points(res.at("curve"), "r_mean"));
+      for (size_t l = 0; fin.is_object() && fin.contains(fmt::format("r_layer{}", l)); ++l) {
+        if (layer_curves.size() <= l) layer_curves.resize(l + 1), layer_final.resize(l + 1);
+        layer_curves[l].push_back(step_points(res.at("curve"), fmt::format("r_layer{}", l)));
+        layer_final[l].push_back(report::number_or_nan(fin, fmt::format("r_layer{}", l)));
+      }
       std::vector<std::pair<double, double>> loss;
       for (const Json& l : res.at("train_loss")) loss.emplace_back(l.at("step").get<double>(), report::number_or_nan(l, "loss"));
       losses.push_back(std::move(loss));
@@ -105,6 +112,12 @@ std::vector<FfGroup> aggregate_ff_runs(const std::vector<FfRun>& runs) {
     g.curve = report::mean_curve(curves);
     g.train_loss = report::mean_curve(losses);
     g.r_curve = report::mean_curve(r_curves);
+    for (size_t l = 0; l < layer_curves.size(); ++l) {
+      check(layer_final[l].size() == s.size(), kFourierformerReport,
+            "variant '{}': {} of {} seeds recorded R of layer {}", g.variant.name(), layer_final[l].size(), s.size(), l);
+      g.r_layer_curves.push_back(report::mean_curve(layer_curves[l]));
+      g.r_layer_final.push_back(report::seed_stats(s, layer_final[l]));
+    }
   }
   return groups;
 }
@@ -237,6 +250,16 @@ std::vector<report::ClaimResult> ff_claims(const std::vector<FfGroup>& groups) {
     claim(fmt::format("Fourier (x^4, R 2, {}) validation perplexity below softmax's (Table 1, the authors' code)",
                       v.substr(16)),
           lm(v), soft, &FfGroup::val_ppl, report::less());
+  // R learned as log R in its own optimiser group (learned_r): does a moving R flip Table 1?
+  for (const FfGroup& g : groups) {
+    if (g.task != FfTask::Lm || g.variant.r_lr == 0.0 || g.variant.medium) continue;
+    const std::string what = fmt::format("Fourier (x^4, R_init {:g}, log R learned at lr {:g})", g.variant.r_init,
+                                         g.variant.r_lr);
+    claim(what + " validation perplexity below softmax's (Table 1 with a learned R)", &g, soft, &FfGroup::val_ppl,
+          report::less());
+    claim(what + " validation perplexity below the main Fourier run's (R at the model's lr)", &g, four,
+          &FfGroup::val_ppl, report::less());
+  }
   claim("Fourier heads farther apart than softmax heads, test windows (Table 3)", four, soft, &FfGroup::test_heads,
         report::greater());
   claim("Fourier heads farther apart than softmax heads, train windows (Table 3)", four, soft, &FfGroup::train_heads,
@@ -277,6 +300,15 @@ Json ff_summary_json(const std::vector<FfGroup>& groups, const StudyInfo& info) 
       if (g.variant.fourier) {
         j["r_final"] = report::stats_json(g.r_final);
         j["r_curve"] = {{"step", g.r_curve.x}, {"mean", g.r_curve.mean}, {"std", g.r_curve.std}};
+        if (!g.r_layer_final.empty()) {  // only runs that recorded each layer's R
+          Json layers = Json::array();
+          for (size_t l = 0; l < g.r_layer_final.size(); ++l) {
+            const report::CurveStats& c = g.r_layer_curves[l];
+            layers.push_back({{"final", report::stats_json(g.r_layer_final[l])},
+                              {"curve", {{"step", c.x}, {"mean", c.mean}, {"std", c.std}}}});
+          }
+          j["r_layers"] = std::move(layers);
+        }
       }
     } else {
       j["top1"] = report::cell_json(report::scaled(g.top1, 100), paper.val, 2);

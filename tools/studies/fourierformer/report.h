@@ -43,6 +43,9 @@ struct FfGroup {
   report::CurveStats curve;                       // val_ppl (LM) or test_accuracy (ViT) against the step
   report::CurveStats train_loss;                  // mean training loss between evaluations
   report::CurveStats r_curve;                     // the mean R over layers against the step (Fourier LM)
+  // Each layer's R against the step and at the end (runs that recorded r_layer0, r_layer1, ...).
+  std::vector<report::CurveStats> r_layer_curves;
+  std::vector<report::MetricStats> r_layer_final;
 };
 
 std::vector<FfGroup> aggregate_ff_runs(const std::vector<FfRun>& runs);
@@ -66,7 +69,8 @@ inline constexpr double kNotConvergedRatio = 1.5;
 // in validation and test perplexity (Table 1); odd p not converging, x^4 below x^2 and x^6
 // below x^4 (Table 4); R_init 2 below 0.1 and 4, the R vector below the scalar (Table 5);
 // Fourier heads farther apart than softmax heads on train and test windows (Table 3);
-// Fourier ViT more accurate than softmax (Table 2).
+// Fourier ViT more accurate than softmax (Table 2); with R learned at its own lr (learned_r),
+// Fourier below softmax and below the main Fourier run on validation perplexity.
 // R_init 0.5 (ours, small and medium) was picked as the R ablation's best on validation, against a
 // softmax with no comparable tuning: "selected: best of 6 R_init on validation, softmax untuned"
 // for those rows, "" for every other.

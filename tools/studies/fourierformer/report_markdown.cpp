@@ -149,8 +149,49 @@ std::string code_section(const std::vector<FfGroup>& groups) {
          "as log R, beside the main pair: does either change Table 1's ordering? (Claims below.)\n\n" +
          ppl_table(groups, [](const FfGroup& g) {
            const FfVariant& v = g.variant;
-           return !v.medium && !v.r_per_dim && (!v.fourier || (v.p == 4 && v.r_init == 2.0));
+           return !v.medium && !v.r_per_dim && v.r_lr == 0.0 && (!v.fourier || (v.p == 4 && v.r_init == 2.0));
          });
+}
+
+// Each layer's R over training for the runs that learn log R at its own lr: mean ± std over seeds at
+// every evaluation, and the final R's move from R_init.
+std::string r_layers_table(const FfGroup& g) {
+  if (g.r_layer_curves.empty()) return "";
+  const std::vector<double>& steps = g.r_layer_curves.front().x;
+  std::vector<std::string> header = {"layer"};
+  for (double st : steps) header.push_back(fmt::format("R at step {:g}", st));
+  header.push_back("final R - R_init");
+  std::vector<std::vector<std::string>> rows;
+  for (size_t l = 0; l < g.r_layer_curves.size(); ++l) {
+    const report::CurveStats& c = g.r_layer_curves[l];
+    std::vector<std::string> row = {fmt::format("{}", l)};
+    for (size_t i = 0; i < steps.size(); ++i)
+      row.push_back(i < c.mean.size() ? fmt::format("{:.3f} ± {:.3f}", c.mean[i], c.std[i]) : "-");
+    const report::MetricStats& f = g.r_layer_final[l];
+    row.push_back(fmt::format("{:+.3f} ± {:.3f}", f.mean - g.variant.r_init, f.std));
+    rows.push_back(std::move(row));
+  }
+  return fmt::format("{} ({} seed{}):\n\n{}", g.variant.display(), g.seeds.size(), g.seeds.size() == 1 ? "" : "s",
+                     report::markdown_table(header, rows));
+}
+
+std::string learned_r_section(const std::vector<FfGroup>& groups) {
+  std::string layers;
+  for (const FfGroup& g : groups)
+    if (g.task == FfTask::Lm && g.variant.r_lr != 0.0) layers += "\n" + r_layers_table(g);
+  if (layers.empty()) return "";
+  return "## A learned R at its own learning rate\n\n"
+         "The main Fourier run with R learned as log R in an optimiser group of its own (task key fourier_r_lr: that "
+         "initial lr, no weight decay, the model's warmup and cosine schedule), beside softmax, the main Fourier run "
+         "and log R at the model's lr. R is one scalar per layer, shared by the layer's heads (the paper's). The "
+         "lr was chosen on seed 1's validation perplexity (the README's sweep). Figure: fig_r_learned.\n\n" +
+         ppl_table(groups,
+                   [](const FfGroup& g) {
+                     const FfVariant& v = g.variant;
+                     return !v.medium && !v.r_per_dim && v.eps == 0.0 &&
+                            (!v.fourier || (v.p == 4 && v.r_init == 2.0));
+                   }) +
+         "\nEach layer's R (mean ± std over seeds at each evaluation):\n" + layers;
 }
 
 std::string heads_section(const std::vector<FfGroup>& groups) {
@@ -222,7 +263,8 @@ std::string ff_summary_markdown(const std::vector<FfGroup>& groups, const StudyI
       "for ImageNet. Models are scaled to a 2-core machine (the paper's configuration: `--set paper_scale=true`). "
       "Means ± population std over seeds; claims are checked on the means and seed by seed.\n\n";
   for (const std::string& section : {lm_section(groups), powers_section(groups), r_section(groups),
-                                     code_section(groups), heads_section(groups), vit_section(groups)})
+                                     code_section(groups), learned_r_section(groups), heads_section(groups),
+                                     vit_section(groups)})
     if (!section.empty()) out += section + "\n";
   out += "## Claims\n\n" + report::claims_markdown(ff_claims(groups)) + "\n";
   out += timing_section(groups, info);

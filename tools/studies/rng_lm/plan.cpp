@@ -44,8 +44,9 @@ Json rng_pretrain_config(const RngStudyPlan& plan) {
   train::merge_config(c, plan.pretrain, "study rng-lm option pretrain");
   // kjv-lm keys newer than the recorded full run, at their defaults, stay out of the run config
   // (records compare configs whole; the task reads an absent key as its default).
-  const Json newer = train::fourier_kernel_json(nn::FourierKernelOptions{});
-  for (const char* key : {"fourier_eps", "fourier_log_r"})
+  Json newer = train::fourier_kernel_json(nn::FourierKernelOptions{});
+  newer["fourier_r_lr"] = 0.0;  // R at the model's lr (kjv_lm_defaults)
+  for (const char* key : {"fourier_eps", "fourier_log_r", "fourier_r_lr"})
     if (c.contains(key) && c[key] == newer.at(key)) c.erase(key);
   return c;
 }
