@@ -22,11 +22,12 @@ Tensor activate(FFActivation a, const Tensor& x) {
   throw_error("FeedForward", fmt::format("unknown activation {}", static_cast<int>(a)));
 }
 
-// The residual add x + r and the norm after it: one add_layer_norm pass for a LayerNorm, the
-// composition otherwise (RMSNorm). Returns {x + r, norm(x + r)}.
+// The residual add x + r and the norm after it, in one pass (add_layer_norm / add_rms_norm) for
+// the norms of make_norm, the composition for any other. Returns {x + r, norm(x + r)}.
 std::pair<Tensor, Tensor> residual_norm(const Tensor& x, const Tensor& r, UnaryModule& norm) {
   if (auto* ln = dynamic_cast<LayerNorm*>(&norm))
     return add_layer_norm(x, r, ln->normalized_shape, ln->weight, ln->bias, ln->eps);
+  if (auto* rms = dynamic_cast<RMSNorm*>(&norm)) return add_rms_norm(x, r, rms->weight, rms->eps);
   Tensor y = add(x, r);
   return {y, norm.forward(y)};
 }

@@ -24,5 +24,13 @@ std::pair<Tensor, Tensor> add_layer_norm_composed(const Tensor& x, const Tensor&
 
 // x / sqrt(mean(x^2) + eps) * weight over the last dim (T5-style: no mean subtraction, no bias).
 Tensor rms_norm(const Tensor& x, const Tensor& weight = {}, double eps = 1e-6);
+// add_layer_norm's twin for RMS norm: {sum = x + r, rms_norm(sum, weight, eps)} in one pass,
+// bit for bit add then rms_norm.
+std::pair<Tensor, Tensor> add_rms_norm(const Tensor& x, const Tensor& r, const Tensor& weight = {}, double eps = 1e-6);
+
+namespace detail {
+// The composed twin: {add(x, r), rms_norm(that sum, weight, eps)}.
+std::pair<Tensor, Tensor> add_rms_norm_composed(const Tensor& x, const Tensor& r, const Tensor& weight, double eps);
+}  // namespace detail
 
 }  // namespace hm

@@ -25,6 +25,11 @@ inline Kernel<void(const Tensor& g, const Tensor& x, const Tensor& weight, const
 inline Kernel<void(const Tensor& x, const Tensor& weight, double eps, const Tensor& out, const Tensor& rstd)>
     rms_norm_kernel{"rms_norm"};
 
+// sum = x + r, then rms_norm_kernel's work on sum, row by row.
+inline Kernel<void(const Tensor& x, const Tensor& r, const Tensor& weight, double eps, const Tensor& sum,
+                   const Tensor& out, const Tensor& rstd)>
+    add_rms_norm_kernel{"add_rms_norm"};
+
 inline Kernel<void(const Tensor& g, const Tensor& x, const Tensor& weight, const Tensor& rstd, const Tensor& dx,
                    const Tensor& dweight)>
     rms_norm_backward_kernel{"rms_norm_backward"};

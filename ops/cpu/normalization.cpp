@@ -117,6 +117,25 @@ void cpu_rms_norm(const Tensor& x, const Tensor& weight, double eps, const Tenso
   });
 }
 
+// As cpu_add_layer_norm, for RMS norm.
+void cpu_add_rms_norm(const Tensor& x, const Tensor& r, const Tensor& weight, double eps, const Tensor& sum,
+                      const Tensor& out, const Tensor& rstd) {
+  const int64_t rows = rstd.numel(), n = rows == 0 ? 0 : x.numel() / rows;
+  dispatch_float(x.dtype(), "add_rms_norm", [&]<class T>() {
+    const T *px = x.data<T>(), *pr = r.data<T>(), *w = data_or_null<T>(weight);
+    T *ps = sum.data<T>(), *py = out.data<T>(), *prs = rstd.data<T>();
+    parallel_for(rows, 4 * n, [&](int64_t r0, int64_t r1) {
+      for (int64_t row = r0; row < r1; ++row) {
+        const T *xi = px + row * n, *ri = pr + row * n;
+        T* si = ps + row * n;
+#pragma omp simd
+        for (int64_t i = 0; i < n; ++i) si[i] = xi[i] + ri[i];
+        rms_norm_row(si, w, static_cast<T>(eps), n, py + row * n, prs[row]);
+      }
+    });
+  });
+}
+
 // -- backward ---------------------------------------------------------------------------------
 
 // Splits rows into a fixed number of blocks; run(block, r0, r1, dw, db) accumulates into the
@@ -243,7 +262,8 @@ void cpu_rms_norm_backward(const Tensor& g, const Tensor& x, const Tensor& weigh
   });
 }
 
-[[maybe_unused]] const bool add_layer_norm_bound = (add_layer_norm_kernel.cpu = cpu_add_layer_norm, true);
+[[maybe_unused]] const bool add_norm_bound =
+    (add_layer_norm_kernel.cpu = cpu_add_layer_norm, add_rms_norm_kernel.cpu = cpu_add_rms_norm, true);
 [[maybe_unused]] const bool normalization_bound =
     (layer_norm_kernel.cpu = cpu_layer_norm, layer_norm_backward_kernel.cpu = cpu_layer_norm_backward,
      rms_norm_kernel.cpu = cpu_rms_norm, rms_norm_backward_kernel.cpu = cpu_rms_norm_backward, true);

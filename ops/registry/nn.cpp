@@ -135,6 +135,14 @@ void add_nn_ops(std::vector<OpSpec>& t) {
     return cat({sum, out}, -1);
   }).ex("3x4,3x4,4,4").fn("add_layer_norm");
   N("rms_norm", "x w?", R"({"eps": 1e-6})", [](V x, A a) { return rms_norm(x[0], x[1], a.f("eps")); }).ex("3x4,4");
+  N("add_rms_norm", "x r w?", R"({"eps": 1e-6})", [](V x, A a) {
+    auto [sum, out] = add_rms_norm(x[0], x[1], x[2], a.f("eps"));
+    return cat({sum, out}, -1);
+  }).ex("3x4,3x4,4").twin("add_rms_norm_composed");
+  N("add_rms_norm_composed", "x r w?", R"({"eps": 1e-6})", [](V x, A a) {
+    auto [sum, out] = detail::add_rms_norm_composed(x[0], x[1], x[2], a.f("eps"));
+    return cat({sum, out}, -1);
+  }).ex("3x4,3x4,4").fn("add_rms_norm");
   N("embedding", "w #indices", R"({"padding_idx": -1})",
     [](V x, A a) { return embedding(x[0], x[1], a.i("padding_idx")); })
       .ex("6x3,2x4")

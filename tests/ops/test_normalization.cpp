@@ -1,4 +1,4 @@
-// layer_norm, add_layer_norm and rms_norm.
+// layer_norm, rms_norm, add_layer_norm and add_rms_norm.
 // The [cuda] cases run on each target of tests/device_harness.h (a GPU when present; in CUDA
 // builds always the kernels' host twins) and compare with the CPU.
 #include <doctest/doctest.h>
@@ -110,6 +110,35 @@ TEST_CASE("add_layer_norm: bit for bit add then layer_norm, forward and backward
                     {"[add_layer_norm]", "weight", "(2,)"}));
 }
 
+TEST_CASE("add_rms_norm: bit for bit add then rms_norm, forward and backward, gradcheck, errors") {
+  for (int64_t d : {300, 5}) {
+    CAPTURE(d);
+    const DType f32 = DType::Float32;
+    Tensor u1 = normal({2, 37, d}, 55, f32), u2 = normal({2, 37, d}, 56, f32);
+    Inputs in{normal({2, 37, d}, 51, f32), normal({2, 37, d}, 52, f32), normal({d}, 53, f32)};
+    auto run = [&](bool fused) {
+      std::vector<Tensor> xs;
+      for (const Tensor& t : in) xs.push_back(t.detach().clone().requires_grad_(true));
+      auto [s, o] = fused ? add_rms_norm(xs[0], xs[1], xs[2], 1e-6) : detail::add_rms_norm_composed(xs[0], xs[1], xs[2], 1e-6);
+      add(sum(mul(s, u1)), sum(mul(o, u2))).backward();
+      return std::vector<Tensor>{s.detach(), o.detach(), xs[0].grad(), xs[1].grad(), xs[2].grad()};
+    };
+    std::vector<Tensor> f = run(true), c = run(false);
+    for (size_t i = 0; i < f.size(); ++i) {
+      CAPTURE(i);
+      CHECK(same_values(c[i], f[i]));
+    }
+  }
+  CHECK(gradcheck(
+      [](const Inputs& in) {
+        auto [s, o] = add_rms_norm(in[0], in[1], in[2]);
+        return cat({s, o}, -1);
+      },
+      {leaf64({2, 3, 4}, 57), leaf64({2, 3, 4}, 58), leaf64({4}, 59)}));
+  CHECK(throws_with([] { add_rms_norm(zeros({2, 3}), zeros({3, 2})); }, {"[add_rms_norm]", "(2, 3)", "(3, 2)"}));
+  CHECK(throws_with([] { add_rms_norm(zeros({2, 3}), zeros({2, 3}), zeros({2})); }, {"[add_rms_norm]", "weight", "(2,)"}));
+}
+
 }  // namespace cpu_cases
 
 namespace cuda_cases {
@@ -134,7 +163,7 @@ TEST_CASE("[cuda] layer_norm and rms_norm match the CPU") {
       "rms_norm long rows", [](auto& in) { return rms_norm(in[0], in[1]); }, {xl, wl}, 1e-10);
 }
 
-TEST_CASE("[cuda] add_layer_norm matches the CPU and equals the composition on every target") {
+TEST_CASE("[cuda] add_layer_norm and add_rms_norm match the CPU and equals the composition on every target") {
   announce_targets();
   auto both = [](auto& in) {
     auto [s, o] = add_layer_norm(in[0], in[1], {in[0].size(-1)}, in[2], in[3]);
@@ -153,7 +182,18 @@ TEST_CASE("[cuda] add_layer_norm matches the CPU and equals the composition on e
     auto [cs, co] = detail::add_layer_norm_composed(xd, rd, {1100}, wd, bd, 1e-5);
     CHECK(same_values(cs.to(Device::cpu()), s.to(Device::cpu())));
     CHECK(same_values(co.to(Device::cpu()), o.to(Device::cpu())));
+    auto [rs, ro] = add_rms_norm(xd, rd, wd);
+    auto [crs, cro] = detail::add_rms_norm_composed(xd, rd, wd, 1e-6);
+    CHECK(same_values(crs.to(Device::cpu()), rs.to(Device::cpu())));
+    CHECK(same_values(cro.to(Device::cpu()), ro.to(Device::cpu())));
   });
+  check_against_cpu(
+      "add_rms_norm",
+      [](auto& in) {
+        auto [s, o] = add_rms_norm(in[0], in[1], in[2]);
+        return cat({s, o}, -1);
+      },
+      {x, r, w});
 }
 
 }  // namespace cuda_cases
