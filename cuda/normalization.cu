@@ -1,7 +1,7 @@
-// CUDA layer norm and RMS norm (and add_layer_norm / add_rms_norm) (the formulas of ops/cpu/normalization.cpp): a warp (or a block,
-// for D >= 1024) per row (cuda/device/rows.cuh); dweight / dbias are column sums over rows,
-// deterministic: pass one sums fixed row chunks per column (threads adjacent in the column, so
-// loads coalesce), pass two adds the chunks in order.
+// CUDA layer norm and RMS norm, and add_layer_norm / add_rms_norm (the formulas of
+// ops/cpu/normalization.cpp): a warp (or a block, for D >= 1024) per row (cuda/device/rows.cuh);
+// dweight / dbias are column sums over rows, deterministic: pass one sums fixed row chunks per
+// column (threads adjacent in the column, so loads coalesce), pass two adds the chunks in order.
 #include "harmonic/cuda/runtime/emulation.h"
 #include "harmonic/cuda/device/rows.cuh"
 #include "harmonic/ops/normalization_kernels.h"

@@ -1,5 +1,6 @@
-// layer_norm, rms_norm and add_layer_norm / add_rms_norm (the residual add fused in): fused forward kernels that save the per-row statistics
-// (mean, rstd), and fused backward kernels producing dx, dweight and dbias in one pass.
+// layer_norm, rms_norm and add_layer_norm / add_rms_norm (the residual add fused in): fused
+// forward kernels that save the per-row statistics (mean, rstd), and fused backward kernels
+// producing dx, dweight and dbias in one pass.
 #include <cmath>
 
 #include "harmonic/autograd/grad_mode.h"
@@ -126,8 +127,8 @@ void check_rms_norm(const Tensor& x, const Tensor& weight, double eps, std::stri
 }
 
 // Records out = rms_norm(x_in) given the kernel's saved rstd; x is x_in's values, contiguous.
-Tensor record_rms_norm(const Tensor& out, const Tensor& x_in, const Tensor& x, const Tensor& weight_in,
-                       const Tensor& w, const Tensor& rstd) {
+Tensor record_rms_norm(const Tensor& out, const Tensor& x_in, const Tensor& x, const Tensor& weight_in, const Tensor& w,
+                       const Tensor& rstd) {
   bool rec = autograd::will_record({x_in, weight_in});
   return autograd::record("rms_norm", out, {x_in, weight_in},
                           [sx = rec ? Saved(x) : Saved(), sw = rec ? Saved(w) : Saved(),

@@ -101,13 +101,22 @@ TEST_CASE("add_layer_norm: bit for bit add then layer_norm, forward and backward
   CHECK(gradcheck(both, {leaf64({2, 3, 4}, 21), leaf64({2, 3, 4}, 22), leaf64({4}, 23), leaf64({4}, 24)}));
   CHECK(gradcheck([](const Inputs& in) { return add_layer_norm(in[0], in[1], {4}).second; },
                   {leaf64({3, 4}, 25), leaf64({3, 4}, 26)}));
-  CHECK(throws_with([] { add_layer_norm(zeros({2, 3}), zeros({2, 4}), {3}); },
-                    {"[add_layer_norm]", "(2, 3)", "(2, 4)"}));
-  CHECK(throws_with([] { add_layer_norm(zeros({2, 3}), zeros({2, 3}, {.dtype = DType::Float64}), {3}); },
-                    {"[add_layer_norm]", "float64"}));
+  CHECK(throws_with(
+      [] {
+        add_layer_norm(zeros({2, 3}), zeros({2, 4}), {3});
+      },
+      {"[add_layer_norm]", "(2, 3)", "(2, 4)"}));
+  CHECK(throws_with(
+      [] {
+        add_layer_norm(zeros({2, 3}), zeros({2, 3}, {.dtype = DType::Float64}), {3});
+      },
+      {"[add_layer_norm]", "float64"}));
   CHECK(throws_with([] { add_layer_norm(zeros({2, 3}), zeros({2, 3}), {4}); }, {"[add_layer_norm]", "(4,)"}));
-  CHECK(throws_with([] { add_layer_norm(zeros({2, 3}), zeros({2, 3}), {3}, zeros({2})); },
-                    {"[add_layer_norm]", "weight", "(2,)"}));
+  CHECK(throws_with(
+      [] {
+        add_layer_norm(zeros({2, 3}), zeros({2, 3}), {3}, zeros({2}));
+      },
+      {"[add_layer_norm]", "weight", "(2,)"}));
 }
 
 TEST_CASE("add_rms_norm: bit for bit add then rms_norm, forward and backward, gradcheck, errors") {
@@ -119,7 +128,8 @@ TEST_CASE("add_rms_norm: bit for bit add then rms_norm, forward and backward, gr
     auto run = [&](bool fused) {
       std::vector<Tensor> xs;
       for (const Tensor& t : in) xs.push_back(t.detach().clone().requires_grad_(true));
-      auto [s, o] = fused ? add_rms_norm(xs[0], xs[1], xs[2], 1e-6) : detail::add_rms_norm_composed(xs[0], xs[1], xs[2], 1e-6);
+      auto [s, o] =
+          fused ? add_rms_norm(xs[0], xs[1], xs[2], 1e-6) : detail::add_rms_norm_composed(xs[0], xs[1], xs[2], 1e-6);
       add(sum(mul(s, u1)), sum(mul(o, u2))).backward();
       return std::vector<Tensor>{s.detach(), o.detach(), xs[0].grad(), xs[1].grad(), xs[2].grad()};
     };
@@ -136,7 +146,11 @@ TEST_CASE("add_rms_norm: bit for bit add then rms_norm, forward and backward, gr
       },
       {leaf64({2, 3, 4}, 57), leaf64({2, 3, 4}, 58), leaf64({4}, 59)}));
   CHECK(throws_with([] { add_rms_norm(zeros({2, 3}), zeros({3, 2})); }, {"[add_rms_norm]", "(2, 3)", "(3, 2)"}));
-  CHECK(throws_with([] { add_rms_norm(zeros({2, 3}), zeros({2, 3}), zeros({2})); }, {"[add_rms_norm]", "weight", "(2,)"}));
+  CHECK(throws_with(
+      [] {
+        add_rms_norm(zeros({2, 3}), zeros({2, 3}), zeros({2}));
+      },
+      {"[add_rms_norm]", "weight", "(2,)"}));
 }
 
 }  // namespace cpu_cases
@@ -187,13 +201,12 @@ TEST_CASE("[cuda] add_layer_norm and add_rms_norm match the CPU and equals the c
     CHECK(same_values(crs.to(Device::cpu()), rs.to(Device::cpu())));
     CHECK(same_values(cro.to(Device::cpu()), ro.to(Device::cpu())));
   });
-  check_against_cpu(
-      "add_rms_norm",
-      [](auto& in) {
-        auto [s, o] = add_rms_norm(in[0], in[1], in[2]);
-        return cat({s, o}, -1);
-      },
-      {x, r, w});
+  check_against_cpu("add_rms_norm",
+                    [](auto& in) {
+                      auto [s, o] = add_rms_norm(in[0], in[1], in[2]);
+                      return cat({s, o}, -1);
+                    },
+                    {x, r, w});
 }
 
 }  // namespace cuda_cases
