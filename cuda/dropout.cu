@@ -1,4 +1,4 @@
-// CUDA dropout: keep_i = dropout_keep(seed, offset, i) of ops/dropout_functors.h, the CPU's mask
+// CUDA dropout and dropout_add: keep_i = dropout_keep(seed, offset, i) of ops/dropout_functors.h, the CPU's mask
 // (ops/cpu/dropout.cpp) bit for bit.
 #include "harmonic/cuda/runtime/emulation.h"
 #include "harmonic/cuda/device/rows.cuh"
@@ -20,6 +20,36 @@ struct Dropout {
   }
 };
 
+// x + dropout(r). The product is rounded on its own (__fmul_rn / __dmul_rn are never fused
+// into an FMA), so the sum is bit for bit the dropout kernel's output added to x.
+HM_HD float mul_rounded(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+HM_HD double mul_rounded(double a, double b) {
+#ifdef __CUDA_ARCH__
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+template <class T>
+struct DropoutAdd {
+  const T *x, *r;
+  T* out;
+  uint64_t seed, offset;
+  float p;
+  T scale;
+  HM_HD void operator()(int64_t i) const {
+    const T d = dropout_keep(seed, offset, static_cast<uint64_t>(i), p) ? mul_rounded(r[i], scale) : T(0);
+    out[i] = x[i] + d;
+  }
+};
+
 template <Exec E>
 void dropout_on(const Tensor& x, double p, uint64_t seed, uint64_t offset, const Tensor& out) {
   const int device = kernel_device(E, "dropout", {&x, &out});
@@ -31,8 +61,20 @@ void dropout_on(const Tensor& x, double p, uint64_t seed, uint64_t offset, const
   });
 }
 
+template <Exec E>
+void dropout_add_on(const Tensor& x, const Tensor& r, double p, uint64_t seed, uint64_t offset, const Tensor& out) {
+  const int device = kernel_device(E, "dropout_add", {&x, &r, &out});
+  dispatch_float(x.dtype(), "dropout_add", [&]<class T>() {
+    const T scale = p < 1.0 ? static_cast<T>(1.0 / (1.0 - p)) : T(0);
+    for_each_index(E, device, x.numel(),
+                   DropoutAdd<T>{static_cast<const T*>(x.raw_data()), static_cast<const T*>(r.raw_data()),
+                                 static_cast<T*>(out.raw_data()), seed, offset, static_cast<float>(p), scale});
+  });
+}
+
 [[maybe_unused]] const bool bound =
-    bind_cuda(dropout_kernel, dropout_on<Exec::Device>, dropout_on<Exec::Host>);
+    bind_cuda(dropout_kernel, dropout_on<Exec::Device>, dropout_on<Exec::Host>) &&
+    bind_cuda(dropout_add_kernel, dropout_add_on<Exec::Device>, dropout_add_on<Exec::Host>);
 
 }  // namespace
 }  // namespace hm::cuda

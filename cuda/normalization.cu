@@ -1,7 +1,7 @@
-// CUDA layer norm and RMS norm (the formulas of ops/cpu/normalization.cpp): a warp (or a block,
-// for D >= 1024) per row (cuda/device/rows.cuh); dweight / dbias are column sums over rows,
-// deterministic: pass one sums fixed row chunks per column (threads adjacent in the column, so
-// loads coalesce), pass two adds the chunks in order.
+// CUDA layer norm and RMS norm, and add_layer_norm / add_rms_norm (the formulas of
+// ops/cpu/normalization.cpp): a warp (or a block, for D >= 1024) per row (cuda/device/rows.cuh);
+// dweight / dbias are column sums over rows, deterministic: pass one sums fixed row chunks per
+// column (threads adjacent in the column, so loads coalesce), pass two adds the chunks in order.
 #include "harmonic/cuda/runtime/emulation.h"
 #include "harmonic/cuda/device/rows.cuh"
 #include "harmonic/ops/normalization_kernels.h"
@@ -52,6 +52,32 @@ struct LayerNormRows {  // x, y (rows, n); mean, rstd (rows); w, b (n) or null
   }
 };
 
+// add_layer_norm: part1 writes the row of sum = x + r and returns its sum; part2 and write read
+// the sum back, each lane the elements it wrote (the same lane stride in every part), so the
+// rest is LayerNormRows over the sum.
+template <class T>
+struct AddLayerNormRows {
+  using Acc = T;
+  using Op1 = AddOp;
+  const T *x, *r;
+  T* sum;
+  LayerNormRows<T> norm;  // norm.x == sum
+  HM_HD T part1(int64_t row, int lane, int lanes) const {
+    T s = 0;
+    for (int64_t i = lane; i < norm.n; i += lanes) {
+      const T v = x[row * norm.n + i] + r[row * norm.n + i];
+      sum[row * norm.n + i] = v;
+      s += v;
+    }
+    return s;
+  }
+  HM_HD T part2(int64_t row, int lane, int lanes, T s) const { return norm.part2(row, lane, lanes, s); }
+  HM_HD T part3(int64_t, int, int, T, T) const { return T(0); }
+  HM_HD void write(int64_t row, int lane, int lanes, T s, T var, T) const {
+    norm.write(row, lane, lanes, s, var, T(0));
+  }
+};
+
 template <class T>
 struct RmsNormRows {
   using Acc = T;
@@ -74,6 +100,29 @@ struct RmsNormRows {
   }
 };
 
+// add_rms_norm: part1 writes the row of sum = x + r and returns its sum of squares, as
+// RmsNormRows::part1 does over x; write is RmsNormRows's over the sum.
+template <class T>
+struct AddRmsNormRows {
+  using Acc = T;
+  using Op1 = AddOp;
+  const T *x, *r;
+  T* sum;
+  RmsNormRows<T> norm;  // norm.x == sum
+  HM_HD T part1(int64_t row, int lane, int lanes) const {
+    T s = 0;
+    for (int64_t i = lane; i < norm.n; i += lanes) {
+      const T v = x[row * norm.n + i] + r[row * norm.n + i];
+      sum[row * norm.n + i] = v;
+      s += v * v;
+    }
+    return s;
+  }
+  HM_HD T part2(int64_t, int, int, T) const { return T(0); }
+  HM_HD T part3(int64_t, int, int, T, T) const { return T(0); }
+  HM_HD void write(int64_t row, int lane, int lanes, T s, T, T) const { norm.write(row, lane, lanes, s, T(0), T(0)); }
+};
+
 template <Exec E>
 void layer_norm_on(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps, const Tensor& out,
                    const Tensor& mean, const Tensor& rstd) {
@@ -84,6 +133,42 @@ void layer_norm_on(const Tensor& x, const Tensor& weight, const Tensor& bias, do
              LayerNormRows<T>{static_cast<const T*>(x.raw_data()), ptr_or_null<T>(weight), ptr_or_null<T>(bias),
                               static_cast<T*>(out.raw_data()), static_cast<T*>(mean.raw_data()),
                               static_cast<T*>(rstd.raw_data()), n, static_cast<T>(eps)},
+             rows, n);
+  });
+}
+
+template <Exec E>
+void add_layer_norm_on(const Tensor& x, const Tensor& r, const Tensor& weight, const Tensor& bias, double eps,
+                       const Tensor& sum, const Tensor& out, const Tensor& mean, const Tensor& rstd) {
+  const int device = kernel_device(E, "add_layer_norm", {&x, &r, &sum, &out, &mean, &rstd});
+  const int64_t rows = mean.numel(), n = rows == 0 ? 0 : x.numel() / rows;
+  dispatch_float(x.dtype(), "add_layer_norm", [&]<class T>() {
+    T* ps = static_cast<T*>(sum.raw_data());
+    const LayerNormRows<T> norm{ps,
+                                ptr_or_null<T>(weight),
+                                ptr_or_null<T>(bias),
+                                static_cast<T*>(out.raw_data()),
+                                static_cast<T*>(mean.raw_data()),
+                                static_cast<T*>(rstd.raw_data()),
+                                n,
+                                static_cast<T>(eps)};
+    run_rows(E, device,
+             AddLayerNormRows<T>{static_cast<const T*>(x.raw_data()), static_cast<const T*>(r.raw_data()), ps, norm},
+             rows, n);
+  });
+}
+
+template <Exec E>
+void add_rms_norm_on(const Tensor& x, const Tensor& r, const Tensor& weight, double eps, const Tensor& sum,
+                     const Tensor& out, const Tensor& rstd) {
+  const int device = kernel_device(E, "add_rms_norm", {&x, &r, &sum, &out, &rstd});
+  const int64_t rows = rstd.numel(), n = rows == 0 ? 0 : x.numel() / rows;
+  dispatch_float(x.dtype(), "add_rms_norm", [&]<class T>() {
+    T* ps = static_cast<T*>(sum.raw_data());
+    const RmsNormRows<T> norm{ps, ptr_or_null<T>(weight), static_cast<T*>(out.raw_data()),
+                              static_cast<T*>(rstd.raw_data()), n, static_cast<T>(eps)};
+    run_rows(E, device,
+             AddRmsNormRows<T>{static_cast<const T*>(x.raw_data()), static_cast<const T*>(r.raw_data()), ps, norm},
              rows, n);
   });
 }
@@ -215,6 +300,8 @@ void rms_norm_backward_on(const Tensor& g, const Tensor& x, const Tensor& weight
 [[maybe_unused]] const bool bound =
     bind_cuda(layer_norm_kernel, layer_norm_on<Exec::Device>, layer_norm_on<Exec::Host>) &&
     bind_cuda(layer_norm_backward_kernel, layer_norm_backward_on<Exec::Device>, layer_norm_backward_on<Exec::Host>) &&
+    bind_cuda(add_layer_norm_kernel, add_layer_norm_on<Exec::Device>, add_layer_norm_on<Exec::Host>) &&
+    bind_cuda(add_rms_norm_kernel, add_rms_norm_on<Exec::Device>, add_rms_norm_on<Exec::Host>) &&
     bind_cuda(rms_norm_kernel, rms_norm_on<Exec::Device>, rms_norm_on<Exec::Host>) &&
     bind_cuda(rms_norm_backward_kernel, rms_norm_backward_on<Exec::Device>, rms_norm_backward_on<Exec::Host>);
 

@@ -13,4 +13,8 @@ Tensor Dropout::forward(const Tensor& x) {
   return dropout(x, p, true, gen_);
 }
 
+Tensor Dropout::forward_add(const Tensor& x, const Tensor& r) {
+  return dropout_add(x, r, p, is_training() && p > 0.0, gen_);
+}
+
 }  // namespace hm::nn

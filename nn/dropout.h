@@ -10,6 +10,8 @@ class Dropout : public UnaryModule {
  public:
   explicit Dropout(double p = 0.5, Generator* gen = nullptr);
   Tensor forward(const Tensor& x) override;
+  // x + forward(r) as one op (dropout_add): the same mask, bit for bit the composition.
+  Tensor forward_add(const Tensor& x, const Tensor& r);
 
   double p;
 

@@ -22,6 +22,16 @@ Tensor activate(FFActivation a, const Tensor& x) {
   throw_error("FeedForward", fmt::format("unknown activation {}", static_cast<int>(a)));
 }
 
+// The residual add x + r and the norm after it, in one pass (add_layer_norm / add_rms_norm) for
+// the norms of make_norm, the composition for any other. Returns {x + r, norm(x + r)}.
+std::pair<Tensor, Tensor> residual_norm(const Tensor& x, const Tensor& r, UnaryModule& norm) {
+  if (auto* ln = dynamic_cast<LayerNorm*>(&norm))
+    return add_layer_norm(x, r, ln->normalized_shape, ln->weight, ln->bias, ln->eps);
+  if (auto* rms = dynamic_cast<RMSNorm*>(&norm)) return add_rms_norm(x, r, rms->weight, rms->eps);
+  Tensor y = add(x, r);
+  return {y, norm.forward(y)};
+}
+
 double attention_dropout(const TransformerLayerOptions& o) {
   return o.attention_dropout >= 0 ? o.attention_dropout : o.dropout;
 }
@@ -83,11 +93,11 @@ TransformerEncoderLayer::TransformerEncoderLayer(int64_t d_model, int64_t n_head
 Tensor TransformerEncoderLayer::forward(const Tensor& x, const AttentionMask& mask, KVCache* cache) {
   if (options.pre_norm) {
     Tensor h = norm1->forward(x);
-    Tensor y = add(x, dropout1->forward(self_attn->forward(h, h, h, mask, cache)));
-    return add(y, dropout2->forward(ff->forward(norm2->forward(y))));
+    auto [y, h2] = residual_norm(x, dropout1->forward(self_attn->forward(h, h, h, mask, cache)), *norm2);
+    return dropout2->forward_add(y, ff->forward(h2));
   }
-  Tensor y = norm1->forward(add(x, dropout1->forward(self_attn->forward(x, x, x, mask, cache))));
-  return norm2->forward(add(y, dropout2->forward(ff->forward(y))));
+  Tensor y = norm1->forward(dropout1->forward_add(x, self_attn->forward(x, x, x, mask, cache)));
+  return norm2->forward(dropout2->forward_add(y, ff->forward(y)));
 }
 
 // -- decoder layer ------------------------------------------------------------------------------
@@ -115,14 +125,14 @@ Tensor TransformerDecoderLayer::forward(const Tensor& x, const Tensor& memory, c
   if (cross_cache) cross_cache->is_static = true;
   if (options.pre_norm) {
     Tensor h = norm1->forward(x);
-    Tensor y = add(x, dropout1->forward(self_attn->forward(h, h, h, self_mask, self_cache)));
-    h = norm2->forward(y);
-    y = add(y, dropout2->forward(cross_attn->forward(h, memory, memory, memory_mask, cross_cache)));
-    return add(y, dropout3->forward(ff->forward(norm3->forward(y))));
+    auto [y, h2] = residual_norm(x, dropout1->forward(self_attn->forward(h, h, h, self_mask, self_cache)), *norm2);
+    auto [y2, h3] =
+        residual_norm(y, dropout2->forward(cross_attn->forward(h2, memory, memory, memory_mask, cross_cache)), *norm3);
+    return dropout3->forward_add(y2, ff->forward(h3));
   }
-  Tensor y = norm1->forward(add(x, dropout1->forward(self_attn->forward(x, x, x, self_mask, self_cache))));
-  y = norm2->forward(add(y, dropout2->forward(cross_attn->forward(y, memory, memory, memory_mask, cross_cache))));
-  return norm3->forward(add(y, dropout3->forward(ff->forward(y))));
+  Tensor y = norm1->forward(dropout1->forward_add(x, self_attn->forward(x, x, x, self_mask, self_cache)));
+  y = norm2->forward(dropout2->forward_add(y, cross_attn->forward(y, memory, memory, memory_mask, cross_cache)));
+  return norm3->forward(dropout3->forward_add(y, ff->forward(y)));
 }
 
 // -- stacks -------------------------------------------------------------------------------------

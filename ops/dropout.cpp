@@ -1,10 +1,11 @@
-// dropout: a counter-based mask that backward regenerates from (seed, offset) instead of
-// storing it.
+// dropout and dropout_add: a counter-based mask that backward regenerates from (seed, offset)
+// instead of storing it.
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/autograd/node.h"
 #include "harmonic/core/factories.h"
 #include "harmonic/ops/dropout.h"
 #include "harmonic/ops/dropout_kernels.h"
+#include "harmonic/ops/elementwise.h"
 
 namespace hm {
 
@@ -34,6 +35,49 @@ Tensor dropout(const Tensor& x_in, double p, bool training, Generator* gen) {
     dropout_kernel(g.device(), g, p, seed, offset, dx);  // the same mask and scale
     return Grads{dx};
   });
+}
+
+namespace {
+
+void check_dropout_add(const Tensor& x_in, const Tensor& r_in, double p) {
+  check(x_in.defined() && r_in.defined(), "dropout_add", "undefined tensor");
+  check(p >= 0.0 && p <= 1.0, "dropout_add", "probability p must be in [0, 1], got {}", p);
+  HM_CHECK(r_in.dtype() == DType::Float32 || r_in.dtype() == DType::Float64, "dropout_add",
+           "expected a float32 or float64 tensor, got {}", r_in.desc());
+  HM_CHECK(x_in.shape() == r_in.shape() && x_in.dtype() == r_in.dtype() && x_in.device() == r_in.device(),
+           "dropout_add", "x {} and r {} must have one shape, dtype and device", x_in.desc(), r_in.desc());
+}
+
+}  // namespace
+
+Tensor detail::dropout_add_composed(const Tensor& x, const Tensor& r, double p, bool training, Generator* gen) {
+  check_dropout_add(x, r, p);
+  return add(x, dropout(r, p, training, gen));
+}
+
+Tensor dropout_add(const Tensor& x_in, const Tensor& r_in, double p, bool training, Generator* gen) {
+  check_dropout_add(x_in, r_in, p);
+  if (!training || p == 0.0) return add(x_in, r_in);
+  Tensor x, r;
+  {
+    NoGradGuard guard;
+    x = x_in.contiguous(), r = r_in.contiguous();
+  }
+  Generator& g = gen ? *gen : default_generator();
+  const uint64_t seed = g.seed();
+  const uint64_t offset = p < 1.0 ? g.reserve(static_cast<uint64_t>(r.numel())) : 0;  // as dropout draws
+  Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
+  dropout_add_kernel(x.device(), x, r, p, seed, offset, out);
+  return autograd::record("dropout_add", out, {x_in, r_in},
+                          [p, seed, offset](const Tensor& g_in, const NeedsGrad& need) {
+                            Tensor dr;
+                            if (need[1]) {  // dropout's backward: the same mask and scale
+                              Tensor g = g_in.contiguous();
+                              dr = Tensor::empty(g.shape(), g.dtype(), g.device());
+                              dropout_kernel(g.device(), g, p, seed, offset, dr);
+                            }
+                            return Grads{need[0] ? g_in : Tensor(), dr};
+                          });
 }
 
 }  // namespace hm

@@ -1,9 +1,11 @@
-// layer_norm and rms_norm: fused forward kernels that save the per-row statistics
-// (mean, rstd), and fused backward kernels producing dx, dweight and dbias in one pass.
+// layer_norm, rms_norm and add_layer_norm / add_rms_norm (the residual add fused in): fused
+// forward kernels that save the per-row statistics (mean, rstd), and fused backward kernels
+// producing dx, dweight and dbias in one pass.
 #include <cmath>
 
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/autograd/node.h"
+#include "harmonic/ops/elementwise.h"
 #include "harmonic/ops/elementwise_common.h"
 #include "harmonic/ops/nn_functional.h"
 #include "harmonic/ops/normalization_kernels.h"
@@ -34,20 +36,22 @@ void check_input(const Tensor& x, double eps, std::string_view fn) {
 
 }  // namespace
 
-Tensor layer_norm(const Tensor& x_in, const Shape& normalized_shape, const Tensor& weight_in, const Tensor& bias_in,
-                  double eps) {
-  check_input(x_in, eps, "layer_norm");
+namespace {
+
+void check_layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
+                      double eps, std::string_view fn) {
+  check_input(x, eps, fn);
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
-  HM_CHECK(k >= 1 && k <= x_in.dim() && Shape(x_in.shape().end() - k, x_in.shape().end()) == normalized_shape,
-           "layer_norm", "normalized shape {} must match the trailing dims of input {}", str(normalized_shape),
-           str(x_in.shape()));
-  check_param(weight_in, x_in, normalized_shape, "weight", "layer_norm");
-  check_param(bias_in, x_in, normalized_shape, "bias", "layer_norm");
-  Tensor x = contiguous_nograd(x_in), w = contiguous_nograd(weight_in), b = contiguous_nograd(bias_in);
-  const int64_t n = numel_of(normalized_shape), rows = n == 0 ? 0 : x.numel() / n;
-  Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
-  Tensor mean = Tensor::empty({rows}, x.dtype(), x.device()), rstd = Tensor::empty({rows}, x.dtype(), x.device());
-  layer_norm_kernel(x.device(), x, w, b, eps, out, mean, rstd);
+  HM_CHECK(k >= 1 && k <= x.dim() && Shape(x.shape().end() - k, x.shape().end()) == normalized_shape, fn,
+           "normalized shape {} must match the trailing dims of input {}", str(normalized_shape), str(x.shape()));
+  check_param(weight, x, normalized_shape, "weight", fn);
+  check_param(bias, x, normalized_shape, "bias", fn);
+}
+
+// Records out = layer_norm(x_in) given the kernel's saved statistics; x is x_in's values, contiguous.
+Tensor record_layer_norm(const Tensor& out, const Tensor& x_in, const Tensor& x, const Tensor& weight_in,
+                         const Tensor& w, const Tensor& bias_in, const Tensor& mean, const Tensor& rstd,
+                         const Shape& normalized_shape) {
   bool rec = autograd::will_record({x_in, weight_in, bias_in});
   return autograd::record(
       "layer_norm", out, {x_in, weight_in, bias_in},
@@ -65,15 +69,66 @@ Tensor layer_norm(const Tensor& x_in, const Shape& normalized_shape, const Tenso
       });
 }
 
-Tensor rms_norm(const Tensor& x_in, const Tensor& weight_in, double eps) {
-  check_input(x_in, eps, "rms_norm");
-  HM_CHECK(x_in.dim() >= 1, "rms_norm", "input needs at least 1 dim, got {}", x_in.desc());
-  check_param(weight_in, x_in, {x_in.size(-1)}, "weight", "rms_norm");
-  Tensor x = contiguous_nograd(x_in), w = contiguous_nograd(weight_in);
-  const int64_t n = x.size(-1), rows = n == 0 ? 0 : x.numel() / n;
+}  // namespace
+
+Tensor layer_norm(const Tensor& x_in, const Shape& normalized_shape, const Tensor& weight_in, const Tensor& bias_in,
+                  double eps) {
+  check_layer_norm(x_in, normalized_shape, weight_in, bias_in, eps, "layer_norm");
+  Tensor x = contiguous_nograd(x_in), w = contiguous_nograd(weight_in), b = contiguous_nograd(bias_in);
+  const int64_t n = numel_of(normalized_shape), rows = n == 0 ? 0 : x.numel() / n;
   Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
-  Tensor rstd = Tensor::empty({rows}, x.dtype(), x.device());
-  rms_norm_kernel(x.device(), x, w, eps, out, rstd);
+  Tensor mean = Tensor::empty({rows}, x.dtype(), x.device()), rstd = Tensor::empty({rows}, x.dtype(), x.device());
+  layer_norm_kernel(x.device(), x, w, b, eps, out, mean, rstd);
+  return record_layer_norm(out, x_in, x, weight_in, w, bias_in, mean, rstd, normalized_shape);
+}
+
+namespace {
+
+void check_add_layer_norm(const Tensor& x, const Tensor& r, const Shape& normalized_shape, const Tensor& weight,
+                          const Tensor& bias, double eps) {
+  check(r.defined(), "add_layer_norm", "undefined tensor");
+  check_layer_norm(x, normalized_shape, weight, bias, eps, "add_layer_norm");
+  HM_CHECK(x.shape() == r.shape() && x.dtype() == r.dtype() && x.device() == r.device(), "add_layer_norm",
+           "x {} and r {} must have one shape, dtype and device", x.desc(), r.desc());
+}
+
+}  // namespace
+
+std::pair<Tensor, Tensor> detail::add_layer_norm_composed(const Tensor& x, const Tensor& r,
+                                                          const Shape& normalized_shape, const Tensor& weight,
+                                                          const Tensor& bias, double eps) {
+  check_add_layer_norm(x, r, normalized_shape, weight, bias, eps);
+  Tensor sum = add(x, r);
+  return {sum, layer_norm(sum, normalized_shape, weight, bias, eps)};
+}
+
+std::pair<Tensor, Tensor> add_layer_norm(const Tensor& x_in, const Tensor& r_in, const Shape& normalized_shape,
+                                         const Tensor& weight_in, const Tensor& bias_in, double eps) {
+  check_add_layer_norm(x_in, r_in, normalized_shape, weight_in, bias_in, eps);
+  Tensor x = contiguous_nograd(x_in), r = contiguous_nograd(r_in);
+  Tensor w = contiguous_nograd(weight_in), b = contiguous_nograd(bias_in);
+  const int64_t n = numel_of(normalized_shape), rows = n == 0 ? 0 : x.numel() / n;
+  Tensor sum = Tensor::empty(x.shape(), x.dtype(), x.device()), out = Tensor::empty(x.shape(), x.dtype(), x.device());
+  Tensor mean = Tensor::empty({rows}, x.dtype(), x.device()), rstd = Tensor::empty({rows}, x.dtype(), x.device());
+  add_layer_norm_kernel(x.device(), x, r, w, b, eps, sum, out, mean, rstd);
+  // The graph of add then layer_norm: the sum's node passes its gradient to both inputs.
+  Tensor sum_out = autograd::record("add", sum, {x_in, r_in}, [](const Tensor& g, const NeedsGrad& need) {
+    return Grads{need[0] ? g : Tensor(), need[1] ? g : Tensor()};
+  });
+  return {sum_out, record_layer_norm(out, sum_out, sum, weight_in, w, bias_in, mean, rstd, normalized_shape)};
+}
+
+namespace {
+
+void check_rms_norm(const Tensor& x, const Tensor& weight, double eps, std::string_view fn) {
+  check_input(x, eps, fn);
+  HM_CHECK(x.dim() >= 1, fn, "input needs at least 1 dim, got {}", x.desc());
+  check_param(weight, x, {x.size(-1)}, "weight", fn);
+}
+
+// Records out = rms_norm(x_in) given the kernel's saved rstd; x is x_in's values, contiguous.
+Tensor record_rms_norm(const Tensor& out, const Tensor& x_in, const Tensor& x, const Tensor& weight_in, const Tensor& w,
+                       const Tensor& rstd) {
   bool rec = autograd::will_record({x_in, weight_in});
   return autograd::record("rms_norm", out, {x_in, weight_in},
                           [sx = rec ? Saved(x) : Saved(), sw = rec ? Saved(w) : Saved(),
@@ -87,6 +142,45 @@ Tensor rms_norm(const Tensor& x_in, const Tensor& weight_in, double eps) {
                             rms_norm_backward_kernel(x.device(), g, x, w, sr.get(), dx, dw);
                             return Grads{dx, dw};
                           });
+}
+
+void check_add_rms_norm(const Tensor& x, const Tensor& r, const Tensor& weight, double eps) {
+  check(r.defined(), "add_rms_norm", "undefined tensor");
+  check_rms_norm(x, weight, eps, "add_rms_norm");
+  HM_CHECK(x.shape() == r.shape() && x.dtype() == r.dtype() && x.device() == r.device(), "add_rms_norm",
+           "x {} and r {} must have one shape, dtype and device", x.desc(), r.desc());
+}
+
+}  // namespace
+
+Tensor rms_norm(const Tensor& x_in, const Tensor& weight_in, double eps) {
+  check_rms_norm(x_in, weight_in, eps, "rms_norm");
+  Tensor x = contiguous_nograd(x_in), w = contiguous_nograd(weight_in);
+  const int64_t n = x.size(-1), rows = n == 0 ? 0 : x.numel() / n;
+  Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
+  Tensor rstd = Tensor::empty({rows}, x.dtype(), x.device());
+  rms_norm_kernel(x.device(), x, w, eps, out, rstd);
+  return record_rms_norm(out, x_in, x, weight_in, w, rstd);
+}
+
+std::pair<Tensor, Tensor> detail::add_rms_norm_composed(const Tensor& x, const Tensor& r, const Tensor& weight,
+                                                        double eps) {
+  check_add_rms_norm(x, r, weight, eps);
+  Tensor sum = add(x, r);
+  return {sum, rms_norm(sum, weight, eps)};
+}
+
+std::pair<Tensor, Tensor> add_rms_norm(const Tensor& x_in, const Tensor& r_in, const Tensor& weight_in, double eps) {
+  check_add_rms_norm(x_in, r_in, weight_in, eps);
+  Tensor x = contiguous_nograd(x_in), r = contiguous_nograd(r_in), w = contiguous_nograd(weight_in);
+  const int64_t n = x.size(-1), rows = n == 0 ? 0 : x.numel() / n;
+  Tensor sum = Tensor::empty(x.shape(), x.dtype(), x.device()), out = Tensor::empty(x.shape(), x.dtype(), x.device());
+  Tensor rstd = Tensor::empty({rows}, x.dtype(), x.device());
+  add_rms_norm_kernel(x.device(), x, r, w, eps, sum, out, rstd);
+  Tensor sum_out = autograd::record("add", sum, {x_in, r_in}, [](const Tensor& g, const NeedsGrad& need) {
+    return Grads{need[0] ? g : Tensor(), need[1] ? g : Tensor()};
+  });
+  return {sum_out, record_rms_norm(out, sum_out, sum, weight_in, w, rstd)};
 }
 
 }  // namespace hm

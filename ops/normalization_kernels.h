@@ -11,6 +11,11 @@ inline Kernel<void(const Tensor& x, const Tensor& weight, const Tensor& bias, do
                    const Tensor& mean, const Tensor& rstd)>
     layer_norm_kernel{"layer_norm"};
 
+// sum = x + r, then layer_norm_kernel's work on sum, row by row: x, r, sum, out (R, D).
+inline Kernel<void(const Tensor& x, const Tensor& r, const Tensor& weight, const Tensor& bias, double eps,
+                   const Tensor& sum, const Tensor& out, const Tensor& mean, const Tensor& rstd)>
+    add_layer_norm_kernel{"add_layer_norm"};
+
 // Fills whichever of dx (R, D), dweight (D), dbias (D) are defined.
 inline Kernel<void(const Tensor& g, const Tensor& x, const Tensor& weight, const Tensor& mean, const Tensor& rstd,
                    const Tensor& dx, const Tensor& dweight, const Tensor& dbias)>
@@ -19,6 +24,11 @@ inline Kernel<void(const Tensor& g, const Tensor& x, const Tensor& weight, const
 // RMS norm: out = x rstd weight with rstd = 1 / sqrt(mean(x^2) + eps) saved (R).
 inline Kernel<void(const Tensor& x, const Tensor& weight, double eps, const Tensor& out, const Tensor& rstd)>
     rms_norm_kernel{"rms_norm"};
+
+// sum = x + r, then rms_norm_kernel's work on sum, row by row.
+inline Kernel<void(const Tensor& x, const Tensor& r, const Tensor& weight, double eps, const Tensor& sum,
+                   const Tensor& out, const Tensor& rstd)>
+    add_rms_norm_kernel{"add_rms_norm"};
 
 inline Kernel<void(const Tensor& g, const Tensor& x, const Tensor& weight, const Tensor& rstd, const Tensor& dx,
                    const Tensor& dweight)>

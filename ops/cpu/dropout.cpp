@@ -32,7 +32,34 @@ void cpu_dropout(const Tensor& x, double p, uint64_t seed, uint64_t offset, cons
   });
 }
 
-[[maybe_unused]] const bool dropout_bound = (dropout_kernel.cpu = cpu_dropout, true);
+// x + dropout(r): the dropped r goes through the chunk buffer first, so the product is rounded
+// before the add (never contracted into an FMA) and the sum is bit for bit dropout then add.
+void cpu_dropout_add(const Tensor& x, const Tensor& r, double p, uint64_t seed, uint64_t offset, const Tensor& out) {
+  dispatch_float(x.dtype(), "dropout_add", [&]<class T>() {
+    const T *px = x.data<T>(), *pr = r.data<T>();
+    T* po = out.data<T>();
+    const int64_t n = x.numel();
+    const float pf = static_cast<float>(p);
+    const T scale = p < 1.0 ? static_cast<T>(1.0 / (1.0 - p)) : T(0);
+    constexpr int64_t kChunk = 256;
+    parallel_for((n + kChunk - 1) / kChunk, kChunk * 16, [&](int64_t c0, int64_t c1) {
+      T z[kChunk];
+      for (int64_t c = c0; c < c1; ++c) {
+        const int64_t i0 = c * kChunk, w = std::min<int64_t>(kChunk, n - i0);
+        dropout_factors<T>(seed, offset, static_cast<uint64_t>(i0), w, pf, scale, z);
+        const T *xi = px + i0, *ri = pr + i0;
+        T* oi = po + i0;
+#pragma omp simd
+        for (int64_t j = 0; j < w; ++j) z[j] = z[j] == T(0) ? T(0) : ri[j] * z[j];
+#pragma omp simd
+        for (int64_t j = 0; j < w; ++j) oi[j] = xi[j] + z[j];
+      }
+    });
+  });
+}
+
+[[maybe_unused]] const bool dropout_bound =
+    (dropout_kernel.cpu = cpu_dropout, dropout_add_kernel.cpu = cpu_dropout_add, true);
 
 }  // namespace
 }  // namespace hm

@@ -70,6 +70,26 @@ void cpu_layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, d
   });
 }
 
+// The residual add writes its row of the sum, which layer_norm_row then reads as x: the same
+// arithmetic as the add kernel followed by the layer_norm kernel.
+void cpu_add_layer_norm(const Tensor& x, const Tensor& r, const Tensor& weight, const Tensor& bias, double eps,
+                        const Tensor& sum, const Tensor& out, const Tensor& mean, const Tensor& rstd) {
+  const int64_t rows = mean.numel(), n = rows == 0 ? 0 : x.numel() / rows;
+  dispatch_float(x.dtype(), "add_layer_norm", [&]<class T>() {
+    const T *px = x.data<T>(), *pr = r.data<T>(), *w = data_or_null<T>(weight), *b = data_or_null<T>(bias);
+    T *ps = sum.data<T>(), *py = out.data<T>(), *pm = mean.data<T>(), *prs = rstd.data<T>();
+    parallel_for(rows, 5 * n, [&](int64_t r0, int64_t r1) {
+      for (int64_t row = r0; row < r1; ++row) {
+        const T *xi = px + row * n, *ri = pr + row * n;
+        T* si = ps + row * n;
+#pragma omp simd
+        for (int64_t i = 0; i < n; ++i) si[i] = xi[i] + ri[i];
+        layer_norm_row(si, w, b, static_cast<T>(eps), n, py + row * n, pm[row], prs[row]);
+      }
+    });
+  });
+}
+
 template <class T>
 void rms_norm_row(const T* x, const T* w, T eps, int64_t n, T* y, T& rstd_out) {
   T s = 0;
@@ -93,6 +113,25 @@ void cpu_rms_norm(const Tensor& x, const Tensor& weight, double eps, const Tenso
     T *py = out.data<T>(), *pr = rstd.data<T>();
     parallel_for(rows, 3 * n, [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) rms_norm_row(px + r * n, w, static_cast<T>(eps), n, py + r * n, pr[r]);
+    });
+  });
+}
+
+// As cpu_add_layer_norm, for RMS norm.
+void cpu_add_rms_norm(const Tensor& x, const Tensor& r, const Tensor& weight, double eps, const Tensor& sum,
+                      const Tensor& out, const Tensor& rstd) {
+  const int64_t rows = rstd.numel(), n = rows == 0 ? 0 : x.numel() / rows;
+  dispatch_float(x.dtype(), "add_rms_norm", [&]<class T>() {
+    const T *px = x.data<T>(), *pr = r.data<T>(), *w = data_or_null<T>(weight);
+    T *ps = sum.data<T>(), *py = out.data<T>(), *prs = rstd.data<T>();
+    parallel_for(rows, 4 * n, [&](int64_t r0, int64_t r1) {
+      for (int64_t row = r0; row < r1; ++row) {
+        const T *xi = px + row * n, *ri = pr + row * n;
+        T* si = ps + row * n;
+#pragma omp simd
+        for (int64_t i = 0; i < n; ++i) si[i] = xi[i] + ri[i];
+        rms_norm_row(si, w, static_cast<T>(eps), n, py + row * n, prs[row]);
+      }
     });
   });
 }
@@ -223,6 +262,8 @@ void cpu_rms_norm_backward(const Tensor& g, const Tensor& x, const Tensor& weigh
   });
 }
 
+[[maybe_unused]] const bool add_norm_bound =
+    (add_layer_norm_kernel.cpu = cpu_add_layer_norm, add_rms_norm_kernel.cpu = cpu_add_rms_norm, true);
 [[maybe_unused]] const bool normalization_bound =
     (layer_norm_kernel.cpu = cpu_layer_norm, layer_norm_backward_kernel.cpu = cpu_layer_norm_backward,
      rms_norm_kernel.cpu = cpu_rms_norm, rms_norm_backward_kernel.cpu = cpu_rms_norm_backward, true);

@@ -125,7 +125,36 @@ void add_nn_ops(std::vector<OpSpec>& t) {
       .bound(classes);
   N("mse_loss", "x target", R"({"reduction": "mean"})", [](V x, A a) { return mse_loss(x[0], x[1], reduction(a)); });
   N("layer_norm", "x w? b?", R"({"normalized_shape": null, "eps": 1e-5})", layer_norm_op).ex("3x4,4,4");
+  // Both outputs in one: (..., 2 D) = [x + r | layer_norm(x + r)].
+  N("add_layer_norm", "x r w? b?", R"({"eps": 1e-5})",
+    [](V x, A a) {
+      auto [sum, out] = add_layer_norm(x[0], x[1], {x[0].size(-1)}, x[2], x[3], a.f("eps"));
+      return cat({sum, out}, -1);
+    })
+      .ex("3x4,3x4,4,4")
+      .twin("add_layer_norm_composed");
+  N("add_layer_norm_composed", "x r w? b?", R"({"eps": 1e-5})",
+    [](V x, A a) {
+      auto [sum, out] = detail::add_layer_norm_composed(x[0], x[1], {x[0].size(-1)}, x[2], x[3], a.f("eps"));
+      return cat({sum, out}, -1);
+    })
+      .ex("3x4,3x4,4,4")
+      .fn("add_layer_norm");
   N("rms_norm", "x w?", R"({"eps": 1e-6})", [](V x, A a) { return rms_norm(x[0], x[1], a.f("eps")); }).ex("3x4,4");
+  N("add_rms_norm", "x r w?", R"({"eps": 1e-6})",
+    [](V x, A a) {
+      auto [sum, out] = add_rms_norm(x[0], x[1], x[2], a.f("eps"));
+      return cat({sum, out}, -1);
+    })
+      .ex("3x4,3x4,4")
+      .twin("add_rms_norm_composed");
+  N("add_rms_norm_composed", "x r w?", R"({"eps": 1e-6})",
+    [](V x, A a) {
+      auto [sum, out] = detail::add_rms_norm_composed(x[0], x[1], x[2], a.f("eps"));
+      return cat({sum, out}, -1);
+    })
+      .ex("3x4,3x4,4")
+      .fn("add_rms_norm");
   N("embedding", "w #indices", R"({"padding_idx": -1})",
     [](V x, A a) { return embedding(x[0], x[1], a.i("padding_idx")); })
       .ex("6x3,2x4")
@@ -137,6 +166,20 @@ void add_nn_ops(std::vector<OpSpec>& t) {
     Generator gen(static_cast<uint64_t>(a.i("seed")));
     return dropout(x[0], a.f("p"), a.b("training"), &gen);
   }).ex("3x4", R"({"p": 0.25})");
+  N("dropout_add", "x r", R"({"p": 0.5, "training": true, "seed": 0})",
+    [](V x, A a) {
+      Generator gen(static_cast<uint64_t>(a.i("seed")));
+      return dropout_add(x[0], x[1], a.f("p"), a.b("training"), &gen);
+    })
+      .ex("3x4,3x4", R"({"p": 0.25})")
+      .twin("dropout_add_composed");
+  N("dropout_add_composed", "x r", R"({"p": 0.5, "training": true, "seed": 0})",
+    [](V x, A a) {
+      Generator gen(static_cast<uint64_t>(a.i("seed")));
+      return detail::dropout_add_composed(x[0], x[1], a.f("p"), a.b("training"), &gen);
+    })
+      .ex("3x4,3x4", R"({"p": 0.25})")
+      .fn("dropout_add");
 
   // The fused recurrences and their composed twins: the entry's output is the (T, B, H) outputs;
   // LSTM's appends c_n as row T, so every differentiable path reaches the one output.

@@ -1,6 +1,8 @@
-// dropout.
+// dropout and dropout_add.
 #include "harmonic/core/philox.h"
+#include "tests/device_harness.h"
 #include "tests/helpers.h"
+#include "tests/ops/shared_inputs.h"
 
 using namespace hm;
 using hm::test::allclose;
@@ -52,4 +54,56 @@ TEST_CASE("dropout: philox mask, scale, backward reuses the mask, p edge cases")
   CHECK(allclose(dropout(x, 1.0, true, &gen), zeros({1000}, {.dtype = f64})));
   CHECK(throws_with([&] { dropout(x, 1.5); }, {"[dropout]", "1.5"}));
   CHECK(throws_with([&] { dropout(x, -0.1); }, {"[dropout]", "-0.1"}));
+}
+
+TEST_CASE("dropout_add: bit for bit add(x, dropout(r)), forward and backward, gradcheck, errors") {
+  // float32, 1000 elements (several mask chunks and a tail): the fused kernel rounds the kept
+  // r * scale before the add, as the two kernels do, so outputs and gradients are identical.
+  const DType f32 = DType::Float32;
+  Tensor x0 = hm::test::normal({10, 100}, 31, f32), r0 = hm::test::normal({10, 100}, 32, f32);
+  Tensor u = hm::test::normal({10, 100}, 33, f32);
+  for (double p : {0.3, 0.0, 1.0}) {
+    for (bool training : {true, false}) {
+      CAPTURE(p);
+      CAPTURE(training);
+      Tensor xf = x0.clone().requires_grad_(true), rf = r0.clone().requires_grad_(true);
+      Tensor xc = x0.clone().requires_grad_(true), rc = r0.clone().requires_grad_(true);
+      Generator gf(5), gc(5);
+      Tensor f = dropout_add(xf, rf, p, training, &gf), c = detail::dropout_add_composed(xc, rc, p, training, &gc);
+      CHECK(hm::test::same_values(c.detach(), f.detach()));
+      CHECK(gf.offset() == gc.offset());  // the same draws: later masks stay the same too
+      sum(mul(f, u)).backward();
+      sum(mul(c, u)).backward();
+      CHECK(hm::test::same_values(xc.grad(), xf.grad()));
+      CHECK(hm::test::same_values(rc.grad(), rf.grad()));
+    }
+  }
+  CHECK(gradcheck(
+      [](const Inputs& in) {
+        Generator g(7);
+        return dropout_add(in[0], in[1], 0.4, true, &g);
+      },
+      {leaf64({3, 4}, 1), leaf64({3, 4}, 2)}));
+  Tensor a = zeros({2, 3});
+  CHECK(throws_with([&] { dropout_add(a, zeros({3, 2}), 0.5); }, {"[dropout_add]", "(2, 3)", "(3, 2)"}));
+  CHECK(throws_with([&] { dropout_add(a, zeros({2, 3}, {.dtype = f64}), 0.5); }, {"[dropout_add]", "float64"}));
+  CHECK(throws_with([&] { dropout_add(a, a, 1.5); }, {"[dropout_add]", "1.5"}));
+  CHECK(throws_with([&] { dropout_add(a, zeros({2, 3}, {.dtype = DType::Int64}), 0.5); }, {"[dropout_add]", "int64"}));
+}
+
+TEST_CASE("[cuda] dropout_add matches the CPU and equals the composition on every target") {
+  hm::test::announce_targets();
+  auto fused = [](auto& in) {
+    Generator g(11);
+    return dropout_add(in[0], in[1], 0.3, true, &g);
+  };
+  hm::test::check_against_cpu("dropout_add", fused, {hm::test::normal({7, 50}, 41), hm::test::normal({7, 50}, 42)});
+  Tensor x = hm::test::normal({7, 50}, 43, DType::Float32), r = hm::test::normal({7, 50}, 44, DType::Float32);
+  hm::test::for_each_device([&](const hm::test::Target& t) {
+    CAPTURE(t.name);
+    Generator g1(3), g2(3);
+    Tensor f = dropout_add(x.to(t.device), r.to(t.device), 0.3, true, &g1);
+    Tensor c = detail::dropout_add_composed(x.to(t.device), r.to(t.device), 0.3, true, &g2);
+    CHECK(hm::test::same_values(c.to(Device::cpu()), f.to(Device::cpu())));
+  });
 }

@@ -1,4 +1,4 @@
-// layer_norm and rms_norm.
+// layer_norm, rms_norm, add_layer_norm and add_rms_norm.
 // The [cuda] cases run on each target of tests/device_harness.h (a GPU when present; in CUDA
 // builds always the kernels' host twins) and compare with the CPU.
 #include <doctest/doctest.h>
@@ -65,6 +65,94 @@ TEST_CASE("layer_norm / rms_norm: gradcheck with and without affine, errors") {
   CHECK(throws_with([] { rms_norm(zeros({2, 3}), zeros({2})); }, {"[rms_norm]", "weight", "(2,)"}));
 }
 
+// Both outputs of add_layer_norm, their sum's gradient flowing through the norm and straight on.
+struct AddNormRun {
+  Tensor sum, out, gx, gr, gw, gb;
+};
+AddNormRun run_add_layer_norm(bool fused, const Inputs& in, const Tensor& u1, const Tensor& u2) {
+  std::vector<Tensor> xs;
+  for (const Tensor& t : in) xs.push_back(t.detach().clone().requires_grad_(true));
+  auto [s, o] = fused ? add_layer_norm(xs[0], xs[1], {xs[0].size(-1)}, xs[2], xs[3], 1e-5)
+                      : detail::add_layer_norm_composed(xs[0], xs[1], {xs[0].size(-1)}, xs[2], xs[3], 1e-5);
+  add(sum(mul(s, u1)), sum(mul(o, u2))).backward();
+  return {s.detach(), o.detach(), xs[0].grad(), xs[1].grad(), xs[2].grad(), xs[3].grad()};
+}
+
+TEST_CASE("add_layer_norm: bit for bit add then layer_norm, forward and backward, gradcheck, errors") {
+  // float32 rows of 300 (SIMD body and tail) and 5: the fused pass rounds exactly as the add and
+  // layer_norm kernels do, so every output and gradient is identical, not merely close.
+  for (int64_t d : {300, 5}) {
+    CAPTURE(d);
+    const DType f32 = DType::Float32;
+    Inputs in{normal({2, 37, d}, 81, f32), normal({2, 37, d}, 82, f32), normal({d}, 83, f32), normal({d}, 84, f32)};
+    Tensor u1 = normal({2, 37, d}, 85, f32), u2 = normal({2, 37, d}, 86, f32);
+    AddNormRun f = run_add_layer_norm(true, in, u1, u2), c = run_add_layer_norm(false, in, u1, u2);
+    CHECK(same_values(c.sum, f.sum));
+    CHECK(same_values(c.out, f.out));
+    CHECK(same_values(c.gx, f.gx));
+    CHECK(same_values(c.gr, f.gr));
+    CHECK(same_values(c.gw, f.gw));
+    CHECK(same_values(c.gb, f.gb));
+  }
+  auto both = [](const Inputs& in) {
+    auto [s, o] = add_layer_norm(in[0], in[1], {4}, in[2], in[3]);
+    return cat({s, o}, -1);
+  };
+  CHECK(gradcheck(both, {leaf64({2, 3, 4}, 21), leaf64({2, 3, 4}, 22), leaf64({4}, 23), leaf64({4}, 24)}));
+  CHECK(gradcheck([](const Inputs& in) { return add_layer_norm(in[0], in[1], {4}).second; },
+                  {leaf64({3, 4}, 25), leaf64({3, 4}, 26)}));
+  CHECK(throws_with(
+      [] {
+        add_layer_norm(zeros({2, 3}), zeros({2, 4}), {3});
+      },
+      {"[add_layer_norm]", "(2, 3)", "(2, 4)"}));
+  CHECK(throws_with(
+      [] {
+        add_layer_norm(zeros({2, 3}), zeros({2, 3}, {.dtype = DType::Float64}), {3});
+      },
+      {"[add_layer_norm]", "float64"}));
+  CHECK(throws_with([] { add_layer_norm(zeros({2, 3}), zeros({2, 3}), {4}); }, {"[add_layer_norm]", "(4,)"}));
+  CHECK(throws_with(
+      [] {
+        add_layer_norm(zeros({2, 3}), zeros({2, 3}), {3}, zeros({2}));
+      },
+      {"[add_layer_norm]", "weight", "(2,)"}));
+}
+
+TEST_CASE("add_rms_norm: bit for bit add then rms_norm, forward and backward, gradcheck, errors") {
+  for (int64_t d : {300, 5}) {
+    CAPTURE(d);
+    const DType f32 = DType::Float32;
+    Tensor u1 = normal({2, 37, d}, 55, f32), u2 = normal({2, 37, d}, 56, f32);
+    Inputs in{normal({2, 37, d}, 51, f32), normal({2, 37, d}, 52, f32), normal({d}, 53, f32)};
+    auto run = [&](bool fused) {
+      std::vector<Tensor> xs;
+      for (const Tensor& t : in) xs.push_back(t.detach().clone().requires_grad_(true));
+      auto [s, o] =
+          fused ? add_rms_norm(xs[0], xs[1], xs[2], 1e-6) : detail::add_rms_norm_composed(xs[0], xs[1], xs[2], 1e-6);
+      add(sum(mul(s, u1)), sum(mul(o, u2))).backward();
+      return std::vector<Tensor>{s.detach(), o.detach(), xs[0].grad(), xs[1].grad(), xs[2].grad()};
+    };
+    std::vector<Tensor> f = run(true), c = run(false);
+    for (size_t i = 0; i < f.size(); ++i) {
+      CAPTURE(i);
+      CHECK(same_values(c[i], f[i]));
+    }
+  }
+  CHECK(gradcheck(
+      [](const Inputs& in) {
+        auto [s, o] = add_rms_norm(in[0], in[1], in[2]);
+        return cat({s, o}, -1);
+      },
+      {leaf64({2, 3, 4}, 57), leaf64({2, 3, 4}, 58), leaf64({4}, 59)}));
+  CHECK(throws_with([] { add_rms_norm(zeros({2, 3}), zeros({3, 2})); }, {"[add_rms_norm]", "(2, 3)", "(3, 2)"}));
+  CHECK(throws_with(
+      [] {
+        add_rms_norm(zeros({2, 3}), zeros({2, 3}), zeros({2}));
+      },
+      {"[add_rms_norm]", "weight", "(2,)"}));
+}
+
 }  // namespace cpu_cases
 
 namespace cuda_cases {
@@ -87,6 +175,38 @@ TEST_CASE("[cuda] layer_norm and rms_norm match the CPU") {
       "layer_norm long rows", [](auto& in) { return layer_norm(in[0], {1100}, in[1], in[2]); }, {xl, wl, bl}, 1e-10);
   check_against_cpu(
       "rms_norm long rows", [](auto& in) { return rms_norm(in[0], in[1]); }, {xl, wl}, 1e-10);
+}
+
+TEST_CASE("[cuda] add_layer_norm and add_rms_norm match the CPU and equals the composition on every target") {
+  announce_targets();
+  auto both = [](auto& in) {
+    auto [s, o] = add_layer_norm(in[0], in[1], {in[0].size(-1)}, in[2], in[3]);
+    return cat({s, o}, -1);
+  };
+  Tensor x = normal({4, 3, 10}, 91), r = normal({4, 3, 10}, 92), w = normal({10}, 93), b = normal({10}, 94);
+  check_against_cpu("add_layer_norm", both, {x, r, w, b});
+  Tensor xl = normal({30, 1100}, 95, DType::Float32), rl = normal({30, 1100}, 96, DType::Float32);
+  Tensor wl = normal({1100}, 97, DType::Float32), bl = normal({1100}, 98, DType::Float32);
+  check_against_cpu("add_layer_norm long rows", both, {xl, rl, wl, bl}, 1e-10);
+  // On the CUDA kernels too, the fused pass is the add then layer_norm kernels bit for bit.
+  for_each_device([&](const Target& t) {
+    CAPTURE(t.name);
+    Tensor xd = xl.to(t.device), rd = rl.to(t.device), wd = wl.to(t.device), bd = bl.to(t.device);
+    auto [s, o] = add_layer_norm(xd, rd, {1100}, wd, bd);
+    auto [cs, co] = detail::add_layer_norm_composed(xd, rd, {1100}, wd, bd, 1e-5);
+    CHECK(same_values(cs.to(Device::cpu()), s.to(Device::cpu())));
+    CHECK(same_values(co.to(Device::cpu()), o.to(Device::cpu())));
+    auto [rs, ro] = add_rms_norm(xd, rd, wd);
+    auto [crs, cro] = detail::add_rms_norm_composed(xd, rd, wd, 1e-6);
+    CHECK(same_values(crs.to(Device::cpu()), rs.to(Device::cpu())));
+    CHECK(same_values(cro.to(Device::cpu()), ro.to(Device::cpu())));
+  });
+  check_against_cpu("add_rms_norm",
+                    [](auto& in) {
+                      auto [s, o] = add_rms_norm(in[0], in[1], in[2]);
+                      return cat({s, o}, -1);
+                    },
+                    {x, r, w});
 }
 
 }  // namespace cuda_cases
