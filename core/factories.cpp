@@ -62,6 +62,8 @@ Tensor eye(int64_t n, TensorOptions opt) {
 
 Tensor uniform(const Shape& shape, double low, double high, TensorOptions opt, Generator* gen) {
   check(low <= high, "uniform", "low {} > high {}", low, high);
+  if (opt.device.is_cuda())  // a captured CUDA graph would freeze the offset: every replay draws the same numbers
+    cuda_check_not_capturing(opt.device.index, "random", "draws a Philox offset from a host generator");
   Tensor t = Tensor::empty(shape, opt.dtype, opt.device);
   uint64_t offset = pick(gen).reserve(t.numel());
   uniform_kernel(opt.device, t, pick(gen).seed(), offset, low, high);
@@ -72,6 +74,8 @@ Tensor rand(const Shape& shape, TensorOptions opt, Generator* gen) { return unif
 
 Tensor normal(const Shape& shape, double mean, double std, TensorOptions opt, Generator* gen) {
   check(std >= 0, "normal", "std must be >= 0, got {}", std);
+  if (opt.device.is_cuda())  // a captured CUDA graph would freeze the offset: every replay draws the same numbers
+    cuda_check_not_capturing(opt.device.index, "random", "draws a Philox offset from a host generator");
   Tensor t = Tensor::empty(shape, opt.dtype, opt.device);
   uint64_t offset = pick(gen).reserve(t.numel());
   normal_kernel(opt.device, t, pick(gen).seed(), offset, mean, std);

@@ -22,6 +22,10 @@ Tensor dropout(const Tensor& x_in, double p, bool training, Generator* gen) {
     NoGradGuard guard;
     x = x_in.contiguous();
   }
+  // A captured CUDA graph would freeze this offset, and every replay would draw the same mask.
+  if (x.device().is_cuda() && p < 1.0)
+    cuda_check_not_capturing(x.device().index, "dropout",
+                             "draws its Philox offset from a host generator (a replay would repeat one mask)");
   Generator& g = gen ? *gen : default_generator();
   const uint64_t seed = g.seed();
   // p = 1 keeps nothing whatever the draw, so it consumes no random numbers.

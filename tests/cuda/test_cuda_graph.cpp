@@ -1,0 +1,110 @@
+// CUDA graph capture (cuda/runtime/graph.h) on cuda:0: a real GPU where there is one, else the
+// emulated device (ctest runs the [cuda] cases under HARMONIC_EMULATE_CUDA=1).
+#include <doctest/doctest.h>
+
+#include "harmonic/core/factories.h"
+#include "harmonic/cuda/runtime/allocator.h"
+#include "harmonic/cuda/runtime/graph.h"
+#include "harmonic/cuda/runtime/runtime.h"
+#include "harmonic/ops/dropout.h"
+#include "harmonic/ops/ops.h"
+#include "tests/device_harness.h"
+
+namespace hm::test {
+namespace {
+
+// out = tanh(x @ w) * 2 + 1, written into out (the sequence the graph records).
+void graph_test_work(const Tensor& x, const Tensor& w, Tensor& out) { out.copy_(add(mul(tanh(matmul(x, w)), 2.0), 1.0)); }
+
+}  // namespace
+
+TEST_CASE("[cuda] a captured graph replays an op sequence bit for bit as eager runs it") {
+  announce_targets();
+  if (!cuda::available()) return;
+  const Device d = Device::cuda(0);
+  Tensor x = uniform({4, 5}, -1, 1, {.device = d}), w = uniform({5, 3}, -1, 1, {.device = d});
+  Tensor out = zeros({4, 3}, {.device = d});
+  graph_test_work(x, w, out);
+  const std::vector<double> eager = out.to_vector();
+  out.fill_(0.0);
+
+  cuda::Graph graph;
+  graph.begin_capture(0);
+  CHECK(cuda::capturing(0));
+  graph_test_work(x, w, out);
+  graph.end_capture();
+  CHECK_FALSE(cuda::capturing(0));
+  CHECK(graph.ready());
+  CHECK(graph.node_count() >= 4);  // gemm, tanh, mul, add, copy
+  CHECK(out.to_vector() == std::vector<double>(12, 0.0));  // a capture runs nothing
+  graph.replay();
+  CHECK(out.to_vector() == eager);
+
+  // New values in the captured input: the replay reads them.
+  x.copy_(uniform({4, 5}, -2, 2, {.device = d}));
+  Tensor expected = zeros({4, 3}, {.device = d});
+  graph_test_work(x, w, expected);
+  graph.replay();
+  CHECK(out.to_vector() == expected.to_vector());
+}
+
+TEST_CASE("[cuda] host reads, synchronisations, host copies and host random draws raise during a capture") {
+  announce_targets();
+  if (!cuda::available()) return;
+  const Device d = Device::cuda(0);
+  Tensor x = ones({3}, {.device = d});
+  cuda::Graph graph;
+  graph.begin_capture(0);
+  CHECK_THROWS_WITH_AS(sum(x).item<double>(), doctest::Contains("[item] reads device memory on the host while a CUDA graph is being captured on cuda:0"), Error);
+  CHECK_THROWS_WITH_AS(x.to_vector(), doctest::Contains("[to_vector]"), Error);
+  CHECK_THROWS_WITH_AS(x.to(Device::cpu()), doctest::Contains("[to] reads device memory"), Error);
+  CHECK_THROWS_WITH_AS(ones({3}).to(d), doctest::Contains("[to] copies a host tensor to the device"), Error);
+  CHECK_THROWS_WITH_AS(cuda::synchronize(), doctest::Contains("[synchronize_device] waits for the device"), Error);
+  CHECK_THROWS_WITH_AS(dropout(x, 0.5, true), doctest::Contains("[dropout] draws its Philox offset"), Error);
+  CHECK_THROWS_WITH_AS(uniform({2}, 0, 1, {.device = d}), doctest::Contains("[random]"), Error);
+  cuda::Graph other;
+  CHECK_THROWS_WITH_AS(other.begin_capture(0), doctest::Contains("already being captured"), Error);
+  CHECK_THROWS_WITH_AS(graph.replay(), doctest::Contains("has not ended"), Error);
+  graph.abort_capture();
+  CHECK_FALSE(cuda::capturing(0));
+  CHECK(sum(x).item<double>() == 3.0);  // outside the capture the same reads work
+  CHECK_THROWS_WITH_AS(graph.replay(), doctest::Contains("nothing captured"), Error);
+}
+
+TEST_CASE("[cuda] a graph's memory pool never hands its blocks to other tensors while the graph lives") {
+  announce_targets();
+  if (!cuda::available()) return;
+  const Device d = Device::cuda(0);
+  const int64_t n = 12345;  // a size class of its own in this process
+  Tensor before = empty({n}, {.device = d});
+  const void* before_block = before.raw_data();
+  const cuda::AllocatorStats start = cuda::allocator_stats(0);
+  const void *kept_block = nullptr, *temp_block = nullptr;
+  Tensor kept;
+  {
+    cuda::Graph graph;
+    graph.begin_capture(0);
+    kept = empty({n}, {.device = d});  // lives on after the capture
+    kept_block = kept.raw_data();
+    Tensor temp = empty({n}, {.device = d});
+    temp_block = temp.raw_data();
+    temp = Tensor();    // freed during the capture: the graph's pool keeps it
+    before = Tensor();  // allocated before, freed during the capture: the pool keeps it too
+    graph.end_capture();
+    CHECK(cuda::allocator_stats(0).graph_pools >= 2 * cuda::allocation_size_class(n * 4));
+    kept = Tensor();  // freed after the capture: back to the graph's pool
+    for (int i = 0; i < 4; ++i) {
+      Tensor other = empty({n}, {.device = d});
+      CHECK(other.raw_data() != kept_block);
+      CHECK(other.raw_data() != temp_block);
+      CHECK(other.raw_data() != before_block);
+    }
+  }
+  // The graph is gone: its blocks are the cache's again.
+  CHECK(cuda::allocator_stats(0).graph_pools == start.graph_pools);
+  const uint64_t hits = cuda::allocator_stats(0).cache_hits;
+  Tensor again = empty({n}, {.device = d});
+  CHECK(cuda::allocator_stats(0).cache_hits == hits + 1);
+}
+
+}  // namespace hm::test
