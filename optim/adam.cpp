@@ -1,4 +1,4 @@
-// Adam and AdamW: hyperparameter checks, lazily created moments, the fused kernel call.
+// Adam and AdamW: hyperparameter checks, lazily created moments, the multi-tensor kernel call.
 #include "harmonic/optim/adam.h"
 
 #include <cmath>
@@ -40,21 +40,29 @@ void Adam::validate(const AdamOptions& o) const {
   check_option(o.weight_decay >= 0, "weight_decay", o.weight_decay, "must be >= 0");
 }
 
-void Adam::update(const ParamGroup& group, const Tensor& param, const Tensor& grad, ParamState& state) {
-  for (Tensor& b : state.buffers)
-    if (!b.defined()) b = zeros(param.shape(), {.dtype = param.dtype(), .device = param.device()});
-  ++state.step;
+void Adam::update(const ParamGroup& group, const std::vector<Entry>& entries, const DeviceSchedule& schedule) {
+  AdamLists lists;
+  for (const Entry& e : entries) {
+    std::vector<Tensor>& b = e.state->buffers;
+    for (Tensor& buffer : b)
+      if (!buffer.defined()) buffer = zeros(e.param.shape(), {.dtype = e.param.dtype(), .device = e.param.device()});
+    ++e.state->step;
+    lists.params.push_back(e.param);
+    lists.grads.push_back(e.grad);
+    lists.exp_avg.push_back(b[0]);
+    lists.exp_avg_sq.push_back(b[1]);
+    if (options_.amsgrad) lists.max_exp_avg_sq.push_back(b[2]);
+  }
   AdamStep s{.lr = group.lr,
              .beta1 = options_.beta1,
              .beta2 = options_.beta2,
              .eps = options_.eps,
              .weight_decay = group.weight_decay,
-             .step = state.step,
+             .step = entries.front().state->step,  // one count per call unless capturable
              .decoupled = decoupled_,
              .amsgrad = options_.amsgrad,
              .maximize = options_.maximize};
-  adam_kernel(param.device(), param, grad, state.buffers[0], state.buffers[1],
-              options_.amsgrad ? state.buffers[2] : Tensor(), s);
+  adam_kernel(entries.front().param.device(), lists, s, schedule);
 }
 
 nlohmann::json Adam::options_json() const {

@@ -25,7 +25,7 @@ class Adam : public Optimizer {
 
  protected:
   Adam(std::string type_name, Params params, AdamOptions options, bool decoupled);
-  void update(const ParamGroup& group, const Tensor& param, const Tensor& grad, ParamState& state) override;
+  void update(const ParamGroup& group, const std::vector<Entry>& entries, const DeviceSchedule& schedule) override;
   nlohmann::json options_json() const override;
   void load_options(const nlohmann::json& options) override;
 

@@ -1,8 +1,11 @@
-// Gradient clipping, composed from the reduction and elementwise ops so it runs on any
-// device; the scale is computed where the gradients are, and only clip_grad_norm_ reads the
-// total norm (one scalar) back to the host.
+// Gradient clipping. Norm type 2: the norms of all gradients in one multi-tensor reduction
+// per dtype and the scale in one multi-tensor kernel per dtype (optim/optim_kernels.h), the
+// total combined in float64 on the gradients' device. Other norm types are composed from the
+// reduction and elementwise ops. Only clip_grad_norm_ reads the total norm (one scalar) back
+// to the host.
 #include "harmonic/optim/clip.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "harmonic/autograd/grad_mode.h"
@@ -11,6 +14,9 @@
 #include "harmonic/ops/elementwise.h"
 #include "harmonic/ops/reduce.h"
 #include "harmonic/ops/shape_ops.h"
+#include "harmonic/ops/shape_views.h"
+#include "harmonic/ops/unary.h"
+#include "harmonic/optim/optim_kernels.h"
 
 namespace hm::optim {
 
@@ -25,6 +31,41 @@ std::vector<Tensor> defined_grads(const std::vector<Tensor>& params, std::string
   return grads;
 }
 
+// The gradients split by dtype, in order (one device is required: checked by the caller).
+std::vector<std::vector<Tensor>> clip_by_dtype(const std::vector<Tensor>& grads) {
+  std::vector<std::vector<Tensor>> parts;
+  for (const Tensor& g : grads) {
+    auto it = std::find_if(parts.begin(), parts.end(), [&](const auto& p) { return p[0].dtype() == g.dtype(); });
+    if (it == parts.end())
+      parts.push_back({g});
+    else
+      it->push_back(g);
+  }
+  return parts;
+}
+
+// Norm type 2: the multi-tensor reduction (optim/optim_functors.h has its summation order).
+// The gradients must be contiguous and on one device (clip_fused_norm2).
+bool clip_fused_norm2(const std::vector<Tensor>& grads, double norm_type) {
+  if (norm_type != 2) return false;
+  for (const Tensor& g : grads)
+    if (!g.is_contiguous() || g.device() != grads[0].device()) return false;
+  return true;
+}
+
+Tensor clip_total_norm2(const std::vector<Tensor>& grads) {
+  const Tensor total_sq = zeros({1}, {.dtype = DType::Float64, .device = grads[0].device()});
+  for (const auto& part : clip_by_dtype(grads)) clip_norm_sq_kernel(total_sq.device(), part, total_sq);
+  return sqrt(reshape(total_sq, {}));
+}
+
+// Other norm types: per-tensor norms in their own dtype, combined in float64.
+Tensor clip_total_norm_composed(const std::vector<Tensor>& grads, double norm_type) {
+  std::vector<Tensor> norms;
+  for (const Tensor& g : grads) norms.push_back(norm(g.detach(), norm_type).to(DType::Float64));
+  return norm(stack(norms), norm_type);
+}
+
 // The total norm as a 0-d float64 tensor on the gradients' device (undefined without gradients),
 // the gradients scaled there when max_norm is finite. error_if_nonfinite reads the norm first
 // (a wait for the device) to refuse a NaN or infinite one.
@@ -35,10 +76,8 @@ Tensor clip_norms(const std::vector<Tensor>& params, double max_norm, double nor
   NoGradGuard no_grad;
   std::vector<Tensor> grads = defined_grads(params, fn);
   if (grads.empty()) return Tensor();
-  // Per-tensor norms in their own dtype, combined in float64 (grads may mix dtypes).
-  std::vector<Tensor> norms;
-  for (const Tensor& g : grads) norms.push_back(norm(g.detach(), norm_type).to(DType::Float64));
-  const Tensor total = norm(stack(norms), norm_type);
+  const bool fused = clip_fused_norm2(grads, norm_type);
+  const Tensor total = fused ? clip_total_norm2(grads) : clip_total_norm_composed(grads, norm_type);
   if (error_if_nonfinite) {
     const double t = total.item<double>();
     check(std::isfinite(t), fn,
@@ -47,6 +86,11 @@ Tensor clip_norms(const std::vector<Tensor>& params, double max_norm, double nor
   if (!std::isfinite(max_norm)) return total;  // the norm alone
   // min(1, max_norm / (total + 1e-6)) in float64, rounded to each gradient's dtype: a factor of
   // exactly 1 leaves a gradient unchanged, as skipping the scaling would.
+  if (fused) {
+    for (const auto& part : clip_by_dtype(grads)) clip_scale_kernel(total.device(), part, reshape(total, {1}), max_norm);
+    for (Tensor& g : grads) g.bump_version();
+    return total;
+  }
   const Tensor coef =
       minimum(div(full_like(total, max_norm), add(total, 1e-6)), ones_like(total));  // fill kernels: no copy
   for (Tensor& g : grads) g.copy_(mul(g, coef.to(g.dtype())));

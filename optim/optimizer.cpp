@@ -1,6 +1,7 @@
 // Optimizer base: parameter groups, the update loop, and exact state save/restore.
 #include "harmonic/optim/optimizer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -9,6 +10,8 @@
 #include "harmonic/core/json_read.h"
 #include "harmonic/core/safetensors.h"
 #include "harmonic/nn/module.h"
+#include "harmonic/ops/shape_views.h"
+#include "harmonic/optim/optim_kernels.h"
 
 namespace hm::optim {
 
@@ -108,8 +111,10 @@ void Optimizer::step() {
   NoGradGuard no_grad;
   for (size_t gi = 0; gi < groups_.size(); ++gi) {
     const ParamGroup& g = groups_[gi];
+    // The parameters with a gradient, split by (device, dtype, step count) in order of appearance.
+    std::vector<std::vector<Entry>> parts;
     for (size_t i = 0; i < g.params.size(); ++i) {
-      Tensor p = g.params[i];
+      const Tensor& p = g.params[i];
       Tensor grad = p.grad();
       if (!grad.defined()) continue;
       HM_CHECK(grad.shape() == p.shape() && grad.dtype() == p.dtype() && grad.device() == p.device(), type_name_,
@@ -118,15 +123,87 @@ void Optimizer::step() {
       // Module::to() may have moved or converted the parameter since the buffers were made.
       for (Tensor& b : st.buffers)
         if (b.defined() && (b.device() != p.device() || b.dtype() != p.dtype())) b = b.to(p.device()).to(p.dtype());
-      Tensor work = p.is_contiguous() ? p : p.contiguous();
-      update(g, work, grad.contiguous(), st);
-      if (work.same(p))
-        p.bump_version();
+      Entry e{static_cast<int32_t>(i), p.is_contiguous() ? p : p.contiguous(), grad.contiguous(), &st};
+      auto same_part = [&](const std::vector<Entry>& part) {
+        const Entry& f = part.front();
+        return f.param.device() == p.device() && f.param.dtype() == p.dtype() &&
+               (capturable_ || f.state->step == st.step);
+      };
+      auto it = std::find_if(parts.begin(), parts.end(), same_part);
+      if (it == parts.end())
+        parts.push_back({std::move(e)});
       else
-        p.copy_(work);
+        it->push_back(std::move(e));
+    }
+    DeviceSchedule schedule;
+    if (capturable_ && !parts.empty()) {
+      const Device dev = parts[0][0].param.device();
+      for (const auto& part : parts)
+        HM_CHECK(part[0].param.device() == dev, type_name_,
+                 "capturable mode needs one device per group: group {} has parameter {} on {} and {} on {}", gi,
+                 param_label(gi, parts[0][0].index), dev.str(), param_label(gi, part[0].index),
+                 part[0].param.device().str());
+      if (schedules_[gi].device() != dev) schedules_[gi] = schedules_[gi].to(dev);  // the parameters moved
+      schedule.table = schedules_[gi];
+    }
+    for (const auto& part : parts) {
+      schedule.slots.clear();
+      if (schedule.defined())
+        for (const Entry& e : part) schedule.slots.push_back(e.index);
+      update(g, part, schedule);
+      for (const Entry& e : part) {
+        Tensor p = g.params[e.index];
+        if (e.param.same(p))
+          p.bump_version();
+        else
+          p.copy_(e.param);
+      }
     }
   }
   ++steps_;
+}
+
+void Optimizer::set_capturable(bool on) {
+  if (on == capturable_) return;
+  if (on) {
+    capturable_ = true;
+    make_schedules();
+    return;
+  }
+  for (size_t g = 0; g < state_.size(); ++g) {
+    const std::vector<int64_t> steps = group_steps(g);
+    for (size_t i = 0; i < steps.size(); ++i) state_[g][i].step = steps[i];
+  }
+  capturable_ = false;
+  schedules_.clear();
+}
+
+void Optimizer::make_schedules() {
+  schedules_.clear();
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    const ParamGroup& pg = groups_[g];
+    for (size_t i = 0; i < pg.params.size(); ++i)
+      HM_CHECK(pg.params[i].device() == pg.params[0].device(), "set_capturable",
+               "{} group {} has parameters on two devices ({} on {}, {} on {}): capturable mode needs one per group",
+               type_name_, g, param_label(g, 0), pg.params[0].device().str(), param_label(g, i),
+               pg.params[i].device().str());
+    std::vector<double> values{pg.lr};
+    for (const ParamState& st : state_[g]) values.push_back(static_cast<double>(st.step));
+    const int64_t n = static_cast<int64_t>(values.size());
+    schedules_.push_back(
+        from_vector(values, {n}, {.dtype = DType::Float64}).to(pg.params.empty() ? Device::cpu() : pg.params[0].device()));
+  }
+}
+
+std::vector<int64_t> Optimizer::group_steps(size_t g) const {
+  std::vector<int64_t> steps;
+  if (!capturable_) {
+    for (const auto& st : state_[g]) steps.push_back(st.step);
+    return steps;
+  }
+  const std::vector<double> table = schedules_[g].to_vector();  // a wait for the device
+  for (size_t i = 1; i < table.size(); ++i) steps.push_back(static_cast<int64_t>(table[i]));
+  return steps;
 }
 
 void Optimizer::zero_grad() {
@@ -150,6 +227,7 @@ void Optimizer::set_lr(int64_t g, double lr) {
   check(lr >= 0 && std::isfinite(lr), "set_lr", "invalid learning rate {} for {} group {} (must be finite and >= 0)",
         lr, type_name_, g);
   groups_[g].lr = lr;
+  if (capturable_) narrow(schedules_[g], 0, 0, 1).fill_(lr);  // a fill kernel: nothing is read back
 }
 
 // -- state ------------------------------------------------------------------------------------
@@ -174,8 +252,7 @@ nlohmann::json Optimizer::state_json() const {
   nlohmann::json groups = nlohmann::json::array();
   for (size_t g = 0; g < groups_.size(); ++g) {
     const ParamGroup& pg = groups_[g];
-    std::vector<int64_t> steps;
-    for (const auto& st : state_[g]) steps.push_back(st.step);
+    const std::vector<int64_t> steps = group_steps(g);
     groups.push_back({{"lr", pg.lr},
                       {"weight_decay", pg.weight_decay},
                       {"initial_lr", pg.initial_lr},
@@ -244,6 +321,7 @@ void Optimizer::load_state(const NamedTensors& tensors, const nlohmann::json& st
     }
     steps_ = state.at("steps").get<int64_t>();
     state_ = std::move(fresh);
+    if (capturable_) make_schedules();
   } catch (const nlohmann::json::exception& e) {
     throw_error(fn, fmt::format("malformed optimizer state json: {}", e.what()));
   }

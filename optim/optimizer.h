@@ -1,9 +1,10 @@
 // Optimizer: the base of SGD, Adam and AdamW. It owns parameter groups (each with its own
 // lr and weight decay, e.g. a no-decay group for biases and norm weights) and per-parameter
 // state (a step counter and buffers such as Adam's moments, created lazily on the first
-// update). step() updates every parameter that has a gradient in place, under no-grad, with
-// one fused kernel per parameter; the state saves and restores exactly, so a resumed run
-// reproduces the uninterrupted one bit for bit.
+// update). step() updates every parameter that has a gradient in place, under no-grad: a
+// group's parameters are split by (device, dtype, step count) and each part is one call of a
+// multi-tensor kernel (optim/optim_kernels.h); the state saves and restores exactly, so a
+// resumed run reproduces the uninterrupted one bit for bit.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -21,6 +22,8 @@ class Module;
 }
 
 namespace hm::optim {
+
+struct DeviceSchedule;
 
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
@@ -78,6 +81,19 @@ class Optimizer {
   void set_lr(int64_t group, double lr);    // one group
   int64_t steps() const { return steps_; }  // number of step() calls
 
+  // -- capturable mode (torch.optim's capturable=True) -----------------------------------------
+  // On: each group's lr and per-parameter step counters live in a (1 + parameters,) float64
+  // tensor on the group's device, [lr, step 0, step 1, ...]; step() reads lr and the steps
+  // there and advances the steps on the device, so a CUDA graph that captured step() sees
+  // the current values when replayed; set_lr() writes the device value with a fill kernel (no
+  // host wait). Call set_lr() outside a captured region and step() inside it. A group's
+  // parameters must share one device. The updates equal the non-capturable ones bit for bit
+  // on the CPU and the emulated device. Off: the steps are read back to the host.
+  // Optimizer state (e.g. SGD's momentum buffers) is created at the first step, so take one
+  // step before capturing.
+  void set_capturable(bool on);
+  bool capturable() const { return capturable_; }
+
   // -- state -----------------------------------------------------------------------------
   // Buffers by "group{g}.param{i}.{buffer}" (e.g. "group0.param3.exp_avg"), only those that
   // exist (a parameter never updated has none).
@@ -105,9 +121,16 @@ class Optimizer {
   Optimizer(std::string type_name, Params params, double lr, double weight_decay,
             std::vector<std::string> buffer_names);
 
-  // One parameter's update: `param` and `grad` contiguous, same shape/dtype/device; buffers
-  // already converted to the parameter's dtype and device. Increments state.step.
-  virtual void update(const ParamGroup& group, const Tensor& param, const Tensor& grad, ParamState& state) = 0;
+  // One parameter of a multi-tensor update: `param` and `grad` contiguous, same
+  // shape/dtype/device; buffers already converted to the parameter's dtype and device.
+  struct Entry {
+    int32_t index;  // in the group
+    Tensor param, grad;
+    ParamState* state;
+  };
+  // Updates `entries` (one device and dtype; one step count unless schedule is defined, in
+  // capturable mode) with the multi-tensor kernel; increments each state.step.
+  virtual void update(const ParamGroup& group, const std::vector<Entry>& entries, const DeviceSchedule& schedule) = 0;
   // The optimizer-wide hyperparameters (betas, momentum, ...) as json, and back.
   virtual nlohmann::json options_json() const = 0;
   virtual void load_options(const nlohmann::json& options) = 0;
@@ -117,12 +140,18 @@ class Optimizer {
 
  private:
   std::string param_label(int64_t g, int64_t i) const;
+  // The group's step counters: the host's, or the device table's in capturable mode.
+  std::vector<int64_t> group_steps(size_t g) const;
+  // Capturable mode: the device tables from the host's lrs and steps.
+  void make_schedules();
 
   std::string type_name_;
   std::vector<ParamGroup> groups_;
   std::vector<std::vector<ParamState>> state_;  // [group][param]
   std::vector<std::string> buffer_names_;
   int64_t steps_ = 0;
+  bool capturable_ = false;
+  std::vector<Tensor> schedules_;  // capturable: per group, (1 + parameters,) float64 [lr, steps...]
 };
 
 }  // namespace hm::optim

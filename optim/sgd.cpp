@@ -1,4 +1,4 @@
-// SGD: hyperparameter checks and the per-parameter call of the fused kernel.
+// SGD: hyperparameter checks and the multi-tensor kernel calls.
 #include "harmonic/optim/sgd.h"
 
 #include "harmonic/core/factories.h"
@@ -21,20 +21,38 @@ void SGD::validate(const SGDOptions& o) const {
         o.dampening);
 }
 
-void SGD::update(const ParamGroup& group, const Tensor& param, const Tensor& grad, ParamState& state) {
-  SgdStep s{.lr = group.lr,
-            .momentum = options_.momentum,
-            .dampening = options_.dampening,
-            .weight_decay = group.weight_decay,
-            .nesterov = options_.nesterov,
-            .maximize = options_.maximize};
-  Tensor& buffer = state.buffers[0];
-  if (options_.momentum != 0 && !buffer.defined()) {
-    buffer = Tensor::empty(param.shape(), param.dtype(), param.device());
-    s.first = true;
+void SGD::update(const ParamGroup& group, const std::vector<Entry>& entries, const DeviceSchedule& schedule) {
+  const SgdStep s{.lr = group.lr,
+                  .momentum = options_.momentum,
+                  .dampening = options_.dampening,
+                  .weight_decay = group.weight_decay,
+                  .nesterov = options_.nesterov,
+                  .maximize = options_.maximize};
+  // Two calls at most: parameters whose momentum buffer is new (it becomes the first
+  // direction) and the others.
+  std::vector<bool> is_first;
+  for (const Entry& e : entries) is_first.push_back(options_.momentum != 0 && !e.state->buffers[0].defined());
+  for (bool first : {true, false}) {
+    SgdLists lists;
+    DeviceSchedule part{schedule.table, {}};
+    for (size_t k = 0; k < entries.size(); ++k) {
+      const Entry& e = entries[k];
+      Tensor& buffer = e.state->buffers[0];
+      if (is_first[k] != first) continue;
+      if (options_.momentum != 0) {
+        if (!buffer.defined()) buffer = Tensor::empty(e.param.shape(), e.param.dtype(), e.param.device());
+        lists.momentum_buffers.push_back(buffer);
+      }
+      lists.params.push_back(e.param);
+      lists.grads.push_back(e.grad);
+      if (schedule.defined()) part.slots.push_back(schedule.slots[k]);
+      ++e.state->step;
+    }
+    if (lists.params.empty()) continue;
+    SgdStep step = s;
+    step.first = first;
+    sgd_kernel(lists.params[0].device(), lists, step, part);
   }
-  sgd_kernel(param.device(), param, grad, options_.momentum != 0 ? buffer : Tensor(), s);
-  ++state.step;
 }
 
 nlohmann::json SGD::options_json() const {

@@ -20,7 +20,7 @@ class SGD : public Optimizer {
   const SGDOptions& options() const { return options_; }
 
  protected:
-  void update(const ParamGroup& group, const Tensor& param, const Tensor& grad, ParamState& state) override;
+  void update(const ParamGroup& group, const std::vector<Entry>& entries, const DeviceSchedule& schedule) override;
   nlohmann::json options_json() const override;
   void load_options(const nlohmann::json& options) override;
 

@@ -37,6 +37,13 @@ std::vector<std::string> recurrent_case_names();
 void run_recurrent_cases(const std::vector<std::string>& only, const TimingOptions& opt, Device device,
                          const Report& report);
 
+// Names of the optimizer cases: fashion_mlp, gpt, dt.
+std::vector<std::string> optimizer_case_names();
+// One Adam step (lr 1e-4, fixed gradients) over the parameters of the fashion-mlp MLP, the
+// kjv-lm GPT and the Decision Transformer (tools/bench/optimizer_case.cpp); prints each list's
+// shapes for tools/bench/torch/bench_optimizer_torch.py. Reports ms per step.
+void run_optimizer_cases(const std::vector<std::string>& only, const TimingOptions& opt, const Report& report);
+
 // Names of the toy cases: linear, gmm, fourier, fourier_reg, fourier_mle.
 std::vector<std::string> toy_case_names();
 // One training step of the toy study's model (models/fourier_toy.h) per head, as

@@ -79,7 +79,7 @@ struct BenchOptions {
   std::vector<std::string> shapes, cases;
   int threads = 0, repeat = 20, warmup = 3;
   bool backward = false, list_cases = false, fourier = false, recurrent = false, toy = false, gpt = false, fft = false,
-       dt = false, vit = false, audio = false, chronos = false, allreduce = false, attention = false;
+       dt = false, optimizer = false, vit = false, audio = false, chronos = false, allreduce = false, attention = false;
 } opt;
 
 std::string ms_text(double ms) { return std::isnan(ms) ? fmt::format("{:>9}", "-") : fmt::format("{:9.4f}", ms); }
@@ -101,6 +101,8 @@ void add(CLI::App& app) {
   cmd->add_flag("--gpt", opt.gpt,
                 "Time one GPT training step (softmax and Fourier attention) against its GEMM-bound floor");
   cmd->add_flag("--dt", opt.dt, "Time one Decision Transformer training step (linear and Fourier-8 action heads)");
+  cmd->add_flag("--optimizer", opt.optimizer,
+                "Time one Adam step over the parameters of fashion-mlp, the kjv-lm GPT and the Decision Transformer");
   cmd->add_flag("--vit", opt.vit, "Time one ViT training step (DeiT-tiny with softmax or Fourier attention)");
   cmd->add_flag("--audio", opt.audio,
                 "Time one spectrogram-transformer training step (linear and Fourier heads; AST's size when named)");
@@ -189,6 +191,14 @@ int run() {
     check(device.is_cpu() && dtype == DType::Float32, "bench", "--toy times float32 on the CPU only");
     run_toy_cases(opt.cases, timing, [](const std::string& label, double ms) {
       fmt::print("{:<45} threads={}  train step {:9.1f} us\n", label, get_num_threads(), ms * 1e3);
+      std::fflush(stdout);
+    });
+    return 0;
+  }
+  if (opt.optimizer) {
+    check(device.is_cpu() && dtype == DType::Float32, "bench", "--optimizer times float32 on the CPU only");
+    run_optimizer_cases(opt.cases, timing, [](const std::string& label, double ms) {
+      fmt::print("{:<52} threads={}  step {:9.4f} ms\n", label, get_num_threads(), ms);
       std::fflush(stdout);
     });
     return 0;

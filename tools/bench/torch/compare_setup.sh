@@ -8,4 +8,4 @@ bin="${HARMONIC_BIN:-$repo/build/harmonic}"
 source "$repo/tools/bench/torch/peer_blas_env.sh"
 threads=("$@")
 # shellcheck disable=SC2206  # the default is a list of numbers
-[[ ${#threads[@]} -eq 0 ]] && threads=($default_threads)
+if [[ ${#threads[@]} -eq 0 ]]; then threads=($default_threads); fi
