@@ -16,18 +16,6 @@
 namespace hm::train {
 namespace {
 
-// Turns on the optimizer's capturable mode (step counters and lrs in device tensors, so a
-// replayed step advances them); false when the optimizer has none.
-template <class Opt>
-bool trainer_graph_capturable(Opt& opt) {
-  if constexpr (requires { opt.set_capturable(true); }) {
-    if (!opt.capturable()) opt.set_capturable(true);
-    return opt.capturable();
-  } else {
-    return false;
-  }
-}
-
 // The batch's tensor copied into the static buffer of the capture (one host-to-device copy
 // into existing memory: no allocation). False when its shape or dtype differ.
 bool trainer_graph_fill(const Tensor& dst, const Tensor& src) {
@@ -67,8 +55,8 @@ std::optional<Trainer::PendingStep> Trainer::graph_step(const data::Batch& batch
   if (group != 1) return std::nullopt;
   if (!graph_) {
     if (session_steps_ < kGraphWarmupSteps) return std::nullopt;
-    if (!trainer_graph_capturable(task_.optimizer()))
-      return give_up("the optimizer has no capturable mode (its step counters live on the host)");
+    // Step counters and lrs in device tensors, so a replayed step advances them.
+    if (!task_.optimizer().capturable()) task_.optimizer().set_capturable(true);
     try {
       capture_step(batch, batch_index);
     } catch (const Error& e) {
