@@ -1,7 +1,12 @@
 #include "harmonic/core/factories.h"
 
 #include <cmath>
+#include <mutex>
+#include <string>
+#include <unordered_map>
 
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/constant_cache.h"
 #include "harmonic/core/philox.h"
 
 namespace hm {
@@ -123,6 +128,38 @@ template Tensor from_vector<int64_t>(const std::vector<int64_t>&, const Shape&, 
 Tensor tensor(std::initializer_list<double> values, const Shape& shape, TensorOptions opt) {
   Shape s = shape.empty() ? Shape{static_cast<int64_t>(values.size())} : shape;
   return from_vector(std::vector<double>(values), s, opt);
+}
+
+}  // namespace hm
+
+// -- device_constant (core/constant_cache.h) ----------------------------------------------------
+
+namespace hm {
+
+Tensor device_constant(const Tensor& host, Device device) {
+  check(host.defined() && host.device().is_cpu(), "device_constant", "expected a host tensor, got {}",
+        host.defined() ? host.desc() : std::string("an undefined tensor"));
+  if (device.is_cpu()) return host;
+  const Tensor c = host.contiguous();
+  const size_t nbytes = static_cast<size_t>(c.numel()) * dtype_size(c.dtype());
+  if (nbytes > kMaxDeviceConstantBytes) return c.to(device);
+  // Key: device, dtype, shape, then the bytes.
+  std::string key = fmt::format("{}|{}|{}|", device.str(), dtype_name(c.dtype()), str(c.shape()));
+  key.append(static_cast<const char*>(c.raw_data()), nbytes);
+  static std::mutex mutex;
+  static std::unordered_map<std::string, Tensor> cache;
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  Tensor on_device;
+  {
+    NoGradGuard no_grad;
+    on_device = c.to(device);
+  }
+  std::lock_guard lock(mutex);
+  if (cache.size() >= kMaxDeviceConstants) return on_device;
+  return cache.emplace(std::move(key), on_device).first->second;
 }
 
 }  // namespace hm

@@ -2,6 +2,7 @@
 // emulated device (ctest runs the [cuda] cases under HARMONIC_EMULATE_CUDA=1).
 #include <doctest/doctest.h>
 
+#include "harmonic/core/constant_cache.h"
 #include "harmonic/core/factories.h"
 #include "harmonic/cuda/runtime/allocator.h"
 #include "harmonic/cuda/runtime/graph.h"
@@ -46,6 +47,29 @@ TEST_CASE("[cuda] a captured graph replays an op sequence bit for bit as eager r
   graph_test_work(x, w, expected);
   graph.replay();
   CHECK(out.to_vector() == expected.to_vector());
+}
+
+TEST_CASE("[cuda] device_constant copies a host constant once, so a capture can use it") {
+  announce_targets();
+  if (!cuda::available()) return;
+  const Device d = Device::cuda(0);
+  const Tensor host = from_vector(std::vector<double>{0.25, -3.0, 7.5}, {3});
+  const Tensor a = device_constant(host, d);
+  CHECK(a.device() == d);
+  CHECK(a.to_vector() == host.to_vector());
+  CHECK(device_constant(from_vector(std::vector<double>{0.25, -3.0, 7.5}, {3}), d).same(a));  // same bytes: the copy
+  CHECK_FALSE(device_constant(from_vector(std::vector<double>{0.25, -3.0, 7.5}, {1, 3}), d).same(a));  // other shape
+  CHECK(device_constant(host, Device::cpu()).same(host));
+
+  Tensor out = zeros({3}, {.device = d});
+  cuda::Graph graph;
+  graph.begin_capture(0);
+  out.copy_(mul(device_constant(from_vector(std::vector<double>{0.25, -3.0, 7.5}, {3}), d), 2.0));
+  CHECK_THROWS_WITH_AS(device_constant(from_vector(std::vector<double>{1.0, 2.0}, {2}), d),
+                       doctest::Contains("copies a host tensor to the device while a CUDA graph is being captured"), Error);
+  graph.end_capture();
+  graph.replay();
+  CHECK(out.to_vector() == std::vector<double>{0.5, -6.0, 15.0});
 }
 
 TEST_CASE("[cuda] host reads, synchronisations, host copies and host random draws raise during a capture") {
