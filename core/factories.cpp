@@ -19,6 +19,21 @@ Tensor finish(Tensor t, const TensorOptions& opt) {
 
 Generator& pick(Generator* gen) { return gen ? *gen : default_generator(); }
 
+// A fresh tensor of host-computed values (arange, linspace, eye). On a CUDA device: a device
+// copy of device_constant's copy, so a step that calls these copies nothing from the host
+// after its first run (a CUDA graph can capture it) and the caller may still write to it.
+Tensor fresh_from_host(const std::vector<double>& values, const Shape& shape, const TensorOptions& opt) {
+  if (!opt.device.is_cuda()) return from_vector(values, shape, opt);
+  TensorOptions host = opt;
+  host.device = Device::cpu(), host.requires_grad = false;
+  Tensor t;
+  {
+    NoGradGuard no_grad;
+    t = device_constant(from_vector(values, shape, host), opt.device).clone();
+  }
+  return finish(t, opt);
+}
+
 }  // namespace
 
 Tensor empty(const Shape& shape, TensorOptions opt) {
@@ -46,7 +61,7 @@ Tensor arange(double start, double end, double step, TensorOptions opt) {
   int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((end - start) / step)));
   std::vector<double> v(n);
   for (int64_t i = 0; i < n; ++i) v[i] = start + step * static_cast<double>(i);
-  return from_vector(v, {n}, opt);
+  return fresh_from_host(v, {n}, opt);
 }
 
 Tensor arange(int64_t end, TensorOptions opt) { return arange(0.0, static_cast<double>(end), 1.0, opt); }
@@ -56,13 +71,13 @@ Tensor linspace(double start, double end, int64_t steps, TensorOptions opt) {
   std::vector<double> v(steps);
   for (int64_t i = 0; i < steps; ++i)
     v[i] = steps == 1 ? start : start + (end - start) * static_cast<double>(i) / static_cast<double>(steps - 1);
-  return from_vector(v, {steps}, opt);
+  return fresh_from_host(v, {steps}, opt);
 }
 
 Tensor eye(int64_t n, TensorOptions opt) {
   std::vector<double> v(n * n, 0.0);
   for (int64_t i = 0; i < n; ++i) v[i * n + i] = 1.0;
-  return from_vector(v, {n, n}, opt);
+  return fresh_from_host(v, {n, n}, opt);
 }
 
 Tensor uniform(const Shape& shape, double low, double high, TensorOptions opt, Generator* gen) {
