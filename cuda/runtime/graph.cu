@@ -2,12 +2,14 @@
 // recorded host-twin calls on the emulated device.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "harmonic/core/error.h"
+#include "harmonic/core/philox_draw.h"
 #include "harmonic/cuda/device/check.cuh"
 #include "harmonic/cuda/device/context.cuh"
 #include "harmonic/cuda/runtime/allocator.h"
@@ -26,6 +28,14 @@ struct Graph::Impl {
   cudaGraph_t graph = nullptr;               // GPU: the captured graph and its executable
   cudaGraphExec_t exec = nullptr;
   std::shared_ptr<CapturedChecks> checks;  // GPU: deferred checks registered during capture
+  // Philox draws (core/philox_draw.h): per generator drawn from, its offset at the first
+  // draw, the counters the captured work reserves and the device copy of the offset.
+  struct Draws {
+    Generator* gen;
+    uint64_t seed, start, total = 0;
+    Tensor base;
+  };
+  std::vector<Draws> draws;
 
   void stop_capture();  // ends recording on the device (the pool stays the graph's)
   void drop();          // frees what was recorded (the pool too)
@@ -42,6 +52,10 @@ void Graph::Impl::stop_capture() {
   capturing = false;
   set_capture_pool(device, 0);
   if (!emulated()) record_checks(device, nullptr);
+  for (Draws& d : draws) {  // the capture ran nothing: the generators are left where they were
+    d.total = d.gen->offset() - d.start;
+    d.gen->set_state(d.seed, d.start);
+  }
 }
 
 void Graph::Impl::drop() {
@@ -50,6 +64,7 @@ void Graph::Impl::drop() {
   if (graph) HM_CUDA_WARN(cudaGraphDestroy(graph));
   exec = nullptr, graph = nullptr;
   checks.reset();
+  draws.clear();
   if (pool) release_capture_pool(device, pool);
   pool = 0;
   ready = false;
@@ -127,6 +142,15 @@ void Graph::replay() {
   check(g.ready, "Graph::replay", "{}", g.capturing ? "the capture has not ended (call end_capture first)"
                                                     : "nothing captured (call begin_capture and end_capture first)");
   check(!g_capture, "Graph::replay", "cannot replay a graph while capturing one (on cuda:{})", g_capture ? g_capture->device : -1);
+  for (Impl::Draws& d : g.draws) {  // the step's Philox offsets: the generators' now (a fill kernel)
+    check(d.gen->seed() == d.seed, "Graph::replay",
+          "a generator the graph draws from was reseeded ({} at the capture, {} now): capture the work again", d.seed,
+          d.gen->seed());
+    const uint64_t offset = d.gen->offset();
+    check(offset < (uint64_t(1) << 53), "Graph::replay", "Philox offset {} is past 2^53", offset);
+    d.base.fill_(static_cast<double>(offset));
+    d.gen->set_state(d.seed, offset + d.total);
+  }
   if (emulated()) {
     for (const std::function<void()>& call : g.calls) call();
     return;
@@ -177,6 +201,18 @@ void cuda_capture_record(std::string_view name, std::function<void()> call) {
 
 void cuda_check_not_capturing(int device, std::string_view fn, std::string_view what) {
   cuda::check_not_capturing(device, fn, what);
+}
+
+PhiloxDraw reserve_philox(Generator& g, uint64_t n, Device device) {
+  if (!device.is_cuda() || !cuda::capturing(device.index)) return {g.seed(), g.reserve(n), Tensor()};
+  cuda::Graph::Impl* graph = cuda::g_capture;
+  check(graph && graph->device == device.index, "reserve_philox",
+        "a random draw on cuda:{} while another thread captures a CUDA graph there", device.index);
+  auto it = std::find_if(graph->draws.begin(), graph->draws.end(), [&](const auto& d) { return d.gen == &g; });
+  if (it == graph->draws.end())
+    it = graph->draws.insert(graph->draws.end(), {&g, g.seed(), g.offset(), 0, Tensor::empty({1}, DType::Int64, device)});
+  const uint64_t offset = g.reserve(n);
+  return {g.seed(), offset - it->start, it->base};
 }
 
 }  // namespace hm

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "harmonic/core/error.h"
+#include "harmonic/core/philox_draw.h"
 #include "harmonic/cuda/runtime/allocator.h"
 #include "harmonic/cuda/runtime/context.h"
 #include "harmonic/cuda/runtime/graph.h"
@@ -78,4 +79,5 @@ bool cuda_emulated() { return false; }  // the emulated device runs the CUDA ker
 bool cuda_capture_recording(int) { return false; }
 void cuda_capture_record(std::string_view name, std::function<void()>) { throw_error(name, "Harmonic was built without CUDA"); }
 void cuda_check_not_capturing(int, std::string_view, std::string_view) {}
+PhiloxDraw reserve_philox(Generator& g, uint64_t n, Device) { return {g.seed(), g.reserve(n), Tensor()}; }
 }  // namespace hm
