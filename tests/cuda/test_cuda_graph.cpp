@@ -7,7 +7,10 @@
 #include "harmonic/cuda/runtime/allocator.h"
 #include "harmonic/cuda/runtime/graph.h"
 #include "harmonic/cuda/runtime/runtime.h"
+#include "harmonic/cuda/scaled_dot_product_attention_route.h"
 #include "harmonic/ops/dropout.h"
+#include "harmonic/ops/fourier_attention.h"
+#include "harmonic/ops/scaled_dot_product_attention.h"
 #include "harmonic/ops/ops.h"
 #include "tests/device_harness.h"
 
@@ -116,6 +119,61 @@ TEST_CASE("[cuda] replayed dropout draws eager's masks step for step and leaves 
 
   manual_seed(8);  // a reseeded generator would not draw what the graph holds
   CHECK_THROWS_WITH_AS(graph.replay(), doctest::Contains("was reseeded (7 at the capture, 8 now)"), Error);
+}
+
+// `step` (returning the tensors to compare) run 4 times eagerly from seed 7, against one eager
+// step from seed 7 and then the captured step replayed 3 times: equal values, bit for bit.
+void graph_check_replays_draw_eager(const std::function<std::vector<Tensor>()>& step) {
+  constexpr int kSteps = 4;
+  auto values = [](const std::vector<Tensor>& ts) {
+    std::vector<std::vector<double>> v;
+    for (const Tensor& t : ts) v.push_back(t.to_vector());
+    return v;
+  };
+  manual_seed(7);
+  std::vector<std::vector<std::vector<double>>> eager;
+  for (int s = 0; s < kSteps; ++s) eager.push_back(values(step()));
+  const uint64_t eager_end = default_generator().offset();
+  CHECK(eager[1] != eager[2]);  // the masks differ from step to step
+
+  manual_seed(7);
+  std::vector<Tensor> outs;
+  for (const Tensor& t : step()) outs.push_back(zeros_like(t));
+  cuda::Graph graph;
+  graph.begin_capture(0);
+  const std::vector<Tensor> captured = step();
+  for (size_t i = 0; i < outs.size(); ++i) outs[i].copy_(captured[i]);
+  graph.end_capture();
+  for (int s = 1; s < kSteps; ++s) {
+    CAPTURE(s);
+    graph.replay();
+    CHECK(values(outs) == eager[s]);
+  }
+  CHECK(default_generator().offset() == eager_end);
+}
+
+TEST_CASE("[cuda] replayed attention dropout draws eager's masks on every attention path") {
+  announce_targets();
+  if (!cuda::available()) return;
+  const Device d = Device::cuda(0);
+  Tensor q = rand({2, 2, 5, 16}, {.device = d}), k = rand({2, 2, 7, 16}, {.device = d}),
+         v = rand({2, 2, 7, 16}, {.device = d}), R = rand({16}, {.device = d});
+  for (Tensor* t : {&q, &k, &v}) t->requires_grad_(true);
+  auto grads_after = [&](const Tensor& out) {
+    for (Tensor* t : {&q, &k, &v}) t->zero_grad();
+    sum(mul(out, out)).backward();
+    return std::vector<Tensor>{out, q.grad(), k.grad(), v.grad()};
+  };
+  for (cuda::SdpaPath path : {cuda::SdpaPath::Reference, cuda::SdpaPath::Flash, cuda::SdpaPath::Composed}) {
+    CAPTURE(static_cast<int>(path));
+    cuda::ScopedSdpaPath scoped(path);
+    graph_check_replays_draw_eager([&] { return grads_after(scaled_dot_product_attention(q, k, v, {}, 0.3, true)); });
+  }
+  for (bool recompute : {false, true}) {
+    CAPTURE(recompute);
+    graph_check_replays_draw_eager(
+        [&] { return grads_after(fourier_attention(q, k, v, R, 4, {}, 0.3, true, nullptr, recompute)); });
+  }
 }
 
 TEST_CASE("[cuda] host reads, synchronisations, host copies and host-offset random draws raise during a capture") {
