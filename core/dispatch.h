@@ -11,7 +11,11 @@
 // twin over host memory (GEMM's and the FFT's too), or the CPU kernel for a slot without a twin.
 #pragma once
 #include <atomic>
+#include <functional>
+#include <string>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "harmonic/core/device.h"
@@ -21,6 +25,15 @@ namespace hm {
 
 // True when cuda:0 is the emulated device (decided once, at the first CUDA call).
 bool cuda_emulated();
+
+// CUDA graph capture (cuda/runtime/graph.h). True while the calling thread captures a graph on
+// the emulated device cuda:device: its kernel calls are then recorded (cuda_capture_record)
+// with copies of their arguments and not run, as a GPU's capture runs nothing.
+bool cuda_capture_recording(int device);
+void cuda_capture_record(std::string_view name, std::function<void()> call);
+// Throws "[fn] <what> while a CUDA graph is being captured ..." while the calling thread
+// captures on cuda:device (a GPU or the emulated one); a no-op otherwise.
+void cuda_check_not_capturing(int device, std::string_view fn, std::string_view what);
 
 // Host code inside a CUDA kernel call (see above); nests.
 class KernelScope {
@@ -66,6 +79,9 @@ struct Kernel<R(Args...)> {
   Fn cpu = nullptr;
   Fn cuda = nullptr;
   Fn twin = nullptr;  // the CUDA kernel's host twin (cuda/runtime/emulation.h), when it has one
+  // Recorded during a graph capture on the emulated device (the allocator's and the byte
+  // copies' slots are not: they run, and decide themselves what a capture allows).
+  bool recorded = true;
 
   R operator()(Device device, Args... args) const {
     Fn fn = device.is_cuda() ? cuda : cpu;
@@ -81,9 +97,25 @@ struct Kernel<R(Args...)> {
   }
 
  private:
+  // A recorded argument is a value: string_view (a name) is kept as a string; Tensors share
+  // their buffers, which the record keeps alive. Raw pointers inside argument structs
+  // (GemmDesc) stay valid because blocks freed during a capture stay in the graph's pool.
+  template <class T>
+  using Stored = std::conditional_t<std::is_same_v<std::decay_t<T>, std::string_view>, std::string, std::decay_t<T>>;
+
   R call(Fn fn, Device device, Args... args) const {
     if (!device.is_cuda()) return fn(std::forward<Args>(args)...);
-    if (cuda_emulated()) fn = twin ? twin : cpu;
+    if (cuda_emulated()) {
+      fn = twin ? twin : cpu;
+      if constexpr (std::is_void_v<R>)
+        if (recorded && cuda_capture_recording(device.index)) [[unlikely]] {
+          cuda_capture_record(name, [fn, stored = std::tuple<Stored<Args>...>(args...)] {
+            KernelScope scope;
+            std::apply(fn, stored);
+          });
+          return;
+        }
+    }
     KernelScope scope;
     return fn(std::forward<Args>(args)...);
   }

@@ -1,7 +1,12 @@
 #include "harmonic/core/factories.h"
 
 #include <cmath>
+#include <mutex>
+#include <string>
+#include <unordered_map>
 
+#include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/constant_cache.h"
 #include "harmonic/core/philox.h"
 
 namespace hm {
@@ -13,6 +18,21 @@ Tensor finish(Tensor t, const TensorOptions& opt) {
 }
 
 Generator& pick(Generator* gen) { return gen ? *gen : default_generator(); }
+
+// A fresh tensor of host-computed values (arange, linspace, eye). On a CUDA device: a device
+// copy of device_constant's copy, so a step that calls these copies nothing from the host
+// after its first run (a CUDA graph can capture it) and the caller may still write to it.
+Tensor fresh_from_host(const std::vector<double>& values, const Shape& shape, const TensorOptions& opt) {
+  if (!opt.device.is_cuda()) return from_vector(values, shape, opt);
+  TensorOptions host = opt;
+  host.device = Device::cpu(), host.requires_grad = false;
+  Tensor t;
+  {
+    NoGradGuard no_grad;
+    t = device_constant(from_vector(values, shape, host), opt.device).clone();
+  }
+  return finish(t, opt);
+}
 
 }  // namespace
 
@@ -41,7 +61,7 @@ Tensor arange(double start, double end, double step, TensorOptions opt) {
   int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((end - start) / step)));
   std::vector<double> v(n);
   for (int64_t i = 0; i < n; ++i) v[i] = start + step * static_cast<double>(i);
-  return from_vector(v, {n}, opt);
+  return fresh_from_host(v, {n}, opt);
 }
 
 Tensor arange(int64_t end, TensorOptions opt) { return arange(0.0, static_cast<double>(end), 1.0, opt); }
@@ -51,17 +71,19 @@ Tensor linspace(double start, double end, int64_t steps, TensorOptions opt) {
   std::vector<double> v(steps);
   for (int64_t i = 0; i < steps; ++i)
     v[i] = steps == 1 ? start : start + (end - start) * static_cast<double>(i) / static_cast<double>(steps - 1);
-  return from_vector(v, {steps}, opt);
+  return fresh_from_host(v, {steps}, opt);
 }
 
 Tensor eye(int64_t n, TensorOptions opt) {
   std::vector<double> v(n * n, 0.0);
   for (int64_t i = 0; i < n; ++i) v[i * n + i] = 1.0;
-  return from_vector(v, {n, n}, opt);
+  return fresh_from_host(v, {n, n}, opt);
 }
 
 Tensor uniform(const Shape& shape, double low, double high, TensorOptions opt, Generator* gen) {
   check(low <= high, "uniform", "low {} > high {}", low, high);
+  if (opt.device.is_cuda())  // a captured CUDA graph would freeze the offset: every replay draws the same numbers
+    cuda_check_not_capturing(opt.device.index, "random", "draws a Philox offset from a host generator");
   Tensor t = Tensor::empty(shape, opt.dtype, opt.device);
   uint64_t offset = pick(gen).reserve(t.numel());
   uniform_kernel(opt.device, t, pick(gen).seed(), offset, low, high);
@@ -72,6 +94,8 @@ Tensor rand(const Shape& shape, TensorOptions opt, Generator* gen) { return unif
 
 Tensor normal(const Shape& shape, double mean, double std, TensorOptions opt, Generator* gen) {
   check(std >= 0, "normal", "std must be >= 0, got {}", std);
+  if (opt.device.is_cuda())  // a captured CUDA graph would freeze the offset: every replay draws the same numbers
+    cuda_check_not_capturing(opt.device.index, "random", "draws a Philox offset from a host generator");
   Tensor t = Tensor::empty(shape, opt.dtype, opt.device);
   uint64_t offset = pick(gen).reserve(t.numel());
   normal_kernel(opt.device, t, pick(gen).seed(), offset, mean, std);
@@ -119,6 +143,38 @@ template Tensor from_vector<int64_t>(const std::vector<int64_t>&, const Shape&, 
 Tensor tensor(std::initializer_list<double> values, const Shape& shape, TensorOptions opt) {
   Shape s = shape.empty() ? Shape{static_cast<int64_t>(values.size())} : shape;
   return from_vector(std::vector<double>(values), s, opt);
+}
+
+}  // namespace hm
+
+// -- device_constant (core/constant_cache.h) ----------------------------------------------------
+
+namespace hm {
+
+Tensor device_constant(const Tensor& host, Device device) {
+  check(host.defined() && host.device().is_cpu(), "device_constant", "expected a host tensor, got {}",
+        host.defined() ? host.desc() : std::string("an undefined tensor"));
+  if (device.is_cpu()) return host;
+  const Tensor c = host.contiguous();
+  const size_t nbytes = static_cast<size_t>(c.numel()) * dtype_size(c.dtype());
+  if (nbytes > kMaxDeviceConstantBytes) return c.to(device);
+  // Key: device, dtype, shape, then the bytes.
+  std::string key = fmt::format("{}|{}|{}|", device.str(), dtype_name(c.dtype()), str(c.shape()));
+  key.append(static_cast<const char*>(c.raw_data()), nbytes);
+  static std::mutex mutex;
+  static std::unordered_map<std::string, Tensor> cache;
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  Tensor on_device;
+  {
+    NoGradGuard no_grad;
+    on_device = c.to(device);
+  }
+  std::lock_guard lock(mutex);
+  if (cache.size() >= kMaxDeviceConstants) return on_device;
+  return cache.emplace(std::move(key), on_device).first->second;
 }
 
 }  // namespace hm

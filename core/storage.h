@@ -24,9 +24,9 @@ struct Storage {
 
 // Device allocators. The CPU one is 64-byte aligned; the CUDA library binds the other.
 inline Kernel<void*(size_t, int)> device_alloc_kernel{"alloc"};
-inline Kernel<void(void*, int)> device_free_kernel{"free"};
+inline Kernel<void(void*, int)> device_free_kernel{.name = "free", .recorded = false};
 // Copies nbytes between any two devices (either side may be the CPU).
 inline Kernel<void(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes)>
-    device_copy_kernel{"copy_bytes"};
+    device_copy_kernel{.name = "copy_bytes", .recorded = false};
 
 }  // namespace hm

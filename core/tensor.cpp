@@ -72,6 +72,7 @@ void* Tensor::raw_data() const {
 template <class T>
 T Tensor::item() const {
   HM_CHECK(defined() && numel() == 1, "item", "expected a tensor with one element, got {}", desc());
+  if (device().is_cuda()) cuda_check_not_capturing(device().index, "item", "reads device memory on the host");
   NoGradGuard guard;
   Tensor c = to(Device::cpu()).to(DType::Float64).contiguous();
   return static_cast<T>(*c.data<double>());
@@ -84,6 +85,8 @@ template bool Tensor::item<bool>() const;
 
 template <class T>
 std::vector<T> Tensor::to_vector_as() const {
+  if (device().is_cuda())
+    cuda_check_not_capturing(device().index, "to_vector", "reads device memory on the host");
   NoGradGuard guard;
   Tensor c = to(Device::cpu()).to(dtype_of<T>()).contiguous();
   const T* p = c.data<T>();
@@ -123,6 +126,10 @@ Tensor Tensor::to(DType target) const {
 
 Tensor Tensor::to(Device target) const {
   if (target == device()) return *this;
+  if (device().is_cuda() && target.is_cpu())
+    cuda_check_not_capturing(device().index, "to", "reads device memory on the host");
+  if (target.is_cuda() && device().is_cpu())
+    cuda_check_not_capturing(target.index, "to", "copies a host tensor to the device");
   Tensor src = contiguous();
   Tensor out = empty(shape(), dtype(), target);
   Device via = target.is_cuda() ? target : device();  // the CUDA side knows both directions

@@ -13,10 +13,12 @@ struct Dropout {
   const T* x;
   T* out;
   uint64_t seed, offset;
+  const int64_t* base;  // null, or the device value added to offset (a captured draw)
   float p;
   T scale;
   HM_HD void operator()(int64_t i) const {
-    out[i] = dropout_keep(seed, offset, static_cast<uint64_t>(i), p) ? x[i] * scale : T(0);
+    const uint64_t o = base ? offset + static_cast<uint64_t>(*base) : offset;
+    out[i] = dropout_keep(seed, o, static_cast<uint64_t>(i), p) ? x[i] * scale : T(0);
   }
 };
 
@@ -51,13 +53,16 @@ struct DropoutAdd {
 };
 
 template <Exec E>
-void dropout_on(const Tensor& x, double p, uint64_t seed, uint64_t offset, const Tensor& out) {
-  const int device = kernel_device(E, "dropout", {&x, &out});
+void dropout_on(const Tensor& x, double p, uint64_t seed, uint64_t offset, const Tensor& offset_base,
+                const Tensor& out) {
+  const int device = offset_base.defined() ? kernel_device(E, "dropout", {&x, &offset_base, &out})
+                                           : kernel_device(E, "dropout", {&x, &out});
+  const int64_t* base = offset_base.defined() ? static_cast<const int64_t*>(offset_base.raw_data()) : nullptr;
   dispatch_float(x.dtype(), "dropout", [&]<class T>() {
     const T scale = p < 1.0 ? static_cast<T>(1.0 / (1.0 - p)) : T(0);
     for_each_index(E, device, x.numel(),
                    Dropout<T>{static_cast<const T*>(x.raw_data()), static_cast<T*>(out.raw_data()), seed, offset,
-                              static_cast<float>(p), scale});
+                              base, static_cast<float>(p), scale});
   });
 }
 

@@ -39,6 +39,7 @@ struct Geometry {  // sizes and inputs shared by every pass
   double eps;  // the authors' denominator (fourier_attention_denominator)
   T scale;
   uint64_t seed, offset;
+  const int64_t* offset_base;  // null, or a captured draw's device value added to offset
 
   HM_HD bool blocked(int64_t row, int64_t j) const {
     const int64_t i = row % Nq, b = row / Nq / H;
@@ -68,7 +69,7 @@ struct Geometry {  // sizes and inputs shared by every pass
   // keep * scale of the dropout mask at (row, j); scale alone without dropout.
   HM_HD T keep_scale(int64_t row, int64_t j) const {
     if (!drop) return scale;
-    return dropout_keep(seed, offset, static_cast<uint64_t>(row * Nk + j), pf) ? scale : T(0);
+    return dropout_keep(seed, offset_base ? offset + static_cast<uint64_t>(*offset_base) : offset, static_cast<uint64_t>(row * Nk + j), pf) ? scale : T(0);
   }
 };
 
@@ -229,7 +230,7 @@ Geometry<T> geometry(const Tensor& q, const Tensor& k, const Tensor& v, const Te
   g.pf = static_cast<float>(args.dropout_p);
   g.eps = args.eps;
   g.scale = g.drop ? static_cast<T>(1.0 / (1.0 - args.dropout_p)) : T(1);
-  g.seed = args.seed, g.offset = args.offset;
+  g.seed = args.seed, g.offset = args.offset, g.offset_base = args.offset_base;
   return g;
 }
 

@@ -267,7 +267,8 @@ FourierParams params(const Tensor& q, const Tensor& k, const Tensor& v, const Te
   FourierParams p{};
   p.set(static_cast<const float*>(q.raw_data()), static_cast<const float*>(k.raw_data()),
         static_cast<const float*>(v.raw_data()), pad.defined() ? static_cast<const bool*>(pad.raw_data()) : nullptr,
-        q.size(1), q.size(2), k.size(2), args.causal, args.dropout_p, args.seed, args.offset);
+        q.size(1), q.size(2), k.size(2), args.causal, args.dropout_p, args.seed, args.offset,
+        args.offset_base);
   p.R = static_cast<const float*>(R.raw_data());
   p.p = static_cast<float>(args.p);
   if (args.eps > 0.0) p.log_eps = static_cast<float>(std::log(args.eps));

@@ -44,6 +44,7 @@ struct Geometry {  // sizes and inputs shared by every pass
   float pf;
   T drop_scale;
   uint64_t seed, offset;
+  const int64_t* offset_base;  // null, or a captured draw's device value added to offset
 
   HM_HD bool blocked(int64_t row, int64_t j) const {
     const int64_t i = row % Nq, b = row / Nq / H;
@@ -70,7 +71,7 @@ struct Geometry {  // sizes and inputs shared by every pass
   }
   HM_HD T keep_scale(int64_t row, int64_t j) const {
     if (!drop) return T(1);
-    return dropout_keep(seed, offset, static_cast<uint64_t>(row * Nk + j), pf) ? drop_scale : T(0);
+    return dropout_keep(seed, offset_base ? offset + static_cast<uint64_t>(*offset_base) : offset, static_cast<uint64_t>(row * Nk + j), pf) ? drop_scale : T(0);
   }
 };
 
@@ -231,7 +232,7 @@ Geometry<T> geometry(const Tensor& q, const Tensor& k, const Tensor& v, const Te
   g.drop = args.dropout_p > 0.0;
   g.pf = static_cast<float>(args.dropout_p);
   g.drop_scale = g.drop ? static_cast<T>(1.0 / (1.0 - args.dropout_p)) : T(1);
-  g.seed = args.seed, g.offset = args.offset;
+  g.seed = args.seed, g.offset = args.offset, g.offset_base = args.offset_base;
   return g;
 }
 

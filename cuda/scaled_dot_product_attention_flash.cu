@@ -266,7 +266,8 @@ FlashParams params(const Tensor& q, const Tensor& k, const Tensor& v, const Tens
   FlashParams p{};
   p.set(static_cast<const float*>(q.raw_data()), static_cast<const float*>(k.raw_data()),
         static_cast<const float*>(v.raw_data()), pad.defined() ? static_cast<const bool*>(pad.raw_data()) : nullptr,
-        q.size(1), q.size(2), k.size(2), args.causal, args.dropout_p, args.seed, args.offset);
+        q.size(1), q.size(2), k.size(2), args.causal, args.dropout_p, args.seed, args.offset,
+        args.offset_base);
   p.bias = bias.defined() ? static_cast<const float*>(bias.raw_data()) : nullptr;
   p.Bb = bias.defined() ? bias.size(0) : 1, p.Hb = bias.defined() ? bias.size(1) : 1;
   p.scale = static_cast<float>(args.scale);

@@ -88,7 +88,8 @@ Tensor GPT::embed(const Tensor& tokens, int64_t start) {
   check(start + T <= config.block_size, "GPT", "sequence of {} tokens (after {} cached) exceeds block_size {}", T,
         start, config.block_size);
   Tensor pos =
-      wpe ? wpe->forward(arange(static_cast<double>(start), static_cast<double>(start + T)).to(tokens.device()))
+      wpe ? wpe->forward(arange(static_cast<double>(start), static_cast<double>(start + T), 1.0,
+                                {.dtype = DType::Int64, .device = tokens.device()}))
           : narrow(pos_table, 0, start, T);              // (T, E)
   return drop->forward(add(wte->forward(tokens), pos));  // (B, T, E)
 }

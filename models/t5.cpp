@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "harmonic/autograd/grad_mode.h"
+#include "harmonic/core/constant_cache.h"
 #include "harmonic/core/factories.h"
 #include "harmonic/models/sampling.h"
 #include "harmonic/nn/init.h"
@@ -71,7 +72,7 @@ Tensor T5RelativeBias::forward(int64_t q_len, int64_t k_len, int64_t q_offset) {
     for (int64_t j = 0; j < k_len; ++j)
       buckets[i * k_len + j] =
           t5_relative_position_bucket(j - (q_offset + i), bidirectional, num_buckets, max_distance);
-  Tensor idx = from_vector(buckets, {q_len, k_len}).to(relative_attention_bias->weight.device());
+  Tensor idx = device_constant(from_vector(buckets, {q_len, k_len}), relative_attention_bias->weight.device());
   Tensor values = relative_attention_bias->forward(idx);  // (q, k, H)
   return unsqueeze(permute(values, {2, 0, 1}), 0);        // (1, H, q, k)
 }

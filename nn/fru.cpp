@@ -8,6 +8,7 @@
 
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/core/checked_math.h"
+#include "harmonic/core/constant_cache.h"
 #include "harmonic/core/cpu_allocator.h"
 #include "harmonic/core/factories.h"
 #include "harmonic/nn/init.h"
@@ -162,7 +163,7 @@ Tensor FRU::coefficients(int64_t T, const Tensor& like) const {
   std::vector<double> arg(T * K);
   for (int64_t t = 0; t < T; ++t)
     for (int64_t k = 0; k < K; ++k) arg[t * K + k] = kTwoPi * f[k] * double(t + options.first_step) / Tn;
-  Tensor a = from_vector(arg, {T, K}, {.dtype = DType::Float64}).to(like.dtype()).to(like.device());
+  Tensor a = device_constant(from_vector(arg, {T, K}, {.dtype = DType::Float64}).to(like.dtype()), like.device());
   return mul(cos(add(a, mul(theta, kTwoPi))), 1.0 / Tn);  // (T, K)
 }
 
@@ -182,7 +183,8 @@ Tensor SRU::coefficients(int64_t T, const Tensor& like) const {
 }
 
 Tensor SRU::decay_values(const Tensor& like) const {
-  return from_vector(options.decays, {num_channels}, {.dtype = DType::Float64}).to(like.dtype()).to(like.device());
+  return device_constant(from_vector(options.decays, {num_channels}, {.dtype = DType::Float64}).to(like.dtype()),
+                         like.device());
 }
 
 // -- gradient inspection ----------------------------------------------------------------------

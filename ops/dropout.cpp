@@ -3,6 +3,7 @@
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/autograd/node.h"
 #include "harmonic/core/factories.h"
+#include "harmonic/core/philox_draw.h"
 #include "harmonic/ops/dropout.h"
 #include "harmonic/ops/dropout_kernels.h"
 #include "harmonic/ops/elementwise.h"
@@ -24,15 +25,16 @@ Tensor dropout(const Tensor& x_in, double p, bool training, Generator* gen) {
     x = x_in.contiguous();
   }
   Generator& g = gen ? *gen : default_generator();
-  const uint64_t seed = g.seed();
-  // p = 1 keeps nothing whatever the draw, so it consumes no random numbers.
-  const uint64_t offset = p < 1.0 ? g.reserve(static_cast<uint64_t>(x.numel())) : 0;
+  // p = 1 keeps nothing whatever the draw, so it consumes no random numbers. Inside a CUDA
+  // graph capture the offset is read on the device at each replay (core/philox_draw.h).
+  const PhiloxDraw draw = p < 1.0 ? reserve_philox(g, static_cast<uint64_t>(x.numel()), x.device())
+                                  : PhiloxDraw{g.seed(), 0, Tensor()};
   Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
-  dropout_kernel(x.device(), x, p, seed, offset, out);
-  return autograd::record("dropout", out, {x_in}, [p, seed, offset](const Tensor& g_in, const NeedsGrad&) {
+  dropout_kernel(x.device(), x, p, draw.seed, draw.offset, draw.base, out);
+  return autograd::record("dropout", out, {x_in}, [p, draw](const Tensor& g_in, const NeedsGrad&) {
     Tensor g = g_in.contiguous();
     Tensor dx = Tensor::empty(g.shape(), g.dtype(), g.device());
-    dropout_kernel(g.device(), g, p, seed, offset, dx);  // the same mask and scale
+    dropout_kernel(g.device(), g, p, draw.seed, draw.offset, draw.base, dx);  // the same mask and scale
     return Grads{dx};
   });
 }

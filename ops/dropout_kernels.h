@@ -7,10 +7,13 @@
 
 namespace hm {
 
-// out = x * keep / (1 - p) with keep_i = philox::uniform<float>(seed, offset, i) >= p (see
-// dropout_keep in ops/nn_functors.h). Backward is the same kernel applied to the gradient.
-inline Kernel<void(const Tensor& x, double p, uint64_t seed, uint64_t offset, const Tensor& out)> dropout_kernel{
-    "dropout"};
+// out = x * keep / (1 - p) with keep_i = philox::uniform<float>(seed, offset + base, i) >= p (see
+// dropout_keep in ops/dropout_functors.h); base is *offset_base, read by the kernel, when
+// offset_base is defined (a (1,) int64 tensor on x's device: a draw inside a CUDA graph
+// capture, core/philox_draw.h), else 0. Backward is the same kernel applied to the gradient.
+inline Kernel<void(const Tensor& x, double p, uint64_t seed, uint64_t offset, const Tensor& offset_base,
+                   const Tensor& out)>
+    dropout_kernel{"dropout"};
 
 // out = x + r * keep / (1 - p) with dropout's mask (the product rounded before the add, as in
 // dropout then add). x, r, out contiguous of one shape.

@@ -7,6 +7,7 @@
 //         the ignored imaginary parts of DC and Nyquist;
 //   fft / ifft:            the other direction with the same scale (the DFT matrix is
 //         symmetric, so its adjoint is its conjugate).
+#include "harmonic/core/constant_cache.h"
 #include "harmonic/core/factories.h"
 #include "harmonic/ops/fft.h"
 
@@ -56,7 +57,7 @@ Tensor bin_weights(int64_t n, double inner, double edge_re, double edge_im, cons
   const int64_t bins = n / 2 + 1;
   std::vector<double> w(2 * bins, inner);
   for (int64_t k : {int64_t{0}, n % 2 == 0 ? n / 2 : int64_t{0}}) w[2 * k] = edge_re, w[2 * k + 1] = edge_im;
-  return from_vector(w, {bins, 2}).to(like.dtype()).to(like.device());
+  return device_constant(from_vector(w, {bins, 2}).to(like.dtype()), like.device());
 }
 
 Tensor irfft_core(const Tensor& spec, int64_t n, double scale);

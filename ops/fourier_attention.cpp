@@ -68,7 +68,7 @@ Tensor fourier_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v
     if (mask.key_padding_mask.defined()) pad = mask.key_padding_mask.to(q.device()).contiguous();
   }
   FourierAttentionArgs args{.p = p, .causal = mask.causal, .eps = eps};
-  reserve_attention_dropout(args, dropout_p, training, gen, B * H * Nq * Nk);
+  reserve_attention_dropout(args, dropout_p, training, gen, B * H * Nq * Nk, q.device());
   Tensor out = Tensor::empty({B, H, Nq, Dv}, q.dtype(), q.device());  // (B, H, Nq, Dv)
   Tensor attn, lse;                                                   // (B, H, Nq, Nk), or (B, H, Nq) with recompute
   // CUDA's tiled kernels, where they cover the case, always recompute (O(N) memory).

@@ -57,6 +57,9 @@ struct FourierAttentionArgs {
   double eps = 0.0;        // A = K / (sum K + eps) (fourier_attention_denominator)
   double dropout_p = 0.0;  // 0 = no dropout
   uint64_t seed = 0, offset = 0;
+  // A draw inside a CUDA graph capture (core/philox_draw.h): the kernel adds this device value
+  // to offset. Null otherwise.
+  const int64_t* offset_base = nullptr;
 };
 
 // q (B,H,Nq,D), k (B,H,Nk,D), v (B,H,Nk,Dv), R (D) contiguous, same float dtype; pad bool

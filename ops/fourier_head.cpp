@@ -27,6 +27,7 @@
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/autograd/node.h"
 #include "harmonic/core/checked_math.h"
+#include "harmonic/core/constant_cache.h"
 #include "harmonic/core/factories.h"
 #include "harmonic/ops/elementwise.h"
 #include "harmonic/ops/fourier_head_kernels.h"
@@ -167,7 +168,7 @@ std::pair<Tensor, Tensor> eval_series(const Tensor& coeffs, const Tensor& points
   const int64_t n_freq = check_coeffs(coeffs, fn);
   check_points(coeffs, points, fn);
   Tensor freqs = mul(arange(0.0, static_cast<double>(n_freq + 1), 1.0, {.dtype = coeffs.dtype()}), kPi);
-  Tensor angles = mul(unsqueeze(points, -1), freqs.to(coeffs.device()));  // (..., P, N+1)
+  Tensor angles = mul(unsqueeze(points, -1), device_constant(freqs, coeffs.device()));  // (..., P, N+1)
   Tensor c = cos(angles), s = sin(angles);
   Tensor alpha = unsqueeze(narrow(coeffs, -1, 0, n_freq + 1), -2);          // (..., 1, N+1)
   Tensor beta = unsqueeze(narrow(coeffs, -1, n_freq + 1, n_freq + 1), -2);  // (..., 1, N+1)
@@ -210,8 +211,8 @@ Tensor fourier_cdf(const Tensor& coeffs, const Tensor& points) {
   Tensor v = unsqueeze(div(narrow(cim, -1, 1, n_freq), c0), -2);  // (..., 1, N)
   std::vector<double> kk(static_cast<size_t>(n_freq)), sign(static_cast<size_t>(n_freq));
   for (int64_t k = 1; k <= n_freq; ++k) kk[k - 1] = kPi * static_cast<double>(k), sign[k - 1] = k % 2 ? -1.0 : 1.0;
-  Tensor pik = from_vector(kk, {n_freq}).to(coeffs.dtype()).to(coeffs.device());    // pi k
-  Tensor alt = from_vector(sign, {n_freq}).to(coeffs.dtype()).to(coeffs.device());  // (-1)^k
+  Tensor pik = device_constant(from_vector(kk, {n_freq}).to(coeffs.dtype()), coeffs.device());    // pi k
+  Tensor alt = device_constant(from_vector(sign, {n_freq}).to(coeffs.dtype()), coeffs.device());  // (-1)^k
   Tensor angles = mul(unsqueeze(points, -1), pik);                                  // (..., P, N)
   // Re((u + i v)(cos + i sin - (-1)^k) / (i pi k)) = (u sin + v (cos - (-1)^k)) / (pi k)
   Tensor terms = div(add(mul(u, sin(angles)), mul(v, sub(cos(angles), alt))), pik);
@@ -226,7 +227,7 @@ Tensor detail::fourier_regularizer_composed(const Tensor& coeffs, double gamma, 
   Tensor mag2 = add(square(narrow(cre, -1, 1, n_freq)), square(narrow(cim, -1, 1, n_freq)));  // (..., N)
   std::vector<double> k2(static_cast<size_t>(n_freq));
   for (int64_t k = 1; k <= n_freq; ++k) k2[k - 1] = static_cast<double>(k * k);
-  Tensor weights = from_vector(k2, {n_freq}).to(coeffs.dtype()).to(coeffs.device());
+  Tensor weights = device_constant(from_vector(k2, {n_freq}).to(coeffs.dtype()), coeffs.device());
   Tensor per_row = sum(mul(mag2, weights), {-1});  // (...)
   return mul(mean(per_row), regularizer_scale(gamma, bins, code_scaling));
 }

@@ -86,7 +86,7 @@ Tensor scaled_dot_product_attention(const Tensor& q_in, const Tensor& k_in, cons
     if (bias_in.defined()) bias = kernel_bias(bias_in, Nq, Nk);  // (Bb, Hb, Nq, Nk)
   }
   SdpaArgs args{.scale = scale_or_default(scale, q.size(3)), .causal = mask.causal};
-  reserve_attention_dropout(args, dropout_p, training, gen, B * H * Nq * Nk);
+  reserve_attention_dropout(args, dropout_p, training, gen, B * H * Nq * Nk, q.device());
   Tensor out = Tensor::empty({B, H, Nq, Dv}, q.dtype(), q.device());  // (B, H, Nq, Dv)
   Tensor lse = Tensor::empty({B, H, Nq}, q.dtype(), q.device());      // (B, H, Nq)
   sdpa_kernel(q.device(), q, k, v, pad, bias, args, out, lse);

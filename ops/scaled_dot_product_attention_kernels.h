@@ -13,6 +13,9 @@ struct SdpaArgs {
   bool causal = false;
   double dropout_p = 0.0;  // 0 = no dropout
   uint64_t seed = 0, offset = 0;
+  // A draw inside a CUDA graph capture (core/philox_draw.h): the kernel adds this device value
+  // to offset. Null otherwise.
+  const int64_t* offset_base = nullptr;
 };
 
 // The CPU forward takes a direct path (plain loops, no BLAS tiles) for at most this many query

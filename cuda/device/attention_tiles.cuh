@@ -132,21 +132,22 @@ struct TileParams {
   bool drop;
   float pf, drop_scale;
   uint64_t seed, offset;
+  const int64_t* offset_base;  // null, or a captured draw's device value added to offset
   float *out, *lse;                    // forward: (B, H, Nq, Dv), (B, H, Nq)
   const float *lse_in, *grad, *delta;  // backward: (B, H, Nq), (B, H, Nq, Dv), (B, H, Nq)
   float *dq, *dk, *dv;                 // backward: q's, k's, v's shapes
 
   // The sizes and the dropout of a call: q (B, H, Nq, D), k (B, H, Nk, D), dropout_p, its Philox
-  // seed and offset.
+  // seed and offset (plus *offset_base_ when not null: core/philox_draw.h).
   void set(const float* q_, const float* k_, const float* v_, const bool* pad_, int64_t H_, int64_t Nq_, int64_t Nk_,
-           bool causal, double dropout_p, uint64_t seed_, uint64_t offset_) {
+           bool causal, double dropout_p, uint64_t seed_, uint64_t offset_, const int64_t* offset_base_) {
     q = q_, k = k_, v = v_, pad = pad_;
     H = H_, Nq = Nq_, Nk = Nk_;
     tiles = SdpaTiles{.Nq = Nq, .Nk = Nk, .causal = causal};
     drop = dropout_p > 0.0;
     pf = static_cast<float>(dropout_p);
     drop_scale = drop ? static_cast<float>(1.0 / (1.0 - dropout_p)) : 1.0f;
-    seed = seed_, offset = offset_;
+    seed = seed_, offset = offset_, offset_base = offset_base_;
   }
   // Whether (bh, i, j) is out of range, above the causal diagonal or a padded key.
   HM_HD bool blocked(int64_t bh, int64_t i, int64_t j) const {
@@ -156,7 +157,10 @@ struct TileParams {
   // element (bh Nq + i) Nk + j.
   HM_HD float keep(int64_t bh, int64_t i, int64_t j) const {
     if (!drop) return 1.0f;
-    return dropout_keep(seed, offset, static_cast<uint64_t>((bh * Nq + i) * Nk + j), pf) ? drop_scale : 0.0f;
+    return dropout_keep(seed, offset_base ? offset + static_cast<uint64_t>(*offset_base) : offset,
+                        static_cast<uint64_t>((bh * Nq + i) * Nk + j), pf)
+               ? drop_scale
+               : 0.0f;
   }
   // A row's lse and its output's factor from the running max m and sum l > 0: m + log l and
   // 1 / l. A Params type with another normaliser hides this (Forward calls the derived one).

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "harmonic/cuda/device/launch.cuh"
+#include "harmonic/cuda/runtime/graph.h"
 
 namespace hm::cuda {
 
@@ -139,6 +140,8 @@ void reduce_total(Exec exec, int device, int64_t n, const F& f, Divisor divisor,
 // Copies n values from kernel memory (device or host-twin memory) into host memory.
 template <class T>
 void read_back(Exec exec, int device, const T* src, T* dst, int64_t n) {
+  check_not_capturing(device, "read_back", "reads a kernel's result on the host (an index check outside a "
+                                           "DeferredChecks scope)");
   count_host_wait(device);
   if (exec == Exec::Host) {
     std::copy(src, src + n, dst);

@@ -17,11 +17,33 @@
 namespace hm::cuda {
 namespace {
 
+using FreeLists = std::unordered_map<size_t, std::vector<void*>>;  // size class -> free blocks
+
+// A CUDA graph's private pool (allocator.h): its free blocks and how many bytes it owns.
+struct CapturePool {
+  FreeLists free_blocks;
+  size_t owned = 0;  // live + free
+};
+
 struct DevicePool {
-  std::unordered_map<size_t, std::vector<void*>> free_blocks;  // size class -> cached blocks
-  std::unordered_map<void*, size_t> live;                      // block -> size class
+  FreeLists free_blocks;                   // the cache
+  std::unordered_map<void*, size_t> live;  // block -> size class
+  std::unordered_map<uint64_t, CapturePool> capture_pools;
+  std::unordered_map<void*, uint64_t> pool_of;  // blocks owned by a capture pool -> its id
+  uint64_t capturing = 0;                       // the pool allocations go to now (0: the cache)
   AllocatorStats stats;
 };
+
+uint64_t next_capture_pool = 1;  // under the allocator's lock
+
+// Pops a block of `size` from `lists`, or nullptr.
+void* pop_block(FreeLists& lists, size_t size) {
+  auto it = lists.find(size);
+  if (it == lists.end() || it->second.empty()) return nullptr;
+  void* block = it->second.back();
+  it->second.pop_back();
+  return block;
+}
 
 struct Allocator {
   std::mutex mutex;
@@ -85,10 +107,11 @@ void* device_alloc(size_t nbytes, int device) {
   std::lock_guard lock(a.mutex);
   DevicePool& p = pool(a, device);
   void* block = nullptr;
-  auto it = p.free_blocks.find(size);
-  if (it != p.free_blocks.end() && !it->second.empty()) {
-    block = it->second.back();
-    it->second.pop_back();
+  CapturePool* capture = p.capturing ? &p.capture_pools.at(p.capturing) : nullptr;
+  if (capture && (block = pop_block(capture->free_blocks, size))) {
+    p.stats.graph_pools -= size;
+    ++p.stats.cache_hits;
+  } else if ((block = pop_block(p.free_blocks, size))) {
     p.stats.cached -= size;
     ++p.stats.cache_hits;
   } else {
@@ -111,6 +134,7 @@ void* device_alloc(size_t nbytes, int device) {
     ++p.stats.device_mallocs;
     p.stats.reserved += size;
   }
+  if (capture && p.pool_of.emplace(block, p.capturing).second) capture->owned += size;
   p.live.emplace(block, size);
   ++p.stats.allocations;
   p.stats.in_use += size;
@@ -131,6 +155,22 @@ void device_free(void* block, int device) {
   const size_t size = it->second;
   p.live.erase(it);
   p.stats.in_use -= size;
+  // A block of a live graph's pool, or any block freed during a capture, stays the graph's.
+  auto owner = p.pool_of.find(block);
+  auto capture = owner != p.pool_of.end() ? p.capture_pools.find(owner->second) : p.capture_pools.end();
+  if (capture == p.capture_pools.end()) {  // not a live graph's block (or its graph is gone)
+    if (owner != p.pool_of.end()) p.pool_of.erase(owner);
+    if (p.capturing) {  // freed during a capture: joins the capturing graph's pool
+      capture = p.capture_pools.find(p.capturing);
+      p.pool_of.emplace(block, p.capturing);
+      capture->second.owned += size;
+    }
+  }
+  if (capture != p.capture_pools.end()) {
+    capture->second.free_blocks[size].push_back(block);
+    p.stats.graph_pools += size;
+    return;
+  }
   if (caching_disabled()) {
     DeviceGuard guard(device);
     raw_free(block);
@@ -175,6 +215,49 @@ void empty_cache() {
   Allocator& a = allocator();
   std::lock_guard lock(a.mutex);
   for (size_t d = 0; d < a.pools.size(); ++d) release_cached(a.pools[d], static_cast<int>(d));
+}
+
+uint64_t create_capture_pool(int device) {
+  check_device(device, "create_capture_pool");
+  Allocator& a = allocator();
+  std::lock_guard lock(a.mutex);
+  const uint64_t id = next_capture_pool++;
+  pool(a, device).capture_pools.emplace(id, CapturePool{});
+  return id;
+}
+
+void set_capture_pool(int device, uint64_t id) {
+  Allocator& a = allocator();
+  std::lock_guard lock(a.mutex);
+  DevicePool& p = pool(a, device);
+  check(id == 0 || p.capture_pools.count(id), "set_capture_pool", "no capture pool {} on cuda:{}", id, device);
+  p.capturing = id;
+}
+
+void release_capture_pool(int device, uint64_t id) {
+  Allocator& a = allocator();
+  std::lock_guard lock(a.mutex);
+  DevicePool& p = pool(a, device);
+  auto it = p.capture_pools.find(id);
+  if (it == p.capture_pools.end()) return;
+  if (p.capturing == id) p.capturing = 0;
+  for (auto& [size, blocks] : it->second.free_blocks)
+    for (void* b : blocks) {
+      p.pool_of.erase(b);
+      p.stats.graph_pools -= size;
+      p.free_blocks[size].push_back(b);
+      p.stats.cached += size;
+    }
+  p.capture_pools.erase(it);  // its live blocks join the cache when freed (device_free)
+}
+
+size_t capture_pool_bytes(int device, uint64_t id) {
+  Allocator& a = allocator();
+  std::lock_guard lock(a.mutex);
+  if (device < 0 || static_cast<size_t>(device) >= a.pools.size()) return 0;
+  const DevicePool& p = a.pools[device];
+  auto it = p.capture_pools.find(id);
+  return it == p.capture_pools.end() ? 0 : it->second.owned;
 }
 
 void* pinned_alloc(size_t nbytes) {

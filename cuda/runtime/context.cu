@@ -12,6 +12,7 @@
 #include "harmonic/cuda/device/check.cuh"
 #include "harmonic/cuda/device/context.cuh"
 #include "harmonic/cuda/runtime/deferred_checks.h"
+#include "harmonic/cuda/runtime/graph.h"
 #include "harmonic/cuda/runtime/runtime.h"
 
 namespace hm::cuda {
@@ -154,6 +155,7 @@ int sm_count(int device) {
 }
 
 void synchronize_device(int device) {
+  check_not_capturing(device, "synchronize_device", "waits for the device");
   count_host_wait(device);
   if (emulated()) {
     check_device(device, "synchronize_device");  // host twins finish before they return
@@ -165,6 +167,7 @@ void synchronize_device(int device) {
 }
 
 void copy_words_from_device(int device, void* host_dst, const void* device_src, size_t nbytes) {
+  check_not_capturing(device, "copy_words_from_device", "reads device memory on the host (the deferred checks' verdict)");
   if (emulated()) {
     std::memcpy(host_dst, device_src, nbytes);
     return;
@@ -175,6 +178,7 @@ void copy_words_from_device(int device, void* host_dst, const void* device_src, 
 }
 
 void copy_words_to_device(int device, void* device_dst, const void* host_src, size_t nbytes) {
+  check_not_capturing(device, "copy_words_to_device", "writes host words to the device");
   if (emulated()) {
     std::memcpy(device_dst, host_src, nbytes);
     return;
@@ -191,7 +195,20 @@ namespace {
 // may refill the buffer at once (pageable sources are staged by the driver before return).
 void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes) {
   if (nbytes == 0) return;
+  if (dst_device.is_cpu() && src_device.is_cuda())
+    check_not_capturing(src_device.index, "copy_bytes", "copies device memory to the host");
+  if (dst_device.is_cuda() && src_device.is_cpu())  // a graph would read the host bytes at each replay
+    check_not_capturing(dst_device.index, "copy_bytes", "copies host memory to the device");
+  if (dst_device.is_cuda() && src_device.is_cuda() && dst_device != src_device) {
+    check_not_capturing(src_device.index, "copy_bytes", "copies between devices");
+    check_not_capturing(dst_device.index, "copy_bytes", "copies between devices");
+  }
   if (dst_device.is_cpu() && src_device.is_cuda()) count_host_wait(src_device.index);
+  if (emulated() && dst_device == src_device && cuda_capture_recording(dst_device.index)) {
+    // A device-to-device copy is graph work: recorded (the blocks stay the graph's, graph.h).
+    cuda_capture_record("copy_bytes", [dst, src, nbytes] { std::memmove(dst, src, nbytes); });
+    return;
+  }
   if (emulated()) {  // every byte of the emulated device is host memory
     std::memmove(dst, src, nbytes);
     if (dst_device.is_cpu() && src_device.is_cuda()) resolve_deferred_checks(src_device.index);

@@ -2,6 +2,7 @@
 // build without CUDA has no device, so nothing is ever registered there.
 #include "harmonic/cuda/runtime/deferred_checks.h"
 
+#include <algorithm>
 #include <array>
 #include <climits>
 #include <cstdlib>
@@ -29,8 +30,17 @@ struct Pending {
   CheckMessage message;
 };
 
+}  // namespace
+
+struct CapturedChecks {
+  std::vector<Pending> checks;
+};
+
+namespace {
+
 struct Registry {
   std::mutex mutex;
+  std::shared_ptr<CapturedChecks> recording;  // a graph being captured keeps its checks here
   Tensor flag;  // one word: the earliest failed ticket, kNone while none failed
   unsigned long long next_ticket = 0;
   std::vector<Pending> pending;
@@ -113,6 +123,7 @@ CheckTicket defer_check(int device, Tensor verdict, std::string_view fn, CheckMe
   }
   const unsigned long long ticket = r.next_ticket++;
   r.pending.push_back({ticket, std::move(verdict), std::string(fn), scope.label, std::move(message)});
+  if (r.recording) r.recording->checks.push_back(r.pending.back());
   return {static_cast<unsigned long long*>(r.flag.raw_data()), ticket};
 }
 
@@ -130,6 +141,25 @@ void resolve_deferred_checks(int device) {
     failure = read_verdicts(device, r);
   }
   if (!failure.fn.empty()) throw_error(failure.fn, failure.message);
+}
+
+std::shared_ptr<CapturedChecks> new_captured_checks() { return std::make_shared<CapturedChecks>(); }
+
+void record_checks(int device, std::shared_ptr<CapturedChecks> sink) {
+  Registry& r = registry(device);
+  std::lock_guard lock(r.mutex);
+  r.recording = std::move(sink);
+}
+
+void rearm_checks(int device, const CapturedChecks& checks) {
+  if (checks.checks.empty()) return;
+  Registry& r = registry(device);
+  std::lock_guard lock(r.mutex);
+  for (const Pending& c : checks.checks) {
+    const bool pending = std::any_of(r.pending.begin(), r.pending.end(),
+                                     [&](const Pending& p) { return p.ticket == c.ticket; });
+    if (!pending) r.pending.push_back(c);
+  }
 }
 
 size_t pending_checks(int device) {

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "harmonic/core/tensor.h"
@@ -60,5 +61,15 @@ void resolve_deferred_checks(int device);
 
 // Checks registered on cuda:device and not yet read.
 size_t pending_checks(int device);
+
+// CUDA graphs (cuda/runtime/graph.h). On a GPU a captured check registers once, at capture,
+// while every replay runs its kernels again: between begin and end of recording, the checks
+// registered on cuda:device are also kept by the graph, and after each replay rearm_checks
+// registers them again (with their captured tickets), so the host's next wait reads the
+// verdicts that replay wrote. (On the emulated device the host twins register at replay.)
+struct CapturedChecks;
+std::shared_ptr<CapturedChecks> new_captured_checks();
+void record_checks(int device, std::shared_ptr<CapturedChecks> sink);  // nullptr: stop recording
+void rearm_checks(int device, const CapturedChecks& checks);
 
 }  // namespace hm::cuda

@@ -5,8 +5,10 @@
 #include <cstdlib>
 
 #include "harmonic/core/error.h"
+#include "harmonic/core/philox_draw.h"
 #include "harmonic/cuda/runtime/allocator.h"
 #include "harmonic/cuda/runtime/context.h"
+#include "harmonic/cuda/runtime/graph.h"
 #include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/cuda/runtime/timing.h"
 
@@ -50,10 +52,32 @@ void* pinned_alloc(size_t nbytes) {
 void pinned_free(void* p) { std::free(p); }
 bool is_pinned(const void*) { return false; }
 
+uint64_t create_capture_pool(int) { no_cuda("cuda::create_capture_pool"); }
+void set_capture_pool(int, uint64_t) {}
+void release_capture_pool(int, uint64_t) {}
+size_t capture_pool_bytes(int, uint64_t) { return 0; }
+
+struct Graph::Impl {};
+Graph::Graph() = default;
+Graph::~Graph() = default;
+void Graph::begin_capture(int) { no_cuda("Graph::begin_capture"); }
+void Graph::end_capture() { no_cuda("Graph::end_capture"); }
+void Graph::abort_capture() {}
+void Graph::replay() { no_cuda("Graph::replay"); }
+bool Graph::ready() const { return false; }
+int Graph::device() const { return -1; }
+size_t Graph::node_count() const { return 0; }
+bool capturing(int) { return false; }
+void check_not_capturing(int, std::string_view, std::string_view) {}
+
 Timing time_on_device(const std::function<void()>&, int, int, int) { no_cuda("time_on_device"); }
 
 }  // namespace hm::cuda
 
 namespace hm {
 bool cuda_emulated() { return false; }  // the emulated device runs the CUDA kernels' host twins: CUDA builds only
+bool cuda_capture_recording(int) { return false; }
+void cuda_capture_record(std::string_view name, std::function<void()>) { throw_error(name, "Harmonic was built without CUDA"); }
+void cuda_check_not_capturing(int, std::string_view, std::string_view) {}
+PhiloxDraw reserve_philox(Generator& g, uint64_t n, Device) { return {g.seed(), g.reserve(n), Tensor()}; }
 }  // namespace hm

@@ -10,7 +10,9 @@
 namespace hm {
 namespace {
 
-void cpu_dropout(const Tensor& x, double p, uint64_t seed, uint64_t offset, const Tensor& out) {
+void cpu_dropout(const Tensor& x, double p, uint64_t seed, uint64_t offset_in, const Tensor& offset_base,
+                 const Tensor& out) {
+  const uint64_t offset = offset_base.defined() ? offset_in + static_cast<uint64_t>(*offset_base.data<int64_t>()) : offset_in;
   dispatch_float(x.dtype(), "dropout", [&]<class T>() {
     const T* px = x.data<T>();
     T* po = out.data<T>();

@@ -151,14 +151,12 @@ ArcadeDtTask::ArcadeDtTask(const Json& c, Device device)
 Tensor ArcadeDtTask::scores(const arcade::DecisionTransformerBatch& b) {
   // Each window's first real timestep: the last step's timestep minus K - 1, or 0 for a window
   // left-padded at its episode's start.
-  const int64_t B = b.timesteps.size(0), K = b.timesteps.size(1);
-  Tensor last = select(b.timesteps, 1, K - 1).to(Device::cpu()).contiguous();
-  std::vector<int64_t> start(static_cast<size_t>(B));
-  for (int64_t i = 0; i < B; ++i)
-    start[static_cast<size_t>(i)] =
-        std::min(std::max<int64_t>(last.data<int64_t>()[i] - (K - 1), 0), dt_->config.max_timestep);
-  return dt_->forward(mul(b.returns_to_go, 1.0 / rtg_scale_), b.states, b.actions,
-                      from_vector(start, {B}).to(b.states.device()), b.mask);
+  // On the device (float64 holds these small integers exactly), so a CUDA graph can capture it.
+  const int64_t K = b.timesteps.size(1);
+  Tensor last = select(b.timesteps, 1, K - 1).to(DType::Float64);
+  Tensor start = clamp(add(last, -static_cast<double>(K - 1)), 0.0, static_cast<double>(dt_->config.max_timestep))
+                     .to(DType::Int64);
+  return dt_->forward(mul(b.returns_to_go, 1.0 / rtg_scale_), b.states, b.actions, start, b.mask);
 }
 
 Tensor ArcadeDtTask::loss(const data::Batch& batch) {

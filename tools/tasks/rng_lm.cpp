@@ -140,19 +140,21 @@ RngLmTask::RngLmTask(const Json& c, Device device) : gen_(c.at("seed").get<uint6
 
 Tensor RngLmTask::loss(const data::Batch& b) {
   if (!fourier()) return models::GPT::loss(gpt().forward(b.input), b.target);
-  // The target bin sits at the prompt's last position; elsewhere -100.
-  const std::vector<int64_t> tg = b.target.to(Device::cpu()).to_vector_as<int64_t>();
+  // The target bin sits at the prompt's last position; elsewhere -100. Found on the device (a
+  // row's last valid position is the argmax of (t + 1) over its valid targets), so a CUDA graph
+  // can capture the step; a row without one reads position 0 and bin 0.
   const int64_t B = b.target.size(0), T = b.target.size(1);
-  std::vector<int64_t> positions(static_cast<size_t>(B)), bins(static_cast<size_t>(B));
-  for (int64_t r = 0; r < B; ++r)
-    for (int64_t t = 0; t < T; ++t)
-      if (tg[static_cast<size_t>(r * T + t)] != kIgnore) {
-        positions[static_cast<size_t>(r)] = t;
-        bins[static_cast<size_t>(r)] = tg[static_cast<size_t>(r * T + t)];
-      }
-  Tensor h = rows_at(gpt().hidden_states(b.input), positions);  // (B, E)
-  Tensor log_pmf = head().forward(h);                            // (B, 200)
-  return cross_entropy(log_pmf, from_vector(bins, {B}).to(log_pmf.device())) + head().regularization_loss();
+  const Device dev = b.target.device();
+  const TensorOptions f64{.dtype = DType::Float64, .device = dev};
+  Tensor valid = ne(b.target, Scalar(kIgnore));                                              // (B, T)
+  Tensor pos = argmax(where(valid, add(arange(T, f64), 1.0), zeros({1}, f64)), 1, true);    // (B, 1)
+  Tensor bins = gather(b.target, 1, pos);
+  bins = reshape(where(eq(bins, Scalar(kIgnore)), zeros_like(bins), bins), {B});
+  Tensor flat = add(mul(arange(B, f64), static_cast<double>(T)), reshape(pos.to(DType::Float64), {B})).to(DType::Int64);
+  Tensor hidden = gpt().hidden_states(b.input);
+  Tensor h = index_select(reshape(hidden, {B * T, hidden.size(2)}), 0, flat);  // (B, E)
+  Tensor log_pmf = head().forward(h);                                          // (B, 200)
+  return cross_entropy(log_pmf, bins) + head().regularization_loss();
 }
 
 Json RngLmTask::evaluate() {

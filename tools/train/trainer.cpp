@@ -324,50 +324,63 @@ FitResult Trainer::fit() {
       std::optional<ProfilePhase> fetching(std::in_place, "data");  // the loader's next batch
       for (data::Batch& batch : epoch) {
         fetching.reset();
-        if (in_group == 0) {
-          profile_before_step(total - session_start_step);  // a new optimizer step: its group is k batches, or what is left of the epoch
-          group = std::min(k, nb - pos);
-          loss = Tensor(), items = 0, first_batch = pos;
-          apply_lr(step_);
-          model.zero_grad();
-          opt.zero_grad();
-          if (world > 1) maybe_injected_fault(*process_group, step_ + 1);
+        // trainer.cuda_graph: a replay of the captured step (nullopt: this step runs eagerly).
+        std::optional<PendingStep> replayed;
+        if (in_group == 0 && options_.cuda_graph != "off") {
+          profile_before_step(total - session_start_step);
+          replayed = graph_step(batch, pos, world, std::min(k, nb - pos));
         }
-        if (world == 1) {
-          add_loss(div(micro_step(batch, 1.0 / static_cast<double>(group), pos), static_cast<double>(group)));
-          items += batch.input.dim() > 0 ? batch.input.size(0) : 1;
+        if (replayed) {
+          items = replayed->record.items;
+          ++pos;
+          pending_.push_back(std::move(*replayed));
         } else {
-          // This rank's mean loss weighs local/global of the batch: scaled by world * local /
-          // global, the average over ranks of the gradients is the gradient of the global mean.
-          const bool last = in_group + 1 == group;
-          const int64_t global = global_batch_items(pos);
-          if (last) ddp->begin_sync();
-          if (batch.input.defined()) {  // a rank may get no example of a short last batch
-            const double weight = static_cast<double>(world * batch.input.size(0)) / static_cast<double>(global);
-            add_loss(div(div(mul(micro_step(batch, weight / static_cast<double>(group), pos), weight), world),
-                         static_cast<double>(group)));
+          if (in_group == 0) {
+            // A new optimizer step: its group is k batches, or what is left of the epoch.
+            profile_before_step(total - session_start_step);
+            group = std::min(k, nb - pos);
+            loss = Tensor(), items = 0, first_batch = pos;
+            apply_lr(step_);
+            model.zero_grad();
+            opt.zero_grad();
+            if (world > 1) maybe_injected_fault(*process_group, step_ + 1);
           }
-          if (last) ddp->finish();
-          items += global;
-        }
-        ++pos;
-        if (++in_group < group) {
-          fetching.emplace("data");
-          continue;
-        }
-        in_group = 0;
-        if (world > 1) {  // the step's loss over all ranks, and whether any rank was asked to stop
-          Tensor shared = Tensor::empty({2}, DType::Float64);
-          shared.data<double>()[0] = loss.defined() ? loss.item<double>() : 0.0;  // on the host: read_each_step_
-          shared.data<double>()[1] = stop_requested() ? 1.0 : 0.0;
-          shared = shared.to(device_);  // the group's device (NCCL reduces CUDA tensors)
-          process_group->all_reduce(shared, dist::ReduceOp::Sum);
-          const std::vector<double> sums = shared.to(Device::cpu()).to_vector();
-          loss = scalar_tensor(sums[0], {.dtype = DType::Float64});
-          agreed_stop = sums[1] > 0;
-        }
+          if (world == 1) {
+            add_loss(div(micro_step(batch, 1.0 / static_cast<double>(group), pos), static_cast<double>(group)));
+            items += batch.input.dim() > 0 ? batch.input.size(0) : 1;
+          } else {
+            // This rank's mean loss weighs local/global of the batch: scaled by world * local /
+            // global, the average over ranks of the gradients is the gradient of the global mean.
+            const bool last = in_group + 1 == group;
+            const int64_t global = global_batch_items(pos);
+            if (last) ddp->begin_sync();
+            if (batch.input.defined()) {  // a rank may get no example of a short last batch
+              const double weight = static_cast<double>(world * batch.input.size(0)) / static_cast<double>(global);
+              add_loss(div(div(mul(micro_step(batch, weight / static_cast<double>(group), pos), weight), world),
+                           static_cast<double>(group)));
+            }
+            if (last) ddp->finish();
+            items += global;
+          }
+          ++pos;
+          if (++in_group < group) {
+            fetching.emplace("data");
+            continue;
+          }
+          in_group = 0;
+          if (world > 1) {  // the step's loss over all ranks, and whether any rank was asked to stop
+            Tensor shared = Tensor::empty({2}, DType::Float64);
+            shared.data<double>()[0] = loss.defined() ? loss.item<double>() : 0.0;  // on the host: read_each_step_
+            shared.data<double>()[1] = stop_requested() ? 1.0 : 0.0;
+            shared = shared.to(device_);  // the group's device (NCCL reduces CUDA tensors)
+            process_group->all_reduce(shared, dist::ReduceOp::Sum);
+            const std::vector<double> sums = shared.to(Device::cpu()).to_vector();
+            loss = scalar_tensor(sums[0], {.dtype = DType::Float64});
+            agreed_stop = sums[1] > 0;
+          }
 
-        pending_.push_back(finish_step(loss, items, first_batch));
+          pending_.push_back(finish_step(loss, items, first_batch));
+        }  // eager step
         ++step_, ++session_steps_;
         batch_ = pos;
         if (batch_ == nb) ++epoch_, batch_ = 0;  // the position of the next batch, saved by checkpoints

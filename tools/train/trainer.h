@@ -31,6 +31,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,11 @@ struct TrainerOptions {
   double ddp_bucket_mb = 25;
   bool ddp_overlap = true;
   double dist_timeout = 300;
+  // CUDA graphs (trainer_graph.cpp): "off", "on" (capture one whole optimizer step after
+  // kWarmupSteps eager ones and replay it; whatever prevents that is an error naming the op)
+  // or "auto" (the same, but one log line and eager steps when capture is not possible).
+  // Off by default: verified on the emulated CUDA device only, not yet on a GPU.
+  std::string cuda_graph = "off";
   // A folder for TensorBoard event files (every metrics.jsonl value as a scalar, the resolved
   // config as text); "": none. `harmonic train --tensorboard DIR`.
   std::string tensorboard;
@@ -233,6 +239,10 @@ class Trainer {
   // (`harmonic train --profile N`). 0: off.
   int64_t profile_steps = 0;
   ProfileReport last_profile;  // the last profile taken (steps == 0: none)
+  // trainer.cuda_graph: the optimizer steps run by replaying the captured graph so far, and why
+  // capture was given up ("" while it was not; auto only: under "on" that is an error).
+  int64_t graph_replays() const { return graph_replays_; }
+  const std::string& graph_fallback() const { return graph_fallback_; }
 
  private:
   // A finished step whose loss and gradient norm may still be on the device.
@@ -250,6 +260,15 @@ class Trainer {
   // first non-finite loss, adds them to the log sums; returns the last step's record.
   StepRecord settle_pending();
   void apply_lr(int64_t step);
+  // trainer.cuda_graph (trainer_graph.cpp): the step on batch_index as a replay of the captured
+  // step (capturing it first when due), or nullopt to run it eagerly (off, warm-up, a batch of
+  // another shape, or auto after a failed capture).
+  std::optional<PendingStep> graph_step(const data::Batch& batch, int64_t batch_index, int world, int64_t group);
+  void capture_step(const data::Batch& batch, int64_t batch_index);
+  struct StepGraph;
+  std::unique_ptr<StepGraph> graph_;
+  int64_t graph_replays_ = 0;
+  std::string graph_fallback_;
   // After an evaluation: the best checkpoint and early stopping; true to stop.
   bool track_best(const Json& metrics);
   void write_metrics(const nlohmann::ordered_json& record);

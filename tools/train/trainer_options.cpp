@@ -34,13 +34,15 @@ Json TrainerOptions::to_json() const {
     j["checkpoint_seconds"] = checkpoint_seconds;
   if (!tensorboard.empty()) j["tensorboard"] = tensorboard;
   if (test_metrics != late_keys().at("test_metrics").get<std::string>()) j["test_metrics"] = test_metrics;
+  if (cuda_graph != late_keys().at("cuda_graph").get<std::string>()) j["cuda_graph"] = cuda_graph;
   return j;
 }
 
 const Json& TrainerOptions::late_keys() {
   static const Json keys = {{"checkpoint_seconds", TrainerOptions{}.checkpoint_seconds},  // rng-lm, fourier-toy
                             {"tensorboard", TrainerOptions{}.tensorboard},
-                            {"test_metrics", TrainerOptions{}.test_metrics}};
+                            {"test_metrics", TrainerOptions{}.test_metrics},
+                            {"cuda_graph", TrainerOptions{}.cuda_graph}};
   return keys;
 }
 
@@ -75,6 +77,7 @@ TrainerOptions TrainerOptions::from_json(const Json& j) {
     get("dist_timeout", o.dist_timeout, false);
     get("tensorboard", o.tensorboard, false);
     get("test_metrics", o.test_metrics, false);
+    get("cuda_graph", o.cuda_graph, false);
   } catch (const Json::exception& e) {
     throw_error("Trainer", fmt::format("bad trainer section {}: {}", j.dump(), e.what()));
   }
@@ -107,6 +110,8 @@ TrainerOptions TrainerOptions::from_json(const Json& j) {
         "trainer.early_stopping_patience needs trainer.monitor (the metric to watch, e.g. val_loss)");
   check(o.precision == "fp32" || o.precision == "bf16", "Trainer", "trainer.precision '{}' is not fp32 or bf16",
         o.precision);
+  check(o.cuda_graph == "off" || o.cuda_graph == "on" || o.cuda_graph == "auto", "Trainer",
+        "trainer.cuda_graph '{}' is not off, on or auto", o.cuda_graph);
   check(o.ddp_bucket_mb > 0, "Trainer", "trainer.ddp_bucket_mb must be > 0, got {}", o.ddp_bucket_mb);
   return o;
 }
@@ -138,6 +143,7 @@ const std::vector<std::string>& resume_safe_keys() {
                                                 "trainer.precision",
                                                 "trainer.ddp_bucket_mb",
                                                 "trainer.tensorboard",
+                                                "trainer.cuda_graph",
                                                 "trainer.ddp_overlap",
                                                 "trainer.dist_timeout",
                                                 "lr"};
