@@ -44,10 +44,12 @@ struct DropoutAdd {
   const T *x, *r;
   T* out;
   uint64_t seed, offset;
+  const int64_t* base;  // as Dropout's
   float p;
   T scale;
   HM_HD void operator()(int64_t i) const {
-    const T d = dropout_keep(seed, offset, static_cast<uint64_t>(i), p) ? mul_rounded(r[i], scale) : T(0);
+    const uint64_t o = base ? offset + static_cast<uint64_t>(*base) : offset;
+    const T d = dropout_keep(seed, o, static_cast<uint64_t>(i), p) ? mul_rounded(r[i], scale) : T(0);
     out[i] = x[i] + d;
   }
 };
@@ -67,13 +69,16 @@ void dropout_on(const Tensor& x, double p, uint64_t seed, uint64_t offset, const
 }
 
 template <Exec E>
-void dropout_add_on(const Tensor& x, const Tensor& r, double p, uint64_t seed, uint64_t offset, const Tensor& out) {
-  const int device = kernel_device(E, "dropout_add", {&x, &r, &out});
+void dropout_add_on(const Tensor& x, const Tensor& r, double p, uint64_t seed, uint64_t offset,
+                    const Tensor& offset_base, const Tensor& out) {
+  const int device = offset_base.defined() ? kernel_device(E, "dropout_add", {&x, &r, &offset_base, &out})
+                                           : kernel_device(E, "dropout_add", {&x, &r, &out});
+  const int64_t* base = offset_base.defined() ? static_cast<const int64_t*>(offset_base.raw_data()) : nullptr;
   dispatch_float(x.dtype(), "dropout_add", [&]<class T>() {
     const T scale = p < 1.0 ? static_cast<T>(1.0 / (1.0 - p)) : T(0);
     for_each_index(E, device, x.numel(),
                    DropoutAdd<T>{static_cast<const T*>(x.raw_data()), static_cast<const T*>(r.raw_data()),
-                                 static_cast<T*>(out.raw_data()), seed, offset, static_cast<float>(p), scale});
+                                 static_cast<T*>(out.raw_data()), seed, offset, base, static_cast<float>(p), scale});
   });
 }
 

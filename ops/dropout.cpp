@@ -66,17 +66,18 @@ Tensor dropout_add(const Tensor& x_in, const Tensor& r_in, double p, bool traini
     x = x_in.contiguous(), r = r_in.contiguous();
   }
   Generator& g = gen ? *gen : default_generator();
-  const uint64_t seed = g.seed();
-  const uint64_t offset = p < 1.0 ? g.reserve(static_cast<uint64_t>(r.numel())) : 0;  // as dropout draws
+  // Drawn as dropout draws, captured graphs included.
+  const PhiloxDraw draw = p < 1.0 ? reserve_philox(g, static_cast<uint64_t>(r.numel()), r.device())
+                                  : PhiloxDraw{g.seed(), 0, Tensor()};
   Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
-  dropout_add_kernel(x.device(), x, r, p, seed, offset, out);
+  dropout_add_kernel(x.device(), x, r, p, draw.seed, draw.offset, draw.base, out);
   return autograd::record("dropout_add", out, {x_in, r_in},
-                          [p, seed, offset](const Tensor& g_in, const NeedsGrad& need) {
+                          [p, draw](const Tensor& g_in, const NeedsGrad& need) {
                             Tensor dr;
                             if (need[1]) {  // dropout's backward: the same mask and scale
                               Tensor g = g_in.contiguous();
                               dr = Tensor::empty(g.shape(), g.dtype(), g.device());
-                              dropout_kernel(g.device(), g, p, seed, offset, dr);
+                              dropout_kernel(g.device(), g, p, draw.seed, draw.offset, draw.base, dr);
                             }
                             return Grads{need[0] ? g_in : Tensor(), dr};
                           });

@@ -15,9 +15,10 @@ inline Kernel<void(const Tensor& x, double p, uint64_t seed, uint64_t offset, co
                    const Tensor& out)>
     dropout_kernel{"dropout"};
 
-// out = x + r * keep / (1 - p) with dropout's mask (the product rounded before the add, as in
-// dropout then add). x, r, out contiguous of one shape.
-inline Kernel<void(const Tensor& x, const Tensor& r, double p, uint64_t seed, uint64_t offset, const Tensor& out)>
+// out = x + r * keep / (1 - p) with dropout's mask, offset_base as there (the product rounded
+// before the add, as in dropout then add). x, r, out contiguous of one shape.
+inline Kernel<void(const Tensor& x, const Tensor& r, double p, uint64_t seed, uint64_t offset,
+                   const Tensor& offset_base, const Tensor& out)>
     dropout_add_kernel{"dropout_add"};
 
 }  // namespace hm

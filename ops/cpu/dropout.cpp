@@ -36,7 +36,9 @@ void cpu_dropout(const Tensor& x, double p, uint64_t seed, uint64_t offset_in, c
 
 // x + dropout(r): the dropped r goes through the chunk buffer first, so the product is rounded
 // before the add (never contracted into an FMA) and the sum is bit for bit dropout then add.
-void cpu_dropout_add(const Tensor& x, const Tensor& r, double p, uint64_t seed, uint64_t offset, const Tensor& out) {
+void cpu_dropout_add(const Tensor& x, const Tensor& r, double p, uint64_t seed, uint64_t offset_in,
+                     const Tensor& offset_base, const Tensor& out) {
+  const uint64_t offset = offset_base.defined() ? offset_in + static_cast<uint64_t>(*offset_base.data<int64_t>()) : offset_in;
   dispatch_float(x.dtype(), "dropout_add", [&]<class T>() {
     const T *px = x.data<T>(), *pr = r.data<T>();
     T* po = out.data<T>();
