@@ -1,7 +1,8 @@
 // rnn_layer's cuDNN path (ops/rnn_layer.h, cuda/rnn_cudnn.cu) against the own kernels on the same
 // device: outputs, final states and the gradients of every input, per cell, at the FRU paper's
 // shapes and at small odd ones. GPU only: without a device each case prints "skipped: no CUDA
-// device" (the route never takes cuDNN there; tests/ops/test_rnn_layer.cpp checks that).
+// device", and on the emulated device that it needs a real one (the route never takes cuDNN
+// there; tests/ops/test_rnn_layer.cpp checks that).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -59,6 +60,14 @@ std::vector<Tensor> rnn_cudnn_run(const RnnCudnnCase& c, cuda::RnnBackend backen
   return out;
 }
 
+// A real device: the emulated one (HARMONIC_EMULATE_CUDA=1) has no cuDNN, and the route keeps
+// it on the own kernels.
+bool rnn_cudnn_device() {
+  announce_targets();
+  if (cuda::available() && cuda::emulated()) MESSAGE("skipped: cuDNN needs a real CUDA device (this one is emulated)");
+  return cuda::available() && !cuda::emulated();
+}
+
 void rnn_cudnn_compare(const RnnCudnnCase& c) {
   const char* names[] = {"output", "h_n", "c_n", "d x", "d w_ih", "d b_ih", "d w_hh", "d b_hh", "d h0", "d c0"};
   INFO(rnn_cudnn_cell_name(c.cell) << " T=" << c.T << " B=" << c.B << " in=" << c.in << " H=" << c.H
@@ -76,8 +85,7 @@ void rnn_cudnn_compare(const RnnCudnnCase& c) {
 }
 
 TEST_CASE("[cuda] rnn_layer through cuDNN matches the own kernels at the FRU paper's shapes") {
-  announce_targets();
-  if (!cuda::available()) return;
+  if (!rnn_cudnn_device()) return;
   for (RnnCell cell : {RnnCell::LSTM, RnnCell::GRU, RnnCell::Tanh}) {
     rnn_cudnn_compare({cell, 300, 32, 128, 128});  // text: batch 32, T 300, input 128, hidden 128
     rnn_cudnn_compare({cell, 196, 256, 1, 200});   // pixel: batch 256, T 196, input 1, hidden 200
@@ -85,8 +93,7 @@ TEST_CASE("[cuda] rnn_layer through cuDNN matches the own kernels at the FRU pap
 }
 
 TEST_CASE("[cuda] rnn_layer through cuDNN matches the own kernels at small odd shapes") {
-  announce_targets();
-  if (!cuda::available()) return;
+  if (!rnn_cudnn_device()) return;
   for (RnnCell cell : {RnnCell::LSTM, RnnCell::GRU, RnnCell::Tanh}) {
     rnn_cudnn_compare({cell, 5, 3, 7, 11});
     rnn_cudnn_compare({cell, 1, 1, 1, 1});
@@ -97,8 +104,7 @@ TEST_CASE("[cuda] rnn_layer through cuDNN matches the own kernels at small odd s
 }
 
 TEST_CASE("[cuda] a stacked batch-first nn::LSTM trains the same through cuDNN") {
-  announce_targets();
-  if (!cuda::available()) return;
+  if (!rnn_cudnn_device()) return;
   auto run = [](cuda::RnnBackend backend) {
     cuda::RnnBackendGuard guard(backend);
     Generator gen(3);

@@ -1,6 +1,6 @@
-// rnn_layer (ops/rnn_layer.h) on the CPU: the cuDNN switch exists and defaults off, the route
-// never takes cuDNN without a real device, and the layer equals its definition, linear then the
-// fused recurrence. The cuDNN path itself is tested on a GPU (tests/cuda/test_rnn_cudnn.cpp).
+// rnn_layer (ops/rnn_layer.h): the cuDNN switch exists and defaults off, the route never takes
+// cuDNN for CPU tensors or the emulated device (runs without a GPU), and the layer equals its
+// definition, linear then the fused recurrence. The cuDNN path itself is tested on a GPU (tests/cuda/test_rnn_cudnn.cpp).
 #include <doctest/doctest.h>
 
 #include "harmonic/core/factories.h"
@@ -13,7 +13,7 @@ namespace rnn_layer_cases {
 using namespace hm;
 using namespace hm::test;
 
-TEST_CASE("rnn_layer: the cuDNN switch defaults off and the route keeps CPU tensors on the own kernels") {
+TEST_CASE("[cuda] rnn_layer: the cuDNN switch defaults off and the route takes cuDNN only on a real device") {
   // HARMONIC_CUDNN_RNN is unset in the test environment: Own unless set in code.
   CHECK(cuda::rnn_backend() == cuda::RnnBackend::Own);
   Generator gen(1);
@@ -27,12 +27,17 @@ TEST_CASE("rnn_layer: the cuDNN switch defaults off and the route keeps CPU tens
     RecurrenceOutput r = rnn_layer(RnnCell::LSTM, x, w_ih, b, w_hh, b);
     CHECK(cuda::rnn_cudnn_runs() == runs);
     CHECK(r.output.shape() == Shape{4, 2, 5});
-    // The emulated device (HARMONIC_EMULATE_CUDA=1) has CUDA tensors but no cuDNN.
-    if (cuda_emulated()) {
+    // The emulated device (HARMONIC_EMULATE_CUDA=1; ctest runs "[cuda]" cases once more on it)
+    // has CUDA tensors but no cuDNN; a real device takes cuDNN, but for one bias without the other.
+    if (cuda::available()) {
       Tensor xc = x.to(Device::cuda(0)), wi = w_ih.to(Device::cuda(0)), wh = w_hh.to(Device::cuda(0));
-      CHECK(rnn_layer_route(RnnCell::LSTM, xc, wi, {}, wh, {}, {}, {}) == RnnLayerPath::Own);
+      Tensor bc = b.to(Device::cuda(0));
+      const RnnLayerPath want = cuda::emulated() ? RnnLayerPath::Own : RnnLayerPath::Cudnn;
+      CHECK(rnn_layer_route(RnnCell::LSTM, xc, wi, {}, wh, {}, {}, {}) == want);
+      CHECK(rnn_layer_route(RnnCell::LSTM, xc, wi, bc, wh, bc, {}, {}) == want);
+      CHECK(rnn_layer_route(RnnCell::LSTM, xc, wi, bc, wh, {}, {}, {}) == RnnLayerPath::Own);
     }
-    // Without a device there is no CUDA tensor to route; a real device is the GPU tests' part.
+    // Without a device there is no CUDA tensor to route.
   }
   CHECK(cuda::rnn_backend() == cuda::RnnBackend::Own);  // the guard restores the default
 }
