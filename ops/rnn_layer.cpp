@@ -1,5 +1,5 @@
 // rnn_layer: checks, the choice between the own kernels and cuDNN (rnn_layer_route), and the
-// cuDNN path's tape entry (its compute is behind the slots of ops/rnn_cudnn_kernels.h).
+// cuDNN path's tape entry (its compute is behind the slots of ops/rnn_layer_kernels.h).
 #include "harmonic/ops/rnn_layer.h"
 
 #include <atomic>
@@ -12,7 +12,7 @@
 #include "harmonic/core/factories.h"
 #include "harmonic/ops/autocast.h"
 #include "harmonic/ops/matmul.h"
-#include "harmonic/ops/rnn_cudnn_kernels.h"
+#include "harmonic/ops/rnn_layer_kernels.h"
 #include "harmonic/ops/shape_ops.h"
 
 namespace hm {

@@ -2,7 +2,7 @@
 // per layer when fused. Two ways to compute it, chosen here and only here (rnn_layer_route):
 //   Own:   linear(x, w_ih, b_ih) as one GEMM over all steps, then the fused recurrence of
 //          ops/rnn_recurrence.h (CPU kernels, or the CUDA kernels of cuda/rnn_recurrence.cu);
-//   Cudnn: cuDNN's RNN API for the whole layer (cuda/rnn_cudnn.cu), forward and backward data
+//   Cudnn: cuDNN's RNN API for the whole layer (cuda/rnn_layer.cu), forward and backward data
 //          and weights, one tape entry that keeps cuDNN's reserve space for its backward.
 // cuDNN is off by default: hm::cuda::set_rnn_backend(RnnBackend::Cudnn) or HARMONIC_CUDNN_RNN=1
 // turns it on for CUDA tensors; every case it does not cover runs Own (the rules are in

@@ -1,4 +1,4 @@
-// rnn_layer's cuDNN path (ops/rnn_layer.h, cuda/rnn_cudnn.cu) against the own kernels on the same
+// rnn_layer's cuDNN path (ops/rnn_layer.h, cuda/rnn_layer.cu) against the own kernels on the same
 // device: outputs, final states and the gradients of every input, per cell, at the FRU paper's
 // shapes and at small odd ones. GPU only: without a device each case prints "skipped: no CUDA
 // device", and on the emulated device that it needs a real one (the route never takes cuDNN

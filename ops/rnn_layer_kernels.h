@@ -1,5 +1,5 @@
 // Kernel slots of rnn_layer's cuDNN path (ops/rnn_layer.h). CUDA bodies only
-// (cuda/rnn_cudnn.cu): no CPU kernel and no host twin, so rnn_layer_route never sends a CPU or
+// (cuda/rnn_layer.cu): no CPU kernel and no host twin, so rnn_layer_route never sends a CPU or
 // emulated tensor here.
 #pragma once
 #include "harmonic/core/dispatch.h"

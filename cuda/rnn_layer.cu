@@ -1,4 +1,4 @@
-// rnn_layer's cuDNN path (ops/rnn_cudnn_kernels.h): one layer of LSTM, GRU or tanh RNN over the
+// rnn_layer's cuDNN path (ops/rnn_layer_kernels.h): one layer of LSTM, GRU or tanh RNN over the
 // whole sequence through cuDNN 9's RNN API. The layer's weights are copied into cuDNN's packed
 // weight space at every forward (cudnnGetRNNWeightParams gives each gate's matrix and bias; the
 // copies are device to device), the weight gradients are copied out of a packed gradient space
@@ -17,7 +17,7 @@
 #include "harmonic/cuda/device/context.cuh"
 #include "harmonic/cuda/device/launch.cuh"
 #include "harmonic/ops/autocast.h"
-#include "harmonic/ops/rnn_cudnn_kernels.h"
+#include "harmonic/ops/rnn_layer_kernels.h"
 
 namespace hm::cuda {
 namespace {
