@@ -7,6 +7,7 @@
 // tanh RNN 0 and 1. Descriptors are built once per (device, cell, dtype, sizes, bias, math type)
 // and kept; workspace, reserve and weight spaces come from the caching allocator.
 #include <array>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -141,8 +142,31 @@ void rnn_cudnn_copy_params(cudnnHandle_t handle, RnnCudnnPlan& p, RnnCell cell, 
   }
 }
 
-const void* rnn_cudnn_in(const Tensor& t) { return t.defined() ? t.raw_data() : nullptr; }
-void* rnn_cudnn_out(const Tensor& t) { return t.defined() ? t.raw_data() : nullptr; }
+// cuDNN is handed 256-byte aligned addresses only, as the caching allocator's blocks are and as
+// PyTorch's fresh tensors are: a block at an offset (a layer's slice of the stacked states, LSTM's
+// c row inside y or its gradient) goes through a fresh buffer.
+constexpr uintptr_t kRnnCudnnAlignment = 256;
+bool rnn_cudnn_aligned(const void* p) { return reinterpret_cast<uintptr_t>(p) % kRnnCudnnAlignment == 0; }
+
+// The `bytes` at p (nullptr: none), or a fresh aligned copy of them kept alive by `holder`.
+const void* rnn_cudnn_in(const void* p, size_t bytes, Tensor& holder, DType dtype, Device device) {
+  if (!p || rnn_cudnn_aligned(p)) return p;
+  holder = rnn_cudnn_bytes(bytes, dtype, device);
+  HM_CUDA_CHECK(cudaMemcpyAsync(holder.raw_data(), p, bytes, cudaMemcpyDeviceToDevice, stream(device.index)));
+  return holder.raw_data();
+}
+const void* rnn_cudnn_in(const Tensor& t, Tensor& holder) {
+  return t.defined() ? rnn_cudnn_in(t.raw_data(), static_cast<size_t>(t.numel()) * dtype_size(t.dtype()), holder,
+                                    t.dtype(), t.device())
+                     : nullptr;
+}
+// Outputs the op allocates itself (y, the gradients) are fresh tensors, so aligned.
+void* rnn_cudnn_out(const Tensor& t) {
+  if (!t.defined()) return nullptr;
+  check(rnn_cudnn_aligned(t.raw_data()), "rnn_cudnn", "output {} is not {}-byte aligned", t.desc(),
+        kRnnCudnnAlignment);
+  return t.raw_data();
+}
 
 RnnCudnnKey rnn_cudnn_key(int device, RnnCell cell, DType dtype, int64_t T, int64_t B, int64_t in, int64_t H,
                           bool bias, bool tf32) {
@@ -168,14 +192,23 @@ RnnCudnnState rnn_cudnn_forward(RnnCell cell, const Tensor& x, const Tensor& w_i
   const size_t work_bytes = training ? p.work_training : p.work_inference;
   Tensor work = rnn_cudnn_bytes(work_bytes, x.dtype(), x.device());
   if (training) state.reserve_space = rnn_cudnn_bytes(p.reserve_training, x.dtype(), x.device());
-  // y's rows 0..T-1 are cuDNN's y; LSTM's c_{T-1} goes to row T. hy is y's row T-1 already.
-  char* cy = cell == RnnCell::LSTM ? static_cast<char*>(y.raw_data()) + T * B * H * dtype_size(x.dtype()) : nullptr;
+  Tensor x_held, h0_held, c0_held;
+  const void* xp = rnn_cudnn_in(x, x_held);
+  const void* hx = rnn_cudnn_in(h0, h0_held);
+  const void* cx = rnn_cudnn_in(c0, c0_held);
+  // y's rows 0..T-1 are cuDNN's y (hy is row T-1 already); LSTM's c_{T-1} goes to a fresh buffer,
+  // then to y's row T.
+  const size_t state_bytes = static_cast<size_t>(B * H) * dtype_size(x.dtype());
+  Tensor cy = cell == RnnCell::LSTM ? rnn_cudnn_bytes(state_bytes, x.dtype(), x.device()) : Tensor();
   HM_CUDNN_CHECK(cudnnRNNForward(handle, p.rnn, training ? CUDNN_FWD_MODE_TRAINING : CUDNN_FWD_MODE_INFERENCE,
-                                 static_cast<const int32_t*>(p.seq_lengths.raw_data()), p.x_desc, x.raw_data(),
-                                 p.y_desc, y.raw_data(), p.h_desc, rnn_cudnn_in(h0), nullptr, p.h_desc,
-                                 rnn_cudnn_in(c0), cy, p.weight_bytes, state.weight_space.raw_data(), work_bytes,
-                                 work.raw_data(), training ? p.reserve_training : 0,
+                                 static_cast<const int32_t*>(p.seq_lengths.raw_data()), p.x_desc, xp, p.y_desc,
+                                 rnn_cudnn_out(y), p.h_desc, hx, nullptr, p.h_desc, cx, rnn_cudnn_out(cy),
+                                 p.weight_bytes, state.weight_space.raw_data(), work_bytes, work.raw_data(),
+                                 training ? p.reserve_training : 0,
                                  training ? state.reserve_space.raw_data() : nullptr));
+  if (cy.defined())
+    HM_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(y.raw_data()) + T * state_bytes, cy.raw_data(), state_bytes,
+                                  cudaMemcpyDeviceToDevice, stream(device)));
   return state;
 }
 
@@ -196,18 +229,24 @@ void rnn_cudnn_backward(RnnCell cell, const RnnCudnnState& state, const Tensor& 
   // d x goes to scratch when not wanted. d h_n is inside g_y's row T-1 (h_n is that row), so
   // dhy is zero; LSTM's d c_n is g_y's row T.
   Tensor dx = g_x.defined() ? g_x : empty(x.shape(), {.dtype = x.dtype(), .device = x.device()});
-  const char* dcy =
-      cell == RnnCell::LSTM ? static_cast<const char*>(g_y.raw_data()) + T * B * H * dtype_size(x.dtype()) : nullptr;
-  HM_CUDNN_CHECK(cudnnRNNBackwardData_v8(handle, p.rnn, seq, p.y_desc, y.raw_data(), g_y.raw_data(), p.x_desc,
-                                         dx.raw_data(), p.h_desc, rnn_cudnn_in(h0), nullptr, rnn_cudnn_out(g_h0),
-                                         p.h_desc, rnn_cudnn_in(c0), dcy, rnn_cudnn_out(g_c0), p.weight_bytes,
-                                         state.weight_space.raw_data(), p.work_training, work.raw_data(),
-                                         p.reserve_training, reserve));
+  Tensor x_held, h0_held, c0_held, dy_held, dcy_held;
+  const void* xp = rnn_cudnn_in(x, x_held);
+  const void* hx = rnn_cudnn_in(h0, h0_held);
+  const void* cx = rnn_cudnn_in(c0, c0_held);
+  const size_t state_bytes = static_cast<size_t>(B * H) * dtype_size(x.dtype());
+  const void* dy = rnn_cudnn_in(g_y.raw_data(), T * state_bytes, dy_held, x.dtype(), x.device());
+  const void* dcy = cell == RnnCell::LSTM ? rnn_cudnn_in(static_cast<const char*>(g_y.raw_data()) + T * state_bytes,
+                                                         state_bytes, dcy_held, x.dtype(), x.device())
+                                          : nullptr;
+  HM_CUDNN_CHECK(cudnnRNNBackwardData_v8(handle, p.rnn, seq, p.y_desc, rnn_cudnn_out(y), dy, p.x_desc,
+                                         rnn_cudnn_out(dx), p.h_desc, hx, nullptr, rnn_cudnn_out(g_h0), p.h_desc, cx,
+                                         dcy, rnn_cudnn_out(g_c0), p.weight_bytes, state.weight_space.raw_data(),
+                                         p.work_training, work.raw_data(), p.reserve_training, reserve));
   if (!g_w_ih.defined()) return;
   Tensor dw = rnn_cudnn_bytes(p.weight_bytes, x.dtype(), x.device());
   HM_CUDA_CHECK(cudaMemsetAsync(dw.raw_data(), 0, p.weight_bytes, stream(device)));  // ADD mode sums into it
-  HM_CUDNN_CHECK(cudnnRNNBackwardWeights_v8(handle, p.rnn, CUDNN_WGRAD_MODE_ADD, seq, p.x_desc, x.raw_data(), p.h_desc,
-                                            rnn_cudnn_in(h0), p.y_desc, y.raw_data(), p.weight_bytes, dw.raw_data(),
+  HM_CUDNN_CHECK(cudnnRNNBackwardWeights_v8(handle, p.rnn, CUDNN_WGRAD_MODE_ADD, seq, p.x_desc, xp, p.h_desc, hx,
+                                            p.y_desc, rnn_cudnn_out(y), p.weight_bytes, dw.raw_data(),
                                             p.work_training, work.raw_data(), p.reserve_training, reserve));
   rnn_cudnn_copy_params(handle, p, cell, dw.raw_data(), g_w_ih, g_b_ih, g_w_hh, g_b_hh, false, device);
 }
