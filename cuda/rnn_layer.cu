@@ -37,9 +37,9 @@ struct RnnCudnnPlan {
   cudnnRNNDescriptor_t rnn = nullptr;
   cudnnDropoutDescriptor_t dropout = nullptr;  // probability 0: cuDNN wants one even for a single layer
   cudnnRNNDataDescriptor_t x_desc = nullptr, y_desc = nullptr;
-  cudnnTensorDescriptor_t h_desc = nullptr;           // (1, B, H): h and c, initial and final
+  cudnnTensorDescriptor_t h_desc = nullptr;                    // (1, B, H): h and c, initial and final
   cudnnTensorDescriptor_t m_desc = nullptr, b_desc = nullptr;  // filled by cudnnGetRNNWeightParams
-  Tensor seq_lengths;                                 // int32[B] = T on the device (in Int64 storage)
+  Tensor seq_lengths;                                          // int32[B] = T on the device (in Int64 storage)
   size_t weight_bytes = 0, work_training = 0, reserve_training = 0, work_inference = 0;
 };
 
@@ -55,17 +55,15 @@ RnnCudnnPlan& rnn_cudnn_plan(cudnnHandle_t handle, const RnnCudnnKey& key, DType
   const RnnCell cell = static_cast<RnnCell>(cell_int);
   const cudnnDataType_t dt = rnn_cudnn_dtype(dtype);
   // float32 without TF32 unless cuda::allow_tf32() (FMA_MATH rules out tensor-core kernels).
-  const cudnnMathType_t math =
-      dtype == DType::Float32 && !tf32 ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH;
+  const cudnnMathType_t math = dtype == DType::Float32 && !tf32 ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH;
   RnnCudnnPlan p;
   HM_CUDNN_CHECK(cudnnCreateDropoutDescriptor(&p.dropout));
   HM_CUDNN_CHECK(cudnnSetDropoutDescriptor(p.dropout, handle, 0.0f, nullptr, 0, 0));
   HM_CUDNN_CHECK(cudnnCreateRNNDescriptor(&p.rnn));
-  HM_CUDNN_CHECK(cudnnSetRNNDescriptor_v8(p.rnn, CUDNN_RNN_ALGO_STANDARD, rnn_cudnn_mode(cell),
-                                          bias ? CUDNN_RNN_DOUBLE_BIAS : CUDNN_RNN_NO_BIAS, CUDNN_UNIDIRECTIONAL,
-                                          CUDNN_LINEAR_INPUT, dt, dt, math, static_cast<int32_t>(in),
-                                          static_cast<int32_t>(H), static_cast<int32_t>(H), 1, p.dropout,
-                                          CUDNN_RNN_PADDED_IO_DISABLED));
+  HM_CUDNN_CHECK(cudnnSetRNNDescriptor_v8(
+      p.rnn, CUDNN_RNN_ALGO_STANDARD, rnn_cudnn_mode(cell), bias ? CUDNN_RNN_DOUBLE_BIAS : CUDNN_RNN_NO_BIAS,
+      CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, dt, dt, math, static_cast<int32_t>(in), static_cast<int32_t>(H),
+      static_cast<int32_t>(H), 1, p.dropout, CUDNN_RNN_PADDED_IO_DISABLED));
   // Every sequence is T long, so the packed sequence-major layout is the (T, B, features) array.
   std::vector<int> lengths(static_cast<size_t>(B), static_cast<int>(T));
   HM_CUDNN_CHECK(cudnnCreateRNNDataDescriptor(&p.x_desc));
@@ -81,8 +79,8 @@ RnnCudnnPlan& rnn_cudnn_plan(cudnnHandle_t handle, const RnnCudnnKey& key, DType
   HM_CUDNN_CHECK(cudnnCreateTensorDescriptor(&p.m_desc));
   HM_CUDNN_CHECK(cudnnCreateTensorDescriptor(&p.b_desc));
   HM_CUDNN_CHECK(cudnnGetRNNWeightSpaceSize(handle, p.rnn, &p.weight_bytes));
-  HM_CUDNN_CHECK(
-      cudnnGetRNNTempSpaceSizes(handle, p.rnn, CUDNN_FWD_MODE_TRAINING, p.x_desc, &p.work_training, &p.reserve_training));
+  HM_CUDNN_CHECK(cudnnGetRNNTempSpaceSizes(handle, p.rnn, CUDNN_FWD_MODE_TRAINING, p.x_desc, &p.work_training,
+                                           &p.reserve_training));
   size_t no_reserve = 0;
   HM_CUDNN_CHECK(
       cudnnGetRNNTempSpaceSizes(handle, p.rnn, CUDNN_FWD_MODE_INFERENCE, p.x_desc, &p.work_inference, &no_reserve));
@@ -122,11 +120,10 @@ void rnn_cudnn_copy_params(cudnnHandle_t handle, RnnCudnnPlan& p, RnnCell cell, 
     const bool input_side = id < G;
     const int64_t k = id % G, cols = input_side ? in : H;
     void *m_addr = nullptr, *b_addr = nullptr;
-    HM_CUDNN_CHECK(cudnnGetRNNWeightParams(handle, p.rnn, 0, p.weight_bytes, packed, static_cast<int32_t>(id),
-                                           p.m_desc, &m_addr, p.b_desc, &b_addr));
+    HM_CUDNN_CHECK(cudnnGetRNNWeightParams(handle, p.rnn, 0, p.weight_bytes, packed, static_cast<int32_t>(id), p.m_desc,
+                                           &m_addr, p.b_desc, &b_addr));
     check(m_addr != nullptr && rnn_cudnn_elements(p.m_desc) == H * cols, "rnn_cudnn",
-          "cuDNN's matrix {} has {} elements, expected {}x{}", id, m_addr ? rnn_cudnn_elements(p.m_desc) : 0, H,
-          cols);
+          "cuDNN's matrix {} has {} elements, expected {}x{}", id, m_addr ? rnn_cudnn_elements(p.m_desc) : 0, H, cols);
     char* w = static_cast<char*>((input_side ? w_ih : w_hh).raw_data()) + k * H * cols * elem;
     const size_t m_bytes = static_cast<size_t>(H * cols) * elem;
     HM_CUDA_CHECK(to_packed ? cudaMemcpyAsync(m_addr, w, m_bytes, cudaMemcpyDeviceToDevice, s)
@@ -163,13 +160,12 @@ const void* rnn_cudnn_in(const Tensor& t, Tensor& holder) {
 // Outputs the op allocates itself (y, the gradients) are fresh tensors, so aligned.
 void* rnn_cudnn_out(const Tensor& t) {
   if (!t.defined()) return nullptr;
-  check(rnn_cudnn_aligned(t.raw_data()), "rnn_cudnn", "output {} is not {}-byte aligned", t.desc(),
-        kRnnCudnnAlignment);
+  check(rnn_cudnn_aligned(t.raw_data()), "rnn_cudnn", "output {} is not {}-byte aligned", t.desc(), kRnnCudnnAlignment);
   return t.raw_data();
 }
 
-RnnCudnnKey rnn_cudnn_key(int device, RnnCell cell, DType dtype, int64_t T, int64_t B, int64_t in, int64_t H,
-                          bool bias, bool tf32) {
+RnnCudnnKey rnn_cudnn_key(int device, RnnCell cell, DType dtype, int64_t T, int64_t B, int64_t in, int64_t H, bool bias,
+                          bool tf32) {
   return {device, static_cast<int>(cell), static_cast<int>(dtype), T, B, in, H, bias, tf32};
 }
 
@@ -183,8 +179,8 @@ RnnCudnnState rnn_cudnn_forward(RnnCell cell, const Tensor& x, const Tensor& w_i
   RnnCudnnState state;
   state.bias = b_ih.defined();
   state.tf32 = allow_tf32();
-  RnnCudnnPlan& p = rnn_cudnn_plan(
-      handle, rnn_cudnn_key(device, cell, x.dtype(), T, B, in, H, state.bias, state.tf32), x.dtype());
+  RnnCudnnPlan& p =
+      rnn_cudnn_plan(handle, rnn_cudnn_key(device, cell, x.dtype(), T, B, in, H, state.bias, state.tf32), x.dtype());
   state.weight_space = rnn_cudnn_bytes(p.weight_bytes, x.dtype(), x.device());
   // Zeros first: the packing leaves any alignment padding between cuDNN's blocks defined.
   HM_CUDA_CHECK(cudaMemsetAsync(state.weight_space.raw_data(), 0, p.weight_bytes, stream(device)));
@@ -200,12 +196,11 @@ RnnCudnnState rnn_cudnn_forward(RnnCell cell, const Tensor& x, const Tensor& w_i
   // then to y's row T.
   const size_t state_bytes = static_cast<size_t>(B * H) * dtype_size(x.dtype());
   Tensor cy = cell == RnnCell::LSTM ? rnn_cudnn_bytes(state_bytes, x.dtype(), x.device()) : Tensor();
-  HM_CUDNN_CHECK(cudnnRNNForward(handle, p.rnn, training ? CUDNN_FWD_MODE_TRAINING : CUDNN_FWD_MODE_INFERENCE,
-                                 static_cast<const int32_t*>(p.seq_lengths.raw_data()), p.x_desc, xp, p.y_desc,
-                                 rnn_cudnn_out(y), p.h_desc, hx, nullptr, p.h_desc, cx, rnn_cudnn_out(cy),
-                                 p.weight_bytes, state.weight_space.raw_data(), work_bytes, work.raw_data(),
-                                 training ? p.reserve_training : 0,
-                                 training ? state.reserve_space.raw_data() : nullptr));
+  HM_CUDNN_CHECK(cudnnRNNForward(
+      handle, p.rnn, training ? CUDNN_FWD_MODE_TRAINING : CUDNN_FWD_MODE_INFERENCE,
+      static_cast<const int32_t*>(p.seq_lengths.raw_data()), p.x_desc, xp, p.y_desc, rnn_cudnn_out(y), p.h_desc, hx,
+      nullptr, p.h_desc, cx, rnn_cudnn_out(cy), p.weight_bytes, state.weight_space.raw_data(), work_bytes,
+      work.raw_data(), training ? p.reserve_training : 0, training ? state.reserve_space.raw_data() : nullptr));
   if (cy.defined())
     HM_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(y.raw_data()) + T * state_bytes, cy.raw_data(), state_bytes,
                                   cudaMemcpyDeviceToDevice, stream(device)));
@@ -220,8 +215,8 @@ void rnn_cudnn_backward(RnnCell cell, const RnnCudnnState& state, const Tensor& 
   DeviceGuard guard(device);
   cudnnHandle_t handle = cudnn(device);
   const int64_t T = x.size(0), B = x.size(1), in = x.size(2), H = y.size(2);
-  RnnCudnnPlan& p = rnn_cudnn_plan(
-      handle, rnn_cudnn_key(device, cell, x.dtype(), T, B, in, H, state.bias, state.tf32), x.dtype());
+  RnnCudnnPlan& p =
+      rnn_cudnn_plan(handle, rnn_cudnn_key(device, cell, x.dtype(), T, B, in, H, state.bias, state.tf32), x.dtype());
   Tensor work = rnn_cudnn_bytes(p.work_training, x.dtype(), x.device());
   const int32_t* seq = static_cast<const int32_t*>(p.seq_lengths.raw_data());
   void* reserve = state.reserve_space.raw_data();
@@ -246,14 +241,14 @@ void rnn_cudnn_backward(RnnCell cell, const RnnCudnnState& state, const Tensor& 
   Tensor dw = rnn_cudnn_bytes(p.weight_bytes, x.dtype(), x.device());
   HM_CUDA_CHECK(cudaMemsetAsync(dw.raw_data(), 0, p.weight_bytes, stream(device)));  // ADD mode sums into it
   HM_CUDNN_CHECK(cudnnRNNBackwardWeights_v8(handle, p.rnn, CUDNN_WGRAD_MODE_ADD, seq, p.x_desc, xp, p.h_desc, hx,
-                                            p.y_desc, rnn_cudnn_out(y), p.weight_bytes, dw.raw_data(),
-                                            p.work_training, work.raw_data(), p.reserve_training, reserve));
+                                            p.y_desc, rnn_cudnn_out(y), p.weight_bytes, dw.raw_data(), p.work_training,
+                                            work.raw_data(), p.reserve_training, reserve));
   rnn_cudnn_copy_params(handle, p, cell, dw.raw_data(), g_w_ih, g_b_ih, g_w_hh, g_b_hh, false, device);
 }
 
 // CUDA bodies only: no host twin (the route keeps CPU and emulated tensors on the own kernels).
-[[maybe_unused]] const bool bound = (rnn_cudnn_forward_kernel.cuda = rnn_cudnn_forward,
-                                     rnn_cudnn_backward_kernel.cuda = rnn_cudnn_backward, true);
+[[maybe_unused]] const bool bound =
+    (rnn_cudnn_forward_kernel.cuda = rnn_cudnn_forward, rnn_cudnn_backward_kernel.cuda = rnn_cudnn_backward, true);
 
 }  // namespace
 }  // namespace hm::cuda

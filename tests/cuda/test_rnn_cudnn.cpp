@@ -10,8 +10,8 @@
 #include "harmonic/core/factories.h"
 #include "harmonic/nn/recurrent.h"
 #include "harmonic/ops/elementwise.h"
-#include "harmonic/ops/sum.h"
 #include "harmonic/ops/rnn_layer.h"
+#include "harmonic/ops/sum.h"
 #include "tests/device_harness.h"
 
 namespace rnn_cudnn_cases {

@@ -1,6 +1,7 @@
 // rnn_layer (ops/rnn_layer.h): the cuDNN switch exists and defaults off, the route never takes
 // cuDNN for CPU tensors or the emulated device (runs without a GPU), and the layer equals its
-// definition, linear then the fused recurrence. The cuDNN path itself is tested on a GPU (tests/cuda/test_rnn_cudnn.cpp).
+// definition, linear then the fused recurrence. The cuDNN path itself is tested on a GPU
+// (tests/cuda/test_rnn_cudnn.cpp).
 #include <doctest/doctest.h>
 
 #include "harmonic/core/factories.h"
@@ -47,7 +48,8 @@ TEST_CASE("rnn_layer is linear then the fused recurrence, and checks its inputs"
   Tensor x = uniform({5, 3, 4}, -1, 1, {.dtype = DType::Float64}, &gen);
   Tensor w_ih = uniform({9, 4}, -1, 1, {.dtype = DType::Float64}, &gen);
   Tensor w_hh = uniform({9, 3}, -1, 1, {.dtype = DType::Float64}, &gen);
-  Tensor b_ih = uniform({9}, -1, 1, {.dtype = DType::Float64}, &gen), b_hh = uniform({9}, -1, 1, {.dtype = DType::Float64}, &gen);
+  Tensor b_ih = uniform({9}, -1, 1, {.dtype = DType::Float64}, &gen),
+         b_hh = uniform({9}, -1, 1, {.dtype = DType::Float64}, &gen);
   Tensor h0 = uniform({3, 3}, -1, 1, {.dtype = DType::Float64}, &gen);
   RecurrenceOutput got = rnn_layer(RnnCell::GRU, x, w_ih, b_ih, w_hh, b_hh, h0);
   RecurrenceOutput want = gru_recurrence(linear(x, w_ih, b_ih), w_hh, b_hh, h0);
@@ -55,8 +57,8 @@ TEST_CASE("rnn_layer is linear then the fused recurrence, and checks its inputs"
   CHECK(same_values(want.h_n, got.h_n));
   CHECK_THROWS_WITH_AS(rnn_layer(RnnCell::LSTM, x, w_ih, b_ih, w_hh, b_hh), doctest::Contains("w_hh must be (4*H, H)"),
                        Error);
-  CHECK_THROWS_WITH_AS(rnn_layer(RnnCell::GRU, x, w_ih, b_ih, w_hh, b_hh, h0, h0), doctest::Contains("c0 is LSTM's only"),
-                       Error);
+  CHECK_THROWS_WITH_AS(rnn_layer(RnnCell::GRU, x, w_ih, b_ih, w_hh, b_hh, h0, h0),
+                       doctest::Contains("c0 is LSTM's only"), Error);
   CHECK_THROWS_WITH_AS(rnn_layer(RnnCell::GRU, x, uniform({9, 5}, -1, 1, {.dtype = DType::Float64}, &gen), b_ih, w_hh),
                        doctest::Contains("w_ih must have shape (9, 4)"), Error);
 }
