@@ -13,6 +13,10 @@ constexpr EnvironmentVariable kVariables[] = {
     {"HARMONIC_CUDA_SYNC", "0",
      "1: wait for the device after every kernel launch, so an error names the launch that caused it",
      "", "cuda/runtime/context.cu"},
+    {"HARMONIC_CUDNN_RNN", "0",
+     "1: the recurrent layers (LSTM, GRU, tanh RNN) run on CUDA through cuDNN's RNN API where it covers the case, "
+     "instead of the own fused kernels (ops/rnn_layer.h)",
+     "hm::cuda::set_rnn_backend(RnnBackend)", "ops/rnn_layer.cpp"},
     {"HARMONIC_DATA_DIR", "$XDG_CACHE_HOME/harmonic, else ~/.cache/harmonic",
      "where datasets are downloaded and cached", "", "data/datasets.cpp"},
     {"HARMONIC_DEFER_INDEX_CHECKS", "1",

@@ -7,6 +7,7 @@
 #include "harmonic/ops/elementwise.h"
 #include "harmonic/ops/matmul.h"
 #include "harmonic/ops/nn_functional.h"
+#include "harmonic/ops/rnn_layer.h"
 #include "harmonic/ops/rnn_recurrence.h"
 #include "harmonic/ops/shape_ops.h"
 
@@ -159,19 +160,22 @@ RecurrentOutput Recurrent::run(const Tensor& input, const Tensor& h0_in, const T
   Tensor layer_in = x;  // (T, B, in) then (T, B, H)
   std::vector<Tensor> h_last, c_last;
   for (int64_t l = 0; l < L; ++l) {
-    Tensor xw = linear(layer_in, weight_ih[l], bias_ih[l]);  // (T, B, G*H): one GEMM for all steps
     Tensor h = layer_state(h0, l), c = layer_state(c0, l);
-    const bool fused = options.fused;
+    const RnnCell cell = kind == RecurrentKind::LSTM ? RnnCell::LSTM
+                         : kind == RecurrentKind::GRU ? RnnCell::GRU
+                                                      : RnnCell::Tanh;
     RecurrenceOutput r;
-    if (kind == RecurrentKind::LSTM)
-      r = fused ? lstm_recurrence(xw, weight_hh[l], bias_hh[l], h, c)
-                : detail::lstm_recurrence_composed(xw, weight_hh[l], bias_hh[l], h, c);
-    else if (kind == RecurrentKind::GRU)
-      r = fused ? gru_recurrence(xw, weight_hh[l], bias_hh[l], h)
-                : detail::gru_recurrence_composed(xw, weight_hh[l], bias_hh[l], h);
-    else
-      r = fused ? rnn_tanh_recurrence(xw, weight_hh[l], bias_hh[l], h)
-                : detail::rnn_tanh_recurrence_composed(xw, weight_hh[l], bias_hh[l], h);
+    if (options.fused) {  // the own kernels, or cuDNN where ops/rnn_layer.h routes there
+      r = rnn_layer(cell, layer_in, weight_ih[l], bias_ih[l], weight_hh[l], bias_hh[l], h, c);
+    } else {
+      Tensor xw = linear(layer_in, weight_ih[l], bias_ih[l]);  // (T, B, G*H): one GEMM for all steps
+      if (cell == RnnCell::LSTM)
+        r = detail::lstm_recurrence_composed(xw, weight_hh[l], bias_hh[l], h, c);
+      else if (cell == RnnCell::GRU)
+        r = detail::gru_recurrence_composed(xw, weight_hh[l], bias_hh[l], h);
+      else
+        r = detail::rnn_tanh_recurrence_composed(xw, weight_hh[l], bias_hh[l], h);
+    }
     layer_in = r.output;
     if (options.dropout > 0.0 && is_training() && l + 1 < L) layer_in = dropout(layer_in, options.dropout, true, gen_);
     h_last.push_back(r.h_n);

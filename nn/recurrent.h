@@ -1,6 +1,6 @@
-// Recurrent layers. A sequence layer is, per layer, one GEMM for the input projection of all
-// steps and then the fused recurrence of ops/rnn_recurrence.h (one tape entry for the whole
-// sequence); the cells and the `fused = false` reference are composed from ops (linear,
+// Recurrent layers. A sequence layer is, per layer, ops/rnn_layer.h: one GEMM for the input
+// projection of all steps and then the fused recurrence of ops/rnn_recurrence.h (one tape entry
+// for the whole sequence), or on CUDA with the switch on, cuDNN's RNN for the whole layer; the cells and the `fused = false` reference are composed from ops (linear,
 // sigmoid, tanh, chunk, stack). Parameter names, shapes, gate orders and init follow PyTorch:
 //   cells:        weight_ih (G*H, in), weight_hh (G*H, H), bias_ih (G*H), bias_hh (G*H)
 //   multi-layer:  weight_ih_l{k}, weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k}

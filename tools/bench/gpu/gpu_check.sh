@@ -5,7 +5,8 @@
 # time limit and a deadline (GPU_CHECK_SECONDS, 540) after which no step starts, so the whole fits in
 # about 9 minutes:
 #   1. the [cuda] tests on the device (every op against the CPU; every registered task trains,
-#      evaluates, checkpoints and resumes on cuda:0; every study's first quick run on cuda:0)
+#      evaluates, checkpoints and resumes on cuda:0; every study's first quick run on cuda:0), then
+#      the recurrent layers through cuDNN against the own kernels (tests/cuda/test_rnn_cudnn.cpp)
 #   2. the tiled attention kernels' check (tools/bench/gpu/flash_check.sh), when present
 #   3. the 12-layer d768 GPT step (N 1024, B 8): Harmonic's profile (fp32, bf16, fp32 deterministic
 #      with index checks at each op: HARMONIC_DETERMINISTIC=1 HARMONIC_DEFER_INDEX_CHECKS=0, the
@@ -14,7 +15,8 @@
 #      (softmax, fourier), --chronos (train, forecast, the paper's mini), --recurrent, --vit (DeiT-tiny), --audio (the
 #      task's and AST's size) with --device cuda, each beside
 #      tools/bench/torch/bench_*_torch.py --device cuda; a bf16 pair for dt and gpt; the softmax
-#      GPT pair again deterministic (HARMONIC_DETERMINISTIC=1); one summary line per case with both
+#      GPT pair again deterministic (HARMONIC_DETERMINISTIC=1); the recurrent pair again with
+#      HARMONIC_CUDNN_RNN=1 (the layers on cuDNN); one summary line per case with both
 #      times and torch/Harmonic (GPU_CHECK_PAPER_SECONDS, 210, in all)
 #   5. every task's smoke run on cuda and on the CPU: ms/step from the profiler
 #   6. compute-sanitizer memcheck over small task runs on cuda
@@ -44,10 +46,16 @@ note "device: $(nvidia-smi --query-gpu=name --format=csv,noheader), $(nproc) CPU
 
 step "1. [cuda] tests on the device"
 start=$SECONDS
-timeout 170 "$T" -tc='*cuda*' >"$out/cuda_tests.log" 2>&1
+timeout 170 "$T" -tc='*cuda*' -tce='*through cuDNN*' >"$out/cuda_tests.log" 2>&1
 rc=$?
 grep -E "ERROR|FAILED|ran on cuda|step-3 loss|allocations after" "$out/cuda_tests.log" | head -60 | tee -a "$log"
 note "[cuda] tests (exit $rc): $(grep -E '^\[doctest\] (test cases|assertions)' "$out/cuda_tests.log" | tr '\n' ' ') in $((SECONDS - start)) s"
+# The recurrent layers through cuDNN (ops/rnn_layer.h, off by default) against the own kernels.
+start=$SECONDS
+timeout 60 "$T" -tc='*through cuDNN*' >"$out/cudnn_rnn_tests.log" 2>&1
+rc=$?
+grep -E "ERROR|FAILED|normalised error" "$out/cudnn_rnn_tests.log" | head -30 | tee -a "$log"
+note "cuDNN RNN tests (exit $rc): $(grep -E '^\[doctest\] (test cases|assertions)' "$out/cudnn_rnn_tests.log" | tr '\n' ' ') in $((SECONDS - start)) s"
 
 step "2. tiled attention check"
 if [[ -f tools/bench/gpu/flash_check.sh ]] && ! late "flash_check"; then
@@ -154,6 +162,8 @@ pair fp32 25 --gpt --case softmax --case fourier -- "$peers/bench_gpt_torch.py" 
 chronos=(--case train --case forecast --case train_mini)
 pair fp32 25 --chronos "${chronos[@]}" -- "$peers/bench_chronos_torch.py" "${chronos[@]}"
 pair fp32 30 --recurrent -- "$peers/bench_recurrent_torch.py"
+# The same with the recurrent layers on cuDNN's RNN API (HARMONIC_CUDNN_RNN=1, ops/rnn_layer.h).
+HARMONIC_CUDNN_RNN=1 pair cudnn 30 --recurrent -- "$peers/bench_recurrent_torch.py"
 pair fp32 25 --vit -- "$peers/bench_vit_torch.py" --sdpa
 ast=(--case linear --case fourier --case ast_linear --case ast_fourier)
 pair fp32 25 --audio "${ast[@]}" -- "$peers/bench_audio_torch.py" "${ast[@]}" --sdpa
