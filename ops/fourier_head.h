@@ -40,12 +40,12 @@ std::pair<Tensor, Tensor> fourier_autocorrelation(const Tensor& coeffs);
 // Smoothness regulariser, a 0-d tensor: gamma (2 pi^2 / m) sum_{k=1}^N k^2 |c_k|^2 (paper,
 // unnormalised c_k), averaged over the leading (batch) dims. code_scaling = true gives the
 // authors' code's gamma * 2 * sum_k 2 pi^2 k^2 |c_k|^2 instead (the same term times 2m).
-// One fused pass with an analytic backward where the device binds the kernel (the CPU:
-// ops/head_losses_kernels.h), else composed from fourier_autocorrelation.
+// One fused pass with an analytic backward (ops/fourier_head_kernels.h, CPU and CUDA kernels);
+// composed from fourier_autocorrelation where a build binds no kernel.
 Tensor fourier_regularizer(const Tensor& coeffs, double gamma, int64_t bins, bool code_scaling = false);
 
 namespace detail {
-// fourier_regularizer's composed form, used off the CPU and by the tests as the reference.
+// fourier_regularizer's composed form, the reference the tests hold the fused kernels against.
 Tensor fourier_regularizer_composed(const Tensor& coeffs, double gamma, int64_t bins, bool code_scaling = false);
 }  // namespace detail
 

@@ -15,7 +15,7 @@ inline Kernel<void(const Tensor& z, const Tensor& out)> fourier_log_pmf_kernel{"
 inline Kernel<void(const Tensor& z, const Tensor& grad_out, const Tensor& grad_z)> fourier_log_pmf_backward_kernel{
     "fourier_head_log_pmf_backward"};
 
-// The regulariser (fourier_regularizer), CPU only: off the CPU the op runs its composed form.
+// The regulariser (fourier_regularizer).
 // x (rows, 2(N+1)) -> corr (rows, 2(N+1)) float64 = [Re c_0..c_N | Im c_0..c_N] (c_0 left unset,
 // kept for the backward) and out (0-d) = scale * mean_rows sum_{k>=1} k^2 |c_k|^2.
 inline Kernel<void(const Tensor& x, double scale, const Tensor& corr, const Tensor& out)> fourier_regularizer_kernel{

@@ -13,6 +13,7 @@
 #include "harmonic/ops/elementwise.h"
 #include "harmonic/ops/fourier_attention.h"
 #include "harmonic/ops/fourier_head.h"
+#include "harmonic/ops/fourier_head_kernels.h"
 #include "harmonic/ops/fru_recurrence.h"
 #include "tests/device_harness.h"
 #include "tests/helpers.h"
@@ -272,6 +273,50 @@ TEST_CASE("[cuda] fourier_head_log_pmf matches the CPU (even and odd bins, float
           // vectorised log and libm's logf round it differently.
           dt == DType::Float32 && bins == 1 ? 1e-4 : kTolerance);
     }
+}
+
+TEST_CASE("[cuda] fourier_regularizer matches the CPU (odd shapes, float32 and float64)") {
+  announce_targets();
+  // N = 0 (no terms), 1, 4, 37 frequencies; one row, 3 x 5 rows and 7 rows, with both scalings.
+  // The reference is the CPU kernel (forward and the analytic backward), not the composed form.
+  struct Case {
+    Shape shape;
+    bool code_scaling;
+  };
+  const Case cases[] = {{{1, 2}, false}, {{3, 5, 4}, true}, {{7, 10}, false}, {{2, 3, 76}, false}, {{5, 76}, true}};
+  for (DType dt : {DType::Float64, DType::Float32})
+    for (const Case& c : cases) {
+      CAPTURE(str(c.shape));
+      CAPTURE(dtype_name(dt));
+      const bool cs = c.code_scaling;
+      check_against_cpu(
+          "fourier_regularizer",
+          [cs](const std::vector<Tensor>& x) { return fourier_regularizer(x[0], 0.3, 17, cs); },
+          {scaled_normal(c.shape, 29 + c.shape.back(), 0.5, dt)});
+    }
+}
+
+TEST_CASE("[cuda] fourier_regularizer on the CUDA kernels matches its composed form") {
+  announce_targets();
+  // The twin against the composed ops on the same target: the fused value and gradient are
+  // the paper's regulariser, not only the CPU kernel's. A CUDA build binds both slots, so the
+  // op never falls back to the composed form on a CUDA tensor.
+  if (kBuiltWithCuda) {
+    const bool forward_bound = fourier_regularizer_kernel.cuda != nullptr;
+    const bool backward_bound = fourier_regularizer_backward_kernel.cuda != nullptr;
+    CHECK(forward_bound);
+    CHECK(backward_bound);
+  }
+  for_each_device([](const Target& t) {
+    Tensor x = scaled_normal({4, 3, 18}, 5, 0.5, DType::Float64).to(t.device).detach().requires_grad_(true);
+    Tensor y = x.detach().requires_grad_(true);
+    Tensor fused = fourier_regularizer(x, 0.7, 11);
+    Tensor composed = detail::fourier_regularizer_composed(y, 0.7, 11);
+    fused.backward();
+    composed.backward();
+    check_close(composed.detach().to(Device::cpu()), fused.detach().to(Device::cpu()), "value on " + t.name, 1e-20);
+    check_close(y.grad().to(Device::cpu()), x.grad().to(Device::cpu()), "gradient on " + t.name, 1e-20);
+  });
 }
 
 }  // namespace cuda_cases
