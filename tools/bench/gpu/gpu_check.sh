@@ -18,7 +18,8 @@
 #      GPT pair again deterministic (HARMONIC_DETERMINISTIC=1); the recurrent pair again with
 #      HARMONIC_CUDNN_RNN=1 (the layers on cuDNN); one summary line per case with both
 #      times and torch/Harmonic (GPU_CHECK_PAPER_SECONDS, 210, in all)
-#   5. every task's smoke run on cuda and on the CPU: ms/step from the profiler
+#   5. every task's smoke run on cuda and on the CPU: ms/step from the profiler; on cuda also
+#      eager against whole-step CUDA graphs (trainer.cuda_graph off/on), ms/step from wall time
 #   6. compute-sanitizer memcheck over small task runs on cuda
 #   7. the op benchmarks against PyTorch on the same GPU
 # Ends with a summary; the full log is $OUT/gpu_check.log when OUT is set (else /tmp).
@@ -173,28 +174,45 @@ pair bf16 15 --gpt --case softmax --precision bf16 -- "$peers/bench_gpt_torch.py
 # same peer.
 HARMONIC_DETERMINISTIC=1 pair determ 20 --gpt --case softmax -- "$peers/bench_gpt_torch.py" --case softmax --sdpa
 
-step "5. every task: smoke run, ms/step (profiler, 10 steps after a warm-up step)"
-printf "%-16s %12s %12s\n" task "cuda ms/step" "cpu ms/step" | tee -a "$log"
+# wall_ms_per_step TASK GRAPH: ms/step on cuda with trainer.cuda_graph=GRAPH from the wall time of
+# 112 steps less that of 12 (start-up, the capture and the final evaluation cancel; no profiler,
+# whose events would sit inside the captured step), or FAILED.
+wall_ms_per_step() {
+  local task=$1 graph=$2 t=() n
+  for n in 12 112; do
+    local t0=$(date +%s.%N)
+    timeout 40 "$H" train "$task" --smoke --device cuda --set trainer.steps=$n --set trainer.eval_every=0 \
+      --set trainer.log_every=1000 --set trainer.cuda_graph="$graph" --out "/tmp/wall-$task-$graph" --force \
+      >>"$log" 2>&1 || { echo FAILED; return; }
+    t+=("$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')")
+  done
+  awk -v a="${t[0]}" -v b="${t[1]}" 'BEGIN { printf "%.3f", (b - a) * 10 }'
+}
+
+step "5. every task: smoke run, ms/step (profiler, 10 steps after a warm-up step; graphs: wall time)"
+printf "%-16s %12s %12s %12s %12s\n" task "cuda ms/step" "cpu ms/step" "eager (wall)" "graph (wall)" | tee -a "$log"
 for task in $("$H" train --list | grep -E '^[a-z]' | awk '{print $1}'); do
   late "task $task" && break
   row=()
   for dev in cuda cpu; do
     row+=("$(ms_per_step "$task" "/tmp/run-$task-$dev" --smoke --device "$dev")")
   done
-  line=$(printf "%-16s %12s %12s" "$task" "${row[0]}" "${row[1]}")
+  row+=("$(wall_ms_per_step "$task" off)" "$(wall_ms_per_step "$task" on)")
+  line=$(printf "%-16s %12s %12s %12s %12s" "$task" "${row[0]}" "${row[1]}" "${row[2]}" "${row[3]}")
   echo "$line" | tee -a "$log"
   summary+=("task $line")
 done
 
-step "6. compute-sanitizer memcheck over task runs on cuda"
-for task in fourier-toy kjv-lm; do
-  late "memcheck $task" && break
+step "6. compute-sanitizer memcheck over task runs on cuda (eager, and replayed CUDA graphs)"
+for run in "fourier-toy off 2" "kjv-lm off 2" "kjv-lm on 5"; do
+  read -r task graph steps <<<"$run"
+  late "memcheck $task graph $graph" && break
   start=$SECONDS
   LD_LIBRARY_PATH="$libs" timeout 45 compute-sanitizer --tool memcheck --leak-check no --error-exitcode 3 \
-    "$hm/bin/harmonic" train "$task" --smoke \
-    --device cuda --set trainer.steps=2 --out "/tmp/san-$task" --force >"/tmp/san-$task.log" 2>&1
+    "$hm/bin/harmonic" train "$task" --smoke --device cuda --set trainer.steps="$steps" \
+    --set trainer.cuda_graph="$graph" --out "/tmp/san-$task-$graph" --force >"/tmp/san-$task-$graph.log" 2>&1
   rc=$?
-  note "memcheck $task: exit $rc ($(grep -m1 -oE 'ERROR SUMMARY: [0-9]+ errors?' "/tmp/san-$task.log" || tail -1 "/tmp/san-$task.log")) in $((SECONDS - start)) s"
+  note "memcheck $task (cuda_graph $graph, $steps steps): exit $rc ($(grep -m1 -oE 'ERROR SUMMARY: [0-9]+ errors?' "/tmp/san-$task-$graph.log" || tail -1 "/tmp/san-$task-$graph.log")) in $((SECONDS - start)) s"
 done
 
 step "7. op benchmarks against PyTorch $(python3 -c 'import torch; print(torch.__version__)') on the same GPU"
