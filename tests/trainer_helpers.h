@@ -1,5 +1,6 @@
-// Shared pieces of the trainer tests: a JSON-lines reader, the small mini-batch spirals
-// config, and a scripted task whose validation metric follows a given sequence.
+// Shared pieces of the trainer tests: a JSON-lines reader, which registered tasks are the
+// product's and have their data here, the small mini-batch spirals config, and a scripted task
+// whose validation metric follows a given sequence.
 #pragma once
 #include <fstream>
 #include <string>
@@ -10,6 +11,7 @@
 #include "harmonic/optim/sgd.h"
 #include "harmonic/tools/train/config.h"
 #include "harmonic/tools/train/trainer.h"
+#include "tests/data_helpers.h"
 
 namespace hm::test {
 
@@ -19,6 +21,21 @@ inline std::vector<train::Json> read_jsonl(const std::string& path) {
   for (std::string line; std::getline(in, line);)
     if (!line.empty()) out.push_back(train::Json::parse(line));
   return out;
+}
+
+// Tasks and studies the suite registers for its own tests (driver fakes, probes) are not the
+// product's: they are named fake-* or test-*.
+inline bool test_only(const std::string& name) {
+  return name.rfind("fake-", 0) == 0 || name.rfind("test-", 0) == 0;
+}
+
+// The Debian data set a task or study (in its smoke config) reads, skipped visibly without it.
+inline bool data_available_for(const std::string& name) {
+  for (const char* n : {"fashion-mlp", "fashion-vit", "fru-image"})
+    if (name == n) return have_fashion();
+  for (const char* n : {"fru-text", "kjv-lm", "fourierformer"})
+    if (name == n) return have_kjv();
+  return true;
 }
 
 // A small mini-batch spirals run: 150 points in batches of 32 (5 per epoch, the last one

@@ -11,6 +11,7 @@
 #include "harmonic/tools/train/trainer.h"
 #include "tests/data_helpers.h"
 #include "tests/device_harness.h"
+#include "tests/trainer_helpers.h"
 
 namespace hm::test {
 namespace {
@@ -40,22 +41,12 @@ GraphRun graph_trainer_run(const train::TaskSpec& spec, const std::string& mode,
   return run;
 }
 
-bool graph_test_only(const std::string& name) { return name.rfind("fake-", 0) == 0 || name.rfind("test-", 0) == 0; }
-
 // The tasks whose smoke step captures on cuda:0 (every registered task but the test-only ones).
 bool graph_expected_capture(const std::string& name) {
   for (const char* n : {"fourier-toy", "mlp-spirals", "audio-bpm", "fashion-mlp", "fashion-vit", "fru-image",
                         "fru-synthetic", "fru-text", "kjv-lm", "rng-lm", "arcade-dt", "chronos"})
     if (name == n) return true;
   return false;
-}
-
-bool graph_data_available(const std::string& name) {
-  for (const char* n : {"fashion-mlp", "fashion-vit", "fru-image"})
-    if (name == n) return have_fashion();
-  for (const char* n : {"fru-text", "kjv-lm", "fourierformer"})
-    if (name == n) return have_kjv();
-  return true;
 }
 
 }  // namespace
@@ -67,7 +58,7 @@ TEST_CASE("[cuda] trainer.cuda_graph=auto trains every registered task bit for b
   std::string captured, fell_back;
   for (const train::TaskSpec& spec : train::tasks()) {
     CAPTURE(spec.name);
-    if (graph_test_only(spec.name) || !graph_data_available(spec.name)) continue;
+    if (test_only(spec.name) || !data_available_for(spec.name)) continue;
     const GraphRun eager = graph_trainer_run(spec, "off", kSteps);
     const GraphRun graphed = graph_trainer_run(spec, "auto", kSteps);
     CHECK(eager.replays == 0);

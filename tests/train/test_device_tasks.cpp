@@ -29,19 +29,6 @@ namespace {
 
 using train::Json;
 
-// Tasks and studies the suite registers for its own tests (driver fakes, probes) are not the
-// product's: they are named fake-* or test-*.
-bool test_only(const std::string& name) { return name.rfind("fake-", 0) == 0 || name.rfind("test-", 0) == 0; }
-
-// The Debian data set a task or study (in its smoke config) reads, skipped visibly without it.
-bool data_available_for(const std::string& name) {
-  for (const char* n : {"fashion-mlp", "fashion-vit", "fru-image"})
-    if (name == n) return have_fashion();
-  for (const char* n : {"fru-text", "kjv-lm", "fourierformer"})
-    if (name == n) return have_kjv();
-  return true;
-}
-
 // Trains `spec` with its smoke config on `device` for 2 steps, then resumes to the third from
 // the checkpoint; returns the resumed run's last loss.
 double train_and_resume(const train::TaskSpec& spec, Device device, const ScratchDir& dir) {
