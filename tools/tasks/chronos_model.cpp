@@ -96,7 +96,7 @@ Json chronos_defaults() {
           {"mixed_sparse_fraction", 0.2},
           {"mixed_lower_quantile", 0.005},
           {"mixed_upper_quantile", 0.995},
-          // data (all generated)
+          // generated data
           {"context_length", 128},
           {"horizon", 16},
           {"series", 512},
@@ -105,6 +105,16 @@ Json chronos_defaults() {
           {"series_length", 256},
           {"max_kernels", 5},
           {"windows_per_series", 16},
+          // real series (a directory of CSVs, "" for none), TSMixup mixtures of them, and the
+          // fewest observed context points a window needs (0: context_length, no padding)
+          {"real_series", ""},
+          {"real_mixup_series", 0},
+          {"real_windows_per_series", 16},
+          {"min_past", 0},
+          // validation on real series (a directory of CSVs, "" for none): the last
+          // validation_horizon points of each
+          {"validation_series", ""},
+          {"validation_horizon", 12},
           // optimisation (Chronos: AdamW lr 1e-3, weight decay 0.01, linear decay)
           {"lr", 1e-3},
           {"weight_decay", 0.01},

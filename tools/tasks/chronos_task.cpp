@@ -1,8 +1,16 @@
 // Task "chronos": the Fourier head paper's Chronos study (Gillman et al., section 6, Appendix
 // D.2) at this machine's scale. A T5 encoder-decoder (models/chronos.h) learns next-value
 // distributions over 4096 - 2 bins of mean-scaled series, with a linear or a Fourier head and
-// uniform or mixed-precision binning, trained on generated series only: KernelSynth plus
-// TSMixup (data/generated_series.h), as random (context, horizon) windows.
+// uniform or mixed-precision binning, trained on generated series, KernelSynth plus TSMixup
+// (data/generated_series.h), and optionally on real series (real_series: a directory of CSVs,
+// with real_mixup_series TSMixup mixtures of them), as random (context, horizon) windows. With
+// min_past < context_length a window's context may start before its series (PAD tokens), as
+// Chronos trains on short series.
+//
+// validate(), when validation_series names a directory of CSVs: `harmonic forecast --eval`'s
+// protocol on each series (its last validation_horizon points held out, the season from its
+// dates): mase, wql (relative to seasonal naive, geometric mean) and series; the trainer
+// records them as val_mase, val_wql, val_series, and trainer.monitor may pick on them.
 //
 // evaluate(), on held-out KernelSynth series (their last `horizon` points):
 //   test_loss        cross-entropy of the teacher-forced next-bin distributions
@@ -22,12 +30,15 @@
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/core/factories.h"
 #include "harmonic/data/generated_series.h"
+#include "harmonic/data/series_rng.h"
 #include "harmonic/data/series_windows.h"
 #include "harmonic/nn/density_metrics.h"
 #include "harmonic/nn/forecast_metrics.h"
 #include "harmonic/ops/ops.h"
 #include "harmonic/optim/adam.h"
+#include "harmonic/tools/tasks/chronos_forecast_csv.h"
 #include "harmonic/tools/tasks/chronos_model.h"
+#include "harmonic/tools/tasks/chronos_real_series.h"
 #include "harmonic/tools/train/task.h"
 
 namespace hm::train {
@@ -43,6 +54,36 @@ data::SeriesTokenizer make_tokenizer(const Json& c, const std::vector<std::vecto
       data::estimate_dense_interval(train, c.at("context_length").get<int64_t>(),
                                     c.at("mixed_lower_quantile").get<double>(), c.at("mixed_upper_quantile").get<double>());
   return data::SeriesTokenizer::mixed(n_tokens, dense_low, dense_high, c.at("mixed_sparse_fraction").get<double>());
+}
+
+// The real training series (real_series) and real_mixup_series TSMixup mixtures of them, each
+// left-padded for min_past; series too short for kMinObserved context points and a horizon are
+// left out. Empty without real_series.
+std::vector<std::vector<double>> real_training_series(const Json& c, int64_t min_past) {
+  const std::string dir = c.value("real_series", std::string());
+  const int64_t mixups = c.value("real_mixup_series", int64_t{0});
+  check(mixups >= 0, kChronosTask, "real_mixup_series must be >= 0, got {}", mixups);
+  if (dir.empty()) {
+    check(mixups == 0, kChronosTask, "real_mixup_series {} needs real_series (a directory of CSVs)", mixups);
+    return {};
+  }
+  const int64_t C = c.at("context_length").get<int64_t>(), H = c.at("horizon").get<int64_t>();
+  std::vector<std::vector<double>> pool;
+  for (auto& x : read_real_series(dir).values)
+    if (std::ssize(x) >= kMinObserved + H) pool.push_back(std::move(x));
+  check(!pool.empty(), kChronosTask, "real_series '{}': no series has the {} points a window needs", dir,
+        kMinObserved + H);
+  data::TSMixupOptions mix;
+  mix.min_length = std::min<int64_t>(min_past + H, C + H);
+  mix.max_length = 4 * (C + H);
+  const uint64_t seed = c.at("seed").get<uint64_t>();
+  std::vector<std::vector<double>> out;
+  for (const auto& x : pool) out.push_back(left_padded(x, C, H, min_past));
+  for (int64_t i = 0; i < mixups; ++i) {
+    std::vector<double> x = data::ts_mixup(pool, mix, data::mix_seed(seed, 12, static_cast<uint64_t>(i)));
+    if (std::ssize(x) >= kMinObserved + H) out.push_back(left_padded(x, C, H, min_past));
+  }
+  return out;
 }
 
 class ChronosTask : public Task {
@@ -70,14 +111,29 @@ class ChronosTask : public Task {
           g.synth.length, C_ + H_);
     check(g.held_out_series >= 1, kChronosTask, "held_out_series must be >= 1, got {}", g.held_out_series);
     data::GeneratedSeries series = data::generate_series(g);
+    const int64_t min_past = c.value("min_past", int64_t{0}) == 0 ? C_ : c.value("min_past", int64_t{0});
+    check(min_past >= 1 && min_past <= C_, kChronosTask, "min_past must be in [1, context_length = {}] (0: {}), got {}",
+          C_, C_, min_past);
+    std::vector<std::vector<double>> real = real_training_series(c, min_past);
     const data::SeriesTokenizer tok = make_tokenizer(c, series.train);
+    if (min_past < C_)
+      for (auto& x : series.train) x = left_padded(x, C_, H_, min_past);
 
     model_ = std::make_shared<models::Chronos>(mc, tok, &gen_);
     model_->to(device);
     data::SeriesWindows train =
         data::random_windows(series.train, tok, C_, H_, c.at("windows_per_series").get<int64_t>(), seed);
+    if (!real.empty()) {
+      const int64_t per = c.value("real_windows_per_series", int64_t{16});
+      check(per >= 1, kChronosTask, "real_windows_per_series must be >= 1, got {}", per);
+      data::SeriesWindows r = data::random_windows(real, tok, C_, H_, per, data::mix_seed(seed, 31, 0));
+      train.context = cat({train.context, r.context}), train.labels = cat({train.labels, r.labels});
+    }
     loader_ = std::make_unique<data::DataLoader>(std::make_shared<data::TensorDataset>(train.context, train.labels),
                                                  data::LoaderOptions{.batch_size = batch_, .shuffle = true, .seed = seed});
+    validation_dir_ = c.value("validation_series", std::string());
+    validation_horizon_ = c.value("validation_horizon", int64_t{12});
+    check(validation_horizon_ >= 1, kChronosTask, "validation_horizon must be >= 1, got {}", validation_horizon_);
     held_out_ = std::move(series.held_out);
     for (const data::KernelComposition& k : series.held_out_kernels) held_out_seasons_.push_back(k.season_length(C_ / 2));
     data::SeriesWindows test = data::tail_windows(held_out_, tok, C_, H_);
@@ -95,6 +151,20 @@ class ChronosTask : public Task {
   const data::DataLoader& train_loader() override { return *loader_; }
   Tensor loss(const data::Batch& b) override { return model_->loss(b.input, b.target); }
   optim::NamedGenerators generators() override { return {{"model", &gen_}}; }
+
+  Json validate() override {
+    if (validation_dir_.empty()) return Json::object();
+    ForecastCsvOptions o;
+    o.csv = validation_dir_;
+    o.horizon = validation_horizon_;
+    o.samples = samples_;
+    o.seed = 1234;  // a fixed seed of its own, as evaluate()
+    o.top_k = top_k_;
+    o.pmf_quantiles = true;
+    o.eval = true;
+    const ForecastCsvResult r = forecast_csv(*model_, o);
+    return {{"mase", r.relative->relative_mase}, {"wql", r.relative->relative_wql}, {"series", r.relative->series}};
+  }
 
   Json evaluate() override {
     double ce_sum = 0, smooth_sum = 0;
@@ -144,6 +214,8 @@ class ChronosTask : public Task {
   std::unique_ptr<data::DataLoader> loader_;
   std::unique_ptr<optim::AdamW> optimizer_;
   std::vector<std::vector<double>> held_out_;
+  std::string validation_dir_;
+  int64_t validation_horizon_ = 12;
   std::vector<int64_t> held_out_seasons_;  // each held-out series' season (its kernel's period, or 1)
   Tensor test_context_, test_labels_;  // (N, C + 1), (N, H) on the device
 };
