@@ -129,4 +129,30 @@ RelativeScores relative_scores(const std::vector<SeriesScores>& scores) {
   return r;
 }
 
+RelativeScores relative_scores_by_group(const std::vector<SeriesScores>& scores, const std::vector<std::string>& groups) {
+  check(scores.size() == groups.size(), "relative_scores_by_group", "{} scores but {} group names", scores.size(),
+        groups.size());
+  std::vector<std::string> names = groups;
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  std::vector<double> rm, rw;
+  RelativeScores r;
+  for (const std::string& g : names) {
+    std::vector<SeriesScores> in;
+    for (size_t i = 0; i < scores.size(); ++i)
+      if (groups[i] == g) in.push_back(scores[i]);
+    const RelativeScores one = relative_scores(in);
+    r.skipped += one.skipped;
+    if (one.series == 0) continue;
+    rm.push_back(one.relative_mase), rw.push_back(one.relative_wql);
+    r.mean_mase += one.mean_mase, r.mean_wql += one.mean_wql;
+  }
+  r.series = std::ssize(rm);
+  r.relative_mase = geometric_mean(rm);
+  r.relative_wql = geometric_mean(rw);
+  r.mean_mase = r.series > 0 ? r.mean_mase / static_cast<double>(r.series) : kNaN;
+  r.mean_wql = r.series > 0 ? r.mean_wql / static_cast<double>(r.series) : kNaN;
+  return r;
+}
+
 }  // namespace hm::nn

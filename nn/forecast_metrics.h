@@ -4,6 +4,7 @@
 // and aggregated by the geometric mean. Evaluation only: plain float64, NaN = missing.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace hm::nn {
@@ -56,5 +57,11 @@ struct RelativeScores {
   int64_t series = 0, skipped = 0;
 };
 RelativeScores relative_scores(const std::vector<SeriesScores>& scores);
+
+// Each data set weighs the same (Chronos' benchmark aggregation): the geometric mean over groups
+// of each group's relative scores; groups[i] names series i's data set. series counts the groups
+// with a counted series, skipped the series left out; the plain means are over groups too.
+RelativeScores relative_scores_by_group(const std::vector<SeriesScores>& scores,
+                                        const std::vector<std::string>& groups);
 
 }  // namespace hm::nn

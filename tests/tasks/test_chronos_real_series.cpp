@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "harmonic/nn/forecast_metrics.h"
 #include "harmonic/tools/tasks/chronos_forecast_csv.h"
 #include "harmonic/tools/tasks/chronos_real_series.h"
 #include "harmonic/tools/train/config.h"
@@ -54,6 +55,21 @@ TEST_CASE("left_padded: NaN in front so a window may start min_past points into 
   CHECK(p[18] == 2.0);
   CHECK(std::isnan(p[17]));
   CHECK(throws_with([&] { train::left_padded(x, 24, 4, 25); }, {"[left_padded]", "min_past", "25"}));
+}
+
+TEST_CASE("relative_scores_by_group: each data set weighs the same") {
+  // Relative MASE 2 and 8 in set a (geometric mean 4), 1 in set b: by group sqrt(4 * 1) = 2.
+  const std::vector<nn::SeriesScores> s = {{.mase = 2, .wql = 1, .naive_mase = 1, .naive_wql = 1},
+                                           {.mase = 8, .wql = 1, .naive_mase = 1, .naive_wql = 1},
+                                           {.mase = 1, .wql = 3, .naive_mase = 1, .naive_wql = 1},
+                                           {.mase = 1, .wql = 1, .naive_mase = 0, .naive_wql = 0}};
+  const nn::RelativeScores r = nn::relative_scores_by_group(s, {"a", "a", "b", "c"});
+  CHECK(r.relative_mase == doctest::Approx(2.0));
+  CHECK(r.relative_wql == doctest::Approx(std::sqrt(3.0)));
+  CHECK(r.series == 2);  // set c's one series has no naive error: skipped
+  CHECK(r.skipped == 1);
+  CHECK(nn::relative_scores(s).relative_mase == doctest::Approx(std::cbrt(16.0)));
+  CHECK(throws_with([&] { nn::relative_scores_by_group(s, {"a"}); }, {"[relative_scores_by_group]", "4 scores", "1 group"}));
 }
 
 TEST_CASE("read_real_series: every numeric column of every CSV, trimmed, named by file, bad directories named") {
@@ -109,6 +125,8 @@ TEST_CASE("chronos task: real training series and their mixtures, validated on o
   CHECK(v["mase"].get<double>() == r.relative->relative_mase);
   CHECK(v["wql"].get<double>() == r.relative->relative_wql);
   CHECK(r.season_lengths == std::vector<int64_t>{12, 12});
+  CHECK(v["sets"] == 2);  // v1 and v2: two sets of one series each
+  CHECK(v["mase_sets"].get<double>() == doctest::Approx(v["mase"].get<double>()).epsilon(1e-12));
 
   CHECK(throws_with([&] { train::find_task("chronos").make(tiny_real(dir.str(), {"min_past=25"}), Device::cpu()); },
                     {"[chronos]", "min_past", "25"}));

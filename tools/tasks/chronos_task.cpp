@@ -9,8 +9,10 @@
 //
 // validate(), when validation_series names a directory of CSVs: `harmonic forecast --eval`'s
 // protocol on each series (its last validation_horizon points held out, the season from its
-// dates): mase, wql (relative to seasonal naive, geometric mean) and series; the trainer
-// records them as val_mase, val_wql, val_series, and trainer.monitor may pick on them.
+// dates): mase, wql (relative to seasonal naive, geometric mean over series) and series; and
+// mase_sets, wql_sets, sets with each data set weighing the same (a file <set>_<name>.csv or
+// <set>.csv is one of set's series; the geometric mean over sets of each set's). The trainer
+// records them as val_mase, ...; trainer.monitor may pick on them.
 //
 // evaluate(), on held-out KernelSynth series (their last `horizon` points):
 //   test_loss        cross-entropy of the teacher-forced next-bin distributions
@@ -163,7 +165,11 @@ class ChronosTask : public Task {
     o.pmf_quantiles = true;
     o.eval = true;
     const ForecastCsvResult r = forecast_csv(*model_, o);
-    return {{"mase", r.relative->relative_mase}, {"wql", r.relative->relative_wql}, {"series", r.relative->series}};
+    std::vector<std::string> sets;  // a file <set>_<series>.csv, or <set>.csv, or <set>.csv's columns
+    for (const std::string& name : r.names) sets.push_back(name.substr(0, name.find_first_of("_/")));
+    const nn::RelativeScores by_set = nn::relative_scores_by_group(r.scores, sets);
+    return {{"mase", r.relative->relative_mase}, {"wql", r.relative->relative_wql}, {"series", r.relative->series},
+            {"mase_sets", by_set.relative_mase}, {"wql_sets", by_set.relative_wql}, {"sets", by_set.series}};
   }
 
   Json evaluate() override {
