@@ -7,13 +7,14 @@
 
 namespace hm::data {
 namespace {
-constexpr uint64_t kTrainSynth = 10, kTrainMixup = 11, kHeldOut = 20;
+constexpr uint64_t kTrainSynth = 10, kTrainMixup = 11, kHeldOut = 20, kValidation = 21;
 }
 
 GeneratedSeries generate_series(const GeneratedSeriesOptions& o) {
-  check(o.kernel_synth_series >= 1 && o.mixup_series >= 0 && o.held_out_series >= 0, "generate_series",
-        "need kernel_synth_series >= 1, mixup_series >= 0, held_out_series >= 0, got {}, {}, {}",
-        o.kernel_synth_series, o.mixup_series, o.held_out_series);
+  check(o.kernel_synth_series >= 1 && o.mixup_series >= 0 && o.held_out_series >= 0 && o.validation_series >= 0,
+        "generate_series",
+        "need kernel_synth_series >= 1, mixup_series, held_out_series, validation_series >= 0, got {}, {}, {}, {}",
+        o.kernel_synth_series, o.mixup_series, o.held_out_series, o.validation_series);
   GeneratedSeries out;
   for (int64_t i = 0; i < o.kernel_synth_series; ++i)
     out.train.push_back(kernel_synth(o.synth, mix_seed(o.seed, kTrainSynth, static_cast<uint64_t>(i))).values);
@@ -27,6 +28,11 @@ GeneratedSeries generate_series(const GeneratedSeriesOptions& o) {
     KernelSynthSeries s = kernel_synth(o.synth, mix_seed(o.seed, kHeldOut, static_cast<uint64_t>(i)));
     out.held_out.push_back(std::move(s.values));
     out.held_out_kernels.push_back(std::move(s.kernel));
+  }
+  for (int64_t i = 0; i < o.validation_series; ++i) {
+    KernelSynthSeries s = kernel_synth(o.synth, mix_seed(o.seed, kValidation, static_cast<uint64_t>(i)));
+    out.validation.push_back(std::move(s.values));
+    out.validation_kernels.push_back(std::move(s.kernel));
   }
   return out;
 }

@@ -136,3 +136,25 @@ TEST_CASE("chronos task: real training series and their mixtures, validated on o
   CHECK(throws_with([&] { train::find_task("chronos").make(tiny_real(dir.str() + "/nope", {}), Device::cpu()); },
                     {"[read_real_series]", "nope"}));
 }
+
+TEST_CASE("chronos task: validation_generated scores KernelSynth series of their own stream, as evaluate() its held-out ones") {
+  ScratchDir dir;
+  const train::Json config = tiny_real(dir.str(), {"real_series=", "validation_series=", "validation_generated=5"});
+  auto task = train::find_task("chronos").make(config, Device::cpu());
+  const train::Json v = task->validate(), t = task->evaluate();
+  for (const char* k : {"loss", "smoothness", "mase", "wql", "mase_period", "wql_period"}) {
+    CAPTURE(k);
+    REQUIRE(v.contains(k));
+    CHECK(std::isfinite(v[k].get<double>()));
+    CHECK(v[k].get<double>() != t[std::string("test_") + k].get<double>());  // other series
+  }
+  CHECK(v["series"].get<int64_t>() <= 5);
+  // The held-out set does not depend on the validation count.
+  auto plain = train::find_task("chronos").make(tiny_real(dir.str(), {"real_series=", "validation_series="}), Device::cpu());
+  CHECK(plain->evaluate() == t);
+  CHECK(plain->validate().empty());
+  CHECK(throws_with([&] { train::find_task("chronos").make(tiny_real(dir.str(), {"real_series=", "validation_generated=2"}), Device::cpu()); },
+                    {"[chronos]", "not both"}));
+  CHECK(throws_with([&] { train::find_task("chronos").make(tiny_real(dir.str(), {"real_series=", "validation_series=", "validation_generated=-1"}), Device::cpu()); },
+                    {"[chronos]", "validation_generated must be >= 0", "-1"}));
+}

@@ -111,8 +111,9 @@ Json chronos_defaults() {
           {"real_mixup_series", 0},
           {"real_windows_per_series", 16},
           {"min_past", 0},
-          // validation on real series (a directory of CSVs, "" for none): the last
-          // validation_horizon points of each
+          // validation on generated series (a count; 0 for none) or on real series (a directory
+          // of CSVs, "" for none): the last horizon or validation_horizon points of each
+          {"validation_generated", 0},
           {"validation_series", ""},
           {"validation_horizon", 12},
           // optimisation (Chronos: AdamW lr 1e-3, weight decay 0.01, linear decay)

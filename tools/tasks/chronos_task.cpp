@@ -7,7 +7,9 @@
 // min_past < context_length a window's context may start before its series (PAD tokens), as
 // Chronos trains on short series.
 //
-// validate(), when validation_series names a directory of CSVs: `harmonic forecast --eval`'s
+// validate(), with validation_generated > 0: evaluate()'s scores (without the test_ prefix) on
+// that many KernelSynth series of a stream of their own; or when validation_series names a
+// directory of CSVs: `harmonic forecast --eval`'s
 // protocol on each series (its last validation_horizon points held out, the season from its
 // dates): mase, wql (relative to seasonal naive, geometric mean over series) and series; and
 // mase_sets, wql_sets, sets with each data set weighing the same (a file <set>_<name>.csv or
@@ -105,6 +107,8 @@ class ChronosTask : public Task {
     g.kernel_synth_series = c.at("series").get<int64_t>();
     g.mixup_series = c.at("mixup_series").get<int64_t>();
     g.held_out_series = c.at("held_out_series").get<int64_t>();
+    g.validation_series = c.value("validation_generated", int64_t{0});
+    check(g.validation_series >= 0, kChronosTask, "validation_generated must be >= 0, got {}", g.validation_series);
     g.synth.length = c.at("series_length").get<int64_t>();
     g.synth.max_kernels = c.at("max_kernels").get<int64_t>();
     g.mixup.min_length = C_ + H_;
@@ -134,12 +138,14 @@ class ChronosTask : public Task {
     loader_ = std::make_unique<data::DataLoader>(std::make_shared<data::TensorDataset>(train.context, train.labels),
                                                  data::LoaderOptions{.batch_size = batch_, .shuffle = true, .seed = seed});
     validation_dir_ = c.value("validation_series", std::string());
+    check(validation_dir_.empty() || g.validation_series == 0, kChronosTask,
+          "validate on real series (validation_series '{}') or on generated ones (validation_generated {}), not both",
+          validation_dir_, g.validation_series);
     validation_horizon_ = c.value("validation_horizon", int64_t{12});
     check(validation_horizon_ >= 1, kChronosTask, "validation_horizon must be >= 1, got {}", validation_horizon_);
-    held_out_ = std::move(series.held_out);
-    for (const data::KernelComposition& k : series.held_out_kernels) held_out_seasons_.push_back(k.season_length(C_ / 2));
-    data::SeriesWindows test = data::tail_windows(held_out_, tok, C_, H_);
-    test_context_ = test.context.to(device), test_labels_ = test.labels.to(device);
+    test_ = generated_split(std::move(series.held_out), series.held_out_kernels, tok, device);
+    if (!series.validation.empty())
+      validation_ = generated_split(std::move(series.validation), series.validation_kernels, tok, device);
     optim::AdamOptions o;
     o.lr = c.at("lr").get<double>();
     o.weight_decay = c.at("weight_decay").get<double>();
@@ -155,6 +161,7 @@ class ChronosTask : public Task {
   optim::NamedGenerators generators() override { return {{"model", &gen_}}; }
 
   Json validate() override {
+    if (!validation_.series.empty()) return score(validation_);
     if (validation_dir_.empty()) return Json::object();
     ForecastCsvOptions o;
     o.csv = validation_dir_;
@@ -173,12 +180,37 @@ class ChronosTask : public Task {
   }
 
   Json evaluate() override {
+    const Json scores = score(test_);
+    Json out;
+    for (const auto& [k, v] : scores.items()) out["test_" + k] = v;
+    return out;
+  }
+
+ private:
+  // Generated series scored on their last H points (evaluate(): the held-out ones; validate():
+  // the validation ones).
+  struct GeneratedSplit {
+    std::vector<std::vector<double>> series;
+    std::vector<int64_t> seasons;  // each series' season (its kernel's period, or 1)
+    Tensor context, labels;        // (N, C + 1), (N, H) on the device
+  };
+  GeneratedSplit generated_split(std::vector<std::vector<double>> series, const std::vector<data::KernelComposition>& kernels,
+                                 const data::SeriesTokenizer& tok, Device device) const {
+    GeneratedSplit g;
+    g.series = std::move(series);
+    for (const data::KernelComposition& k : kernels) g.seasons.push_back(k.season_length(C_ / 2));
+    data::SeriesWindows w = data::tail_windows(g.series, tok, C_, H_);
+    g.context = w.context.to(device), g.labels = w.labels.to(device);
+    return g;
+  }
+
+  Json score(const GeneratedSplit& split) {
     double ce_sum = 0, smooth_sum = 0;
     int64_t pmfs = 0;
-    const int64_t n = test_context_.size(0);
+    const int64_t n = split.context.size(0);
     for (int64_t i = 0; i < n; i += batch_) {
       const int64_t e = std::min(n, i + batch_);
-      Tensor ctx = slice(test_context_, 0, i, e), lab = slice(test_labels_, 0, i, e);
+      Tensor ctx = slice(split.context, 0, i, e), lab = slice(split.labels, 0, i, e);
       Tensor logits = model_->forward(ctx, lab);  // (b, H, bins)
       ce_sum += cross_entropy(reshape(logits, {-1, model_->bins()}), reshape(lab, {-1})).item<double>() *
                 static_cast<double>(e - i);
@@ -187,43 +219,40 @@ class ChronosTask : public Task {
       pmfs += s.numel();
     }
     std::vector<std::vector<double>> histories;
-    for (const auto& x : held_out_) histories.emplace_back(x.begin(), x.end() - H_);
+    for (const auto& x : split.series) histories.emplace_back(x.begin(), x.end() - H_);
     // A fixed seed of its own: evaluation draws nothing from a checkpointed generator.
     std::vector<models::SeriesForecast> fc =
         models::forecast(*model_, histories, {.horizon = H_, .samples = samples_, .seed = 1234, .top_k = top_k_});
     std::vector<nn::SeriesScores> scores, period_scores;
     int64_t seasonal = 0;
-    for (size_t i = 0; i < held_out_.size(); ++i) {
-      std::vector<double> truth(held_out_[i].end() - H_, held_out_[i].end());
+    for (size_t i = 0; i < split.series.size(); ++i) {
+      std::vector<double> truth(split.series[i].end() - H_, split.series[i].end());
       scores.push_back(nn::score_series(histories[i], truth, fc[i].median, fc[i].quantiles, season_));
-      period_scores.push_back(nn::score_series(histories[i], truth, fc[i].median, fc[i].quantiles, held_out_seasons_[i]));
-      seasonal += held_out_seasons_[i] > 1;
+      period_scores.push_back(nn::score_series(histories[i], truth, fc[i].median, fc[i].quantiles, split.seasons[i]));
+      seasonal += split.seasons[i] > 1;
     }
     nn::RelativeScores r = nn::relative_scores(scores), rp = nn::relative_scores(period_scores);
-    return {{"test_loss", ce_sum / static_cast<double>(n)},
-            {"test_smoothness", smooth_sum / static_cast<double>(pmfs)},
-            {"test_mase", r.relative_mase},
-            {"test_wql", r.relative_wql},
-            {"test_mase_mean", r.mean_mase},
-            {"test_wql_mean", r.mean_wql},
-            {"test_series", r.series},
-            {"test_mase_period", rp.relative_mase},
-            {"test_wql_period", rp.relative_wql},
-            {"test_period_series", seasonal}};
+    return {{"loss", ce_sum / static_cast<double>(n)},
+            {"smoothness", smooth_sum / static_cast<double>(pmfs)},
+            {"mase", r.relative_mase},
+            {"wql", r.relative_wql},
+            {"mase_mean", r.mean_mase},
+            {"wql_mean", r.mean_wql},
+            {"series", r.series},
+            {"mase_period", rp.relative_mase},
+            {"wql_period", rp.relative_wql},
+            {"period_series", seasonal}};
   }
 
- private:
   Json config_;
   Generator gen_;  // init and dropout
   int64_t C_ = 0, H_ = 0, batch_ = 0, samples_ = 0, season_ = 1, top_k_ = 0;
   std::shared_ptr<models::Chronos> model_;
   std::unique_ptr<data::DataLoader> loader_;
   std::unique_ptr<optim::AdamW> optimizer_;
-  std::vector<std::vector<double>> held_out_;
+  GeneratedSplit test_, validation_;  // validation_: empty without validation_generated
   std::string validation_dir_;
   int64_t validation_horizon_ = 12;
-  std::vector<int64_t> held_out_seasons_;  // each held-out series' season (its kernel's period, or 1)
-  Tensor test_context_, test_labels_;  // (N, C + 1), (N, H) on the device
 };
 
 const TaskRegistration chronos_task_registration{with_smoke(
