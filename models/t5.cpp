@@ -93,6 +93,10 @@ T5::T5(const T5Config& c, Generator* gen) : nn::Module("T5"), config(c) {
   decoder_bias = register_module(
       "decoder_bias", std::make_shared<T5RelativeBias>(c.relative_attention_num_buckets,
                                                        c.relative_attention_max_distance, c.num_heads, false, gen));
+  if (c.cross_attention_bias)
+    cross_bias = register_module(
+        "cross_bias", std::make_shared<T5RelativeBias>(c.relative_attention_num_buckets,
+                                                       c.relative_attention_max_distance, c.num_heads, false, gen));
   drop = register_module("drop", std::make_shared<nn::Dropout>(c.dropout_rate, gen));
   if (!c.tie_word_embeddings)
     lm_head = register_module("lm_head", std::make_shared<nn::Linear>(c.d_model, c.vocab_size, false, gen));
@@ -151,6 +155,8 @@ Tensor T5::decode_hidden(const Tensor& decoder_input_ids, const Tensor& memory, 
            "attention_mask {} must be (B, S) of memory {}", attention_mask.defined() ? str(attention_mask.shape()) : "",
            str(memory.shape()));
   nn::AttentionMask memory_mask{.key_padding_mask = attention_mask.defined() ? logical_not(attention_mask) : Tensor()};
+  const int64_t S = memory.size(1);
+  if (cross_bias) memory_mask.additive_bias = cross_bias->forward(T, S, S - 1 + past);
   Tensor h =
       decoder->forward(drop->forward(shared->forward(decoder_input_ids)), memory, self_mask, memory_mask, caches);
   return drop->forward(h);  // (B, T, E)

@@ -34,6 +34,10 @@ struct T5Config {
   int64_t pad_token_id = 0;
   int64_t eos_token_id = 1;
   int64_t decoder_start_token_id = 0;
+  // Not in T5: a relative position bias in cross-attention too (its own causal bucket table),
+  // decoder step t at position S - 1 + t of the encoder's S tokens, so a step can find the
+  // encoder token a fixed lag back (a season) by position rather than by content alone.
+  bool cross_attention_bias = false;
 
   // d_model 384, 4 + 4 layers, 8 heads, d_kv 32, d_ff 1536, ReLU, tied (the project's
   // t5-efficient-mini sizing; the released checkpoint's config has d_kv 64).
@@ -59,7 +63,7 @@ class T5RelativeBias : public nn::Module {
 };
 
 // Children: shared, encoder (layers.i, norm), encoder_bias, decoder (layers.i, norm),
-// decoder_bias, drop, lm_head (untied only).
+// decoder_bias, cross_bias (cross_attention_bias only), drop, lm_head (untied only).
 class T5 : public nn::Module {
  public:
   explicit T5(const T5Config& config, Generator* gen = nullptr);
@@ -92,6 +96,7 @@ class T5 : public nn::Module {
   std::shared_ptr<nn::TransformerEncoder> encoder;
   std::shared_ptr<nn::TransformerDecoder> decoder;
   std::shared_ptr<T5RelativeBias> encoder_bias, decoder_bias;
+  std::shared_ptr<T5RelativeBias> cross_bias;  // null unless config.cross_attention_bias
   std::shared_ptr<nn::Dropout> drop;
   std::shared_ptr<nn::Linear> lm_head;  // null when tied
 

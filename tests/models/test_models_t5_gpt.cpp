@@ -217,6 +217,52 @@ TEST_CASE("T5: gradients through the shared relative bias and tied embedding mat
   }
 }
 
+TEST_CASE("T5 cross_attention_bias: by distance from the decoder step, gradchecked, cached decoding equals recomputation") {
+  models::T5Config c = tiny_t5(false);
+  c.cross_attention_bias = true;
+  c.vocab_size = 13, c.eos_token_id = 99;
+  Generator gen(5);
+  models::T5 t5(c, &gen);
+  REQUIRE(t5.cross_bias != nullptr);
+  CHECK(t5.num_parameters() == models::T5(tiny_t5(false)).num_parameters() + 13 * 8 - 11 * 8 + 8 * 2);
+  t5.eval();
+  Tensor in = ids({3, 7, 1, 9, 0, 2, 4, 6, 8, 10}, {2, 5}), mask = ids({1, 1, 1, 1, 0, 1, 1, 1, 1, 1}, {2, 5});
+  Tensor out = t5.generate(in, mask, 9);
+  Tensor prefix = ids({0, 0}, {2, 1}), memory = t5.encode(in, mask);
+  for (int64_t s = 0; s < 9; ++s) prefix = cat({prefix, argmax(select(t5.decode(prefix, memory, mask), 1, s), 1, true)}, 1);
+  CHECK(out.to_vector() == prefix.to_vector());
+  // Decoder step t sits at encoder position S - 1 + t: its bias row for key j is bucket (S - 1 + t - j).
+  Tensor b = t5.cross_bias->forward(3, 5, 4);  // (1, H, 3, 5)
+  const std::vector<double> table = t5.cross_bias->relative_attention_bias->weight.to_vector();
+  const std::vector<double> got = b.to_vector();
+  for (int64_t t = 0; t < 3; ++t)
+    for (int64_t j = 0; j < 5; ++j) {
+      const int64_t bucket = models::t5_relative_position_bucket(j - (4 + t), false, 8, 12);
+      CHECK(got[(0 * 3 + t) * 5 + j] == table[bucket * 2 + 0]);  // head 0
+    }
+  // Gradients of the cross table in float64 against finite differences.
+  models::T5 g(c);
+  g.to(DType::Float64);
+  set_fixed(g);
+  Tensor dec = ids({0, 5, 2, 7, 0, 1, 3, 3}, {2, 4});
+  auto loss = [&] { return sum(square(g.forward(in, mask, dec))); };
+  g.zero_grad();
+  loss().backward();
+  Tensor W = g.cross_bias->relative_attention_bias->weight;
+  const auto analytic = W.grad().to_vector();
+  for (int64_t idx : {0, 3, 9, 14}) {
+    NoGradGuard no_grad;
+    double* p = W.data<double>() + idx;
+    const double orig = *p, eps = 1e-6;
+    *p = orig + eps;
+    const double up = loss().item<double>();
+    *p = orig - eps;
+    const double down = loss().item<double>();
+    *p = orig;
+    CHECK(analytic[idx] == doctest::Approx((up - down) / (2 * eps)).epsilon(1e-6));
+  }
+}
+
 TEST_CASE("GPT parameter counts follow the GPT-2 formula") {
   auto count = [](int64_t V, int64_t T, int64_t L, int64_t E, bool tied) {
     return V * E + T * E + L * (4 * E * E + 4 * E + 4 * E + 8 * E * E + 4 * E + E) + 2 * E + (tied ? 0 : V * E);

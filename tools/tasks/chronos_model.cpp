@@ -88,6 +88,8 @@ Json chronos_defaults() {
           {"feed_forward", "relu"},
           {"dropout", 0.1},
           {"tie_embeddings", false},
+          // a relative position bias in cross-attention (not in Chronos' T5; models/t5.h)
+          {"cross_attention_bias", false},
           {"head", "linear"},
           {"fourier_frequencies", 64},
           {"fourier_gamma", 1e-6},
@@ -145,6 +147,7 @@ models::ChronosConfig chronos_model_config(const Json& c) {
   m.t5.d_ff = key<int64_t>(c, "d_ff");
   m.t5.dropout_rate = key<double>(c, "dropout");
   m.t5.tie_word_embeddings = key<bool>(c, "tie_embeddings");
+  m.t5.cross_attention_bias = c.value("cross_attention_bias", false);  // absent in older configs
   const auto ff = key<std::string>(c, "feed_forward");
   check(ff == "relu" || ff == "gated-gelu", kChronosTask, "feed_forward must be \"relu\" or \"gated-gelu\", got \"{}\"",
         ff);
