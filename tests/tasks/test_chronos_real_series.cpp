@@ -6,6 +6,7 @@
 
 #include "harmonic/nn/forecast_metrics.h"
 #include "harmonic/tools/tasks/chronos_forecast_csv.h"
+#include "harmonic/tools/tasks/chronos_model.h"
 #include "harmonic/tools/tasks/chronos_real_series.h"
 #include "harmonic/tools/train/config.h"
 #include "harmonic/tools/train/trainer.h"
@@ -103,7 +104,8 @@ TEST_CASE("chronos task: real training series and their mixtures, validated on o
   write_monthly(dir.str() + "/validation/v2.csv", 48, 30);
 
   const train::Json synth_only = tiny_real(dir.str(), {"real_series=", "validation_series="});
-  const train::Json config = tiny_real(dir.str(), {"real_mixup_series=5", "real_windows_per_series=3", "min_past=12"});
+  const train::Json config =
+      tiny_real(dir.str(), {"real_mixup_series=5", "real_windows_per_series=3", "min_past=12", "cross_attention_bias=true"});
   auto base = train::find_task("chronos").make(synth_only, Device::cpu());
   auto task = train::find_task("chronos").make(config, Device::cpu());
   CHECK(base->validate().empty());
@@ -125,6 +127,14 @@ TEST_CASE("chronos task: real training series and their mixtures, validated on o
   CHECK(v["mase"].get<double>() == r.relative->relative_mase);
   CHECK(v["wql"].get<double>() == r.relative->relative_wql);
   CHECK(r.season_lengths == std::vector<int64_t>{12, 12});
+  // A saved model keeps its cross-attention bias: the same forecasts after loading.
+  models::Chronos& model = dynamic_cast<models::Chronos&>(task->model());
+  REQUIRE(model.t5->cross_bias != nullptr);
+  train::save_chronos(dir.str() + "/saved", model, config);
+  train::ChronosForecaster loaded = train::load_chronos(dir.str() + "/saved");
+  REQUIRE(loaded.model->t5->cross_bias != nullptr);
+  o.csv = dir.str() + "/validation/v1.csv";
+  CHECK(train::forecast_csv(*loaded.model, o).forecasts[0].paths == train::forecast_csv(model, o).forecasts[0].paths);
   CHECK(v["sets"] == 2);  // v1 and v2: two sets of one series each
   CHECK(v["mase_sets"].get<double>() == doctest::Approx(v["mase"].get<double>()).epsilon(1e-12));
 
