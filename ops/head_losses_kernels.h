@@ -1,9 +1,10 @@
 // Kernel slots of the per-step losses of the Fourier and GMM heads (ops/head_losses.h; the
 // Fourier regulariser's are in ops/fourier_head_kernels.h): one fused pass per loss with an analytic backward,
 // instead of tens of small composed ops (the toy study takes tens of thousands of steps on
-// 32-row batches, where the composed forms' per-op overhead dominated). Only the CPU binds
-// them (ops/cpu/head_losses.cpp, ops/cpu/head_losses_gmm.cpp); on a device without a kernel the
-// ops use their composed forms, so these slots are never called unbound.
+// 32-row batches, where the composed forms' per-op overhead dominated). The CPU
+// (ops/cpu/head_losses.cpp, ops/cpu/head_losses_gmm.cpp) and CUDA (cuda/head_losses.cu) bind
+// them; on a device without a kernel the ops use their composed forms, so these slots are never
+// called unbound.
 // All tensors contiguous, one float dtype (float32/float64) except where noted; `rows` is the
 // product of the leading dims; outputs and gradients are written, never accumulated.
 #pragma once

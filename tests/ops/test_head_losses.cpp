@@ -1,6 +1,7 @@
 // The head losses (ops/head_losses.h) and fourier_regularizer (ops/fourier_head.h): the fused
-// CPU kernels against the composed forms in value and gradient, gradchecks, input checks, and
-// the composed fallback on a device whose kernel slot is unbound.
+// CPU kernels against the composed forms in value and gradient, gradchecks, input checks, the
+// composed fallback on a device whose kernel slot is unbound, and the CUDA kernels against the CPU.
+#include <algorithm>
 #include <functional>
 
 #include "harmonic/autograd/gradcheck.h"
@@ -8,6 +9,7 @@
 #include "harmonic/ops/head_losses.h"
 #include "harmonic/ops/fourier_head_kernels.h"
 #include "harmonic/ops/head_losses_kernels.h"
+#include "tests/device_harness.h"
 #include "tests/helpers.h"
 
 using namespace hm;
@@ -41,7 +43,7 @@ void check_same(const Fn& fused, const Fn& composed, const std::vector<Tensor>& 
 }
 
 // Unbinds a kernel slot's CPU kernel for the scope: the CPU then looks like a device without
-// the kernel (e.g. CUDA, which binds none of these).
+// the kernel.
 template <class K>
 struct Unbound {
   K& kernel;
@@ -182,4 +184,40 @@ TEST_CASE("head losses: bad inputs name the op and the shapes") {
       {"gmm_nll", "targets", "(4, 3)", "(4, 1)"}));
   CHECK(throws_with([&] { detail::gmm_nll_composed(mu, sd, zeros({3}, {.dtype = DType::Float64})); },
                     {"gmm_nll", "targets"}));
+}
+
+TEST_CASE("[cuda] the head losses' CUDA kernels match the CPU (float64 and float32, negative stds)") {
+  test::announce_targets();
+  for (DType dt : {DType::Float64, DType::Float32}) {
+    INFO(dtype_name(dt));
+    const double tol = dt == DType::Float64 ? 1e-20 : 1e-10;
+    for (int64_t n : {0, 3, 12}) {
+      const FourierCase fc = fourier_case(n);
+      const Tensor t = fc.t.to(dt);
+      test::check_against_cpu("fourier_nll", [&](const std::vector<Tensor>& x) { return fourier_nll(x[0], t.to(x[0].device())); },
+                              {fc.coeffs.to(dt)}, tol);
+    }
+    for (int64_t k : {1, 3}) {
+      const GmmCase gc = gmm_case(k);
+      const Tensor t = gc.t.to(dt);
+      test::check_against_cpu("gmm_log_pmf", [&](const std::vector<Tensor>& x) { return gmm_log_pmf(x[0], x[1], 50); },
+                              {gc.mu.to(dt), gc.sd.to(dt)}, tol);
+      for (const Tensor& sd : {gc.sd, neg(gc.sd)})
+        test::check_against_cpu("gmm_nll",
+                                [&](const std::vector<Tensor>& x) { return gmm_nll(x[0], x[1], t.to(x[0].device())); },
+                                {gc.mu.to(dt), sd.to(dt)}, tol);
+    }
+  }
+#ifdef HARMONIC_WITH_CUDA
+  const auto twins = cuda::HostEmulation::emulated_kernels();
+  for (std::string_view k : {"fourier_nll", "fourier_nll_backward", "gmm_log_pmf", "gmm_log_pmf_backward", "gmm_nll",
+                             "gmm_nll_backward"})
+    CHECK_MESSAGE(std::find(twins.begin(), twins.end(), k) != twins.end(), k);
+#endif
+  // One tape node each on the device too: the kernels, not the composed forms, ran.
+  test::for_each_device([&](const test::Target& target) {
+    const FourierCase fc = fourier_case(2);
+    Tensor c = fc.coeffs.to(target.device).detach().requires_grad_(true);
+    CHECK(fourier_nll(c, fc.t.to(target.device)).grad_fn()->name == "fourier_nll");
+  });
 }
