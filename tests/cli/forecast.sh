@@ -43,14 +43,14 @@ out=$("$bin" forecast --checkpoint "$dir/run" --csv "$dir/series.csv" --column s
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out=$("$bin" forecast --csv "$repo/tools/studies/chronos/example.csv" --column visitors --horizon 12 --samples 8 \
   --out "$dir/shipped.csv" --plot "$dir/shipped.svg" --plot-history 0 --threads 1 2>&1) || fail "shipped: $out"
-[[ $out == *"chronos-linear-d64"* && $out == *"dates from column 'month' (one step: month)"* ]] || fail "shipped: $out"
+[[ $out == *"chronos-real-d64"* && $out == *"dates from column 'month' (one step: month)"* ]] || fail "shipped: $out"
 last=$(tail -1 "$repo/tools/studies/chronos/example.csv" | cut -d, -f1)
 [[ $(sed -n 2p "$dir/shipped.csv") == visitors,1,* ]] || fail "shipped rows: $(head -3 "$dir/shipped.csv")"
 [[ $(head -1 "$dir/shipped.csv") == "series,step,date,median,"* ]] || fail "shipped header: $(head -1 "$dir/shipped.csv")"
 [[ $(sed -n 2p "$dir/shipped.csv" | cut -d, -f3) > "$last" ]] || fail "first forecast date not after $last"
 grep -q "one step: month" "$dir/shipped.svg" || fail "shipped plot: no date axis"
 out=$(HARMONIC_PRETRAINED="$dir/nowhere" "$bin" forecast --csv "$dir/series.csv" --horizon 2 --threads 1 2>&1)
-[[ $? -ne 0 && $out == *"$dir/nowhere/chronos-linear-d64"* ]] || fail "a missing shipped model is named: $out"
+[[ $? -ne 0 && $out == *"$dir/nowhere/chronos-real-d64"* ]] || fail "a missing shipped model is named: $out"
 
 expect_error() {  # name, expected fragment, checkpoint, forecast arguments...
   local name=$1 fragment=$2 checkpoint=$3

@@ -41,11 +41,11 @@ ChronosForecaster load_chronos(const std::string& path, Device device = Device::
                                const std::string& which = "last");
 void save_chronos(const std::string& dir, const models::Chronos& model, const nlohmann::json& task_config);
 
-// The forecaster that ships with Harmonic (models/pretrained/chronos-linear-d64, README there): a
+// The forecaster that ships with Harmonic (models/pretrained/chronos-real-d64, README there): a
 // saved directory, looked up in $HARMONIC_PRETRAINED when set, else beside an installed
 // `harmonic` (<prefix>/share/harmonic/pretrained), then in the source tree it was built from; an
 // hm::Error naming the places searched when none has it.
-inline constexpr const char* kShippedForecaster = "chronos-linear-d64";
+inline constexpr const char* kShippedForecaster = "chronos-real-d64";
 std::string shipped_forecaster_dir();
 
 }  // namespace hm::train
