@@ -109,6 +109,19 @@ SeriesScores score_series(const std::vector<double>& history, const std::vector<
   return s;
 }
 
+namespace {
+// r with its counts, geometric means and plain means from the counted relative scores rm, rw
+// (r.mean_* hold the sums of the counted items).
+RelativeScores finished(RelativeScores r, const std::vector<double>& rm, const std::vector<double>& rw) {
+  r.series = std::ssize(rm);
+  r.relative_mase = geometric_mean(rm);
+  r.relative_wql = geometric_mean(rw);
+  r.mean_mase = r.series > 0 ? r.mean_mase / static_cast<double>(r.series) : kNaN;
+  r.mean_wql = r.series > 0 ? r.mean_wql / static_cast<double>(r.series) : kNaN;
+  return r;
+}
+}  // namespace
+
 RelativeScores relative_scores(const std::vector<SeriesScores>& scores) {
   std::vector<double> rm, rw;
   RelativeScores r;
@@ -121,12 +134,7 @@ RelativeScores relative_scores(const std::vector<SeriesScores>& scores) {
     rm.push_back(a), rw.push_back(b);
     r.mean_mase += s.mase, r.mean_wql += s.wql;
   }
-  r.series = std::ssize(rm);
-  r.relative_mase = geometric_mean(rm);
-  r.relative_wql = geometric_mean(rw);
-  r.mean_mase = r.series > 0 ? r.mean_mase / static_cast<double>(r.series) : kNaN;
-  r.mean_wql = r.series > 0 ? r.mean_wql / static_cast<double>(r.series) : kNaN;
-  return r;
+  return finished(r, rm, rw);
 }
 
 RelativeScores relative_scores_by_group(const std::vector<SeriesScores>& scores, const std::vector<std::string>& groups) {
@@ -147,12 +155,7 @@ RelativeScores relative_scores_by_group(const std::vector<SeriesScores>& scores,
     rm.push_back(one.relative_mase), rw.push_back(one.relative_wql);
     r.mean_mase += one.mean_mase, r.mean_wql += one.mean_wql;
   }
-  r.series = std::ssize(rm);
-  r.relative_mase = geometric_mean(rm);
-  r.relative_wql = geometric_mean(rw);
-  r.mean_mase = r.series > 0 ? r.mean_mase / static_cast<double>(r.series) : kNaN;
-  r.mean_wql = r.series > 0 ? r.mean_wql / static_cast<double>(r.series) : kNaN;
-  return r;
+  return finished(r, rm, rw);
 }
 
 }  // namespace hm::nn
