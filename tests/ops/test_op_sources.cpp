@@ -66,6 +66,9 @@ TEST_CASE("op sources: --where lines name the stem's files, and an unknown op is
   CHECK(lines[3].find("ops/cpu/softmax.cpp") != std::string::npos);
   CHECK(lines[4].find("cuda/softmax.cu") != std::string::npos);
   CHECK(lines[5].find("tests/ops/test_softmax.cpp") != std::string::npos);
-  CHECK(source_lines(stem_of("gmm_nll"))[4].find("composed") != std::string::npos);
+  CHECK(source_lines(stem_of("gmm_nll"))[4].find("cuda/head_losses.cu") != std::string::npos);
+  // A stem without a CUDA kernel says so.
+  CHECK(source_lines(hm::ops::OpStem{"kernel_less", {"kernel_less"}, true, true, false})[4].find("composed") !=
+        std::string::npos);
   CHECK(hm::test::throws_with([] { stem_of("no_such_op"); }, {"no_such_op"}));
 }
