@@ -114,21 +114,28 @@ struct GmmTerms {  // a thread per (row, component, bin): w = exp(-z^2 / 2) / (s
     w[i] = CudaMath::exp(T(-0.5) * z * z) * norm;
   }
 };
+// Row r's mixture density d_j = sum_c w (the CPU's order over c) into d (m), returning sum_j d_j.
 template <class T>
-struct GmmLogPmfRow {  // a thread per row: d_j = sum_c w, out = log(d / sum d + 1e-5)
+HM_HD T row_density(const T* w, int64_t r, int64_t k, int64_t m, T* d) {
+  T total = 0;
+  for (int64_t j = 0; j < m; ++j) {
+    T dj = 0;
+    for (int64_t c = 0; c < k; ++c) dj += w[(r * k + c) * m + j];
+    d[j] = dj;
+    total += dj;
+  }
+  return total;
+}
+
+template <class T>
+struct GmmLogPmfRow {  // a thread per row: out = log(d / sum d + 1e-5), d first held in out
   const T* w;
   T* out;
   int64_t k, m;
-  HM_HD T density(int64_t r, int64_t j) const {
-    T d = 0;
-    for (int64_t c = 0; c < k; ++c) d += w[(r * k + c) * m + j];
-    return d;
-  }
   HM_HD void operator()(int64_t r) const {
-    T total = 0;
-    for (int64_t j = 0; j < m; ++j) total += density(r, j);
-    const T inv_total = T(1) / total;
-    for (int64_t j = 0; j < m; ++j) out[r * m + j] = CudaMath::log(density(r, j) * inv_total + T(1e-5));
+    T* o = out + r * m;
+    const T inv_total = T(1) / row_density(w, r, k, m, o);
+    for (int64_t j = 0; j < m; ++j) o[j] = CudaMath::log(o[j] * inv_total + T(1e-5));
   }
 };
 
@@ -145,22 +152,20 @@ void gmm_log_pmf_on(const Tensor& mu, const Tensor& sd, const Tensor& w, const T
 }
 
 template <class T>
-struct GmmLogPmfBackwardRow {  // a thread per row: e_j = dL/dd_j
-  GmmLogPmfRow<T> rows;        // density() over w
-  const T* g;
+struct GmmLogPmfBackwardRow {  // a thread per row: e_j = dL/dd_j, d first held in e
+  const T *w, *g;
   T* e;
+  int64_t k, m;
   HM_HD void operator()(int64_t r) const {
-    const int64_t m = rows.m;
-    T total = 0;
-    for (int64_t j = 0; j < m; ++j) total += rows.density(r, j);
-    const T inv_total = T(1) / total;
+    T* er = e + r * m;
+    const T inv_total = T(1) / row_density(w, r, k, m, er);
     T hy = 0;
     for (int64_t j = 0; j < m; ++j) {
-      const T y = rows.density(r, j) * inv_total;
-      e[r * m + j] = g[r * m + j] / (y + T(1e-5));
-      hy += e[r * m + j] * y;
+      const T y = er[j] * inv_total;
+      er[j] = g[r * m + j] / (y + T(1e-5));
+      hy += er[j] * y;
     }
-    for (int64_t j = 0; j < m; ++j) e[r * m + j] = (e[r * m + j] - hy) * inv_total;
+    for (int64_t j = 0; j < m; ++j) er[j] = (er[j] - hy) * inv_total;
   }
 };
 template <class T>
@@ -206,7 +211,7 @@ void gmm_log_pmf_backward_on(const Tensor& mu, const Tensor& sd, const Tensor& w
     T* pe = static_cast<T*>(e.raw_data());
     double* pp = static_cast<double*>(part.raw_data());
     for_each_index(E, device, rows,
-                   GmmLogPmfBackwardRow<T>{{pw, nullptr, k, m}, static_cast<const T*>(g.raw_data()), pe});
+                   GmmLogPmfBackwardRow<T>{pw, static_cast<const T*>(g.raw_data()), pe, k, m});
     for_each_index(E, device, rows * k,
                    GmmLogPmfBackwardTerm<T>{static_cast<const T*>(mu.raw_data()), static_cast<const T*>(sd.raw_data()),
                                             pw, pe, static_cast<T*>(gmu.raw_data()), pp, k, m});

@@ -117,7 +117,8 @@ class ChronosTask : public Task {
           g.synth.length, C_ + H_);
     check(g.held_out_series >= 1, kChronosTask, "held_out_series must be >= 1, got {}", g.held_out_series);
     data::GeneratedSeries series = data::generate_series(g);
-    const int64_t min_past = c.value("min_past", int64_t{0}) == 0 ? C_ : c.value("min_past", int64_t{0});
+    const int64_t min_past_key = c.value("min_past", int64_t{0});  // absent in older configs
+    const int64_t min_past = min_past_key == 0 ? C_ : min_past_key;
     check(min_past >= 1 && min_past <= C_, kChronosTask, "min_past must be in [1, context_length = {}] (0: {}), got {}",
           C_, C_, min_past);
     std::vector<std::vector<double>> real = real_training_series(c, min_past);
