@@ -16,7 +16,7 @@
 namespace hm::data {
 namespace {
 
-constexpr std::string_view kFn = "read_csv";
+constexpr std::string_view kReadCsv = "read_csv";
 
 std::string_view trim(std::string_view s) {
   size_t b = 0, e = s.size();
@@ -52,7 +52,7 @@ std::vector<std::string> split_line(std::string_view line, char delim, const std
       cell += ch;
     }
   }
-  check(!quoted, kFn, "'{}' line {}: unterminated quote", source, line_no);
+  check(!quoted, kReadCsv, "'{}' line {}: unterminated quote", source, line_no);
   cells.push_back(was_quoted ? cell : std::string(trim(cell)));
   return cells;
 }
@@ -203,12 +203,12 @@ CsvDialect detect_csv_dialect(std::string_view text) {
 }
 
 CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::string& source) {
-  check(opt.dtype == DType::Float32 || opt.dtype == DType::Float64, kFn, "dtype must be float32 or float64, got {}",
+  check(opt.dtype == DType::Float32 || opt.dtype == DType::Float64, kReadCsv, "dtype must be float32 or float64, got {}",
         dtype_name(opt.dtype));
-  check(opt.decimal == '.' || opt.decimal == ',', kFn, "'{}': the decimal mark must be '.' or ',', got '{}'", source,
+  check(opt.decimal == '.' || opt.decimal == ',', kReadCsv, "'{}': the decimal mark must be '.' or ',', got '{}'", source,
         opt.decimal);
   std::vector<Line> lines = non_blank_lines(without_bom(text));
-  check(!lines.empty(), kFn, "'{}': empty file (no lines)", source);
+  check(!lines.empty(), kReadCsv, "'{}': empty file (no lines)", source);
   std::vector<std::vector<std::string>> rows_cells;  // every line's cells, the header's first
   for (const Line& line : lines) rows_cells.push_back(split_line(line.text, opt.delimiter, source, line.number));
   auto number = [&](std::string_view cell) { return parse_number(cell, opt.decimal); };
@@ -224,16 +224,16 @@ CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::stri
 
   std::vector<int64_t> keep;  // selected column positions
   if (!opt.columns.empty()) {
-    check(has_header, kFn, "'{}': columns selected by name but the file has no header line", source);
+    check(has_header, kReadCsv, "'{}': columns selected by name but the file has no header line", source);
     for (const auto& name : opt.columns) {
       auto it = std::find(names.begin(), names.end(), name);
-      check(it != names.end(), kFn, "'{}': no column '{}' in the header (columns: {}){}", source, name,
+      check(it != names.end(), kReadCsv, "'{}': no column '{}' in the header (columns: {}){}", source, name,
             fmt::join(names, ", "), hint);
       keep.push_back(it - names.begin());
     }
   } else if (!opt.column_indices.empty()) {
     for (int64_t c : opt.column_indices) {
-      check(c >= 0 && c < ncols, kFn, "'{}': column index {} out of range for {} columns", source, c, ncols);
+      check(c >= 0 && c < ncols, kReadCsv, "'{}': column index {} out of range for {} columns", source, c, ncols);
       keep.push_back(c);
     }
   } else {
@@ -267,12 +267,12 @@ CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::stri
     }
     if (!selected) {
       keep = numeric;
-      check(!keep.empty(), kFn, "'{}': no numeric column (line {} has text in every column: {}){}{}", source,
+      check(!keep.empty(), kReadCsv, "'{}': no numeric column (line {} has text in every column: {}){}{}", source,
             lines[first_data].number, fmt::join(skipped, ", "), hint, decimal_hint(cells, opt));
     }
   }
   const auto rows = static_cast<int64_t>(lines.size() - first_data);
-  check(rows > 0, kFn, "'{}': no data rows after the header (line {})", source, lines[0].number);
+  check(rows > 0, kReadCsv, "'{}': no data rows after the header (line {})", source, lines[0].number);
   const auto nkeep = static_cast<int64_t>(keep.size());
   std::vector<double> values(static_cast<size_t>(rows * nkeep));
   std::vector<std::vector<std::string>> text_cells(text_columns.size());
@@ -282,7 +282,7 @@ CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::stri
     const std::vector<std::string>& cells = rows_cells[first_data + r];
     line_numbers.push_back(line.number);
     const auto got = static_cast<int64_t>(cells.size());
-    check(got <= ncols, kFn, "'{}' line {}: {} cells but line {} has {} (extra cell at column {})", source, line.number,
+    check(got <= ncols, kReadCsv, "'{}' line {}: {} cells but line {} has {} (extra cell at column {})", source, line.number,
           got, lines[0].number, ncols, ncols + 1);
     for (size_t t = 0; t < text_columns.size(); ++t)
       text_cells[t].push_back(text_columns[t] < got ? cells[text_columns[t]] : std::string());
@@ -292,12 +292,12 @@ CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::stri
         values[r * nkeep + k] = std::numeric_limits<double>::quiet_NaN();
         continue;
       }
-      check(c < got, kFn, "'{}' line {} column {} ('{}'): missing value (the line has only {} cells)", source,
+      check(c < got, kReadCsv, "'{}' line {} column {} ('{}'): missing value (the line has only {} cells)", source,
             line.number, c + 1, names[c], got);
       std::optional<double> v = number(cells[c]);
-      check(!cells[c].empty(), kFn, "'{}' line {} column {} ('{}'): missing value (empty cell)", source, line.number,
+      check(!cells[c].empty(), kReadCsv, "'{}' line {} column {} ('{}'): missing value (empty cell)", source, line.number,
             c + 1, names[c]);
-      check(v.has_value(), kFn, "'{}' line {} column {} ('{}'): '{}' is not a number{}", source, line.number, c + 1,
+      check(v.has_value(), kReadCsv, "'{}' line {} column {} ('{}'): '{}' is not a number{}", source, line.number, c + 1,
             names[c], cells[c],
             !hint.empty()                            ? hint
             : !decimal_hint({cells[c]}, opt).empty() ? decimal_hint({cells[c]}, opt)
@@ -318,9 +318,9 @@ CsvTable parse_csv(std::string_view text, const CsvOptions& opt, const std::stri
 }
 
 CsvTable read_csv(const std::string& path, const CsvOptions& options) {
-  check_readable_file(path, kFn);  // a directory or a missing path, by name
+  check_readable_file(path, kReadCsv);  // a directory or a missing path, by name
   std::ifstream in(path, std::ios::binary);
-  check(in.good(), kFn, "cannot open '{}'", path);
+  check(in.good(), kReadCsv, "cannot open '{}'", path);
   std::ostringstream buffer;
   buffer << in.rdbuf();
   return parse_csv(buffer.str(), options, path);

@@ -9,10 +9,10 @@
 namespace hm::data {
 namespace {
 
-constexpr const char* kFn = "metronome_spectrogram";
+constexpr const char* kMetronomeSpectrogram = "metronome_spectrogram";
 
 void check_options(const SpectrogramOptions& o) {
-  check(o.n_fft >= 4 && o.n_fft % 2 == 0 && o.hop >= 1 && o.bands >= 1 && (o.n_fft / 2) % o.bands == 0, kFn,
+  check(o.n_fft >= 4 && o.n_fft % 2 == 0 && o.hop >= 1 && o.bands >= 1 && (o.n_fft / 2) % o.bands == 0, kMetronomeSpectrogram,
         "need an even n_fft >= 4, hop >= 1 and bands dividing n_fft / 2, got n_fft {}, hop {}, bands {}", o.n_fft,
         o.hop, o.bands);
 }
@@ -26,7 +26,7 @@ int64_t spectrogram_frames(int64_t samples, const SpectrogramOptions& o) {
 
 Tensor metronome_spectrogram(const Tensor& audio, const SpectrogramOptions& o) {
   check_options(o);
-  check(audio.dim() == 2 && audio.size(1) > o.n_fft / 2, kFn,
+  check(audio.dim() == 2 && audio.size(1) > o.n_fft / 2, kMetronomeSpectrogram,
         "audio must be (B, T) with T > n_fft / 2 = {} (reflect padding), got {}", o.n_fft / 2, str(audio.shape()));
   NoGradGuard no_grad;
   const int64_t B = audio.size(0), half = o.n_fft / 2;

@@ -22,31 +22,31 @@
 namespace hm {
 namespace {
 
-constexpr const char* kFn = "scaled_dot_product_attention";
+constexpr const char* kSdpa = "scaled_dot_product_attention";
 
 void check_args(const Tensor& q, const Tensor& k, const Tensor& v, const FusedAttentionMask& mask, double dropout_p,
                 std::optional<double> scale) {
-  check(q.defined() && k.defined() && v.defined(), kFn, "q, k and v must be defined");
-  HM_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, kFn,
+  check(q.defined() && k.defined() && v.defined(), kSdpa, "q, k and v must be defined");
+  HM_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, kSdpa,
            "expected q (B, H, Nq, D), k (B, H, Nk, D), v (B, H, Nk, Dv), got {}, {}, {}", str(q.shape()),
            str(k.shape()), str(v.shape()));
   const int64_t B = q.size(0), H = q.size(1), D = q.size(3), Nk = k.size(2);
   HM_CHECK(k.size(0) == B && v.size(0) == B && k.size(1) == H && v.size(1) == H && k.size(3) == D && v.size(2) == Nk,
-           kFn, "incompatible q {}, k {}, v {}", str(q.shape()), str(k.shape()), str(v.shape()));
+           kSdpa, "incompatible q {}, k {}, v {}", str(q.shape()), str(k.shape()), str(v.shape()));
   HM_CHECK(is_floating(q.dtype()) && q.dtype() != DType::BFloat16 && q.dtype() == k.dtype() && k.dtype() == v.dtype(),
-           kFn, "q, k and v must share one float32/float64 dtype, got {}, {}, {}", q.desc(), k.desc(), v.desc());
-  HM_CHECK(q.device() == k.device() && k.device() == v.device(), kFn,
+           kSdpa, "q, k and v must share one float32/float64 dtype, got {}, {}, {}", q.desc(), k.desc(), v.desc());
+  HM_CHECK(q.device() == k.device() && k.device() == v.device(), kSdpa,
            "q, k and v must be on one device, got {}, {}, {}", q.desc(), k.desc(), v.desc());
   if (mask.key_padding_mask.defined())
-    HM_CHECK((mask.key_padding_mask.dtype() == DType::Bool && mask.key_padding_mask.shape() == Shape{B, Nk}), kFn,
+    HM_CHECK((mask.key_padding_mask.dtype() == DType::Bool && mask.key_padding_mask.shape() == Shape{B, Nk}), kSdpa,
              "key_padding_mask must be bool (B, Nk) = ({}, {}), got {}", B, Nk, mask.key_padding_mask.desc());
-  check(dropout_p >= 0.0 && dropout_p < 1.0, kFn, "dropout_p must be in [0, 1), got {}", dropout_p);
-  check(!scale || std::isfinite(*scale), kFn, "scale must be finite, got {}", scale.value_or(0.0));
+  check(dropout_p >= 0.0 && dropout_p < 1.0, kSdpa, "dropout_p must be in [0, 1), got {}", dropout_p);
+  check(!scale || std::isfinite(*scale), kSdpa, "scale must be finite, got {}", scale.value_or(0.0));
   if (const Tensor& b = mask.additive_bias; b.defined()) {
     const Shape logits{B, H, q.size(2), Nk};
-    HM_CHECK(broadcasts_to(b.shape(), logits), kFn, "additive_bias {} does not broadcast to the logits (B, H, Nq, Nk) = {} (q {}, k {})",
+    HM_CHECK(broadcasts_to(b.shape(), logits), kSdpa, "additive_bias {} does not broadcast to the logits (B, H, Nq, Nk) = {} (q {}, k {})",
              str(b.shape()), str(logits), str(q.shape()), str(k.shape()));
-    HM_CHECK(b.dtype() == q.dtype() && b.device() == q.device(), kFn,
+    HM_CHECK(b.dtype() == q.dtype() && b.device() == q.device(), kSdpa,
              "additive_bias {} must have q's dtype and device, q {}", b.desc(), q.desc());
   }
 }
@@ -95,7 +95,7 @@ Tensor scaled_dot_product_attention(const Tensor& q_in, const Tensor& k_in, cons
   if (bias_in.defined()) inputs.push_back(bias_in);
   const bool rec = autograd::will_record(inputs);
   return autograd::record(
-      kFn, out, inputs,
+      kSdpa, out, inputs,
       [sq = rec ? Saved(q) : Saved(), sk = rec ? Saved(k) : Saved(), sv = rec ? Saved(v) : Saved(),
        so = rec ? Saved(out) : Saved(), sl = rec ? Saved(lse) : Saved(), sp = rec ? Saved(pad) : Saved(),
        sb = rec ? Saved(bias) : Saved(), bias_shape = bias_in.defined() ? bias_in.shape() : Shape{},

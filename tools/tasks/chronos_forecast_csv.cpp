@@ -14,7 +14,7 @@
 namespace hm::train {
 namespace {
 
-constexpr std::string_view kFn = "forecast";
+constexpr std::string_view kForecastCsv = "forecast";
 
 // A column without its leading and trailing missing values, and the row of its first value.
 std::pair<std::vector<double>, int64_t> trimmed_column(const std::vector<double>& column) {
@@ -89,10 +89,10 @@ ForecastCsvResult forecast_file(models::Chronos& model, const ForecastCsvOptions
   for (size_t c = 0; c < in.names.size(); ++c) {
     const std::string& name = in.names[c];
     auto [x, first_row] = trimmed_column(in.columns[c]);
-    check(!x.empty(), kFn, "'{}' column '{}': no observed value (every cell is missing)", o.csv, name);
+    check(!x.empty(), kForecastCsv, "'{}' column '{}': no observed value (every cell is missing)", o.csv, name);
     if (o.eval) {
       check(std::ssize(x) >= need && observed(std::vector<double>(x.begin(), x.end() - o.horizon)) >= kMinObserved,
-            kFn,
+            kForecastCsv,
             "'{}' column '{}': {} points; --eval holds out the last {} and needs {} observed values before them "
             "(at least {} points)",
             o.csv, name, x.size(), o.horizon, kMinObserved, need);
@@ -100,7 +100,7 @@ ForecastCsvResult forecast_file(models::Chronos& model, const ForecastCsvOptions
       x.resize(x.size() - static_cast<size_t>(o.horizon));
     }
     const int64_t seen = observed(x);
-    check(seen >= kMinObserved, kFn, "'{}' column '{}': {} observed value(s); forecasting needs at least {}", o.csv,
+    check(seen >= kMinObserved, kForecastCsv, "'{}' column '{}': {} observed value(s); forecasting needs at least {}", o.csv,
           name, seen, kMinObserved);
     double lo = INFINITY, hi = -INFINITY;
     for (double v : x)
@@ -137,8 +137,8 @@ ForecastCsvResult forecast_directory(models::Chronos& model, const ForecastCsvOp
   for (const auto& entry : std::filesystem::directory_iterator(o.csv))
     if (entry.is_regular_file() && entry.path().extension() == ".csv") files.push_back(entry.path());
   std::sort(files.begin(), files.end());
-  check(!files.empty(), kFn, "'{}' is a directory without .csv files", o.csv);
-  check(o.plot.empty(), kFn, "--plot draws the series of one file; '{}' is a directory (forecast its files one by one)",
+  check(!files.empty(), kForecastCsv, "'{}' is a directory without .csv files", o.csv);
+  check(o.plot.empty(), kForecastCsv, "--plot draws the series of one file; '{}' is a directory (forecast its files one by one)",
         o.csv);
   ForecastCsvResult all;
   for (const std::filesystem::path& file : files) {
@@ -162,14 +162,14 @@ ForecastCsvResult forecast_directory(models::Chronos& model, const ForecastCsvOp
 }  // namespace
 
 ForecastCsvResult forecast_csv(models::Chronos& model, const ForecastCsvOptions& o) {
-  check(o.horizon >= 1, kFn, "--horizon must be at least 1 step, got {}", o.horizon);
-  check(o.samples >= 1, kFn, "--samples must be at least 1, got {}", o.samples);
-  check(o.context >= 0, kFn, "--context must be >= 0 (0: the model's training context), got {}", o.context);
-  check(o.season_length >= 0, kFn, "--season-length must be >= 1 (or 0: from the dates), got {}", o.season_length);
-  check(o.plot_history >= -1, kFn, "--plot-history must be >= 0 (0: all), got {}", o.plot_history);
+  check(o.horizon >= 1, kForecastCsv, "--horizon must be at least 1 step, got {}", o.horizon);
+  check(o.samples >= 1, kForecastCsv, "--samples must be at least 1, got {}", o.samples);
+  check(o.context >= 0, kForecastCsv, "--context must be >= 0 (0: the model's training context), got {}", o.context);
+  check(o.season_length >= 0, kForecastCsv, "--season-length must be >= 1 (or 0: from the dates), got {}", o.season_length);
+  check(o.plot_history >= -1, kForecastCsv, "--plot-history must be >= 0 (0: all), got {}", o.plot_history);
   if (!o.plot.empty()) {
     const std::string ext = std::filesystem::path(o.plot).extension().string();
-    check(ext == ".png" || ext == ".svg", kFn, "--plot '{}' must end in .png or .svg", o.plot);
+    check(ext == ".png" || ext == ".svg", kForecastCsv, "--plot '{}' must end in .png or .svg", o.plot);
   }
   ForecastCsvResult r = std::filesystem::is_directory(o.csv) ? forecast_directory(model, o) : forecast_file(model, o);
   if (o.eval) r.relative = nn::relative_scores(r.scores);

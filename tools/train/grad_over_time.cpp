@@ -11,7 +11,7 @@
 namespace hm::train {
 namespace {
 
-constexpr const char* kFn = "gradient_over_time";
+constexpr const char* kGradOverTime = "gradient_over_time";
 
 // L1, L2, Linf of a (S) float64 gradient.
 GradNorms norms_of(const std::vector<double>& g) {
@@ -48,9 +48,9 @@ std::vector<GradWindow> window_means(const std::vector<GradNorms>& steps, int64_
 }
 
 GradOverTime gradient_over_time(RecurrentProbe& probe, const data::Batch& batch, int64_t window) {
-  check(window > 0, kFn, "window must be positive, got {}", window);
+  check(window > 0, kGradOverTime, "window must be positive, got {}", window);
   Tensor h0 = probe.initial_state(batch);
-  HM_CHECK(h0.defined() && h0.dim() == 2, kFn, "initial_state must be (B, S), got {}",
+  HM_CHECK(h0.defined() && h0.dim() == 2, kGradOverTime, "initial_state must be (B, S), got {}",
            h0.defined() ? h0.desc() : std::string("an undefined tensor"));
   h0 = h0.detach().clone().requires_grad_(true);
   GradOverTime r;
@@ -59,9 +59,9 @@ GradOverTime gradient_over_time(RecurrentProbe& probe, const data::Batch& batch,
   r.window = window;
   std::vector<Tensor> losses = probe.step_losses(batch, h0);
   const int64_t T = std::ssize(losses);
-  check(T > 0, kFn, "step_losses returned no losses");
+  check(T > 0, kGradOverTime, "step_losses returned no losses");
   for (int64_t t = 0; t < T; ++t)
-    HM_CHECK(losses[t].defined() && losses[t].numel() == 1, kFn, "step loss {} of {} must be a scalar, got {}", t, T,
+    HM_CHECK(losses[t].defined() && losses[t].numel() == 1, kGradOverTime, "step loss {} of {} must be a scalar, got {}", t, T,
              losses[t].defined() ? losses[t].desc() : std::string("an undefined tensor"));
   r.steps.reserve(T);
   const std::vector<double> zero(r.state_size, 0.0);
@@ -78,7 +78,7 @@ GradOverTime gradient_over_time(RecurrentProbe& probe, const data::Batch& batch,
 
 GradOverTime gradient_over_time(Task& task, const data::Batch& batch, int64_t window) {
   RecurrentProbe* probe = task.recurrent_probe();
-  check(probe != nullptr, kFn, "the task has no recurrent probe (Task::recurrent_probe)");
+  check(probe != nullptr, kGradOverTime, "the task has no recurrent probe (Task::recurrent_probe)");
   nn::Module& model = task.model();
   auto params = model.parameters();
   const Device device = params.empty() ? batch.input.device() : params.front().device();
