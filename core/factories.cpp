@@ -8,6 +8,7 @@
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/core/constant_cache.h"
 #include "harmonic/core/philox.h"
+#include "harmonic/core/philox_draw.h"
 
 namespace hm {
 namespace {
@@ -82,11 +83,10 @@ Tensor eye(int64_t n, TensorOptions opt) {
 
 Tensor uniform(const Shape& shape, double low, double high, TensorOptions opt, Generator* gen) {
   check(low <= high, "uniform", "low {} > high {}", low, high);
-  if (opt.device.is_cuda())  // a captured CUDA graph would freeze the offset: every replay draws the same numbers
-    cuda_check_not_capturing(opt.device.index, "random", "draws a Philox offset from a host generator");
   Tensor t = Tensor::empty(shape, opt.dtype, opt.device);
-  uint64_t offset = pick(gen).reserve(t.numel());
-  uniform_kernel(opt.device, t, pick(gen).seed(), offset, low, high);
+  // Inside a CUDA graph capture the offset is read on the device at each replay (core/philox_draw.h).
+  const PhiloxDraw draw = reserve_philox(pick(gen), static_cast<uint64_t>(t.numel()), opt.device);
+  uniform_kernel(opt.device, t, draw.seed, draw.offset, draw.base, low, high);
   return finish(t, opt);
 }
 
@@ -94,11 +94,9 @@ Tensor rand(const Shape& shape, TensorOptions opt, Generator* gen) { return unif
 
 Tensor normal(const Shape& shape, double mean, double std, TensorOptions opt, Generator* gen) {
   check(std >= 0, "normal", "std must be >= 0, got {}", std);
-  if (opt.device.is_cuda())  // a captured CUDA graph would freeze the offset: every replay draws the same numbers
-    cuda_check_not_capturing(opt.device.index, "random", "draws a Philox offset from a host generator");
   Tensor t = Tensor::empty(shape, opt.dtype, opt.device);
-  uint64_t offset = pick(gen).reserve(t.numel());
-  normal_kernel(opt.device, t, pick(gen).seed(), offset, mean, std);
+  const PhiloxDraw draw = reserve_philox(pick(gen), static_cast<uint64_t>(t.numel()), opt.device);
+  normal_kernel(opt.device, t, draw.seed, draw.offset, draw.base, mean, std);
   return finish(t, opt);
 }
 

@@ -22,7 +22,13 @@ void manual_seed(uint64_t seed) { default_generator().set_state(seed, 0); }
 
 namespace {
 
-void cpu_uniform(const Tensor& out, uint64_t seed, uint64_t offset, double low, double high) {
+uint64_t with_base(uint64_t offset, const Tensor& offset_base) {
+  return offset_base.defined() ? offset + static_cast<uint64_t>(*offset_base.data<int64_t>()) : offset;
+}
+
+void cpu_uniform(const Tensor& out, uint64_t seed, uint64_t offset_in, const Tensor& offset_base, double low,
+                 double high) {
+  const uint64_t offset = with_base(offset_in, offset_base);
   dispatch_float(out.dtype(), "uniform_", [&]<class T>() {
     T* p = out.data<T>();
     T lo = static_cast<T>(low), span = static_cast<T>(high - low);
@@ -32,7 +38,9 @@ void cpu_uniform(const Tensor& out, uint64_t seed, uint64_t offset, double low, 
   });
 }
 
-void cpu_normal(const Tensor& out, uint64_t seed, uint64_t offset, double mean, double std) {
+void cpu_normal(const Tensor& out, uint64_t seed, uint64_t offset_in, const Tensor& offset_base, double mean,
+                double std) {
+  const uint64_t offset = with_base(offset_in, offset_base);
   dispatch_float(out.dtype(), "normal_", [&]<class T>() {
     T* p = out.data<T>();
     T m = static_cast<T>(mean), s = static_cast<T>(std);

@@ -28,10 +28,14 @@ class Generator {
 Generator& default_generator();
 void manual_seed(uint64_t seed);  // seeds the calling thread's default generator
 
-// Fill contiguous `out` (float32/float64) with draw (seed, offset). Per device.
-inline Kernel<void(const Tensor& out, uint64_t seed, uint64_t offset, double low, double high)> uniform_kernel{
-    "uniform_"};
-inline Kernel<void(const Tensor& out, uint64_t seed, uint64_t offset, double mean, double std)> normal_kernel{
-    "normal_"};
+// Fill contiguous `out` (float32/float64) with draw (seed, offset + base), base being
+// *offset_base when that (1,) int64 tensor on out's device is defined (a draw inside a CUDA graph
+// capture, core/philox_draw.h), else 0. Per device.
+inline Kernel<void(const Tensor& out, uint64_t seed, uint64_t offset, const Tensor& offset_base, double low,
+                   double high)>
+    uniform_kernel{"uniform_"};
+inline Kernel<void(const Tensor& out, uint64_t seed, uint64_t offset, const Tensor& offset_base, double mean,
+                   double std)>
+    normal_kernel{"normal_"};
 
 }  // namespace hm

@@ -62,9 +62,11 @@ struct UniformOp {
   T* out;
   int64_t n;
   uint64_t seed, offset;
+  const int64_t* base;  // null, or the device value added to offset (a captured draw)
   T low, span;
   HM_HD void operator()(int64_t c) const {
-    const philox::Block b = philox::generate(seed, offset + static_cast<uint64_t>(c));
+    const uint64_t o = base ? offset + static_cast<uint64_t>(*base) : offset;
+    const philox::Block b = philox::generate(seed, o + static_cast<uint64_t>(c));
 #pragma unroll
     for (int j = 0; j < kPerBlock<T>; ++j) {
       const int64_t i = c * kPerBlock<T> + j;
@@ -85,6 +87,7 @@ struct NormalOp {
   T* out;
   int64_t n;
   uint64_t seed, offset;
+  const int64_t* base;  // as UniformOp's
   T mean, stddev;
   HM_HD void write_pair(int64_t i, T u1, T u2) const {
     const T radius = std::sqrt(T(-2) * std::log(T(1) - u1));
@@ -93,7 +96,8 @@ struct NormalOp {
     if (i + 1 < n) out[i + 1] = mean + stddev * (radius * std::sin(angle));
   }
   HM_HD void operator()(int64_t c) const {
-    const philox::Block b = philox::generate(seed, offset + static_cast<uint64_t>(c));
+    const uint64_t o = base ? offset + static_cast<uint64_t>(*base) : offset;
+    const philox::Block b = philox::generate(seed, o + static_cast<uint64_t>(c));
     if constexpr (sizeof(T) == 4) {
       write_pair(4 * c, philox::to_unit_float(b.v[0]), philox::to_unit_float(b.v[1]));
       write_pair(4 * c + 2, philox::to_unit_float(b.v[2]), philox::to_unit_float(b.v[3]));
@@ -103,22 +107,30 @@ struct NormalOp {
   }
 };
 
-void uniform(Exec exec, const Tensor& out, uint64_t seed, uint64_t offset, double low, double high) {
+const int64_t* offset_base_of(const Tensor& offset_base) {
+  return offset_base.defined() ? static_cast<const int64_t*>(offset_base.raw_data()) : nullptr;
+}
+
+void uniform(Exec exec, const Tensor& out, uint64_t seed, uint64_t offset, const Tensor& offset_base, double low,
+             double high) {
   check(out.is_contiguous(), "uniform_", "expected a contiguous output, got {}", out.desc());
-  const int device = kernel_device(exec, "uniform_", {&out});
+  const int device = offset_base.defined() ? kernel_device(exec, "uniform_", {&out, &offset_base})
+                                           : kernel_device(exec, "uniform_", {&out});
   dispatch_float(out.dtype(), "uniform_", [&]<class T>() {
-    UniformOp<T> op{static_cast<T*>(out.raw_data()), out.numel(), seed, offset, static_cast<T>(low),
-                    static_cast<T>(high - low)};
+    UniformOp<T> op{static_cast<T*>(out.raw_data()), out.numel(), seed, offset, offset_base_of(offset_base),
+                    static_cast<T>(low), static_cast<T>(high - low)};
     for_each_index(exec, device, (out.numel() + kPerBlock<T> - 1) / kPerBlock<T>, op);
   });
 }
 
-void normal(Exec exec, const Tensor& out, uint64_t seed, uint64_t offset, double mean, double std) {
+void normal(Exec exec, const Tensor& out, uint64_t seed, uint64_t offset, const Tensor& offset_base, double mean,
+            double std) {
   check(out.is_contiguous(), "normal_", "expected a contiguous output, got {}", out.desc());
-  const int device = kernel_device(exec, "normal_", {&out});
+  const int device = offset_base.defined() ? kernel_device(exec, "normal_", {&out, &offset_base})
+                                           : kernel_device(exec, "normal_", {&out});
   dispatch_float(out.dtype(), "normal_", [&]<class T>() {
-    NormalOp<T> op{
-        static_cast<T*>(out.raw_data()), out.numel(), seed, offset, static_cast<T>(mean), static_cast<T>(std)};
+    NormalOp<T> op{static_cast<T*>(out.raw_data()), out.numel(), seed, offset, offset_base_of(offset_base),
+                   static_cast<T>(mean), static_cast<T>(std)};
     for_each_index(exec, device, (out.numel() + kPerBlock<T> - 1) / kPerBlock<T>, op);
   });
 }
@@ -134,12 +146,12 @@ void fill_on(const Tensor& dst, double v) {
   fill(E, dst, v);
 }
 template <Exec E>
-void uniform_on(const Tensor& o, uint64_t s, uint64_t off, double a, double b) {
-  uniform(E, o, s, off, a, b);
+void uniform_on(const Tensor& o, uint64_t s, uint64_t off, const Tensor& base, double a, double b) {
+  uniform(E, o, s, off, base, a, b);
 }
 template <Exec E>
-void normal_on(const Tensor& o, uint64_t s, uint64_t off, double m, double sd) {
-  normal(E, o, s, off, m, sd);
+void normal_on(const Tensor& o, uint64_t s, uint64_t off, const Tensor& base, double m, double sd) {
+  normal(E, o, s, off, base, m, sd);
 }
 
 [[maybe_unused]] const bool bound = bind_cuda(copy_kernel, copy_on<Exec::Device>, copy_on<Exec::Host>) &&

@@ -16,11 +16,11 @@
 //
 // While a graph is being captured, work that a graph cannot hold raises an hm::Error naming
 // the op: a host read of device memory (Tensor::item, to(cpu), to_vector), a copy from host
-// memory to the device, a synchronisation, reading the deferred checks' verdicts, and
-// `uniform` / `normal` on the device (their Philox offset would be frozen into the graph).
-// Dropout (the op and the fused attention ops') draws through reserve_philox
-// (core/philox_draw.h): the kernels read their offset from a device tensor that each replay
-// sets, so replays draw eager's masks step for step.
+// memory to the device, a synchronisation, and reading the deferred checks' verdicts.
+// Random draws on the device (`uniform`, `normal`, `rand`, `randn`, dropout and the fused
+// attention ops' dropout) go through reserve_philox (core/philox_draw.h): the kernels read
+// their offset from a device tensor that each replay sets, so replays draw eager's numbers
+// step for step.
 //
 // Memory: allocations during capture come from the graph's private pool of the caching
 // allocator (cuda/runtime/allocator.h), and every block freed during capture joins that pool
