@@ -181,6 +181,14 @@ void add_nn_ops(std::vector<OpSpec>& t) {
       .ex("3x4,3x4", R"({"p": 0.25})")
       .fn("dropout_add");
 
+  // An index out, nothing to differentiate; u a uniform per row.
+  N("draw_categorical", "~weights ~u", R"({"top_k": 0})",
+    [](V x, A a) { return draw_categorical(x[0], x[1], a.i("top_k")).index; })
+      .ex("3x5,3", R"({"top_k": 2})")
+      .domain("weights", Domain::Positive)
+      .domain("u", Domain::Fraction)
+      .bad("3x5,4");
+
   // The fused recurrences and their composed twins: the entry's output is the (T, B, H) outputs;
   // LSTM's appends c_n as row T, so every differentiable path reaches the one output.
   N("rnn_tanh_recurrence", "xw w_hh b_hh? h0?", "{}",

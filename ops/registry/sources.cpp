@@ -35,6 +35,7 @@ const std::vector<OpStem>& op_stems() {
        {"layer_norm", "add_layer_norm", "add_layer_norm_composed", "rms_norm", "add_rms_norm", "add_rms_norm_composed"}},
       {"embedding", {"embedding"}},
       {"dropout", {"dropout", "dropout_add", "dropout_add_composed"}},
+      {"draw_categorical", {"draw_categorical"}},
       {"rnn_recurrence",
        {"rnn_tanh_recurrence", "rnn_tanh_recurrence_composed", "lstm_recurrence", "lstm_recurrence_composed",
         "gru_recurrence", "gru_recurrence_composed"}},
