@@ -1,5 +1,7 @@
 #include "harmonic/models/chronos.h"
 
+#include "harmonic/models/chronos_decode.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -16,41 +18,6 @@ namespace {
 constexpr double kPad = static_cast<double>(data::SeriesTokenizer::kPad);
 
 Tensor context_mask(const Tensor& context_ids) { return ne(context_ids, full_like(context_ids, kPad)); }
-
-// Inverse-CDF draws: probs (N, bins) float, uniforms u (N) -> one bin per row. A row's draw
-// depends only on its probabilities and u, so cached and recomputed decoding agree.
-// One bin per row of probs (rows, bins) by inverse CDF at u[row]; with 0 < top_k < bins, over the
-// row's top_k most likely bins (and those tied with the k-th) only.
-std::vector<int64_t> draw_bins(const Tensor& probs, const std::vector<double>& u, int64_t top_k,
-                               std::vector<double>* drawn_pmfs = nullptr) {
-  Tensor p = probs.to(DType::Float64).contiguous().to(Device::cpu());
-  const int64_t n = p.size(0), m = p.size(1);
-  std::vector<double> v = p.to_vector();
-  std::vector<int64_t> out(static_cast<size_t>(n));
-  std::vector<double> sorted;
-  for (int64_t r = 0; r < n; ++r) {
-    double* row = v.data() + r * m;
-    if (top_k > 0 && top_k < m) {
-      sorted.assign(row, row + m);
-      std::nth_element(sorted.begin(), sorted.begin() + (top_k - 1), sorted.end(), std::greater<>());
-      const double kth = sorted[static_cast<size_t>(top_k - 1)];
-      for (int64_t j = 0; j < m; ++j)
-        if (row[j] < kth) row[j] = 0;
-    }
-    double total = 0;
-    for (int64_t j = 0; j < m; ++j) total += row[j];
-    const double target = u[r] * total;
-    double acc = 0;
-    int64_t j = 0;
-    for (; j < m - 1; ++j)
-      if ((acc += row[j]) > target) break;
-    out[r] = j;
-    if (drawn_pmfs)
-      for (int64_t k = 0; k < m; ++k) row[k] /= total;
-  }
-  if (drawn_pmfs) *drawn_pmfs = std::move(v);
-  return out;
-}
 
 }  // namespace
 
@@ -170,6 +137,8 @@ std::vector<SeriesForecast> forecast(Chronos& model, const std::vector<std::vect
   const Device device = model.bin_centres.device();
   check(o.context_length >= 0, "forecast", "context_length must be >= 0 (0: the model's), got {}", o.context_length);
   check(o.top_k >= 0, "forecast", "top_k must be >= 0 (0: the whole pmf), got {}", o.top_k);
+  check(o.cuda_graph == "off" || o.cuda_graph == "on" || o.cuda_graph == "auto", "forecast",
+        "cuda_graph '{}' is not off, on or auto", o.cuda_graph);
   const int64_t C = o.context_length > 0 ? o.context_length : model.config.context_length;
   const int64_t S = o.samples, H = o.horizon;
   const std::vector<double> levels = nn::forecast_quantile_levels();
@@ -185,65 +154,24 @@ std::vector<SeriesForecast> forecast(Chronos& model, const std::vector<std::vect
       ids.insert(ids.end(), c.ids.begin(), c.ids.end());
       scales.push_back(c.scale);
     }
-    Tensor context = from_vector(ids, {B, C + 1}).to(device);
-    Tensor memory = model.encode(context);  // (B, C + 1, E), once for all paths
-    // Path s of series b is row b * S + s.
-    auto repeat_rows = [&](const Tensor& t) {
-      Shape big = t.shape();
-      big.insert(big.begin() + 1, S);
-      Shape flat = t.shape();
-      flat[0] = B * S;
-      return reshape(expand(unsqueeze(t, 1), big), flat);
-    };
-    Tensor mem = repeat_rows(memory), ctx = repeat_rows(context);
-    std::vector<nn::DecoderLayerCache> caches;
-    std::vector<int64_t> prefix(static_cast<size_t>(B * S), data::SeriesTokenizer::kPad);  // (B S, t + 1) row-major
-    std::vector<std::vector<int64_t>> drawn(static_cast<size_t>(B * S));
-    const int64_t bins = model.bins();
-    std::vector<double> pmfs;  // pmf_quantiles: the drawn rows' pmfs (B S, bins) of this step
-    std::vector<std::vector<std::vector<double>>> step_quantiles(  // (B, levels + median, H)
-        static_cast<size_t>(B), std::vector<std::vector<double>>(levels.size() + 1, std::vector<double>(H)));
-    Tensor next = from_vector(prefix, {B * S, 1}).to(device);
-    for (int64_t t = 0; t < H; ++t) {
-      Tensor logits;  // (B S, bins) of the newest position
-      if (o.use_cache) {
-        logits = select(model.decode(next, mem, ctx, &caches), 1, 0);
-      } else {
-        Tensor all = from_vector(prefix, {B * S, t + 1}).to(device);
-        logits = select(model.decode(all, mem, ctx), 1, t);
-      }
-      std::vector<double> u = rand({B * S}, {.dtype = DType::Float64}, &gen).to_vector();
-      std::vector<int64_t> picks = draw_bins(softmax(logits, -1), u, o.top_k, o.pmf_quantiles ? &pmfs : nullptr);
-      std::vector<int64_t> tokens(picks.size());
-      for (size_t r = 0; r < picks.size(); ++r) {
-        drawn[r].push_back(picks[r]);
-        tokens[r] = picks[r] + data::SeriesTokenizer::kSpecialTokens;
-      }
-      for (int64_t b = 0; o.pmf_quantiles && b < B; ++b) {
-        std::vector<double> mean(static_cast<size_t>(bins));
-        for (int64_t s = 0; s < S; ++s)
-          for (int64_t j = 0; j < bins; ++j) mean[j] += pmfs[(b * S + s) * bins + j];
-        for (size_t q = 0; q <= levels.size(); ++q)
-          step_quantiles[b][q][t] = pmf_quantile(tok.centres(), mean, q < levels.size() ? levels[q] : 0.5) * scales[b];
-      }
-      next = from_vector(tokens, {B * S, 1}).to(device);
-      if (!o.use_cache) {  // append column t + 1 to the row-major prefix
-        std::vector<int64_t> grown;
-        for (int64_t r = 0; r < B * S; ++r) {
-          grown.insert(grown.end(), prefix.begin() + r * (t + 1), prefix.begin() + (r + 1) * (t + 1));
-          grown.push_back(tokens[r]);
-        }
-        prefix = std::move(grown);
-      }
-    }
+    const Tensor context = from_vector(ids, {B, C + 1}).to(device);
+    if (!model.forecast_graphs) model.forecast_graphs = std::make_shared<ForecastGraphs>();
+    const BatchDraws draws = model.forecast_graphs->draw(model, context, o, gen);
+    const std::vector<int64_t> bins = draws.bins.to_vector_as<int64_t>();  // the batch's one read back
+    const std::vector<double> pmf_sums = o.pmf_quantiles ? draws.pmf_sums.to_vector() : std::vector<double>();
+    const int64_t n_bins = model.bins();
     for (int64_t b = 0; b < B; ++b) {
       std::vector<std::vector<double>> paths(static_cast<size_t>(S), std::vector<double>(static_cast<size_t>(H)));
       for (int64_t s = 0; s < S; ++s)
-        for (int64_t h = 0; h < H; ++h) paths[s][h] = tok.value_of_bin(drawn[b * S + s][h], scales[b]);
+        for (int64_t h = 0; h < H; ++h) paths[s][h] = tok.value_of_bin(bins[(b * S + s) * H + h], scales[b]);
       out.push_back(summarize_paths(std::move(paths), scales[b]));
-      if (o.pmf_quantiles) {
-        out.back().median = step_quantiles[b].back();
-        for (size_t q = 0; q < levels.size(); ++q) out.back().quantiles[q] = step_quantiles[b][q];
+      if (!o.pmf_quantiles) continue;
+      for (int64_t h = 0; h < H; ++h) {
+        const auto first_bin = pmf_sums.begin() + (h * B + b) * n_bins;
+        const std::vector<double> mean(first_bin, first_bin + n_bins);  // unnormalised: quantiles read ratios
+        out.back().median[h] = pmf_quantile(tok.centres(), mean, 0.5) * scales[b];
+        for (size_t q = 0; q < levels.size(); ++q)
+          out.back().quantiles[q][h] = pmf_quantile(tok.centres(), mean, levels[q]) * scales[b];
       }
     }
   }

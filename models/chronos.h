@@ -15,6 +15,7 @@
 // float64), so a checkpoint carries its binning (mixed binning estimated from training data).
 #pragma once
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "harmonic/core/random.h"
@@ -23,6 +24,8 @@
 #include "harmonic/nn/fourier_head.h"
 
 namespace hm::models {
+
+class ForecastGraphs;  // models/chronos_decode.h
 
 enum class ChronosHead { Linear, Fourier };
 
@@ -64,6 +67,8 @@ class Chronos : public nn::Module {
 
   // Work counters (not state): encoder passes and decoder tokens processed since construction.
   int64_t encoder_calls = 0, decoder_tokens = 0;
+  // forecast()'s CUDA graphs (ForecastOptions::cuda_graph), kept across calls; null until used.
+  std::shared_ptr<ForecastGraphs> forecast_graphs;
 };
 
 // Probabilistic forecasts: `samples` sample paths per series, drawn autoregressively with the
@@ -84,6 +89,10 @@ struct ForecastOptions {
   // (the values spread evenly within each bin), instead of from the paths' drawn values: smooth
   // and exact at step 1, where every path shares one pmf; the paths are drawn as always.
   bool pmf_quantiles = false;
+  // off: each batch decodes eagerly; on: a batch whose shape and options came before replays a
+  // CUDA graph of its decoding (models/chronos_decode.h), and what cannot is an hm::Error;
+  // auto: as on, decoding eagerly instead of raising (ForecastGraphs::fallback() says why).
+  std::string cuda_graph = "off";
 };
 
 struct SeriesForecast {

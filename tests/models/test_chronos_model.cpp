@@ -4,7 +4,9 @@
 
 #include "harmonic/core/factories.h"
 #include "harmonic/data/ts_mixup.h"
+#include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/models/chronos.h"
+#include "harmonic/models/chronos_decode.h"
 #include "harmonic/ops/ops.h"
 #include "harmonic/optim/adam.h"
 #include "tests/helpers.h"
@@ -175,4 +177,64 @@ TEST_CASE("Chronos forecast pmf_quantiles: the same paths, and step 1's quantile
   // Two drawn paths give at most two distinct values per step; the pmf's nine quantiles differ.
   CHECK(many[0].quantiles[0][0] < many[0].quantiles[8][0]);
   CHECK(few[0].quantiles[3][0] != few[0].quantiles[5][0]);
+}
+
+TEST_CASE("[cuda] Chronos forecast as CUDA graphs: replays draw the eager paths and pmfs, across batches and calls") {
+  if (!cuda::available()) return;  // ctest runs it again on the emulated device
+  Generator gen(4);
+  models::Chronos model(tiny_config(models::ChronosHead::Fourier), SeriesTokenizer::uniform(4096), &gen);
+  model.to(Device::cuda(0));
+  const std::vector<std::vector<double>> hist = {wave(20, 0.0), wave(9, 1.0), wave(15, 2.0), wave(12, 0.5),
+                                                 {NAN, 2.0, 2.5, NAN, 3.0}};
+  for (bool use_cache : {true, false}) {
+    for (int64_t top_k : {0, 7}) {
+      INFO("use_cache ", use_cache, " top_k ", top_k);
+      // Batches of 2, 2 and 1 series: the first call warms each shape up, captures the second
+      // batch of two; the second call replays every batch (capturing the one-series batch first).
+      models::ForecastOptions o{.horizon = 3, .samples = 4, .seed = 5, .use_cache = use_cache, .batch_series = 2,
+                                .top_k = top_k, .pmf_quantiles = true};
+      model.forecast_graphs.reset();
+      model.encoder_calls = model.decoder_tokens = 0;
+      const std::vector<models::SeriesForecast> eager = models::forecast(model, hist, o);
+      const int64_t encoder_calls = model.encoder_calls, decoder_tokens = model.decoder_tokens;
+      o.cuda_graph = "on";
+      for (int call = 1; call <= 2; ++call) {
+        INFO("call ", call);
+        model.encoder_calls = model.decoder_tokens = 0;
+        const std::vector<models::SeriesForecast> graphed = models::forecast(model, hist, o);
+        REQUIRE(graphed.size() == eager.size());
+        for (size_t i = 0; i < eager.size(); ++i) {
+          CHECK(graphed[i].paths == eager[i].paths);
+          CHECK(graphed[i].median == eager[i].median);
+          CHECK(graphed[i].quantiles == eager[i].quantiles);
+        }
+        CHECK(model.encoder_calls == encoder_calls);
+        CHECK(model.decoder_tokens == decoder_tokens);
+      }
+      CHECK(model.forecast_graphs->captured() == 2);
+      CHECK(model.forecast_graphs->replays() == 4);
+    }
+  }
+  // Parameters moved to other memory: the graphs go, and the next batches warm up again.
+  model.to(Device::cpu());
+  model.to(Device::cuda(0));
+  models::ForecastOptions o{.horizon = 2, .samples = 2, .batch_series = 2, .cuda_graph = "on"};
+  models::forecast(model, hist, o);
+  CHECK(model.forecast_graphs->captured() == 1);
+}
+
+TEST_CASE("Chronos forecast cuda_graph: on needs a CUDA model, auto says why it decodes eagerly, others refused") {
+  Generator gen(4);
+  models::Chronos model(tiny_config(models::ChronosHead::Linear), SeriesTokenizer::uniform(4096), &gen);
+  const std::vector<std::vector<double>> hist = {wave(20, 0.0)};
+  models::ForecastOptions o{.horizon = 2, .samples = 2, .cuda_graph = "on"};
+  CHECK(test::throws_with([&] { models::forecast(model, hist, o); },
+                          {"[forecast] cuda_graph=on", "the model is on cpu, not a CUDA device"}));
+  o.cuda_graph = "auto";
+  const auto forecast_auto = models::forecast(model, hist, o);
+  CHECK(model.forecast_graphs->fallback().find("not a CUDA device") != std::string::npos);
+  o.cuda_graph = "off";
+  CHECK(models::forecast(model, hist, o)[0].paths == forecast_auto[0].paths);
+  o.cuda_graph = "sometimes";
+  CHECK(test::throws_with([&] { models::forecast(model, hist, o); }, {"cuda_graph 'sometimes' is not off, on or auto"}));
 }

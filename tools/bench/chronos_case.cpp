@@ -2,8 +2,8 @@
 // (forward, cross-entropy, backward, AdamW) of the chronos task's default model, of the study's
 // quick size and (only when named) of the paper's t5-efficient-mini (d 384, 4 + 4 layers, 8 heads of
 // 64, d_ff 1536, context 512, horizon 64: Chronos-mini, 20M parameters), and the forecast of 20 sample paths x 16 steps
-// for 8 series (encoder once, decoder KV cache: models::forecast). tools/bench/torch/bench_chronos_torch.py times the
-// same T5.
+// for 8 series (encoder once, decoder KV cache: models::forecast), eagerly or (forecast_graph, cuda only, when named)
+// replayed as a CUDA graph. tools/bench/torch/bench_chronos_torch.py times the same T5.
 #include <algorithm>
 #include <cmath>
 
@@ -87,7 +87,10 @@ ChronosTiming time_train(const std::string& name, const TimingOptions& opt, Devi
   return t;
 }
 
-ChronosTiming time_forecast(const TimingOptions& opt, Device device) {
+// graph: the decoding replayed as a CUDA graph (ForecastOptions::cuda_graph = on; the timing's
+// warm-up calls run the eager warm-up and the capture).
+ChronosTiming time_forecast(const TimingOptions& opt, Device device, bool graph) {
+  check(!graph || device.is_cuda(), "bench", "--chronos --case forecast_graph needs --device cuda, got {}", device.str());
   constexpr int64_t kSeries = 8, kPaths = 20, kHorizon = 16;
   const Json config = case_config("forecast");
   Generator gen(1234);
@@ -100,11 +103,12 @@ ChronosTiming time_forecast(const TimingOptions& opt, Device device) {
   for (int64_t s = 0; s < kSeries; ++s)
     for (int64_t i = 0; i < C; ++i)
       histories[s][i] = 10.0 + s + std::sin(2.0 * M_PI * i / (8.0 + 3.0 * s)) * 3.0 + 0.3 * noise[s * C + i];
-  const models::ForecastOptions fo{.horizon = kHorizon, .samples = kPaths, .seed = 0, .batch_series = kSeries};
+  const models::ForecastOptions fo{
+      .horizon = kHorizon, .samples = kPaths, .seed = 0, .batch_series = kSeries, .cuda_graph = graph ? "on" : "off"};
   ChronosTiming t;
   t.parameters = model->num_parameters();
   t.ms = time_ms([&] { models::forecast(*model, histories, fo); }, opt, device);
-  t.label = fmt::format("chronos {:<11} E={} L={}+{} C={} series={} paths={} horizon={}", "forecast",
+  t.label = fmt::format("chronos {:<11} E={} L={}+{} C={} series={} paths={} horizon={}", graph ? "fcst graph" : "forecast",
                         model->config.t5.d_model, model->config.t5.num_layers, model->config.t5.num_layers, C, kSeries,
                         kPaths, kHorizon);
   // Decoder positions produced per second (one per path per step).
@@ -114,18 +118,22 @@ ChronosTiming time_forecast(const TimingOptions& opt, Device device) {
 
 }  // namespace
 
-std::vector<std::string> chronos_case_names() { return {"train", "train_quick", "forecast", "train_mini"}; }
+std::vector<std::string> chronos_case_names() {
+  return {"train", "train_quick", "forecast", "train_mini", "forecast_graph"};
+}
 
 void run_chronos_cases(const std::vector<std::string>& only, const TimingOptions& opt, Device device,
                        const ChronosReport& report) {
   const std::vector<std::string> names = chronos_case_names();
   for (const std::string& name : only)
     check(std::find(names.begin(), names.end(), name) != names.end(), "bench",
-          "--chronos: unknown case '{}' (expected train, train_quick, forecast, train_mini)", name);
+          "--chronos: unknown case '{}' (expected train, train_quick, forecast, train_mini, forecast_graph)", name);
   for (const std::string& name : names) {
-    const bool picked = only.empty() ? name != "train_mini" : std::find(only.begin(), only.end(), name) != only.end();
+    const bool picked = only.empty() ? name != "train_mini" && name != "forecast_graph"
+                                     : std::find(only.begin(), only.end(), name) != only.end();
     if (!picked) continue;
-    report(name == "forecast" ? time_forecast(opt, device) : time_train(name, opt, device));
+    report(name.starts_with("forecast") ? time_forecast(opt, device, name == "forecast_graph")
+                                        : time_train(name, opt, device));
   }
 }
 

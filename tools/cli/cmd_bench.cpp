@@ -32,7 +32,8 @@
 //   harmonic bench --audio --threads 2              one spectrogram-transformer training step (--case linear|
 //                                                    fourier: the audio-bpm task's, ast_linear|ast_fourier: AST's
 //                                                    size): ms/step, clips/s; tools/bench/torch/bench_audio_torch.py
-//   harmonic bench --chronos --threads 1            the Chronos T5 (--case train|train_quick|forecast|train_mini):
+//   harmonic bench --chronos --threads 1            the Chronos T5 (--case train|train_quick|forecast|train_mini|
+//                                                    forecast_graph, the last on cuda):
 //   training
 //                                                    step ms and tokens/s, 20-path forecast latency;
 //                                                    tools/bench/torch/bench_chronos_torch.py times PyTorch

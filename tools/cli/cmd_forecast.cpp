@@ -119,6 +119,11 @@ Registration reg{
                        "season length m of MASE and the naive baseline (default: from the dates, 12 monthly, 4 "
                        "quarterly, 7 daily, 24 hourly; 1 without dates)");
        cmd->add_option("--device", args.device, "cpu, cuda or cuda:N")->capture_default_str();
+       cmd->add_option("--cuda-graph", args.csv.cuda_graph,
+                       "on cuda: replay each batch's decoding as a CUDA graph, captured at the second batch of its "
+                       "shape (on: or fail; auto: or decode eagerly; off)")
+           ->check(CLI::IsMember({"off", "on", "auto"}))
+           ->capture_default_str();
        train::add_threads_option(cmd, args.threads);
        cmd->add_option("--save-model", args.save_model, "also write the loaded model as a saved chronos directory");
      },

@@ -122,7 +122,8 @@ ForecastCsvResult forecast_file(models::Chronos& model, const ForecastCsvOptions
                                   .seed = o.seed,
                                   .context_length = o.context,
                                   .top_k = o.top_k,
-                                  .pmf_quantiles = o.pmf_quantiles});
+                                  .pmf_quantiles = o.pmf_quantiles,
+                                  .cuda_graph = o.cuda_graph});
   if (o.eval)
     for (size_t i = 0; i < r.names.size(); ++i)
       r.scores.push_back(nn::score_series(r.histories[i], r.truths[i], r.forecasts[i].median, r.forecasts[i].quantiles,

@@ -60,6 +60,7 @@ struct ForecastCsvOptions {
   int64_t plot_history = -1;  // history points drawn: -1 = max(context, 3 x horizon), 0 = all
   bool eval = false;     // hold out the last horizon points of each series and score the forecast
   int64_t season_length = 0;  // m of MASE's seasonal-naive scale and of the naive baseline; 0: from the dates
+  std::string cuda_graph = "off";  // models::ForecastOptions::cuda_graph: off, on or auto
 };
 
 struct ForecastCsvResult {

@@ -12,7 +12,8 @@
 #      with index checks at each op: HARMONIC_DETERMINISTIC=1 HARMONIC_DEFER_INDEX_CHECKS=0, the
 #      two-pass attention backward) and PyTorch's step
 #   4. the paper models against their PyTorch peers on the same GPU: `harmonic bench --dt`, --gpt
-#      (softmax, fourier), --chronos (train, forecast, the paper's mini), --recurrent, --vit (DeiT-tiny), --audio (the
+#      (softmax, fourier), --chronos (train, forecast, the paper's mini; the forecast again as a CUDA
+#      graph), --recurrent, --vit (DeiT-tiny), --audio (the
 #      task's and AST's size) with --device cuda, each beside
 #      tools/bench/torch/bench_*_torch.py --device cuda; a bf16 pair for dt and gpt; the softmax
 #      GPT pair again deterministic (HARMONIC_DETERMINISTIC=1); the recurrent pair again with
@@ -162,6 +163,15 @@ pair fp32 20 --dt -- "$peers/bench_dt_torch.py"
 pair fp32 25 --gpt --case softmax --case fourier -- "$peers/bench_gpt_torch.py" --case softmax --case fourier --sdpa
 chronos=(--case train --case forecast --case train_mini)
 pair fp32 25 --chronos "${chronos[@]}" -- "$peers/bench_chronos_torch.py" "${chronos[@]}"
+# The forecast again with its decoding replayed as a CUDA graph (ForecastOptions::cuda_graph), beside
+# the eager pair's PyTorch time above.
+if ! late "chronos forecast_graph"; then
+  bounded 25 /tmp/fcst-graph.log "$H" bench --chronos --case forecast_graph --device cuda --repeat 5 --warmup 2
+  rc=$?
+  { echo "# graph: harmonic bench --chronos --case forecast_graph --device cuda --repeat 5 --warmup 2 (exit $rc)"
+    cat /tmp/fcst-graph.log; } | tee -a "$log" >>"$out/paper_models.log"
+  note "paper graph $(grep -m1 'fcst graph' /tmp/fcst-graph.log || echo "forecast_graph FAILED (exit $rc)")"
+fi
 pair fp32 30 --recurrent -- "$peers/bench_recurrent_torch.py"
 # The same with the recurrent layers on cuDNN's RNN API (HARMONIC_CUDNN_RNN=1, ops/rnn_layer.h).
 HARMONIC_CUDNN_RNN=1 pair cudnn 30 --recurrent -- "$peers/bench_recurrent_torch.py"
