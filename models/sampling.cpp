@@ -8,6 +8,7 @@
 
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/core/factories.h"
+#include "harmonic/ops/ops.h"
 
 namespace hm::models {
 namespace {
@@ -37,19 +38,22 @@ Tensor sample_next_token(const Tensor& logits, const SamplingOptions& o, Generat
   check(o.top_p > 0 && o.top_p <= 1, "sample_next_token", "top_p {} must be in (0, 1]", o.top_p);
   NoGradGuard no_grad;
   const int64_t B = logits.size(0), V = logits.size(1);
-  // Small (B, V) rows: chosen on the host, where sorting and sampling are trivial.
+  // Without a nucleus, on the logits' device: nothing read back per token.
+  if (o.temperature == 0) return reshape(argmax(logits.detach(), 1), {B, 1});  // the first maximum
+  if (o.top_p == 1) {
+    const Tensor x = logits.detach().to(DType::Float64);
+    const Tensor w = exp(div(sub(x, amax(x, Dims{1}, true)), o.temperature));
+    const Tensor u = rand({B}, {.dtype = DType::Float64, .device = logits.device()}, gen);
+    return reshape(draw_categorical(w, u, o.top_k).index, {B, 1});
+  }
+  // The nucleus sorts each row: chosen on the host.
   std::vector<double> l = logits.detach().to(Device::cpu()).to_vector();
-  std::vector<double> u;
-  if (o.temperature > 0) u = rand({B}, {.dtype = DType::Float64}, gen).to_vector();
+  const std::vector<double> u = rand({B}, {.dtype = DType::Float64}, gen).to_vector();
   std::vector<int64_t> out(static_cast<size_t>(B)), order;
   std::vector<double> row(static_cast<size_t>(V)), sorted;
   for (int64_t b = 0; b < B; ++b) {
     std::copy(l.begin() + b * V, l.begin() + (b + 1) * V, row.begin());
-    int64_t best = std::max_element(row.begin(), row.end()) - row.begin();
-    if (o.temperature == 0) {
-      out[b] = best;
-      continue;
-    }
+    const int64_t best = std::max_element(row.begin(), row.end()) - row.begin();
     double cutoff = -std::numeric_limits<double>::infinity();
     if (o.top_k > 0 && o.top_k < V) {
       sorted = row;

@@ -16,7 +16,9 @@ struct SamplingOptions {
 // nucleus: the most probable tokens (of that tempered, top-k renormalised distribution) in
 // decreasing order until their mass reaches top_p, the token that crosses it included and
 // the most probable always kept (Holtzman et al. 2020, as Hugging Face's TopPLogitsWarper).
-// One uniform draw per row from `gen` (the default generator when null).
+// One uniform draw per row from `gen` (the default generator when null). Without a nucleus
+// (top_p = 1) the draw runs on the logits' device (draw_categorical), so decoding on a GPU reads
+// nothing back per token; with one, the rows are sorted on the host.
 Tensor sample_next_token(const Tensor& logits, const SamplingOptions& options, Generator* gen = nullptr);
 Tensor sample_next_token(const Tensor& logits, double temperature = 1.0, int64_t top_k = 0, Generator* gen = nullptr);
 

@@ -2,6 +2,7 @@
 // equal to full recomputation, and a tiny GPT that overfits under plain SGD.
 #include <cmath>
 
+#include "harmonic/cuda/runtime/runtime.h"
 #include "harmonic/models/gpt.h"
 #include "harmonic/models/sampling.h"
 #include "harmonic/models/t5.h"
@@ -346,4 +347,23 @@ TEST_CASE("sample_next_token: greedy, top-k and errors") {
   }
   CHECK(throws_with([&] { models::sample_next_token(reshape(logits, {8}), 1.0); }, {"[sample_next_token]", "(8,)"}));
   CHECK(throws_with([&] { models::sample_next_token(logits, -1.0); }, {"[sample_next_token]", "temperature"}));
+}
+
+TEST_CASE("[cuda] sample_next_token draws the CPU's tokens on a CUDA device, greedy, tempered and top-k") {
+  if (!cuda::available()) return;  // ctest runs it again on the emulated device
+  Generator init(8);
+  const Tensor logits = randn({6, 40}, {}, &init);
+  for (const models::SamplingOptions& o : {models::SamplingOptions{.temperature = 0.0},
+                                           models::SamplingOptions{.temperature = 0.7},
+                                           models::SamplingOptions{.temperature = 1.3, .top_k = 5},
+                                           models::SamplingOptions{.temperature = 1.0, .top_p = 0.8}}) {
+    INFO("temperature ", o.temperature, " top_k ", o.top_k, " top_p ", o.top_p);
+    Generator on_cpu(3), on_cuda(3);
+    for (int i = 0; i < 5; ++i) {
+      const Tensor got = models::sample_next_token(logits.to(Device::cuda(0)), o, &on_cuda);
+      CHECK(got.device() == Device::cuda(0));
+      CHECK(got.to(Device::cpu()).to_vector_as<int64_t>() == models::sample_next_token(logits, o, &on_cpu).to_vector_as<int64_t>());
+    }
+    CHECK(on_cpu.offset() == on_cuda.offset());
+  }
 }
