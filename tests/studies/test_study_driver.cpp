@@ -15,6 +15,7 @@
 #include "tests/helpers.h"
 #include "tests/trainer_helpers.h"
 #include "harmonic/tools/studies/driver/driver.h"
+#include "harmonic/tools/studies/driver/projection.h"
 #include "harmonic/tools/studies/driver/study_trainer.h"
 #include "harmonic/tools/train/run_pool.h"
 #include "harmonic/tools/train/trainer.h"
@@ -458,4 +459,33 @@ TEST_CASE("study driver: a second study process in the same directory is refused
   }
   CHECK_NOTHROW(run_study(spec, {.quick = true, .out = dir.string()}, nullptr));  // released with its holder
   fs::remove_all(dir);
+}
+
+TEST_CASE("study driver: --project measures a run's steps, prices its whole length and records nothing") {
+  const StudySpec& spec = find_study("fake-checkpointed-study");
+  const fs::path dir = fresh_dir("project");
+  StudyArgs args;
+  args.out = dir.string();
+  args.project = 3;
+  const std::vector<RunProjection> rows = project_study(spec, args, nullptr);
+  REQUIRE(rows.size() == 1);  // the grid's first run by default
+  CHECK(rows[0].label == "seed=1");
+  CHECK(rows[0].error.empty());
+  CHECK(rows[0].task == "mlp-spirals");
+  CHECK(rows[0].measured_steps == 3);
+  CHECK(rows[0].total_steps == 12);  // small_spirals(12): the run's own length, not the measured steps
+  CHECK(rows[0].ms_per_step > 0);
+  CHECK(rows[0].projected_hours() == doctest::Approx(rows[0].ms_per_step * 12 / 3.6e6));
+  CHECK_FALSE(fs::exists(dir));  // nothing written where the study would record
+  args.only = "seed=";
+  CHECK(project_study(spec, args, nullptr).size() == 2);
+  args.only = "no such run";
+  CHECK(throws_with([&] { project_study(spec, args, nullptr); }, {"--only 'no such run' matches none"}));
+  args.only.clear();
+  args.resume = dir.string();
+  CHECK(throws_with([&] { project_study(spec, args, nullptr); }, {"--project measures a new grid"}));
+  // A run that trains nothing says so.
+  args.resume.clear();
+  CHECK(project_study(find_study("fake-study"), args, nullptr)[0].error.find("without a training fit") !=
+        std::string::npos);
 }

@@ -5,6 +5,7 @@
 #include "harmonic/core/error.h"
 #include "harmonic/tools/cli/commands.h"
 #include "harmonic/tools/studies/driver/driver.h"
+#include "harmonic/tools/studies/driver/projection.h"
 
 namespace hm::cli {
 namespace {
@@ -21,6 +22,10 @@ int run_study_command() {
   }
   for (const auto& [name, cmd] : study_cmds)
     if (cmd->parsed()) {
+      if (args.project > 0) {
+        studies::project_study(studies::find_study(name), args, stdout);
+        return 0;
+      }
       studies::StudyOutcome out = studies::run_study(studies::find_study(name), args);
       return out.interrupted && args.status.empty() ? 130 : 0;
     }
@@ -53,6 +58,11 @@ Registration reg{
                          "train only the runs whose label matches this regular expression (e.g. ' d64 ', "
                          "'seed=1$'); the rest stay to run, the report waits for the whole grid");
          cmd->add_flag("--force", args.force, "start over in an output directory that holds an earlier study");
+         cmd->add_option("--project", args.project,
+                         "measure N training steps (after one warm-up step) of the grid's first run, or of --only's "
+                         "runs, and print each run's projected training time; records nothing (with --set "
+                         "paper_scale=true: the paper's grid on this machine)")
+             ->check(CLI::PositiveNumber);
          study_cmds.emplace_back(s.name, cmd);
        }
      },

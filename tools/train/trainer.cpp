@@ -289,7 +289,9 @@ FitResult Trainer::fit() {
   read_each_step_ = device_.is_cpu() || static_cast<bool>(on_step) || world > 1;
   pending_.clear();
   bool agreed_stop = false;
-  auto stopping = [&] { return world > 1 ? agreed_stop : stop_requested(); };
+  auto stopping = [&] {
+    return (world > 1 ? agreed_stop : stop_requested()) || (session_step_limit > 0 && session_steps_ >= session_step_limit);
+  };
 
   if (!out_dir_.empty()) {
     create_output_directory(out_dir_, "train");

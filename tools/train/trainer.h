@@ -136,7 +136,7 @@ struct NonFiniteLoss : Error {
 };
 
 struct FitResult {
-  bool interrupted = false;    // stopped by Ctrl-C / request_stop()
+  bool interrupted = false;    // stopped by Ctrl-C / request_stop() / session_step_limit
   bool stopped_early = false;  // early stopping: the monitored metric stopped improving
   int64_t step = 0;            // steps completed
   Json eval;                   // the last evaluation's metrics (null when none ran)
@@ -200,6 +200,7 @@ class Trainer {
   // Seconds of training across resumes (the checkpoint's "elapsed" plus this session's fits).
   double elapsed_seconds() const;
   const std::string& out_dir() const { return out_dir_; }
+  const std::string& task_name() const { return task_name_; }
   int64_t total_steps() const;
   int64_t steps_per_epoch() const;  // ceil(batches / accumulate)
   const TrainerOptions& options() const { return options_; }
@@ -239,6 +240,10 @@ class Trainer {
   // (`harmonic train --profile N`). 0: off.
   int64_t profile_steps = 0;
   ProfileReport last_profile;  // the last profile taken (steps == 0: none)
+  // A fit() that has trained this many optimizer steps in its session stops there, as a stop
+  // request would (FitResult::interrupted); 0: no limit. A study's projection measures a few
+  // steps of each run this way (tools/studies/driver/projection.h).
+  int64_t session_step_limit = 0;
   // trainer.cuda_graph: the optimizer steps run by replaying the captured graph so far, and why
   // capture was given up ("" while it was not; auto only: under "on" that is an error).
   int64_t graph_replays() const { return graph_replays_; }

@@ -22,7 +22,9 @@
 #   5. every task's smoke run on cuda and on the CPU: ms/step from the profiler; on cuda also
 #      eager against whole-step CUDA graphs (trainer.cuda_graph off/on), ms/step from wall time
 #   6. compute-sanitizer memcheck over small task runs on cuda
-#   7. the op benchmarks against PyTorch on the same GPU
+#   7. every study's first paper-scale run for 10 steps on cuda: ms/step and the run's projected
+#      training time (`harmonic study NAME --set paper_scale=true --set device=cuda --project 10`)
+#   8. the op benchmarks against PyTorch on the same GPU
 # Ends with a summary; the full log is $OUT/gpu_check.log when OUT is set (else /tmp).
 #
 #   bash tools/bench/gpu/gpu_check.sh
@@ -225,7 +227,16 @@ for run in "fourier-toy off 2" "kjv-lm off 2" "kjv-lm on 5"; do
   note "memcheck $task (cuda_graph $graph, $steps steps): exit $rc ($(grep -m1 -oE 'ERROR SUMMARY: [0-9]+ errors?' "/tmp/san-$task-$graph.log" || tail -1 "/tmp/san-$task-$graph.log")) in $((SECONDS - start)) s"
 done
 
-step "7. op benchmarks against PyTorch $(python3 -c 'import torch; print(torch.__version__)') on the same GPU"
+step "7. paper scale projected: each study's first paper-scale run, 10 steps on cuda (harmonic study --project)"
+for study in decision-transformer fourierformer fru chronos rng-lm audio-bpm; do
+  late "projection $study" && break
+  timeout 60 "$H" study "$study" --set paper_scale=true --set device=cuda --project 10 >"/tmp/project-$study.log" 2>&1
+  rc=$?
+  cat "/tmp/project-$study.log" >>"$log"
+  note "projected $study (exit $rc): $(grep -m1 -E 'ms/step|not measured' "/tmp/project-$study.log" || tail -1 "/tmp/project-$study.log")"
+done
+
+step "8. op benchmarks against PyTorch $(python3 -c 'import torch; print(torch.__version__)') on the same GPU"
 late "op benchmarks" || timeout 60 python3 tools/bench/torch/bench_torch.py --compare "$H" --device cuda --rounds 1 --repeat 20 2>&1 | tee -a "$log"
 
 echo

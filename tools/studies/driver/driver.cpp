@@ -89,30 +89,6 @@ std::string prepare_work_dir(const std::string& dir, const StudyRun& run) {
   return work.string();
 }
 
-// --only: the runs of todo whose label the pattern matches; a pattern that is not a regular
-// expression or matches no label of the grid is refused, naming some labels.
-std::vector<size_t> only_matching(const std::vector<StudyRun>& grid, const std::vector<size_t>& todo,
-                                  const std::string& pattern) {
-  std::regex re;
-  try {
-    re = std::regex(pattern, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    throw_error("study", fmt::format("--only '{}' is not a regular expression ({})", pattern, e.what()));
-  }
-  bool any = false;
-  for (const StudyRun& r : grid) any = any || std::regex_search(r.label, re);
-  if (!any) {
-    std::string labels;
-    for (size_t i = 0; i < grid.size() && i < 4; ++i) labels += fmt::format("{}'{}'", i ? ", " : "", grid[i].label);
-    throw_error("study", fmt::format("--only '{}' matches none of the grid's {} run labels ({}{})", pattern,
-                                     grid.size(), labels, grid.size() > 4 ? ", ..." : ""));
-  }
-  std::vector<size_t> kept;
-  for (size_t i : todo)
-    if (std::regex_search(grid[i].label, re)) kept.push_back(i);
-  return kept;
-}
-
 }  // namespace
 
 StudyOutcome run_study(const StudySpec& spec, const StudyArgs& args, std::FILE* log) {

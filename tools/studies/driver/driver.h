@@ -35,6 +35,9 @@ struct StudyArgs {
   // " d64 " or "seed=1$"); the rest stay to run. A session-limited machine trains a study's
   // main rows first; the report is written when the whole grid is recorded.
   std::string only;
+  // > 0: measure this many steps of the selected runs (--only's, else the grid's first) and print
+  // their projected training time instead of running the study (projection.h).
+  int64_t project = 0;
 };
 
 struct StudyOutcome {

@@ -47,6 +47,10 @@ std::vector<StudyRun> make_grid(const StudySpec& spec, const StudyContext& conte
 std::vector<RunRecord> in_grid_order(const std::vector<StudyRun>& grid, const std::vector<RunRecord>& records,
                                      const std::string& where);
 StudyInfo info_of(const StudySettings& settings, const std::string& name);  // jobs and wall time over sessions
+// --only: the indices in todo of the grid runs whose label the pattern matches; a pattern that is
+// not a regular expression or matches no label of the grid is refused, naming some labels.
+std::vector<size_t> only_matching(const std::vector<StudyRun>& grid, const std::vector<size_t>& todo,
+                                  const std::string& pattern);
 
 // The records of a results.jsonl in file order. A line that does not parse (a torn write of
 // a killed process) is skipped; a label recorded twice keeps its first record.

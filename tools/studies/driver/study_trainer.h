@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "harmonic/tools/studies/driver/projection.h"
 #include "harmonic/tools/train/run_pool.h"
 #include "harmonic/tools/train/trainer.h"
 
@@ -20,16 +21,20 @@ using Json = nlohmann::json;
 
 // No log lines (the driver prints one per run), no SIGINT handler (the driver owns Ctrl-C and
 // stops the runs in flight), gradient norms only when a run needs them (clipping, a metric).
+// Under `--project` (projection.h) the trainer also gets the projection's profile and step limit.
 inline void quiet_study_trainer(train::Trainer& trainer, bool measure_grad_norm = false) {
   trainer.log = nullptr;
   trainer.handle_sigint = false;
   trainer.measure_grad_norm = measure_grad_norm;
+  projection_limit(trainer);
 }
 
-// trainer.fit(); throws train::RunInterrupted when the fit was stopped.
+// trainer.fit(); throws train::RunInterrupted when the fit was stopped, or under `--project`
+// once the fit's measured steps are kept.
 inline train::FitResult fit_or_interrupt(train::Trainer& trainer) {
   train::FitResult fit = trainer.fit();
-  if (fit.interrupted) throw train::RunInterrupted{};
+  const bool measured = projection_measure(trainer);  // first: a measured fit is also an interrupted one
+  if (fit.interrupted || measured) throw train::RunInterrupted{};
   return fit;
 }
 
