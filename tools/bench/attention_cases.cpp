@@ -23,6 +23,7 @@ namespace {
 
 struct AttentionShape {
   int64_t B, H, N, D;
+  bool gpu_only = false;  // a size for a GPU only (minutes a call on a CPU)
 };
 
 // The reference kernels take ~0.4 s per call at N = 1024 on an H200 (one thread per query row):
@@ -31,7 +32,8 @@ constexpr int64_t kReferenceMaxN = 1024;
 
 const std::vector<AttentionShape>& sdpa_shapes() {
   static const std::vector<AttentionShape> shapes{
-      {8, 16, 1024, 64}, {8, 12, 1024, 64}, {8, 12, 256, 64}, {8, 12, 4096, 64}, {4, 16, 1024, 128}};
+      {8, 16, 1024, 64}, {8, 12, 1024, 64}, {8, 12, 256, 64}, {8, 12, 4096, 64}, {4, 16, 1024, 128},
+      {8, 16, 1024, 128, true}, {8, 16, 4096, 128, true}};
   return shapes;
 }
 constexpr AttentionShape kFourierShape{8, 8, 512, 16};
@@ -62,7 +64,8 @@ std::vector<std::string> attention_case_names(Device device) {
   std::vector<std::string> names;
   for (const std::string& path : paths(device))
     for (const AttentionShape& s : sdpa_shapes())
-      if (path != "reference" || s.N <= kReferenceMaxN) names.push_back("sdpa_" + path + "_" + dims(s));
+      if ((path != "reference" || s.N <= kReferenceMaxN) && (!s.gpu_only || device.is_cuda()))
+        names.push_back("sdpa_" + path + "_" + dims(s));
   names.push_back("fourier_attention_kernel_" + dims(kFourierShape));
   if (device.is_cuda())
     for (const AttentionShape& s : fourier_tiled_shapes()) names.push_back("fourier_attention_tiled_" + dims(s));
@@ -99,7 +102,8 @@ void run_attention_cases(const std::vector<std::string>& only, const TimingOptio
       // Outside deterministic mode the tiled backward is the single pass (dQ by atomics).
       const bool one_pass = path == "flash" && !deterministic();
       const std::string name = "sdpa_" + path + (one_pass ? "_1pass_" : "_") + dims(s);
-      if (!picked(only, name) || (path == "reference" && s.N > kReferenceMaxN)) continue;
+      if (!picked(only, name) || (path == "reference" && s.N > kReferenceMaxN) || (s.gpu_only && !device.is_cuda()))
+        continue;
       const std::vector<Tensor> x = leaves(s, 1.0);
       using cuda::SdpaPath;
       const SdpaPath p = path == "reference" ? SdpaPath::Reference : path == "flash" ? SdpaPath::Flash : SdpaPath::Auto;

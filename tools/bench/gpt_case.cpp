@@ -78,26 +78,32 @@ double gemm_floor_ms(const std::vector<GemmShape>& g, const TimingOptions& opt) 
 models::GPTConfig bench_config(const std::string& name) {
   models::GPTConfig c;
   c.vocab_size = 8192, c.block_size = 256, c.n_layer = 4, c.n_head = 8, c.n_embd = 128;
-  if (name == "gpt2") c.block_size = 1024, c.n_layer = 12, c.n_head = 12, c.n_embd = 768;
+  if (name == "gpt2" || name == "gpt2_124m") c.block_size = 1024, c.n_layer = 12, c.n_head = 12, c.n_embd = 768;
   c.dropout = 0.1;
   c.learned_positions = false;  // sinusoidal, as the FourierFormer language models
+  if (name == "gpt2_124m") {  // GPT-2 small itself, as llm.c trains it: its vocabulary, learned positions, tied head, no dropout
+    c.vocab_size = 50257;
+    c.learned_positions = true;
+    c.tie_weights = true;
+    c.dropout = 0.0;
+  }
   c.attention = name == "fourier" ? nn::AttentionKernel::Fourier : nn::AttentionKernel::DotProduct;
   return c;
 }
 
 }  // namespace
 
-std::vector<std::string> gpt_case_names() { return {"softmax", "fourier", "gpt2"}; }
+std::vector<std::string> gpt_case_names() { return {"softmax", "fourier", "gpt2", "gpt2_124m"}; }
 
 void run_gpt_cases(const std::vector<std::string>& only, const TimingOptions& opt, Device device,
                    const GptReport& report) {
   constexpr int64_t kBatch = 8;
   for (const std::string& name : only)
-    check(name == "softmax" || name == "fourier" || name == "gpt2", "bench",
-          "--gpt: unknown case '{}' (expected softmax, fourier, gpt2)", name);
+    check(name == "softmax" || name == "fourier" || name == "gpt2" || name == "gpt2_124m", "bench",
+          "--gpt: unknown case '{}' (expected softmax, fourier, gpt2, gpt2_124m)", name);
   for (const std::string& name : gpt_case_names()) {
-    // gpt2 (a GPU size: about 5 TFLOP a step) only when named.
-    if (only.empty() ? name == "gpt2" : std::find(only.begin(), only.end(), name) == only.end()) continue;
+    // gpt2 and gpt2_124m (GPU sizes: about 5 TFLOP a step) only when named.
+    if (only.empty() ? name.starts_with("gpt2") : std::find(only.begin(), only.end(), name) == only.end()) continue;
     const models::GPTConfig c = bench_config(name);
     Generator gen(1234);
     const std::vector<GemmShape> gemms = step_gemms(c, kBatch);

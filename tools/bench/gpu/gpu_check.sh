@@ -10,7 +10,8 @@
 #   2. the tiled attention kernels' check (tools/bench/gpu/flash_check.sh), when present
 #   3. the 12-layer d768 GPT step (N 1024, B 8): Harmonic's profile (fp32, bf16, fp32 deterministic
 #      with index checks at each op: HARMONIC_DETERMINISTIC=1 HARMONIC_DEFER_INDEX_CHECKS=0, the
-#      two-pass attention backward) and PyTorch's step
+#      two-pass attention backward) and PyTorch's step; then GPT-2 small itself (124M, vocabulary
+#      50257) in fp32 and bf16 beside PyTorch with SDPA
 #   4. the paper models against their PyTorch peers on the same GPU: `harmonic bench --dt`, --gpt
 #      (softmax, fourier), --chronos (train, forecast, the paper's mini; the forecast again as a CUDA
 #      graph), --recurrent, --vit (DeiT-tiny), --audio (the
@@ -91,6 +92,18 @@ for flags in "--sdpa" "" "--sdpa --bf16"; do
   r=$(timeout 40 python3 tools/bench/torch/bench_gpt_torch.py --device cuda --size gpt2 --case softmax --repeat 5 $flags 2>&1 | tail -1)
   echo "$r" | tee -a "$log"
   note "torch gpt 12x768 ${flags:-materialised}: $(echo "$r" | grep -oE '[0-9.]+ ms/step' || echo FAILED)"
+done
+
+# GPT-2 small itself (124M: vocabulary 50257, learned positions, tied head, no dropout), the size
+# llm.c publishes its step times for, in float32 and bf16, beside PyTorch with SDPA.
+for prec in fp32 bf16; do
+  late "gpt2_124m $prec" && break
+  torch_flags="--sdpa" && [[ $prec == bf16 ]] && torch_flags="--sdpa --bf16"
+  h=$(timeout 60 "$H" bench --gpt --case gpt2_124m --device cuda --precision "$prec" --repeat 5 --warmup 2 2>&1 | tail -1)
+  t=$(timeout 60 python3 tools/bench/torch/bench_gpt_torch.py --device cuda --size gpt2_124m --case softmax --repeat 5 \
+    --warmup 2 $torch_flags 2>&1 | tail -1)
+  printf '%s\n%s\n' "$h" "$t" | tee -a "$log"
+  note "gpt2 124M $prec: harmonic $(echo "$h" | grep -oE '[0-9.]+ ms/step' || echo FAILED), torch $(echo "$t" | grep -oE '[0-9.]+ ms/step' || echo FAILED)"
 done
 
 step "4. the paper models' training steps: Harmonic against PyTorch on the same GPU"

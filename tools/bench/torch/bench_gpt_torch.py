@@ -17,7 +17,8 @@ Prints ms/step and tokens/s (median over timed runs).
 Usage (the peer's python: ~/.cache/harmonic/torch-venv/bin/python from .ci/install-deps --with-torch):
   OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 ~/.cache/harmonic/torch-venv/bin/python tools/bench/torch/bench_gpt_torch.py --threads 1
   python3 tools/bench/torch/bench_gpt_torch.py --device cuda --size gpt2 --case softmax --sdpa   # on a GPU machine
---size gpt2 is the 12-layer d768 model (12 heads, block 1024, batch 8, vocab 8192) of
+--size gpt2_124m is GPT-2 small itself (vocabulary 50257, learned positions, tied head, no dropout),
+as llm.c trains it. --size gpt2 is the 12-layer d768 model (12 heads, block 1024, batch 8, vocab 8192) of
 `harmonic train kjv-lm --device cuda` at the same sizes; on cuda TF32 stays off (float32) unless
 --bf16 (autocast).
 """
@@ -34,8 +35,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peer_timing import add_timing_args, median_step_ms, set_up_device, training_step  # noqa: E402
 
 V, T, L, H, E, B, DROP = 8192, 256, 4, 8, 128, 8, 0.1
-SIZES = {"small": (8192, 256, 4, 8, 128, 8), "gpt2": (8192, 1024, 12, 12, 768, 8)}
+SIZES = {"small": (8192, 256, 4, 8, 128, 8), "gpt2": (8192, 1024, 12, 12, 768, 8), "gpt2_124m": (50257, 1024, 12, 12, 768, 8)}
 SDPA = False
+GPT2_SMALL = False  # gpt2_124m: GPT-2 small itself (learned positions, lm head tied to wte, no dropout), as llm.c
 
 
 def sinusoidal(n, dim):
@@ -95,14 +97,20 @@ class GPT(nn.Module):
     def __init__(self, kernel):
         super().__init__()
         self.wte = nn.Embedding(V, E)
-        self.register_buffer("pos", sinusoidal(T, E))
+        if GPT2_SMALL:
+            self.wpe = nn.Embedding(T, E)
+        else:
+            self.register_buffer("pos", sinusoidal(T, E))
         self.drop = nn.Dropout(DROP)
         self.blocks = nn.ModuleList(Block(kernel) for _ in range(L))
         self.ln_f = nn.LayerNorm(E)
         self.lm_head = nn.Linear(E, V, bias=False)
+        if GPT2_SMALL:
+            self.lm_head.weight = self.wte.weight
 
     def forward(self, idx):
-        x = self.drop(self.wte(idx) + self.pos[: idx.size(1)])
+        pos = self.wpe.weight[: idx.size(1)] if GPT2_SMALL else self.pos[: idx.size(1)]
+        x = self.drop(self.wte(idx) + pos)
         for block in self.blocks:
             x = block(x)
         return self.lm_head(self.ln_f(x))
@@ -130,8 +138,10 @@ def main():
     ap.add_argument("--sdpa", action="store_true", help="softmax attention through F.scaled_dot_product_attention")
     ap.add_argument("--bf16", action="store_true", help="cuda: bf16 autocast")
     args = ap.parse_args()
-    global V, T, L, H, E, B, SDPA
+    global V, T, L, H, E, B, SDPA, DROP, GPT2_SMALL
     V, T, L, H, E, B = SIZES[args.size]
+    if args.size == "gpt2_124m":
+        GPT2_SMALL, DROP = True, 0.0
     SDPA = args.sdpa
     where = set_up_device(args.device, args.threads)
     for kernel in args.case or ["softmax", "fourier"]:
