@@ -26,6 +26,7 @@
 #   7. every study's first paper-scale run for 10 steps on cuda: ms/step and the run's projected
 #      training time (`harmonic study NAME --set paper_scale=true --set device=cuda --project 10`)
 #   8. the op benchmarks against PyTorch on the same GPU
+# GPU_CHECK_STEPS="4 7" runs only those numbered steps (a second call's remaining minutes).
 # Ends with a summary; the full log is $OUT/gpu_check.log when OUT is set (else /tmp).
 #
 #   bash tools/bench/gpu/gpu_check.sh
@@ -37,9 +38,20 @@ log="$out/gpu_check.log"
 : >"$log"
 summary=()
 deadline=${GPU_CHECK_SECONDS:-540}  # no step starts after this many seconds
-late() { if ((SECONDS > deadline)); then note "skipped (deadline): $1"; return 0; fi; return 1; }
+wanted=" ${GPU_CHECK_STEPS:-1 2 3 4 5 6 7 8} "  # the numbered steps to run, e.g. GPU_CHECK_STEPS="4 7"
+current=setup
+# late DESC: true (skip DESC) when its step was not asked for or the deadline has passed.
+late() {
+  [[ $current == setup || $wanted == *" $current "* ]] || return 0
+  if ((SECONDS > deadline)); then note "skipped (deadline): $1"; return 0; fi
+  return 1
+}
 note() { summary+=("$1"); echo "== $1" | tee -a "$log"; }
-step() { echo; echo "### $* (at $SECONDS s)" | tee -a "$log"; }
+step() {
+  current=${1%%.*}
+  echo; echo "### $* (at $SECONDS s)" | tee -a "$log"
+  [[ $current == setup || $wanted == *" $current "* ]] || note "not asked for (GPU_CHECK_STEPS): step $1"
+}
 
 step "setup"
 source tools/bench/gpu/gpu_setup.sh
@@ -50,17 +62,19 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv,n
 note "device: $(nvidia-smi --query-gpu=name --format=csv,noheader), $(nproc) CPU cores, $(date -u +%F)"
 
 step "1. [cuda] tests on the device"
-start=$SECONDS
-timeout 170 "$T" -tc='*cuda*' -tce='*through cuDNN*' >"$out/cuda_tests.log" 2>&1
-rc=$?
-grep -E "ERROR|FAILED|ran on cuda|step-3 loss|allocations after" "$out/cuda_tests.log" | head -60 | tee -a "$log"
-note "[cuda] tests (exit $rc): $(grep -E '^\[doctest\] (test cases|assertions)' "$out/cuda_tests.log" | tr '\n' ' ') in $((SECONDS - start)) s"
-# The recurrent layers through cuDNN (ops/rnn_layer.h, off by default) against the own kernels.
-start=$SECONDS
-timeout 60 "$T" -tc='*through cuDNN*' >"$out/cudnn_rnn_tests.log" 2>&1
-rc=$?
-grep -E "ERROR|FAILED|normalised error" "$out/cudnn_rnn_tests.log" | head -30 | tee -a "$log"
-note "cuDNN RNN tests (exit $rc): $(grep -E '^\[doctest\] (test cases|assertions)' "$out/cudnn_rnn_tests.log" | tr '\n' ' ') in $((SECONDS - start)) s"
+if ! late "[cuda] tests"; then
+  start=$SECONDS
+  timeout 170 "$T" -tc='*cuda*' -tce='*through cuDNN*' >"$out/cuda_tests.log" 2>&1
+  rc=$?
+  grep -E "ERROR|FAILED|ran on cuda|step-3 loss|allocations after" "$out/cuda_tests.log" | head -60 | tee -a "$log"
+  note "[cuda] tests (exit $rc): $(grep -E '^\[doctest\] (test cases|assertions)' "$out/cuda_tests.log" | tr '\n' ' ') in $((SECONDS - start)) s"
+  # The recurrent layers through cuDNN (ops/rnn_layer.h, off by default) against the own kernels.
+  start=$SECONDS
+  timeout 60 "$T" -tc='*through cuDNN*' >"$out/cudnn_rnn_tests.log" 2>&1
+  rc=$?
+  grep -E "ERROR|FAILED|normalised error" "$out/cudnn_rnn_tests.log" | head -30 | tee -a "$log"
+  note "cuDNN RNN tests (exit $rc): $(grep -E '^\[doctest\] (test cases|assertions)' "$out/cudnn_rnn_tests.log" | tr '\n' ' ') in $((SECONDS - start)) s"
+fi
 
 step "2. tiled attention check"
 if [[ -f tools/bench/gpu/flash_check.sh ]] && ! late "flash_check"; then
