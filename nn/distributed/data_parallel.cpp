@@ -1,5 +1,6 @@
 #include "harmonic/nn/distributed/data_parallel.h"
 
+#include "harmonic/autograd/grad_mode.h"
 #include "harmonic/autograd/grad_ready.h"
 #include "harmonic/core/factories.h"
 #include "harmonic/ops/ops.h"
@@ -8,6 +9,7 @@ namespace hm::dist {
 
 void broadcast_tensors(ProcessGroup& group, const std::vector<Tensor>& tensors, int root) {
   if (group.world_size() == 1) return;
+  NoGradGuard no_grad;  // parameters are overwritten in place, as an optimizer does
   for (const Tensor& t : tensors) {
     if (t.is_contiguous()) {
       group.broadcast(t, root);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "harmonic/autograd/grad_mode.h"
 #include "harmonic/nn/distributed/backends.h"
 #include "harmonic/nn/distributed/collective_watchdog.h"
 #include "harmonic/ops/ops.h"
@@ -130,6 +131,7 @@ class MpiProcessGroup final : public ProcessGroup {
     if (host.same(t)) {
       t.bump_version();
     } else {
+      NoGradGuard no_grad;  // a collective writes t whether or not it requires grad, as MPI does in host memory
       Tensor target = t;
       target.copy_(host);
     }
