@@ -163,11 +163,25 @@ void DataParallel::finish() {
   for (size_t i = 0; i < params_.size(); ++i)
     if (!param_ready_[i]) copy_in(static_cast<int64_t>(i));
   launch_in_order(false);
-  if (comm_.joinable()) {
+  if (comm_.joinable())
     wait_all();
-  } else {
-    for (Bucket& b : buckets_) group_->all_reduce(b.flat, ReduceOp::Sum);
-  }
+  else
+    all_reduce_buckets();
+  unpack_grads();
+}
+
+void DataParallel::pack_grads() {
+  check(!syncing_, "DataParallel::pack_grads", "called between begin_sync() and finish()");
+  param_ready_.assign(params_.size(), false);
+  for (Bucket& b : buckets_) b.ready = 0;
+  for (size_t i = 0; i < params_.size(); ++i) copy_in(static_cast<int64_t>(i));
+}
+
+void DataParallel::all_reduce_buckets() {
+  for (Bucket& b : buckets_) group_->all_reduce(b.flat, ReduceOp::Sum);
+}
+
+void DataParallel::unpack_grads() {
   const double inv_world = 1.0 / group_->world_size();
   for (Bucket& b : buckets_) {
     mul_(b.flat, inv_world);

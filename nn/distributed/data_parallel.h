@@ -50,6 +50,15 @@ class DataParallel {
   // parameter's .grad to the mean over ranks. Rethrows a failure of the communication thread.
   void finish();
 
+  // The same sync in three calls, for a step replayed as CUDA graphs (the trainer's
+  // cuda_graph): pack_grads() copies every .grad (or zeros) into its bucket and unpack_grads()
+  // sets every .grad to its bucket's mean, device work only, so each can be captured in a
+  // graph; all_reduce_buckets() is the collective between the two graphs. Only the buckets are
+  // read and written between them: a graph's gradients stay where its capture put them.
+  void pack_grads();
+  void all_reduce_buckets();
+  void unpack_grads();
+
   int64_t num_buckets() const { return static_cast<int64_t>(buckets_.size()); }
   // Buckets of the last synced step launched from inside backward (the overlap at work).
   int64_t launched_during_backward() const { return launched_in_backward_; }
