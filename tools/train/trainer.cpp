@@ -147,11 +147,21 @@ void Trainer::apply_lr(int64_t step) {
 
 Trainer::~Trainer() = default;
 
-Tensor Trainer::micro_step(const data::Batch& batch, double scale, int64_t batch_index) {
+Tensor Trainer::micro_step(const data::Batch& batch, int64_t batch_index, int64_t group, int world) {
+  if (!batch.input.defined()) return Tensor();  // a rank may get no example of a short last batch
+  // With several ranks, this rank's mean loss weighs local/global of the batch: scaled by
+  // world * local / global, the average over ranks of the gradients is the gradient of the
+  // global mean.
+  const double weight = world > 1 ? static_cast<double>(world * batch.input.size(0)) /
+                                        static_cast<double>(global_batch_items(batch_index))
+                                  : 1.0;
+  // Inside a capture (trainer_graph.cpp) the capture's own deferred checks hold the step's, and
+  // nothing is read on the host.
+  const bool capturing = device_.is_cuda() && cuda::capturing(device_.index);
   // On CUDA the step's index checks (embedding, the loss's targets) report where the loss is read
   // (HARMONIC_DEFER_INDEX_CHECKS=0: at each op instead).
   std::optional<cuda::DeferredChecks> deferred;
-  if (device_.is_cuda())
+  if (device_.is_cuda() && !capturing)
     deferred.emplace(fmt::format("training step {} (epoch {}, batch {})", step_ + 1, epoch_ + 1, batch_index + 1));
   data::Batch b;
   {
@@ -168,7 +178,7 @@ Tensor Trainer::micro_step(const data::Batch& batch, double scale, int64_t batch
   HM_CHECK(loss.numel() == 1, "Trainer", "task '{}' returned a loss of shape {}, expected a scalar", task_name_,
            str(loss.shape()));
   Tensor value = loss.detach().reshape({}).to(DType::Float64);
-  if (read_each_step_) {
+  if (read_each_step_ && !capturing) {
     ProfilePhase phase("loss to host (sync)");
     const double v = value.item<double>();
     if (!std::isfinite(v))
@@ -177,10 +187,14 @@ Tensor Trainer::micro_step(const data::Batch& batch, double scale, int64_t batch
                           step_ + 1, v);
     value = scalar_tensor(v, {.dtype = DType::Float64});
   }
-  ProfilePhase phase("backward");
-  if (scale != 1.0) loss = mul(loss, scale);
-  loss.backward();
-  return value;
+  {
+    ProfilePhase phase("backward");
+    const double scale = weight / static_cast<double>(group);
+    if (scale != 1.0) loss = mul(loss, scale);
+    loss.backward();
+  }
+  const auto g = static_cast<double>(group);
+  return world > 1 ? div(div(mul(value, weight), world), g) : div(value, g);
 }
 
 int64_t Trainer::global_batch_items(int64_t batch_index) const {
@@ -200,20 +214,25 @@ static void maybe_injected_fault(const dist::ProcessGroup& group, int64_t step) 
     throw_error("Trainer", fmt::format("injected fault at step {} (HARMONIC_TEST_RAISE_AT={})", step, spec));
 }
 
-Trainer::PendingStep Trainer::finish_step(Tensor loss, int64_t items, int64_t first_batch) {
+Tensor Trainer::update() {
   ProfilePhase phase("clip + optimizer");
-  optim::Optimizer& opt = task_.optimizer();
-  PendingStep p;
+  Tensor norm;
   if (options_.clip_grad_norm > 0)
-    p.grad_norm = optim::clip_grad_norm_on_device_(params_, options_.clip_grad_norm);
+    norm = optim::clip_grad_norm_on_device_(params_, options_.clip_grad_norm);
   else if (measure_grad_norm)
-    p.grad_norm = optim::clip_grad_norm_on_device_(params_, std::numeric_limits<double>::infinity());
-  opt.step();
+    norm = optim::clip_grad_norm_on_device_(params_, std::numeric_limits<double>::infinity());
+  task_.optimizer().step();
+  return norm;
+}
+
+Trainer::PendingStep Trainer::pending_step(Tensor loss, Tensor grad_norm, int64_t items, int64_t first_batch) const {
+  PendingStep p;
   p.loss = std::move(loss);
+  p.grad_norm = std::move(grad_norm);
   p.first_batch = first_batch;
   StepRecord& r = p.record;
   r.items = items;
-  r.lr = opt.lr(0);
+  r.lr = task_.optimizer().lr(0);
   r.epoch = epoch_ + 1;
   r.step = step_ + 1;
   return p;
@@ -321,68 +340,79 @@ FitResult Trainer::fit() {
       data::Epoch epoch = epoch_from(loader, epoch_, batch_, rank, world);
       int64_t pos = batch_;  // the next micro-batch's index in the epoch
       int64_t in_group = 0, group = 0, items = 0, first_batch = 0;
-      Tensor loss;  // the step's mean loss over its micro-batches, 0-d float64
-      auto add_loss = [&loss](const Tensor& part) { loss = loss.defined() ? add(loss, part) : part; };
+      Tensor loss;  // the step's loss: the sum of its micro-batches' shares (micro_step), 0-d float64
+      auto add_loss = [&loss](const Tensor& part) {
+        if (part.defined()) loss = loss.defined() ? add(loss, part) : part;
+      };
+      auto begin_eager = [&] {
+        apply_lr(step_);
+        model.zero_grad();
+        opt.zero_grad();
+      };
+      auto eager_micro_step = [&](const data::Batch& b, int64_t index) {
+        const bool sync = world > 1 && index + 1 == first_batch + group;  // the group's last backward all-reduces
+        if (sync) ddp->begin_sync();
+        add_loss(micro_step(b, index, group, world));
+        if (sync) ddp->finish();
+      };
+      // trainer.cuda_graph: a step due for a replay holds its batches until the last one, then
+      // replays the captured step on them (or, failing that, runs them eagerly).
+      bool replay_due = false;
+      std::vector<data::Batch> held;
       std::optional<ProfilePhase> fetching(std::in_place, "data");  // the loader's next batch
       for (data::Batch& batch : epoch) {
         fetching.reset();
-        // trainer.cuda_graph: a replay of the captured step (nullopt: this step runs eagerly).
-        std::optional<PendingStep> replayed;
-        if (in_group == 0 && options_.cuda_graph != "off") {
+        if (in_group == 0) {
+          // A new optimizer step: its group is k batches, or what is left of the epoch.
           profile_before_step(total - session_start_step);
-          replayed = graph_step(batch, pos, world, std::min(k, nb - pos));
+          group = std::min(k, nb - pos);
+          loss = Tensor(), items = 0, first_batch = pos;
+          if (world > 1) maybe_injected_fault(*process_group, step_ + 1);
+          replay_due = graph_due(group);
+          if (!replay_due) begin_eager();
         }
+        if (world > 1)
+          items += global_batch_items(pos);
+        else
+          items += batch.input.dim() > 0 ? batch.input.size(0) : 1;
+        if (replay_due)
+          held.push_back(std::move(batch));
+        else
+          eager_micro_step(batch, pos);
+        ++pos;
+        if (++in_group < group) {
+          fetching.emplace("data");
+          continue;
+        }
+        in_group = 0;
+        std::optional<PendingStep> replayed;
+        if (replay_due) {
+          replayed = graph_step(held, first_batch, world, ddp.get(), items);
+          if (!replayed) {
+            begin_eager();
+            for (int64_t i = 0; i < group; ++i) eager_micro_step(held[static_cast<size_t>(i)], first_batch + i);
+          }
+          held.clear();
+        }
+        PendingStep taken;
         if (replayed) {
-          items = replayed->record.items;
-          ++pos;
-          pending_.push_back(std::move(*replayed));
+          taken = std::move(*replayed);
         } else {
-          if (in_group == 0) {
-            // A new optimizer step: its group is k batches, or what is left of the epoch.
-            profile_before_step(total - session_start_step);
-            group = std::min(k, nb - pos);
-            loss = Tensor(), items = 0, first_batch = pos;
-            apply_lr(step_);
-            model.zero_grad();
-            opt.zero_grad();
-            if (world > 1) maybe_injected_fault(*process_group, step_ + 1);
-          }
-          if (world == 1) {
-            add_loss(div(micro_step(batch, 1.0 / static_cast<double>(group), pos), static_cast<double>(group)));
-            items += batch.input.dim() > 0 ? batch.input.size(0) : 1;
-          } else {
-            // This rank's mean loss weighs local/global of the batch: scaled by world * local /
-            // global, the average over ranks of the gradients is the gradient of the global mean.
-            const bool last = in_group + 1 == group;
-            const int64_t global = global_batch_items(pos);
-            if (last) ddp->begin_sync();
-            if (batch.input.defined()) {  // a rank may get no example of a short last batch
-              const double weight = static_cast<double>(world * batch.input.size(0)) / static_cast<double>(global);
-              add_loss(div(div(mul(micro_step(batch, weight / static_cast<double>(group), pos), weight), world),
-                           static_cast<double>(group)));
-            }
-            if (last) ddp->finish();
-            items += global;
-          }
-          ++pos;
-          if (++in_group < group) {
-            fetching.emplace("data");
-            continue;
-          }
-          in_group = 0;
-          if (world > 1) {  // the step's loss over all ranks, and whether any rank was asked to stop
-            Tensor shared = Tensor::empty({2}, DType::Float64);
-            shared.data<double>()[0] = loss.defined() ? loss.item<double>() : 0.0;  // on the host: read_each_step_
-            shared.data<double>()[1] = stop_requested() ? 1.0 : 0.0;
-            shared = shared.to(device_);  // the group's device (NCCL reduces CUDA tensors)
-            process_group->all_reduce(shared, dist::ReduceOp::Sum);
-            const std::vector<double> sums = shared.to(Device::cpu()).to_vector();
-            loss = scalar_tensor(sums[0], {.dtype = DType::Float64});
-            agreed_stop = sums[1] > 0;
-          }
-
-          pending_.push_back(finish_step(loss, items, first_batch));
-        }  // eager step
+          Tensor norm = update();
+          taken = pending_step(loss, norm, items, first_batch);
+        }
+        if (world > 1) {  // the step's loss over all ranks, and whether any rank was asked to stop
+          Tensor shared = Tensor::empty({2}, DType::Float64);
+          // On the host (read_each_step_), or a replay's on the device: read after the step.
+          shared.data<double>()[0] = taken.loss.defined() ? taken.loss.item<double>() : 0.0;
+          shared.data<double>()[1] = stop_requested() ? 1.0 : 0.0;
+          shared = shared.to(device_);  // the group's device (NCCL reduces CUDA tensors)
+          process_group->all_reduce(shared, dist::ReduceOp::Sum);
+          const std::vector<double> sums = shared.to(Device::cpu()).to_vector();
+          taken.loss = scalar_tensor(sums[0], {.dtype = DType::Float64});
+          agreed_stop = sums[1] > 0;
+        }
+        pending_.push_back(std::move(taken));
         ++step_, ++session_steps_;
         batch_ = pos;
         if (batch_ == nb) ++epoch_, batch_ = 0;  // the position of the next batch, saved by checkpoints

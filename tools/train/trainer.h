@@ -32,6 +32,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,10 @@
 #include "harmonic/nn/distributed/process_group.h"
 #include "harmonic/optim/schedule.h"
 #include "harmonic/tools/train/task.h"
+
+namespace hm::dist {
+class DataParallel;
+}
 
 namespace hm::train {
 
@@ -83,9 +88,10 @@ struct TrainerOptions {
   double ddp_bucket_mb = 25;
   bool ddp_overlap = true;
   double dist_timeout = 300;
-  // CUDA graphs (trainer_graph.cpp): "off", "on" (capture one whole optimizer step after
-  // kWarmupSteps eager ones and replay it; whatever prevents that is an error naming the op)
-  // or "auto" (the same, but one log line and eager steps when capture is not possible).
+  // CUDA graphs (trainer_graph.cpp): "off", "on" (capture one whole optimizer step, all its
+  // micro-batches, after kGraphWarmupSteps eager ones and replay it; with several ranks the
+  // gradient all-reduce runs between two graphs; whatever prevents that is an error naming the
+  // op) or "auto" (the same, but one log line and eager steps when capture is not possible).
   // Off by default: verified on the emulated CUDA device only, not yet on a GPU.
   std::string cuda_graph = "off";
   // A folder for TensorBoard event files (every metrics.jsonl value as a scalar, the resolved
@@ -256,20 +262,33 @@ class Trainer {
     Tensor loss, grad_norm;   // 0-d float64 (grad_norm undefined when not measured)
     int64_t first_batch = 0;  // the step's first batch in its epoch, for the divergence error
   };
-  // Forward + backward of one micro-batch; returns its loss as a 0-d float64 tensor: on the host
-  // (read, and checked finite before the backward) when read_each_step_, else on the device.
-  Tensor micro_step(const data::Batch& batch, double scale, int64_t batch_index);
+  // Forward + backward of micro-batch batch_index, one of `group` in its optimizer step on one
+  // of `world` ranks; returns its share of the step's loss, a 0-d float64 tensor (undefined when
+  // this rank got no example of the batch): on the host (read, and checked finite before the
+  // backward) when read_each_step_ and not capturing a CUDA graph, else on the device.
+  Tensor micro_step(const data::Batch& batch, int64_t batch_index, int64_t group, int world);
   int64_t global_batch_items(int64_t batch_index) const;  // examples in global batch batch_index
-  PendingStep finish_step(Tensor loss, int64_t items, int64_t first_batch);  // clip + optimizer step
+  // Clips (or measures) the gradient norm and takes the optimizer step; returns the norm, 0-d
+  // float64 on the device (undefined when not measured).
+  Tensor update();
+  // The step just taken, its loss and norm still to be read by settle_pending().
+  PendingStep pending_step(Tensor loss, Tensor grad_norm, int64_t items, int64_t first_batch) const;
   // Reads the pending steps' losses and norms (one transfer each), throws NonFiniteLoss at the
   // first non-finite loss, adds them to the log sums; returns the last step's record.
   StepRecord settle_pending();
   void apply_lr(int64_t step);
-  // trainer.cuda_graph (trainer_graph.cpp): the step on batch_index as a replay of the captured
-  // step (capturing it first when due), or nullopt to run it eagerly (off, warm-up, a batch of
-  // another shape, or auto after a failed capture).
-  std::optional<PendingStep> graph_step(const data::Batch& batch, int64_t batch_index, int world, int64_t group);
-  void capture_step(const data::Batch& batch, int64_t batch_index);
+  // trainer.cuda_graph (trainer_graph.cpp). graph_due: whether the step about to start, of
+  // `group` micro-batches, is a candidate for a replay (false: off, warm-up, an epoch's short
+  // last group, auto after a failed capture), so fit() holds its batches for graph_step.
+  bool graph_due(int64_t group);
+  // The step on these micro-batches (first_batch.. in the epoch) as a replay of the captured
+  // step, capturing it first when there is none; nullopt to run it eagerly (a batch of another
+  // shape, a short batch before the capture, or auto after a failed capture). ddp: the
+  // gradient sync when world > 1.
+  std::optional<PendingStep> graph_step(std::span<const data::Batch> group, int64_t first_batch, int world,
+                                        dist::DataParallel* ddp, int64_t items);
+  void capture_step(std::span<const data::Batch> group, int64_t first_batch, int world, dist::DataParallel* ddp);
+  void graph_give_up(const std::string& why);  // on: throws naming why; auto: logs it, eager from now on
   struct StepGraph;
   std::unique_ptr<StepGraph> graph_;
   int64_t graph_replays_ = 0;
