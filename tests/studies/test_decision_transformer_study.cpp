@@ -345,3 +345,10 @@ TEST_CASE("decision-transformer study: the committed quick run reports again to 
 TEST_CASE("decision-transformer study: the committed run under the authors' code's settings reports again") {
   CHECK(check_committed_full_run("decision-transformer", "decision_transformer", 54, "code_run").done == 8);
 }
+
+// code_run_heads: the same settings with Fourier-14 (the arXiv table's best) and the N = 20-32
+// heads on seeds 1-4 (40 runs; linear and Fourier-8 copied from code_run, whose configs they are),
+// filled in as the runs land.
+TEST_CASE("decision-transformer study: the committed heads run under the authors' code's settings reports again") {
+  CHECK(check_committed_full_run("decision-transformer", "decision_transformer", 40, "code_run_heads").done >= 10);
+}
