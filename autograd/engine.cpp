@@ -238,6 +238,10 @@ void run_backward(const Tensor& root, const Tensor& grad, bool retain_graph) {
       const Edge& e = node->edges[i];
       Tensor& gi = input_grads[i];
       if (!e.defined() || !gi.defined()) continue;
+      // Ops that mix bfloat16 with float32 (binary ops promote to float32) return the float32
+      // gradient; it is rounded to the input's dtype here, as PyTorch's engine does.
+      if (gi.dtype() != node->input_dtypes[i] && mixes_bf16_and_float32(gi.dtype(), node->input_dtypes[i]))
+        gi = gi.to(node->input_dtypes[i]);
       HM_CHECK(gi.shape() == node->input_shapes[i] && gi.dtype() == node->input_dtypes[i], "backward",
                "op '{}' produced a gradient {} for input {} of shape {} and dtype {}", node->name, gi.desc(), i,
                str(node->input_shapes[i]), dtype_name(node->input_dtypes[i]));

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 
 #include "harmonic/core/error.h"
 
@@ -57,6 +58,28 @@ constexpr bool is_floating(DType t) {
   return t == DType::Float32 || t == DType::Float64 || t == DType::BFloat16 || t == DType::Float16;
 }
 
+// bfloat16 meeting float32 in a binary op computes and returns float32 (PyTorch's promotion,
+// without a converted copy); every other pair of different dtypes needs an explicit to().
+constexpr bool mixes_bf16_and_float32(DType a, DType b) {
+  return (a == DType::BFloat16 && b == DType::Float32) || (a == DType::Float32 && b == DType::BFloat16);
+}
+
+// The type arithmetic on elements of T runs in: float32 for bfloat16 (kernels read bfloat16,
+// compute in float32 and round once on the store, as PyTorch's do), T itself otherwise.
+template <class T> struct compute_type { using type = T; };
+template <> struct compute_type<BFloat16> { using type = float; };
+template <class T> using compute_t = typename compute_type<T>::type;
+
+// Element conversions with PyTorch's rules (bfloat16 through float32, nonzero to true).
+template <class To, class From>
+inline To convert(From x) {
+  if constexpr (std::is_same_v<To, From>) return x;
+  else if constexpr (std::is_same_v<From, BFloat16>) return convert<To>(static_cast<float>(x));
+  else if constexpr (std::is_same_v<To, BFloat16>) return BFloat16(static_cast<float>(x));
+  else if constexpr (std::is_same_v<To, bool>) return x != From(0);
+  else return static_cast<To>(x);
+}
+
 template <class T> constexpr DType dtype_of();
 template <> constexpr DType dtype_of<float>() { return DType::Float32; }
 template <> constexpr DType dtype_of<double>() { return DType::Float64; }
@@ -86,7 +109,34 @@ decltype(auto) dispatch_numeric(DType t, std::string_view fn, F&& f) {
   }
 }
 
-// Every dtype with a CPU kernel (bfloat16 is storage-only on the CPU: convert with to()).
+// Float32, Float64 and BFloat16 (whose kernels compute in float32: compute_t).
+template <class F>
+decltype(auto) dispatch_floating(DType t, std::string_view fn, F&& f) {
+  switch (t) {
+    case DType::Float32: return f.template operator()<float>();
+    case DType::Float64: return f.template operator()<double>();
+    case DType::BFloat16: return f.template operator()<BFloat16>();
+    default:
+      throw_error(fn, fmt::format("expected a float32, float64 or bfloat16 tensor, got {}", dtype_name(t)));
+  }
+}
+
+// Every dtype but float16 (no float16 kernels). Arithmetic on bfloat16 runs in float32 where a
+// kernel computes in bfloat16 at all: copies, fills and the elementwise families do; most other
+// kernels take float32/float64 only (dispatch_float).
+template <class F>
+decltype(auto) dispatch_storage(DType t, std::string_view fn, F&& f) {
+  switch (t) {
+    case DType::Float32: return f.template operator()<float>();
+    case DType::Float64: return f.template operator()<double>();
+    case DType::Int64: return f.template operator()<int64_t>();
+    case DType::Bool: return f.template operator()<bool>();
+    case DType::BFloat16: return f.template operator()<BFloat16>();
+    default: throw_error(fn, fmt::format("no CPU kernel for dtype {}", dtype_name(t)));
+  }
+}
+
+// Every dtype with arithmetic CPU kernels of every op family (bfloat16 is not among them).
 template <class F>
 decltype(auto) dispatch_all(DType t, std::string_view fn, F&& f) {
   switch (t) {

@@ -8,17 +8,19 @@
 namespace hm::cuda {
 namespace {
 
+// bfloat16 elements are computed in float32 and rounded once on the store, as on the CPU.
 template <class T>
 struct Dropout {
+  using C = compute_t<T>;
   const T* x;
   T* out;
   uint64_t seed, offset;
   const int64_t* base;  // null, or the device value added to offset (a captured draw)
   float p;
-  T scale;
+  C scale;
   HM_HD void operator()(int64_t i) const {
     const uint64_t o = base ? offset + static_cast<uint64_t>(*base) : offset;
-    out[i] = dropout_keep(seed, o, static_cast<uint64_t>(i), p) ? x[i] * scale : T(0);
+    out[i] = convert<T>(dropout_keep(seed, o, static_cast<uint64_t>(i), p) ? convert<C>(x[i]) * scale : C(0));
   }
 };
 
@@ -41,16 +43,20 @@ HM_HD double mul_rounded(double a, double b) {
 
 template <class T>
 struct DropoutAdd {
+  using C = compute_t<T>;
   const T *x, *r;
   T* out;
   uint64_t seed, offset;
   const int64_t* base;  // as Dropout's
   float p;
-  T scale;
+  C scale;
   HM_HD void operator()(int64_t i) const {
     const uint64_t o = base ? offset + static_cast<uint64_t>(*base) : offset;
-    const T d = dropout_keep(seed, o, static_cast<uint64_t>(i), p) ? mul_rounded(r[i], scale) : T(0);
-    out[i] = x[i] + d;
+    // The dropped r is rounded to T (a no-op but for bfloat16) as dropout's output would be.
+    const C d = dropout_keep(seed, o, static_cast<uint64_t>(i), p)
+                    ? convert<C>(convert<T>(mul_rounded(convert<C>(r[i]), scale)))
+                    : C(0);
+    out[i] = convert<T>(convert<C>(x[i]) + d);
   }
 };
 
@@ -60,8 +66,9 @@ void dropout_on(const Tensor& x, double p, uint64_t seed, uint64_t offset, const
   const int device = offset_base.defined() ? kernel_device(E, "dropout", {&x, &offset_base, &out})
                                            : kernel_device(E, "dropout", {&x, &out});
   const int64_t* base = offset_base.defined() ? static_cast<const int64_t*>(offset_base.raw_data()) : nullptr;
-  dispatch_float(x.dtype(), "dropout", [&]<class T>() {
-    const T scale = p < 1.0 ? static_cast<T>(1.0 / (1.0 - p)) : T(0);
+  dispatch_kernel_floating(x.dtype(), "dropout", [&]<class T>() {
+    using C = compute_t<T>;
+    const C scale = p < 1.0 ? static_cast<C>(1.0 / (1.0 - p)) : C(0);
     for_each_index(E, device, x.numel(),
                    Dropout<T>{static_cast<const T*>(x.raw_data()), static_cast<T*>(out.raw_data()), seed, offset,
                               base, static_cast<float>(p), scale});
@@ -74,8 +81,9 @@ void dropout_add_on(const Tensor& x, const Tensor& r, double p, uint64_t seed, u
   const int device = offset_base.defined() ? kernel_device(E, "dropout_add", {&x, &r, &offset_base, &out})
                                            : kernel_device(E, "dropout_add", {&x, &r, &out});
   const int64_t* base = offset_base.defined() ? static_cast<const int64_t*>(offset_base.raw_data()) : nullptr;
-  dispatch_float(x.dtype(), "dropout_add", [&]<class T>() {
-    const T scale = p < 1.0 ? static_cast<T>(1.0 / (1.0 - p)) : T(0);
+  dispatch_kernel_floating(x.dtype(), "dropout_add", [&]<class T>() {
+    using C = compute_t<T>;
+    const C scale = p < 1.0 ? static_cast<C>(1.0 / (1.0 - p)) : C(0);
     for_each_index(E, device, x.numel(),
                    DropoutAdd<T>{static_cast<const T*>(x.raw_data()), static_cast<const T*>(r.raw_data()),
                                  static_cast<T*>(out.raw_data()), seed, offset, base, static_cast<float>(p), scale});

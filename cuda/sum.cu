@@ -5,7 +5,8 @@
 //   column layout (kept memory contiguous): 32 outputs per block side by side (coalesced),
 //                 8 rows of threads stride along r, combined in order through shared memory.
 // When there are too few outputs to fill the device, r is split over grid.y: pass one
-// writes (splits, m) partial sums, pass two sums them with the same code.
+// writes (splits, m) partial sums, pass two sums them with the same code. bfloat16 inputs
+// accumulate in float32 into a float32 result, rounded to bfloat16 once at the end.
 #include "harmonic/cuda/runtime/emulation.h"
 #include "harmonic/cuda/device/launch.cuh"
 #include "harmonic/ops/sum_kernels.h"
@@ -15,9 +16,9 @@ namespace {
 
 constexpr int kColLanes = 32, kColRows = 8, kColThreads = 256;  // column layout block: (32, 8)
 
-template <class T>
+template <class In, class T>  // In: the input's element type; T: the accumulator's and out's
 struct SumPass {
-  const T* x;
+  const In* x;
   T* out;                 // (splits, m): split s of output o at s * m + o
   OffsetCalc<1> kept;     // o -> offset in x
   OffsetCalc<1> reduced;  // r -> offset in x
@@ -30,7 +31,7 @@ struct SumPass {
     if (o >= m) return acc;
     const int64_t base = kept.get(o).v[0];
     const int64_t end = s * chunk + chunk < r_total ? s * chunk + chunk : r_total;
-    for (int64_t r = s * chunk + begin; r < end; r += step) acc += x[base + reduced.get(r).v[0]];
+    for (int64_t r = s * chunk + begin; r < end; r += step) acc += convert<T>(x[base + reduced.get(r).v[0]]);
     return acc;
   }
 };
@@ -42,8 +43,8 @@ __device__ T warp_sum(T v) {  // lane 0 gets the tree sum ((v0 + v16) + (v8 + v2
   return v;
 }
 
-template <class T>
-__global__ void __launch_bounds__(kThreads) sum_rows_kernel(SumPass<T> p) {
+template <class In, class T>
+__global__ void __launch_bounds__(kThreads) sum_rows_kernel(SumPass<In, T> p) {
   __shared__ T warp_sums[kThreads / 32];
   const int group = threadIdx.x / p.lanes, lane = threadIdx.x % p.lanes;
   const int64_t o = static_cast<int64_t>(blockIdx.x) * (kThreads / p.lanes) + group;
@@ -58,8 +59,8 @@ __global__ void __launch_bounds__(kThreads) sum_rows_kernel(SumPass<T> p) {
   }
 }
 
-template <class T>
-__global__ void __launch_bounds__(kColThreads) sum_columns_kernel(SumPass<T> p) {
+template <class In, class T>
+__global__ void __launch_bounds__(kColThreads) sum_columns_kernel(SumPass<In, T> p) {
   __shared__ T rows[kColRows][kColLanes];
   const int64_t o = static_cast<int64_t>(blockIdx.x) * kColLanes + threadIdx.x;
   rows[threadIdx.y][threadIdx.x] = p.partial(o, blockIdx.y, threadIdx.y, kColRows);
@@ -72,8 +73,8 @@ __global__ void __launch_bounds__(kColThreads) sum_columns_kernel(SumPass<T> p) 
 }
 
 // The host twin: the same blocks, threads and summation order, one thread at a time.
-template <class T>
-void sum_rows_host(const SumPass<T>& p, int64_t blocks, int64_t splits) {
+template <class In, class T>
+void sum_rows_host(const SumPass<In, T>& p, int64_t blocks, int64_t splits) {
   const int per_block = kThreads / p.lanes;
   std::vector<T> v(p.lanes);
   for (int64_t s = 0; s < splits; ++s)
@@ -91,8 +92,8 @@ void sum_rows_host(const SumPass<T>& p, int64_t blocks, int64_t splits) {
       }
 }
 
-template <class T>
-void sum_columns_host(const SumPass<T>& p, int64_t blocks, int64_t splits) {
+template <class In, class T>
+void sum_columns_host(const SumPass<In, T>& p, int64_t blocks, int64_t splits) {
   for (int64_t s = 0; s < splits; ++s)
     for (int64_t o = 0; o < blocks * kColLanes && o < p.m; ++o) {
       T acc = p.partial(o, s, 0, kColRows);
@@ -102,8 +103,8 @@ void sum_columns_host(const SumPass<T>& p, int64_t blocks, int64_t splits) {
 }
 
 // Sums x (read through kept / reduced) into out (m,), splitting r when outputs are few.
-template <class T>
-void sum_pass(Exec exec, const Tensor& like, const T* x, T* out, const OffsetCalc<1>& kept,
+template <class In, class T>
+void sum_pass(Exec exec, const Tensor& like, const In* x, T* out, const OffsetCalc<1>& kept,
               const OffsetCalc<1>& reduced, int64_t m, int64_t r_total) {
   const int device = like.device().index;
   const auto inner_stride = [](const OffsetCalc<1>& c) { return c.ndim == 0 ? 1 : c.strides[0][0]; };
@@ -120,22 +121,22 @@ void sum_pass(Exec exec, const Tensor& like, const T* x, T* out, const OffsetCal
   splits = (r_total + chunk - 1) / chunk;
 
   Tensor partials;  // (splits, m) when r is split
-  if (splits > 1) partials = Tensor::empty({splits, m}, like.dtype(), like.device());
+  if (splits > 1) partials = Tensor::empty({splits, m}, dtype_of<T>(), like.device());
   T* dst = splits > 1 ? static_cast<T*>(partials.raw_data()) : out;
-  const SumPass<T> p{x, dst, kept, reduced, m, r_total, chunk, lanes};
+  const SumPass<In, T> p{x, dst, kept, reduced, m, r_total, chunk, lanes};
   if (exec == Exec::Host) {
     rows ? sum_rows_host(p, blocks, splits) : sum_columns_host(p, blocks, splits);
   } else {
     DeviceGuard guard(device);
     if (rows)
-      sum_rows_kernel<T><<<dim3(blocks, splits), kThreads, 0, stream(device)>>>(p);
+      sum_rows_kernel<In, T><<<dim3(blocks, splits), kThreads, 0, stream(device)>>>(p);
     else
-      sum_columns_kernel<T><<<dim3(blocks, splits), dim3(kColLanes, kColRows), 0, stream(device)>>>(p);
+      sum_columns_kernel<In, T><<<dim3(blocks, splits), dim3(kColLanes, kColRows), 0, stream(device)>>>(p);
     HM_CUDA_CHECK_LAUNCH();
   }
   if (splits > 1) {  // pass two: out[o] = sum over s of partials[s, o]
     const Strides unit{1}, row{m};
-    sum_pass<T>(exec, like, dst, out, make_offset_calc<1>({m}, {&unit}, "sum"),
+    sum_pass<T, T>(exec, like, dst, out, make_offset_calc<1>({m}, {&unit}, "sum"),
                 make_offset_calc<1>({splits}, {&row}, "sum"), m, splits);
   }
 }
@@ -152,9 +153,16 @@ void sum(Exec exec, const Tensor& x, const std::vector<int64_t>& dims, const Ten
   for (int64_t d : dims) reduced_shape.push_back(x.shape()[d]), reduced_strides.push_back(x.strides()[d]);
   const OffsetCalc<1> kept = make_offset_calc<1>(out.shape(), {&x.strides()}, "sum");
   const OffsetCalc<1> reduced = make_offset_calc<1>(reduced_shape, {&reduced_strides}, "sum");
+  if (x.dtype() == DType::BFloat16) {
+    Tensor sums = Tensor::empty(out.shape(), DType::Float32, out.device());
+    sum_pass<Bf16, float>(exec, x, static_cast<const Bf16*>(x.raw_data()), static_cast<float*>(sums.raw_data()),
+                          kept, reduced, out.numel(), numel_of(reduced_shape));
+    copy_kernel(out.device(), sums, out);
+    return;
+  }
   dispatch_numeric(x.dtype(), "sum", [&]<class T>() {
-    sum_pass<T>(exec, x, static_cast<const T*>(x.raw_data()), static_cast<T*>(out.raw_data()), kept, reduced,
-                out.numel(), numel_of(reduced_shape));
+    sum_pass<T, T>(exec, x, static_cast<const T*>(x.raw_data()), static_cast<T*>(out.raw_data()), kept, reduced,
+                   out.numel(), numel_of(reduced_shape));
   });
 }
 

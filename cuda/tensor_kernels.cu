@@ -33,8 +33,8 @@ void copy(Exec exec, const Tensor& src, const Tensor& dst) {
   check(src.shape() == dst.shape(), "copy_", "shape mismatch {} vs {}", str(src.shape()), str(dst.shape()));
   const int device = kernel_device(exec, "copy_", {&src, &dst});
   const OffsetCalc<2> calc = make_offset_calc<2>(dst.shape(), {&dst.strides(), &src.strides()}, "copy_");
-  dispatch_storage(dst.dtype(), "copy_", [&]<class D>() {
-    dispatch_storage(src.dtype(), "copy_", [&]<class S>() {
+  dispatch_kernel_storage(dst.dtype(), "copy_", [&]<class D>() {
+    dispatch_kernel_storage(src.dtype(), "copy_", [&]<class S>() {
       CopyOp<D, S> op{static_cast<D*>(dst.raw_data()), static_cast<const S*>(src.raw_data()), calc};
       for_each_index(exec, device, dst.numel(), op);
     });
@@ -44,7 +44,7 @@ void copy(Exec exec, const Tensor& src, const Tensor& dst) {
 void fill(Exec exec, const Tensor& dst, double value) {
   const int device = kernel_device(exec, "fill_", {&dst});
   const OffsetCalc<1> calc = make_offset_calc<1>(dst.shape(), {&dst.strides()}, "fill_");
-  dispatch_storage(dst.dtype(), "fill_", [&]<class T>() {
+  dispatch_kernel_storage(dst.dtype(), "fill_", [&]<class T>() {
     FillOp<T> op{static_cast<T*>(dst.raw_data()), convert<T>(value), calc};
     for_each_index(exec, device, dst.numel(), op);
   });

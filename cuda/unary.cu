@@ -21,10 +21,17 @@ struct MapK {
   HM_HD void operator()(int64_t i) const { out[i] = f(x[i]); }
 };
 
+// f over elements of T computed in compute_t<T> (float32 for bfloat16, rounded once on the store).
+template <class T, class F>
+struct Computed {
+  F f;
+  HM_HD T operator()(T v) const { return convert<T>(f(convert<compute_t<T>>(v))); }
+};
+
 struct LogicalNotF {
   template <class T>
   HM_HD bool operator()(T v) const {
-    return !(v != T(0));
+    return !convert<bool>(v);
   }
 };
 
@@ -68,7 +75,7 @@ void unary(Exec exec, UnaryOp op, const Tensor& x, const Tensor& out, UnaryParam
   check(x.is_contiguous() && out.is_contiguous() && x.numel() == out.numel(), unary_name(op),
         "expected contiguous operands of one size, got {} and {}", x.desc(), out.desc());
   const int64_t n = x.numel();
-  dispatch_all(x.dtype(), unary_name(op), [&]<class T>() {
+  dispatch_kernel_storage(x.dtype(), unary_name(op), [&]<class T>() {
     const T* px = static_cast<const T*>(x.raw_data());
     if (op == UnaryOp::LogicalNot) {
       check(out.dtype() == DType::Bool, "logical_not", "output must be bool, got {}", out.desc());
@@ -77,13 +84,15 @@ void unary(Exec exec, UnaryOp op, const Tensor& x, const Tensor& out, UnaryParam
     }
     check(out.dtype() == x.dtype(), unary_name(op), "output {} for input {}", out.desc(), x.desc());
     T* po = static_cast<T*>(out.raw_data());
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (std::is_floating_point_v<compute_t<T>>) {
       if (op == UnaryOp::PowScalar) {
-        for_each_index(exec, device, n, MapK<T, T, PowScalarF>{{pow_kind(p.a), p.a}, px, po});
+        using F = Computed<T, PowScalarF>;
+        for_each_index(exec, device, n, MapK<T, T, F>{F{{pow_kind(p.a), p.a}}, px, po});
         return;
       }
       with_unary_functor<CudaMath>(op, p, [&](auto f) {
-        for_each_index(exec, device, n, MapK<T, T, decltype(f)>{f, px, po});
+        using F = Computed<T, decltype(f)>;
+        for_each_index(exec, device, n, MapK<T, T, F>{F{f}, px, po});
       });
     } else if constexpr (std::is_same_v<T, int64_t>) {
       if (op == UnaryOp::Neg)
@@ -100,11 +109,12 @@ void unary(Exec exec, UnaryOp op, const Tensor& x, const Tensor& out, UnaryParam
 
 template <class T, class F>
 struct UnaryGradK {
+  using C = compute_t<T>;
   F f;
   const T* s;  // x or y as unary_saves says (g itself when nothing is saved)
   const T* g;
   T* gi;
-  HM_HD void operator()(int64_t i) const { gi[i] = f.grad(s[i], g[i]); }
+  HM_HD void operator()(int64_t i) const { gi[i] = convert<T>(f.grad(convert<C>(s[i]), convert<C>(g[i]))); }
 };
 
 void unary_backward(Exec exec, UnaryOp op, const Tensor& saved, const Tensor& grad, const Tensor& grad_in,
@@ -113,7 +123,7 @@ void unary_backward(Exec exec, UnaryOp op, const Tensor& saved, const Tensor& gr
                                      : kernel_device(exec, unary_name(op), {&grad, &grad_in});
   check(grad.is_contiguous() && grad_in.is_contiguous() && (!saved.defined() || saved.is_contiguous()), unary_name(op),
         "expected contiguous operands, got {} and {}", grad.desc(), grad_in.desc());
-  dispatch_float(grad.dtype(), unary_name(op), [&]<class T>() {
+  dispatch_kernel_floating(grad.dtype(), unary_name(op), [&]<class T>() {
     const T* g = static_cast<const T*>(grad.raw_data());
     const T* s = saved.defined() ? static_cast<const T*>(saved.raw_data()) : g;
     T* gi = static_cast<T*>(grad_in.raw_data());

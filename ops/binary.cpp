@@ -50,13 +50,15 @@ std::pair<Tensor, Tensor> promote_with_scalar(const Tensor& x, const Scalar& s, 
 Tensor binary_forward(BinaryOp op, const Tensor& a, const Tensor& b, std::string_view name) {
   check(a.defined() && b.defined(), name, "undefined operand");
   HM_CHECK(a.device() == b.device(), name, "operands on different devices: {} and {}", a.desc(), b.desc());
-  HM_CHECK(a.dtype() == b.dtype(), name, "dtype mismatch: {} and {} (convert one with .to(dtype))", a.desc(), b.desc());
+  HM_CHECK(a.dtype() == b.dtype() || mixes_bf16_and_float32(a.dtype(), b.dtype()), name,
+           "dtype mismatch: {} and {} (convert one with .to(dtype))", a.desc(), b.desc());
   Shape shape = broadcast_shapes(a.shape(), b.shape(), name);
   Tensor ea = Tensor::view_of(a.storage(), shape, broadcast_strides(a.shape(), a.strides(), shape), a.offset(),
                               a.dtype());
   Tensor eb = Tensor::view_of(b.storage(), shape, broadcast_strides(b.shape(), b.strides(), shape), b.offset(),
                               b.dtype());
-  Tensor out = Tensor::empty(shape, is_comparison(op) ? DType::Bool : a.dtype(), a.device());
+  const DType result = a.dtype() == b.dtype() ? a.dtype() : DType::Float32;
+  Tensor out = Tensor::empty(shape, is_comparison(op) ? DType::Bool : result, a.device());
   binary_kernel(a.device(), op, ea, eb, out);
   return out;
 }
@@ -152,8 +154,10 @@ Tensor binary_with_grad(BinaryOp op, const Tensor& a, const Tensor& b, std::stri
   Tensor out = detail::binary_forward(op, a, b, name);
   if (!autograd::will_record({a, b})) return autograd::record(name, out, {a, b}, nullptr);
   return autograd::record(name, out, {a, b}, [op, sa = Saved(a), sb = Saved(b)](const Tensor& g, const NeedsGrad& n) {
-    const Tensor& av = sa.get();
-    const Tensor& bv = sb.get();
+    // A bfloat16 operand beside a float32 one is read as float32 here (the engine rounds its
+    // gradient back to bfloat16).
+    const Tensor av = sa.get().dtype() == g.dtype() ? sa.get() : sa.get().to(g.dtype());
+    const Tensor bv = sb.get().dtype() == g.dtype() ? sb.get() : sb.get().to(g.dtype());
     const Shape& shape = g.shape();
     Tensor ga = n[0] ? Tensor::empty(shape, g.dtype(), g.device()) : Tensor();
     Tensor gb = n[1] ? Tensor::empty(shape, g.dtype(), g.device()) : Tensor();

@@ -16,8 +16,8 @@ using Grads = std::vector<Tensor>;
 Tensor dropout(const Tensor& x_in, double p, bool training, Generator* gen) {
   check(x_in.defined(), "dropout", "undefined tensor");
   check(p >= 0.0 && p <= 1.0, "dropout", "probability p must be in [0, 1], got {}", p);
-  HM_CHECK(x_in.dtype() == DType::Float32 || x_in.dtype() == DType::Float64, "dropout",
-           "expected a float32 or float64 tensor, got {}", x_in.desc());
+  HM_CHECK(is_floating(x_in.dtype()) && x_in.dtype() != DType::Float16, "dropout",
+           "expected a float32, float64 or bfloat16 tensor, got {}", x_in.desc());
   if (!training || p == 0.0) return x_in;
   Tensor x;
   {
@@ -44,8 +44,8 @@ namespace {
 void check_dropout_add(const Tensor& x_in, const Tensor& r_in, double p) {
   check(x_in.defined() && r_in.defined(), "dropout_add", "undefined tensor");
   check(p >= 0.0 && p <= 1.0, "dropout_add", "probability p must be in [0, 1], got {}", p);
-  HM_CHECK(r_in.dtype() == DType::Float32 || r_in.dtype() == DType::Float64, "dropout_add",
-           "expected a float32 or float64 tensor, got {}", r_in.desc());
+  HM_CHECK(is_floating(r_in.dtype()) && r_in.dtype() != DType::Float16, "dropout_add",
+           "expected a float32, float64 or bfloat16 tensor, got {}", r_in.desc());
   HM_CHECK(x_in.shape() == r_in.shape() && x_in.dtype() == r_in.dtype() && x_in.device() == r_in.device(),
            "dropout_add", "x {} and r {} must have one shape, dtype and device", x_in.desc(), r_in.desc());
 }

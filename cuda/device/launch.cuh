@@ -222,6 +222,13 @@ HM_HD Bf16 to_bf16(float f) {
 }
 HM_HD float from_bf16(Bf16 x) { return bits_to_float(static_cast<uint32_t>(x.bits) << 16); }
 
+}  // namespace hm::cuda
+
+// Kernels compute bfloat16 elements in float32, as on the CPU (core/dtype.h).
+template <> struct hm::compute_type<hm::cuda::Bf16> { using type = float; };
+
+namespace hm::cuda {
+
 // The conversion rules of core/copy.cpp.
 template <class To, class From>
 HM_HD To convert(From x) {
@@ -237,9 +244,24 @@ HM_HD To convert(From x) {
     return static_cast<To>(x);
 }
 
+// Float32, float64 and bfloat16 with kernel-side types (hm::dispatch_floating's twin).
+template <class F>
+decltype(auto) dispatch_kernel_floating(DType t, std::string_view fn, F&& f) {
+  switch (t) {
+    case DType::Float32:
+      return f.template operator()<float>();
+    case DType::Float64:
+      return f.template operator()<double>();
+    case DType::BFloat16:
+      return f.template operator()<Bf16>();
+    default:
+      throw_error(fn, fmt::format("expected a float32, float64 or bfloat16 tensor, got {}", dtype_name(t)));
+  }
+}
+
 // Like dispatch_all plus bfloat16, with kernel-side types.
 template <class F>
-decltype(auto) dispatch_storage(DType t, std::string_view fn, F&& f) {
+decltype(auto) dispatch_kernel_storage(DType t, std::string_view fn, F&& f) {
   switch (t) {
     case DType::Float32:
       return f.template operator()<float>();

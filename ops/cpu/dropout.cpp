@@ -13,22 +13,23 @@ namespace {
 void cpu_dropout(const Tensor& x, double p, uint64_t seed, uint64_t offset_in, const Tensor& offset_base,
                  const Tensor& out) {
   const uint64_t offset = offset_base.defined() ? offset_in + static_cast<uint64_t>(*offset_base.data<int64_t>()) : offset_in;
-  dispatch_float(x.dtype(), "dropout", [&]<class T>() {
-    const T* px = x.data<T>();
-    T* po = out.data<T>();
+  dispatch_floating(x.dtype(), "dropout", [&]<class T>() {
+    using C = compute_t<T>;  // float32 for bfloat16, rounded once on the store
+    const T* px = static_cast<const T*>(x.raw_data());
+    T* po = static_cast<T*>(out.raw_data());
     const int64_t n = x.numel();
     const float pf = static_cast<float>(p);
-    const T scale = p < 1.0 ? static_cast<T>(1.0 / (1.0 - p)) : T(0);
+    const C scale = p < 1.0 ? static_cast<C>(1.0 / (1.0 - p)) : C(0);
     constexpr int64_t kChunk = 256;  // elements per dropout_factors call (a multiple of 4)
     parallel_for((n + kChunk - 1) / kChunk, kChunk * 16, [&](int64_t c0, int64_t c1) {
-      T z[kChunk];
+      C z[kChunk];
       for (int64_t c = c0; c < c1; ++c) {
         const int64_t i0 = c * kChunk, w = std::min<int64_t>(kChunk, n - i0);
-        dropout_factors<T>(seed, offset, static_cast<uint64_t>(i0), w, pf, scale, z);
+        dropout_factors<C>(seed, offset, static_cast<uint64_t>(i0), w, pf, scale, z);
         const T* xi = px + i0;  // locals: through the captures every store would reload them
         T* oi = po + i0;
 #pragma omp simd
-        for (int64_t j = 0; j < w; ++j) oi[j] = z[j] == T(0) ? T(0) : xi[j] * z[j];
+        for (int64_t j = 0; j < w; ++j) oi[j] = convert<T>(z[j] == C(0) ? C(0) : convert<C>(xi[j]) * z[j]);
       }
     });
   });
@@ -39,24 +40,27 @@ void cpu_dropout(const Tensor& x, double p, uint64_t seed, uint64_t offset_in, c
 void cpu_dropout_add(const Tensor& x, const Tensor& r, double p, uint64_t seed, uint64_t offset_in,
                      const Tensor& offset_base, const Tensor& out) {
   const uint64_t offset = offset_base.defined() ? offset_in + static_cast<uint64_t>(*offset_base.data<int64_t>()) : offset_in;
-  dispatch_float(x.dtype(), "dropout_add", [&]<class T>() {
-    const T *px = x.data<T>(), *pr = r.data<T>();
-    T* po = out.data<T>();
+  dispatch_floating(x.dtype(), "dropout_add", [&]<class T>() {
+    using C = compute_t<T>;
+    const T* px = static_cast<const T*>(x.raw_data());
+    const T* pr = static_cast<const T*>(r.raw_data());
+    T* po = static_cast<T*>(out.raw_data());
     const int64_t n = x.numel();
     const float pf = static_cast<float>(p);
-    const T scale = p < 1.0 ? static_cast<T>(1.0 / (1.0 - p)) : T(0);
+    const C scale = p < 1.0 ? static_cast<C>(1.0 / (1.0 - p)) : C(0);
     constexpr int64_t kChunk = 256;
     parallel_for((n + kChunk - 1) / kChunk, kChunk * 16, [&](int64_t c0, int64_t c1) {
-      T z[kChunk];
+      C z[kChunk];
       for (int64_t c = c0; c < c1; ++c) {
         const int64_t i0 = c * kChunk, w = std::min<int64_t>(kChunk, n - i0);
-        dropout_factors<T>(seed, offset, static_cast<uint64_t>(i0), w, pf, scale, z);
+        dropout_factors<C>(seed, offset, static_cast<uint64_t>(i0), w, pf, scale, z);
         const T *xi = px + i0, *ri = pr + i0;
         T* oi = po + i0;
+        // The dropped r is rounded to T (a no-op but for bfloat16) as dropout's output would be.
 #pragma omp simd
-        for (int64_t j = 0; j < w; ++j) z[j] = z[j] == T(0) ? T(0) : ri[j] * z[j];
+        for (int64_t j = 0; j < w; ++j) z[j] = z[j] == C(0) ? C(0) : convert<C>(convert<T>(convert<C>(ri[j]) * z[j]));
 #pragma omp simd
-        for (int64_t j = 0; j < w; ++j) oi[j] = xi[j] + z[j];
+        for (int64_t j = 0; j < w; ++j) oi[j] = convert<T>(convert<C>(xi[j]) + z[j]);
       }
     });
   });

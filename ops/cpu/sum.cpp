@@ -1,6 +1,7 @@
 // CPU sum kernel. Two layouts cover almost every call without copies: reducing trailing
 // dims of a contiguous tensor (row sums) and reducing leading dims (column sums, the
 // bias-gradient case). Anything else is permuted into the first layout with one copy.
+// bfloat16 is summed in float32 (a converted copy: the CPU's bfloat16 is for checking, not speed).
 #include <numeric>
 
 #include "harmonic/core/parallel.h"
@@ -36,6 +37,14 @@ void column_sums(const T* x, T* out, int64_t rows, int64_t n) {  // x (rows, n) 
 }
 
 void cpu_sum(const Tensor& x, const std::vector<int64_t>& dims, const Tensor& out) {
+  if (x.dtype() == DType::BFloat16) {  // summed in float32 and rounded once
+    Tensor x32 = Tensor::empty(x.shape(), DType::Float32, x.device());
+    Tensor sums = Tensor::empty(out.shape(), DType::Float32, out.device());
+    copy_kernel.cpu(x, x32);
+    cpu_sum(x32, dims, sums);
+    copy_kernel.cpu(sums, out);
+    return;
+  }
   const int64_t nd = x.dim();
   std::vector<bool> reduced(nd, false);
   for (int64_t d : dims) reduced[d] = true;

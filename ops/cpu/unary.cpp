@@ -35,17 +35,27 @@ void map(const T* x, Out* out, int64_t n, int64_t cost, F f) {
   });
 }
 
+// f over elements of T computed in compute_t<T> (float32 for bfloat16, rounded once on the
+// store; a no-op wrapper for float32/float64).
+template <class T, class F>
+auto computed(F f) {
+  using C = compute_t<T>;
+  return [f](T v) { return convert<T>(f(convert<C>(v))); };
+}
+
 // x^e for the exponents that have a cheaper exact form (as PyTorch does); false otherwise.
 // clang-format off
 template <class T>
 bool pow_fast_path(const T* x, T* out, int64_t n, double e) {
-  if (e == 2) map(x, out, n, 1, [](T v) { return v * v; });
-  else if (e == 3) map(x, out, n, 1, [](T v) { return v * v * v; });
-  else if (e == 1) map(x, out, n, 1, [](T v) { return v; });
-  else if (e == 0.5) map(x, out, n, 1, [](T v) { return std::sqrt(v); });
-  else if (e == -0.5) map(x, out, n, 1, [](T v) { return T(1) / std::sqrt(v); });
-  else if (e == -1) map(x, out, n, 1, [](T v) { return T(1) / v; });
-  else if (e == -2) map(x, out, n, 1, [](T v) { return T(1) / (v * v); });
+  using C = compute_t<T>;
+  auto m = [&](auto f) { map(x, out, n, 1, computed<T>(f)); };
+  if (e == 2) m([](C v) { return v * v; });
+  else if (e == 3) m([](C v) { return v * v * v; });
+  else if (e == 1) m([](C v) { return v; });
+  else if (e == 0.5) m([](C v) { return std::sqrt(v); });
+  else if (e == -0.5) m([](C v) { return C(1) / std::sqrt(v); });
+  else if (e == -1) m([](C v) { return C(1) / v; });
+  else if (e == -2) m([](C v) { return C(1) / (v * v); });
   else return false;
   return true;
 }
@@ -54,16 +64,16 @@ bool pow_fast_path(const T* x, T* out, int64_t n, double e) {
 void cpu_unary(UnaryOp op, const Tensor& x, const Tensor& out, UnaryParams p) {
   const int64_t n = x.numel();
   const int64_t cost = unary_cost(op);
-  dispatch_all(x.dtype(), unary_name(op), [&]<class T>() {
+  dispatch_storage(x.dtype(), unary_name(op), [&]<class T>() {
     const T* px = static_cast<const T*>(x.raw_data());
     if (op == UnaryOp::LogicalNot) {
-      map(px, out.data<bool>(), n, cost, [](T v) { return !(v != T(0)); });
+      map(px, out.data<bool>(), n, cost, [](T v) { return !convert<bool>(v); });
       return;
     }
-    T* po = out.data<T>();
-    if constexpr (std::is_floating_point_v<T>) {
+    T* po = static_cast<T*>(out.raw_data());
+    if constexpr (std::is_floating_point_v<compute_t<T>>) {
       if (op == UnaryOp::PowScalar && pow_fast_path(px, po, n, p.a)) return;
-      with_unary_functor<CpuMath>(op, p, [&](auto f) { map(px, po, n, cost, f); });
+      with_unary_functor<CpuMath>(op, p, [&](auto f) { map(px, po, n, cost, computed<T>(f)); });
     } else if constexpr (std::is_same_v<T, int64_t>) {
       if (op == UnaryOp::Neg)
         map(px, po, n, cost, ufn::Neg{});
@@ -80,14 +90,15 @@ void cpu_unary(UnaryOp op, const Tensor& x, const Tensor& out, UnaryParams p) {
 void cpu_unary_backward(UnaryOp op, const Tensor& saved, const Tensor& grad, const Tensor& grad_in, UnaryParams p) {
   const int64_t n = grad.numel();
   const int64_t cost = unary_cost(op);
-  dispatch_float(grad.dtype(), unary_name(op), [&]<class T>() {
-    const T* g = grad.data<T>();
-    const T* s = saved.defined() ? saved.data<T>() : g;  // ops that save nothing ignore s
-    T* gi = grad_in.data<T>();
+  dispatch_floating(grad.dtype(), unary_name(op), [&]<class T>() {
+    using C = compute_t<T>;
+    const T* g = static_cast<const T*>(grad.raw_data());
+    const T* s = saved.defined() ? static_cast<const T*>(saved.raw_data()) : g;  // ops that save nothing ignore s
+    T* gi = static_cast<T*>(grad_in.raw_data());
     with_unary_functor<CpuMath>(op, p, [&](auto f) {
       parallel_for(n, cost, [&](int64_t begin, int64_t end) {
 #pragma omp simd
-        for (int64_t i = begin; i < end; ++i) gi[i] = f.grad(s[i], g[i]);
+        for (int64_t i = begin; i < end; ++i) gi[i] = convert<T>(f.grad(convert<C>(s[i]), convert<C>(g[i])));
       });
     });
   });
