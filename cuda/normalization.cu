@@ -20,33 +20,37 @@ T* mut_or_null(const Tensor& t) {
 
 // -- forward ----------------------------------------------------------------------------------
 
-template <class T>
+template <class X>
 struct LayerNormRows {  // x, y (rows, n); mean, rstd (rows); w, b (n) or null
+  using T = compute_t<X>;
   using Acc = T;
   using Op1 = AddOp;
-  const T *x, *w, *b;
-  T *y, *mean, *rstd;
+  const X* x;
+  const T *w, *b;
+  X* y;
+  T *mean, *rstd;
   int64_t n;
   T eps;
+  HM_HD T at(int64_t k) const { return convert<T>(x[k]); }
   HM_HD T part1(int64_t r, int lane, int lanes) const {
     T s = 0;
-    for (int64_t i = lane; i < n; i += lanes) s += x[r * n + i];
+    for (int64_t i = lane; i < n; i += lanes) s += at(r * n + i);
     return s;
   }
   HM_HD T part2(int64_t r, int lane, int lanes, T sum) const {
     const T m = sum / static_cast<T>(n);
     T v = 0;
-    for (int64_t i = lane; i < n; i += lanes) v += (x[r * n + i] - m) * (x[r * n + i] - m);
+    for (int64_t i = lane; i < n; i += lanes) v += (at(r * n + i) - m) * (at(r * n + i) - m);
     return v;
   }
   HM_HD T part3(int64_t, int, int, T, T) const { return T(0); }
   HM_HD void write(int64_t r, int lane, int lanes, T sum, T var, T) const {
     const T m = sum / static_cast<T>(n), rs = T(1) / std::sqrt(var / static_cast<T>(n) + eps);
     for (int64_t i = lane; i < n; i += lanes) {
-      T v = (x[r * n + i] - m) * rs;
+      T v = (at(r * n + i) - m) * rs;
       if (w) v = v * w[i];
       if (b) v = v + b[i];
-      y[r * n + i] = v;
+      y[r * n + i] = convert<X>(v);
     }
     if (lane == 0) mean[r] = m, rstd[r] = rs;
   }
@@ -55,19 +59,20 @@ struct LayerNormRows {  // x, y (rows, n); mean, rstd (rows); w, b (n) or null
 // add_layer_norm: part1 writes the row of sum = x + r and returns its sum; part2 and write read
 // the sum back, each lane the elements it wrote (the same lane stride in every part), so the
 // rest is LayerNormRows over the sum.
-template <class T>
+template <class X>
 struct AddLayerNormRows {
+  using T = compute_t<X>;
   using Acc = T;
   using Op1 = AddOp;
-  const T *x, *r;
-  T* sum;
-  LayerNormRows<T> norm;  // norm.x == sum
+  const X *x, *r;
+  X* sum;
+  LayerNormRows<X> norm;  // norm.x == sum
   HM_HD T part1(int64_t row, int lane, int lanes) const {
     T s = 0;
     for (int64_t i = lane; i < norm.n; i += lanes) {
-      const T v = x[row * norm.n + i] + r[row * norm.n + i];
+      const X v = convert<X>(convert<T>(x[row * norm.n + i]) + convert<T>(r[row * norm.n + i]));
       sum[row * norm.n + i] = v;
-      s += v;
+      s += convert<T>(v);  // the stored (rounded) sum, as layer_norm would read it
     }
     return s;
   }
@@ -78,43 +83,49 @@ struct AddLayerNormRows {
   }
 };
 
-template <class T>
+template <class X>
 struct RmsNormRows {
+  using T = compute_t<X>;
   using Acc = T;
   using Op1 = AddOp;
-  const T *x, *w;
-  T *y, *rstd;
+  const X* x;
+  const T* w;
+  X* y;
+  T* rstd;
   int64_t n;
   T eps;
+  HM_HD T at(int64_t k) const { return convert<T>(x[k]); }
   HM_HD T part1(int64_t r, int lane, int lanes) const {
     T s = 0;
-    for (int64_t i = lane; i < n; i += lanes) s += x[r * n + i] * x[r * n + i];
+    for (int64_t i = lane; i < n; i += lanes) s += at(r * n + i) * at(r * n + i);
     return s;
   }
   HM_HD T part2(int64_t, int, int, T) const { return T(0); }
   HM_HD T part3(int64_t, int, int, T, T) const { return T(0); }
   HM_HD void write(int64_t r, int lane, int lanes, T s, T, T) const {
     const T rs = T(1) / std::sqrt(s / static_cast<T>(n) + eps);
-    for (int64_t i = lane; i < n; i += lanes) y[r * n + i] = w ? x[r * n + i] * rs * w[i] : x[r * n + i] * rs;
+    for (int64_t i = lane; i < n; i += lanes)
+      y[r * n + i] = convert<X>(w ? at(r * n + i) * rs * w[i] : at(r * n + i) * rs);
     if (lane == 0) rstd[r] = rs;
   }
 };
 
 // add_rms_norm: part1 writes the row of sum = x + r and returns its sum of squares, as
 // RmsNormRows::part1 does over x; write is RmsNormRows's over the sum.
-template <class T>
+template <class X>
 struct AddRmsNormRows {
+  using T = compute_t<X>;
   using Acc = T;
   using Op1 = AddOp;
-  const T *x, *r;
-  T* sum;
-  RmsNormRows<T> norm;  // norm.x == sum
+  const X *x, *r;
+  X* sum;
+  RmsNormRows<X> norm;  // norm.x == sum
   HM_HD T part1(int64_t row, int lane, int lanes) const {
     T s = 0;
     for (int64_t i = lane; i < norm.n; i += lanes) {
-      const T v = x[row * norm.n + i] + r[row * norm.n + i];
+      const X v = convert<X>(convert<T>(x[row * norm.n + i]) + convert<T>(r[row * norm.n + i]));
       sum[row * norm.n + i] = v;
-      s += v * v;
+      s += convert<T>(v) * convert<T>(v);
     }
     return s;
   }
@@ -128,10 +139,11 @@ void layer_norm_on(const Tensor& x, const Tensor& weight, const Tensor& bias, do
                    const Tensor& mean, const Tensor& rstd) {
   const int device = kernel_device(E, "layer_norm", {&x, &out, &mean, &rstd});
   const int64_t rows = mean.numel(), n = rows == 0 ? 0 : x.numel() / rows;
-  dispatch_float(x.dtype(), "layer_norm", [&]<class T>() {
+  dispatch_kernel_floating(x.dtype(), "layer_norm", [&]<class X>() {
+    using T = compute_t<X>;
     run_rows(E, device,
-             LayerNormRows<T>{static_cast<const T*>(x.raw_data()), ptr_or_null<T>(weight), ptr_or_null<T>(bias),
-                              static_cast<T*>(out.raw_data()), static_cast<T*>(mean.raw_data()),
+             LayerNormRows<X>{static_cast<const X*>(x.raw_data()), ptr_or_null<T>(weight), ptr_or_null<T>(bias),
+                              static_cast<X*>(out.raw_data()), static_cast<T*>(mean.raw_data()),
                               static_cast<T*>(rstd.raw_data()), n, static_cast<T>(eps)},
              rows, n);
   });
@@ -142,18 +154,19 @@ void add_layer_norm_on(const Tensor& x, const Tensor& r, const Tensor& weight, c
                        const Tensor& sum, const Tensor& out, const Tensor& mean, const Tensor& rstd) {
   const int device = kernel_device(E, "add_layer_norm", {&x, &r, &sum, &out, &mean, &rstd});
   const int64_t rows = mean.numel(), n = rows == 0 ? 0 : x.numel() / rows;
-  dispatch_float(x.dtype(), "add_layer_norm", [&]<class T>() {
-    T* ps = static_cast<T*>(sum.raw_data());
-    const LayerNormRows<T> norm{ps,
+  dispatch_kernel_floating(x.dtype(), "add_layer_norm", [&]<class X>() {
+    using T = compute_t<X>;
+    X* ps = static_cast<X*>(sum.raw_data());
+    const LayerNormRows<X> norm{ps,
                                 ptr_or_null<T>(weight),
                                 ptr_or_null<T>(bias),
-                                static_cast<T*>(out.raw_data()),
+                                static_cast<X*>(out.raw_data()),
                                 static_cast<T*>(mean.raw_data()),
                                 static_cast<T*>(rstd.raw_data()),
                                 n,
                                 static_cast<T>(eps)};
     run_rows(E, device,
-             AddLayerNormRows<T>{static_cast<const T*>(x.raw_data()), static_cast<const T*>(r.raw_data()), ps, norm},
+             AddLayerNormRows<X>{static_cast<const X*>(x.raw_data()), static_cast<const X*>(r.raw_data()), ps, norm},
              rows, n);
   });
 }
@@ -163,12 +176,13 @@ void add_rms_norm_on(const Tensor& x, const Tensor& r, const Tensor& weight, dou
                      const Tensor& out, const Tensor& rstd) {
   const int device = kernel_device(E, "add_rms_norm", {&x, &r, &sum, &out, &rstd});
   const int64_t rows = rstd.numel(), n = rows == 0 ? 0 : x.numel() / rows;
-  dispatch_float(x.dtype(), "add_rms_norm", [&]<class T>() {
-    T* ps = static_cast<T*>(sum.raw_data());
-    const RmsNormRows<T> norm{ps, ptr_or_null<T>(weight), static_cast<T*>(out.raw_data()),
+  dispatch_kernel_floating(x.dtype(), "add_rms_norm", [&]<class X>() {
+    using T = compute_t<X>;
+    X* ps = static_cast<X*>(sum.raw_data());
+    const RmsNormRows<X> norm{ps, ptr_or_null<T>(weight), static_cast<X*>(out.raw_data()),
                               static_cast<T*>(rstd.raw_data()), n, static_cast<T>(eps)};
     run_rows(E, device,
-             AddRmsNormRows<T>{static_cast<const T*>(x.raw_data()), static_cast<const T*>(r.raw_data()), ps, norm},
+             AddRmsNormRows<X>{static_cast<const X*>(x.raw_data()), static_cast<const X*>(r.raw_data()), ps, norm},
              rows, n);
   });
 }
@@ -177,10 +191,11 @@ template <Exec E>
 void rms_norm_on(const Tensor& x, const Tensor& weight, double eps, const Tensor& out, const Tensor& rstd) {
   const int device = kernel_device(E, "rms_norm", {&x, &out, &rstd});
   const int64_t rows = rstd.numel(), n = rows == 0 ? 0 : x.numel() / rows;
-  dispatch_float(x.dtype(), "rms_norm", [&]<class T>() {
+  dispatch_kernel_floating(x.dtype(), "rms_norm", [&]<class X>() {
+    using T = compute_t<X>;
     run_rows(E, device,
-             RmsNormRows<T>{static_cast<const T*>(x.raw_data()), ptr_or_null<T>(weight),
-                            static_cast<T*>(out.raw_data()), static_cast<T*>(rstd.raw_data()), n, static_cast<T>(eps)},
+             RmsNormRows<X>{static_cast<const X*>(x.raw_data()), ptr_or_null<T>(weight),
+                            static_cast<X*>(out.raw_data()), static_cast<T*>(rstd.raw_data()), n, static_cast<T>(eps)},
              rows, n);
   });
 }
@@ -189,14 +204,17 @@ void rms_norm_on(const Tensor& x, const Tensor& weight, double eps, const Tensor
 // layer norm: dx = rstd (gw - mean(gw) - xhat mean(gw xhat)); RMS norm: the same with mean = 0
 // and no mean(gw) term (mean == null).
 
-template <class T>
+template <class X>
 struct NormDxRows {
+  using T = compute_t<X>;
   using Acc = T;
   using Op1 = AddOp;
-  const T *g, *x, *w, *mean, *rstd;
-  T* dx;
+  const X *g, *x;
+  const T *w, *mean, *rstd;
+  X* dx;
   int64_t n;
-  HM_HD T gw(int64_t k, int64_t i) const { return w ? g[k] * w[i] : g[k]; }
+  HM_HD T gw(int64_t k, int64_t i) const { return w ? convert<T>(g[k]) * w[i] : convert<T>(g[k]); }
+  HM_HD T xv(int64_t k) const { return convert<T>(x[k]); }
   HM_HD T part1(int64_t r, int lane, int lanes) const {  // sum(gw), layer norm only
     T a = 0;
     if (mean)
@@ -207,7 +225,7 @@ struct NormDxRows {
     T c = 0;
     const T m = mean ? mean[r] : T(0);
     for (int64_t i = lane; i < n; i += lanes)
-      c += mean ? gw(r * n + i, i) * (x[r * n + i] - m) : gw(r * n + i, i) * x[r * n + i] * rstd[r];
+      c += mean ? gw(r * n + i, i) * (xv(r * n + i) - m) : gw(r * n + i, i) * xv(r * n + i) * rstd[r];
     return c;
   }
   HM_HD T part3(int64_t, int, int, T, T) const { return T(0); }
@@ -217,8 +235,8 @@ struct NormDxRows {
     c *= mean ? inv_n * rs : inv_n;
     for (int64_t i = lane; i < n; i += lanes) {
       const int64_t k = r * n + i;
-      const T xhat = (x[k] - m) * rs;
-      dx[k] = mean ? rs * (gw(k, i) - a - xhat * c) : rs * (gw(k, i) - xhat * c);
+      const T xhat = (xv(k) - m) * rs;
+      dx[k] = convert<X>(mean ? rs * (gw(k, i) - a - xhat * c) : rs * (gw(k, i) - xhat * c));
     }
   }
 };
@@ -226,17 +244,21 @@ struct NormDxRows {
 // -- backward: dweight / dbias ------------------------------------------------------------------
 
 // partial[chunk, i] = sum over the chunk's rows of g * xhat (rstd set; mean null for RMS) or g.
-template <class T>
+template <class X>
 struct ColumnPartials {
-  const T *g, *x, *mean, *rstd;
+  using T = compute_t<X>;
+  const X *g, *x;
+  const T *mean, *rstd;
   T* partial;  // (chunks, n)
   int64_t rows, n, chunk_rows;
   HM_HD void operator()(int64_t k) const {
     const int64_t chunk = k / n, i = k % n;
     const int64_t r1 = (chunk + 1) * chunk_rows < rows ? (chunk + 1) * chunk_rows : rows;
     T acc = 0;
-    for (int64_t r = chunk * chunk_rows; r < r1; ++r)
-      acc += rstd ? g[r * n + i] * ((x[r * n + i] - (mean ? mean[r] : T(0))) * rstd[r]) : g[r * n + i];
+    for (int64_t r = chunk * chunk_rows; r < r1; ++r) {
+      const T gv = convert<T>(g[r * n + i]);
+      acc += rstd ? gv * ((convert<T>(x[r * n + i]) - (mean ? mean[r] : T(0))) * rstd[r]) : gv;
+    }
     partial[k] = acc;
   }
 };
@@ -253,14 +275,15 @@ struct ColumnFinal {  // out[i] = partial[0, i] + partial[1, i] + ... in chunk o
   }
 };
 
-template <class T>
-void column_sums(Exec exec, int device, const Tensor& like, const T* g, const T* x, const T* mean, const T* rstd,
-                 int64_t rows, int64_t n, T* out) {
+template <class X>
+void column_sums(Exec exec, int device, const Tensor& like, const X* g, const X* x, const compute_t<X>* mean,
+                 const compute_t<X>* rstd, int64_t rows, int64_t n, compute_t<X>* out) {
+  using T = compute_t<X>;
   // About 64 rows per chunk, at most 256 chunks: many threads, few partials.
   const int64_t chunks = std::clamp<int64_t>(rows / 64, 1, 256), chunk_rows = (rows + chunks - 1) / chunks;
-  Tensor partial = Tensor::empty({chunks, n}, like.dtype(), like.device());
+  Tensor partial = Tensor::empty({chunks, n}, dtype_of<T>(), like.device());
   T* pp = static_cast<T*>(partial.raw_data());
-  for_each_index(exec, device, chunks * n, ColumnPartials<T>{g, x, mean, rstd, pp, rows, n, chunk_rows});
+  for_each_index(exec, device, chunks * n, ColumnPartials<X>{g, x, mean, rstd, pp, rows, n, chunk_rows});
   for_each_index(exec, device, n, ColumnFinal<T>{pp, out, n, chunks});
 }
 
@@ -269,15 +292,16 @@ void layer_norm_backward_on(const Tensor& g, const Tensor& x, const Tensor& weig
                             const Tensor& rstd, const Tensor& dx, const Tensor& dweight, const Tensor& dbias) {
   const int device = kernel_device(E, "layer_norm_backward", {&g, &x, &mean, &rstd});
   const int64_t rows = mean.numel(), n = rows == 0 ? 0 : x.numel() / rows;
-  dispatch_float(x.dtype(), "layer_norm_backward", [&]<class T>() {
-    const T *pg = static_cast<const T*>(g.raw_data()), *px = static_cast<const T*>(x.raw_data());
+  dispatch_kernel_floating(x.dtype(), "layer_norm_backward", [&]<class X>() {
+    using T = compute_t<X>;
+    const X *pg = static_cast<const X*>(g.raw_data()), *px = static_cast<const X*>(x.raw_data());
     const T *pm = static_cast<const T*>(mean.raw_data()), *pr = static_cast<const T*>(rstd.raw_data());
     if (dx.defined())
-      run_rows(E, device, NormDxRows<T>{pg, px, ptr_or_null<T>(weight), pm, pr, static_cast<T*>(dx.raw_data()), n},
+      run_rows(E, device, NormDxRows<X>{pg, px, ptr_or_null<T>(weight), pm, pr, static_cast<X*>(dx.raw_data()), n},
                rows, n);
-    if (dweight.defined()) column_sums<T>(E, device, x, pg, px, pm, pr, rows, n, static_cast<T*>(dweight.raw_data()));
+    if (dweight.defined()) column_sums<X>(E, device, x, pg, px, pm, pr, rows, n, static_cast<T*>(dweight.raw_data()));
     if (dbias.defined())
-      column_sums<T>(E, device, x, pg, px, nullptr, nullptr, rows, n, static_cast<T*>(dbias.raw_data()));
+      column_sums<X>(E, device, x, pg, px, nullptr, nullptr, rows, n, static_cast<T*>(dbias.raw_data()));
   });
 }
 
@@ -286,14 +310,15 @@ void rms_norm_backward_on(const Tensor& g, const Tensor& x, const Tensor& weight
                           const Tensor& dweight) {
   const int device = kernel_device(E, "rms_norm_backward", {&g, &x, &rstd});
   const int64_t rows = rstd.numel(), n = rows == 0 ? 0 : x.numel() / rows;
-  dispatch_float(x.dtype(), "rms_norm_backward", [&]<class T>() {
-    const T *pg = static_cast<const T*>(g.raw_data()), *px = static_cast<const T*>(x.raw_data());
+  dispatch_kernel_floating(x.dtype(), "rms_norm_backward", [&]<class X>() {
+    using T = compute_t<X>;
+    const X *pg = static_cast<const X*>(g.raw_data()), *px = static_cast<const X*>(x.raw_data());
     const T* pr = static_cast<const T*>(rstd.raw_data());
     if (dx.defined())
-      run_rows(E, device, NormDxRows<T>{pg, px, ptr_or_null<T>(weight), nullptr, pr, static_cast<T*>(dx.raw_data()), n},
+      run_rows(E, device, NormDxRows<X>{pg, px, ptr_or_null<T>(weight), nullptr, pr, static_cast<X*>(dx.raw_data()), n},
                rows, n);
     if (dweight.defined())
-      column_sums<T>(E, device, x, pg, px, nullptr, pr, rows, n, static_cast<T*>(dweight.raw_data()));
+      column_sums<X>(E, device, x, pg, px, nullptr, pr, rows, n, static_cast<T*>(dweight.raw_data()));
   });
 }
 

@@ -19,10 +19,21 @@ using autograd::NeedsGrad;
 using autograd::Saved;
 using Grads = std::vector<Tensor>;
 
+// bfloat16 rows are normalised in float32: statistics, weight and bias are float32 (a bfloat16
+// weight or bias is widened for the kernel, and its gradient rounded back by the engine).
+DType stats_dtype(const Tensor& x) { return x.dtype() == DType::BFloat16 ? DType::Float32 : x.dtype(); }
+
+Tensor kernel_param(const Tensor& p, const Tensor& x) {
+  Tensor c = contiguous_nograd(p);
+  if (!c.defined() || c.dtype() == stats_dtype(x)) return c;
+  NoGradGuard guard;
+  return c.to(stats_dtype(x));
+}
+
 void check_param(const Tensor& p, const Tensor& x, const Shape& shape, std::string_view what, std::string_view fn) {
   if (!p.defined()) return;
-  HM_CHECK(p.dtype() == x.dtype() && p.device() == x.device(), fn, "{} {} does not match input {}", what, p.desc(),
-           x.desc());
+  const bool dtype_ok = p.dtype() == x.dtype() || (x.dtype() == DType::BFloat16 && p.dtype() == DType::Float32);
+  HM_CHECK(dtype_ok && p.device() == x.device(), fn, "{} {} does not match input {}", what, p.desc(), x.desc());
   HM_CHECK(p.shape() == shape, fn, "{} shape {} must equal normalized shape {}", what, str(p.shape()), str(shape));
 }
 
@@ -30,8 +41,8 @@ void check_input(const Tensor& x, double eps, std::string_view fn) {
   check(x.defined(), fn, "undefined tensor");
   // NaN, inf or a negative eps would turn every row into NaN or inf without a word
   check(std::isfinite(eps) && eps >= 0, fn, "eps must be a finite number >= 0, got {}", eps);
-  HM_CHECK(x.dtype() == DType::Float32 || x.dtype() == DType::Float64, fn,
-           "expected a float32 or float64 tensor, got {}", x.desc());
+  HM_CHECK(x.dtype() == DType::Float32 || x.dtype() == DType::Float64 || x.dtype() == DType::BFloat16, fn,
+           "expected a float32, float64 or bfloat16 tensor, got {}", x.desc());
 }
 
 }  // namespace
@@ -62,8 +73,8 @@ Tensor record_layer_norm(const Tensor& out, const Tensor& x_in, const Tensor& x,
         Tensor g = g_in.contiguous();
         Tensor dx, dw, db;
         if (need[0]) dx = Tensor::empty(x.shape(), x.dtype(), x.device());
-        if (need[1]) dw = Tensor::empty(w.shape(), x.dtype(), x.device());
-        if (need[2]) db = Tensor::empty(normalized_shape, x.dtype(), x.device());
+        if (need[1]) dw = Tensor::empty(w.shape(), stats_dtype(x), x.device());
+        if (need[2]) db = Tensor::empty(normalized_shape, stats_dtype(x), x.device());
         layer_norm_backward_kernel(x.device(), g, x, w, sm.get(), sr.get(), dx, dw, db);
         return Grads{dx, dw, db};
       });
@@ -74,10 +85,10 @@ Tensor record_layer_norm(const Tensor& out, const Tensor& x_in, const Tensor& x,
 Tensor layer_norm(const Tensor& x_in, const Shape& normalized_shape, const Tensor& weight_in, const Tensor& bias_in,
                   double eps) {
   check_layer_norm(x_in, normalized_shape, weight_in, bias_in, eps, "layer_norm");
-  Tensor x = contiguous_nograd(x_in), w = contiguous_nograd(weight_in), b = contiguous_nograd(bias_in);
+  Tensor x = contiguous_nograd(x_in), w = kernel_param(weight_in, x), b = kernel_param(bias_in, x);
   const int64_t n = numel_of(normalized_shape), rows = n == 0 ? 0 : x.numel() / n;
   Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
-  Tensor mean = Tensor::empty({rows}, x.dtype(), x.device()), rstd = Tensor::empty({rows}, x.dtype(), x.device());
+  Tensor mean = Tensor::empty({rows}, stats_dtype(x), x.device()), rstd = Tensor::empty({rows}, stats_dtype(x), x.device());
   layer_norm_kernel(x.device(), x, w, b, eps, out, mean, rstd);
   return record_layer_norm(out, x_in, x, weight_in, w, bias_in, mean, rstd, normalized_shape);
 }
@@ -106,10 +117,10 @@ std::pair<Tensor, Tensor> add_layer_norm(const Tensor& x_in, const Tensor& r_in,
                                          const Tensor& weight_in, const Tensor& bias_in, double eps) {
   check_add_layer_norm(x_in, r_in, normalized_shape, weight_in, bias_in, eps);
   Tensor x = contiguous_nograd(x_in), r = contiguous_nograd(r_in);
-  Tensor w = contiguous_nograd(weight_in), b = contiguous_nograd(bias_in);
+  Tensor w = kernel_param(weight_in, x), b = kernel_param(bias_in, x);
   const int64_t n = numel_of(normalized_shape), rows = n == 0 ? 0 : x.numel() / n;
   Tensor sum = Tensor::empty(x.shape(), x.dtype(), x.device()), out = Tensor::empty(x.shape(), x.dtype(), x.device());
-  Tensor mean = Tensor::empty({rows}, x.dtype(), x.device()), rstd = Tensor::empty({rows}, x.dtype(), x.device());
+  Tensor mean = Tensor::empty({rows}, stats_dtype(x), x.device()), rstd = Tensor::empty({rows}, stats_dtype(x), x.device());
   add_layer_norm_kernel(x.device(), x, r, w, b, eps, sum, out, mean, rstd);
   // The graph of add then layer_norm: the sum's node passes its gradient to both inputs.
   Tensor sum_out = autograd::record("add", sum, {x_in, r_in}, [](const Tensor& g, const NeedsGrad& need) {
@@ -138,7 +149,7 @@ Tensor record_rms_norm(const Tensor& out, const Tensor& x_in, const Tensor& x, c
                             Tensor g = g_in.contiguous();
                             Tensor dx, dw;
                             if (need[0]) dx = Tensor::empty(x.shape(), x.dtype(), x.device());
-                            if (need[1]) dw = Tensor::empty(w.shape(), x.dtype(), x.device());
+                            if (need[1]) dw = Tensor::empty(w.shape(), stats_dtype(x), x.device());
                             rms_norm_backward_kernel(x.device(), g, x, w, sr.get(), dx, dw);
                             return Grads{dx, dw};
                           });
@@ -155,10 +166,10 @@ void check_add_rms_norm(const Tensor& x, const Tensor& r, const Tensor& weight, 
 
 Tensor rms_norm(const Tensor& x_in, const Tensor& weight_in, double eps) {
   check_rms_norm(x_in, weight_in, eps, "rms_norm");
-  Tensor x = contiguous_nograd(x_in), w = contiguous_nograd(weight_in);
+  Tensor x = contiguous_nograd(x_in), w = kernel_param(weight_in, x);
   const int64_t n = x.size(-1), rows = n == 0 ? 0 : x.numel() / n;
   Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
-  Tensor rstd = Tensor::empty({rows}, x.dtype(), x.device());
+  Tensor rstd = Tensor::empty({rows}, stats_dtype(x), x.device());
   rms_norm_kernel(x.device(), x, w, eps, out, rstd);
   return record_rms_norm(out, x_in, x, weight_in, w, rstd);
 }
@@ -172,10 +183,10 @@ std::pair<Tensor, Tensor> detail::add_rms_norm_composed(const Tensor& x, const T
 
 std::pair<Tensor, Tensor> add_rms_norm(const Tensor& x_in, const Tensor& r_in, const Tensor& weight_in, double eps) {
   check_add_rms_norm(x_in, r_in, weight_in, eps);
-  Tensor x = contiguous_nograd(x_in), r = contiguous_nograd(r_in), w = contiguous_nograd(weight_in);
+  Tensor x = contiguous_nograd(x_in), r = contiguous_nograd(r_in), w = kernel_param(weight_in, x);
   const int64_t n = x.size(-1), rows = n == 0 ? 0 : x.numel() / n;
   Tensor sum = Tensor::empty(x.shape(), x.dtype(), x.device()), out = Tensor::empty(x.shape(), x.dtype(), x.device());
-  Tensor rstd = Tensor::empty({rows}, x.dtype(), x.device());
+  Tensor rstd = Tensor::empty({rows}, stats_dtype(x), x.device());
   add_rms_norm_kernel(x.device(), x, r, w, eps, sum, out, rstd);
   Tensor sum_out = autograd::record("add", sum, {x_in, r_in}, [](const Tensor& g, const NeedsGrad& need) {
     return Grads{need[0] ? g : Tensor(), need[1] ? g : Tensor()};

@@ -4,6 +4,8 @@
 // the end in a fixed order: no atomics, and the result does not depend on the thread count.
 //   layer norm: xhat = (x - mean) rstd,  dx = rstd (gw - mean(gw) - xhat mean(gw xhat)),  gw = g w
 //   RMS norm:   xhat = x rstd,           dx = rstd (gw - xhat mean(gw xhat))
+// bfloat16 rows (float32 weight, bias and statistics) are widened to float32, run through the
+// float32 kernels and rounded once: the CPU's bfloat16 is there to check the CUDA kernels.
 #include <cmath>
 #include <vector>
 
@@ -16,6 +18,32 @@ namespace {
 template <class T>
 const T* data_or_null(const Tensor& t) {
   return t.defined() ? t.data<T>() : nullptr;
+}
+
+// A float32 copy of a bfloat16 tensor (undefined stays undefined).
+Tensor widened(const Tensor& t) {
+  if (!t.defined()) return t;
+  Tensor w = Tensor::empty(t.shape(), DType::Float32, t.device());
+  copy_kernel.cpu(t, w);
+  return w;
+}
+
+Tensor float32_like(const Tensor& t) {
+  return t.defined() ? Tensor::empty(t.shape(), DType::Float32, t.device()) : t;
+}
+
+// dst = src rounded to dst's dtype, when dst is defined.
+void round_into(const Tensor& src, const Tensor& dst) {
+  if (dst.defined()) copy_kernel.cpu(src, dst);
+}
+
+// The residual sum of bfloat16 rows, rounded as the add kernel rounds it.
+void add_rounded(const Tensor& x, const Tensor& r, const Tensor& sum) {
+  const BFloat16 *px = static_cast<const BFloat16*>(x.raw_data()), *pr = static_cast<const BFloat16*>(r.raw_data());
+  BFloat16* ps = static_cast<BFloat16*>(sum.raw_data());
+  parallel_for(x.numel(), 2, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) ps[i] = BFloat16(static_cast<float>(px[i]) + static_cast<float>(pr[i]));
+  });
 }
 
 // -- forward ----------------------------------------------------------------------------------
@@ -59,6 +87,11 @@ void layer_norm_row(const T* x, const T* w, const T* b, T eps, int64_t n, T* y, 
 
 void cpu_layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps, const Tensor& out,
                     const Tensor& mean, const Tensor& rstd) {
+  if (x.dtype() == DType::BFloat16) {
+    const Tensor y = float32_like(out);
+    cpu_layer_norm(widened(x), weight, bias, eps, y, mean, rstd);
+    return round_into(y, out);
+  }
   const int64_t rows = mean.numel(), n = rows == 0 ? 0 : x.numel() / rows;
   dispatch_float(x.dtype(), "layer_norm", [&]<class T>() {
     const T *px = x.data<T>(), *w = data_or_null<T>(weight), *b = data_or_null<T>(bias);
@@ -74,6 +107,10 @@ void cpu_layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, d
 // arithmetic as the add kernel followed by the layer_norm kernel.
 void cpu_add_layer_norm(const Tensor& x, const Tensor& r, const Tensor& weight, const Tensor& bias, double eps,
                         const Tensor& sum, const Tensor& out, const Tensor& mean, const Tensor& rstd) {
+  if (x.dtype() == DType::BFloat16) {
+    add_rounded(x, r, sum);
+    return cpu_layer_norm(sum, weight, bias, eps, out, mean, rstd);
+  }
   const int64_t rows = mean.numel(), n = rows == 0 ? 0 : x.numel() / rows;
   dispatch_float(x.dtype(), "add_layer_norm", [&]<class T>() {
     const T *px = x.data<T>(), *pr = r.data<T>(), *w = data_or_null<T>(weight), *b = data_or_null<T>(bias);
@@ -107,6 +144,11 @@ void rms_norm_row(const T* x, const T* w, T eps, int64_t n, T* y, T& rstd_out) {
 }
 
 void cpu_rms_norm(const Tensor& x, const Tensor& weight, double eps, const Tensor& out, const Tensor& rstd) {
+  if (x.dtype() == DType::BFloat16) {
+    const Tensor y = float32_like(out);
+    cpu_rms_norm(widened(x), weight, eps, y, rstd);
+    return round_into(y, out);
+  }
   const int64_t rows = rstd.numel(), n = rows == 0 ? 0 : x.numel() / rows;
   dispatch_float(x.dtype(), "rms_norm", [&]<class T>() {
     const T *px = x.data<T>(), *w = data_or_null<T>(weight);
@@ -120,6 +162,10 @@ void cpu_rms_norm(const Tensor& x, const Tensor& weight, double eps, const Tenso
 // As cpu_add_layer_norm, for RMS norm.
 void cpu_add_rms_norm(const Tensor& x, const Tensor& r, const Tensor& weight, double eps, const Tensor& sum,
                       const Tensor& out, const Tensor& rstd) {
+  if (x.dtype() == DType::BFloat16) {
+    add_rounded(x, r, sum);
+    return cpu_rms_norm(sum, weight, eps, out, rstd);
+  }
   const int64_t rows = rstd.numel(), n = rows == 0 ? 0 : x.numel() / rows;
   dispatch_float(x.dtype(), "add_rms_norm", [&]<class T>() {
     const T *px = x.data<T>(), *pr = r.data<T>(), *w = data_or_null<T>(weight);
@@ -210,6 +256,11 @@ void with_flags(bool b0, bool b1, bool b2, bool b3, F&& f) {
 
 void cpu_layer_norm_backward(const Tensor& g, const Tensor& x, const Tensor& weight, const Tensor& mean,
                              const Tensor& rstd, const Tensor& dx, const Tensor& dweight, const Tensor& dbias) {
+  if (x.dtype() == DType::BFloat16) {
+    const Tensor d = float32_like(dx);
+    cpu_layer_norm_backward(widened(g), widened(x), weight, mean, rstd, d, dweight, dbias);
+    return round_into(d, dx);
+  }
   const int64_t rows = mean.numel(), n = rows == 0 ? 0 : x.numel() / rows;
   dispatch_float(x.dtype(), "layer_norm_backward", [&]<class T>() {
     const T *pg = g.data<T>(), *px = x.data<T>(), *w = data_or_null<T>(weight);
@@ -240,6 +291,11 @@ void rms_norm_dx_row(const T* g, const T* x, const T* w, T rs, T inv_n, int64_t 
 
 void cpu_rms_norm_backward(const Tensor& g, const Tensor& x, const Tensor& weight, const Tensor& rstd,
                            const Tensor& dx, const Tensor& dweight) {
+  if (x.dtype() == DType::BFloat16) {
+    const Tensor d = float32_like(dx);
+    cpu_rms_norm_backward(widened(g), widened(x), weight, rstd, d, dweight);
+    return round_into(d, dx);
+  }
   const int64_t rows = rstd.numel(), n = rows == 0 ? 0 : x.numel() / rows;
   dispatch_float(x.dtype(), "rms_norm_backward", [&]<class T>() {
     const T *pg = g.data<T>(), *px = x.data<T>(), *w = data_or_null<T>(weight), *pr = rstd.data<T>();

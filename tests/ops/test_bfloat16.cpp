@@ -1,12 +1,13 @@
-// bfloat16 as a compute dtype: the elementwise families (binary, unary, add_/mul_), sum and
-// dropout read bfloat16, compute in float32 and round once on the store, so each result is
-// bit for bit the float32 op on the widened inputs, rounded; bfloat16 with float32 gives
+// bfloat16 as a compute dtype: the elementwise families (binary, unary, add_/mul_), sum,
+// dropout and the norms (float32 weight, bias and statistics) read bfloat16, compute in float32 and round once on the
+// store, so each result is bit for bit the float32 op on the widened inputs, rounded; bfloat16 with float32 gives
 // float32 (PyTorch's promotion) and the bfloat16 input's gradient comes back as bfloat16.
 // The [cuda] cases compare the CUDA kernels (their host twins without a GPU) with the CPU.
 #include <vector>
 
 #include "harmonic/ops/dropout.h"
 #include "harmonic/ops/elementwise.h"
+#include "harmonic/ops/normalization.h"
 #include "harmonic/ops/reduce.h"
 #include "harmonic/ops/shape_views.h"
 #include "tests/device_harness.h"
@@ -190,6 +191,50 @@ TEST_CASE("bfloat16 dropout keeps float32's mask and rounds its product") {
   CHECK(xl.grad().dtype() == bf16);
 }
 
+TEST_CASE("bfloat16 layer_norm and rms_norm: float32 statistics and parameters, rounded rows") {
+  const Tensor x = bvalues({6, 40}, 27), r = bvalues({6, 40}, 28);
+  const Tensor w = values({40}, f32, 29, 1.0), b = values({40}, f32, 30, 1.0);
+  // Each output is the float32 op on the widened rows, rounded once.
+  CHECK(same_values(layer_norm(x.to(f32), {40}, w, b).to(bf16), layer_norm(x, {40}, w, b)));
+  CHECK(same_values(rms_norm(x.to(f32), w).to(bf16), rms_norm(x, w)));
+  auto [sum, y] = add_layer_norm(x, r, {40}, w, b);
+  CHECK(same_values(add(x, r), sum));
+  CHECK(same_values(layer_norm(add(x, r).to(f32), {40}, w, b).to(bf16), y));
+  auto [rsum, ry] = add_rms_norm(x, r, w);
+  CHECK(same_values(add(x, r), rsum));
+  CHECK(same_values(rms_norm(add(x, r).to(f32), w).to(bf16), ry));
+
+  // Gradients: dx in bfloat16, dweight/dbias in float32 (the master weights' dtype), each the
+  // float32 backward of the widened x and g, rounded.
+  const Tensor g = bvalues({6, 40}, 31);
+  Tensor xl = x.detach().requires_grad_(true), wl = w.detach().requires_grad_(true),
+         bl = b.detach().requires_grad_(true);
+  layer_norm(xl, {40}, wl, bl).backward(g);
+  CHECK(xl.grad().dtype() == bf16);
+  CHECK(wl.grad().dtype() == f32);
+  Tensor x32 = x.to(f32).requires_grad_(true), w32 = w.detach().requires_grad_(true),
+         b32 = b.detach().requires_grad_(true);
+  layer_norm(x32, {40}, w32, b32).backward(g.to(f32));
+  CHECK(same_values(x32.grad().to(bf16), xl.grad()));
+  CHECK(same_values(w32.grad(), wl.grad()));
+  CHECK(same_values(b32.grad(), bl.grad()));
+  Tensor xr = x.detach().requires_grad_(true), wr = w.detach().requires_grad_(true);
+  rms_norm(xr, wr).backward(g);
+  Tensor xr32 = x.to(f32).requires_grad_(true), wr32 = w.detach().requires_grad_(true);
+  rms_norm(xr32, wr32).backward(g.to(f32));
+  CHECK(same_values(xr32.grad().to(bf16), xr.grad()));
+  CHECK(same_values(wr32.grad(), wr.grad()));
+
+  // A bfloat16 model's own bfloat16 weight: normalised in float32, its gradient rounded back.
+  Tensor wb = w.to(bf16).requires_grad_(true);
+  Tensor yb = layer_norm(x, {40}, wb);
+  CHECK(same_values(layer_norm(x.to(f32), {40}, w.to(bf16).to(f32)).to(bf16), yb));
+  yb.backward(g);
+  CHECK(wb.grad().dtype() == bf16);
+  CHECK_THROWS_WITH_AS(layer_norm(x, {40}, values({40}, DType::Float64, 32)), doctest::Contains("does not match"),
+                       Error);
+}
+
 TEST_CASE("bfloat16: the dtypes that still need a conversion say so") {
   const Tensor a = bvalues({3}, 19);
   CHECK_THROWS_WITH_AS(add(a, values({3}, DType::Float64, 20)), doctest::Contains("dtype mismatch"), Error);
@@ -256,6 +301,35 @@ TEST_CASE("[cuda] bfloat16 elementwise kernels, sums and dropout match the CPU")
     const Tensor ref = on_cpu([&] { return run(Device::cpu()); });
     CHECK(same_values(ref, run(t.device)));
   });
+}
+
+TEST_CASE("[cuda] bfloat16 layer_norm, rms_norm and their residual forms match the CPU") {
+  announce_targets();
+  for (int64_t d : {40, 1100}) {  // a warp per row, and a block per row
+    INFO("D " << d);
+    const Tensor x = values({5, d}, f32, 33).to(bf16), r = values({5, d}, f32, 34).to(bf16);
+    const Tensor w = values({d}, f32, 35, 1.0), b = values({d}, f32, 36, 1.0);
+    // Row sums in another order may move a rounded element by one bfloat16 step.
+    constexpr double tol = 1e-5;
+    check_against_cpu(
+        "layer_norm", [d](auto& v) { return layer_norm(v[0], {d}, v[1], v[2]).to(f32); }, {x, w, b}, tol);
+    check_against_cpu(
+        "rms_norm", [](auto& v) { return rms_norm(v[0], v[1]).to(f32); }, {x, w}, tol);
+    check_against_cpu(
+        "add_layer_norm",
+        [d](auto& v) {
+          auto [s, y] = add_layer_norm(v[0], v[1], {d}, v[2], v[3]);
+          return add(s, y).to(f32);
+        },
+        {x, r, w, b}, tol);
+    check_against_cpu(
+        "add_rms_norm",
+        [](auto& v) {
+          auto [s, y] = add_rms_norm(v[0], v[1], v[2]);
+          return add(s, y).to(f32);
+        },
+        {x, r, w}, tol);
+  }
 }
 
 }  // namespace bf16_cuda_cases
