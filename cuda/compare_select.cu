@@ -27,7 +27,7 @@ void where(Exec exec, const Tensor& cond, const Tensor& a, const Tensor& b, cons
         "operands {}, {}, {} for output {}", cond.desc(), a.desc(), b.desc(), out.desc());
   const OffsetCalc<4> calc =
       make_offset_calc<4>(out.shape(), {&out.strides(), &cond.strides(), &a.strides(), &b.strides()}, "where");
-  dispatch_all(out.dtype(), "where", [&]<class T>() {
+  dispatch_kernel_storage(out.dtype(), "where", [&]<class T>() {
     using B = Bits<T>;
     WhereK<B> k{static_cast<const bool*>(cond.raw_data()), static_cast<const B*>(a.raw_data()),
                 static_cast<const B*>(b.raw_data()), static_cast<B*>(out.raw_data()), calc};

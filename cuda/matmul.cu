@@ -4,7 +4,8 @@
 // is one cublasGemmStridedBatchedEx with the operands swapped and the same trans flags.
 // The innermost batch dim becomes cuBLAS's batch (stride 0 broadcasts), outer batch dims
 // are a host loop. A bias is written into C first and accumulated onto with beta = 1.
-// dtype BFloat16 is autocast's mixed GEMM: A, B bfloat16, C and bias float32, float32 math.
+// dtype BFloat16 is autocast's mixed GEMM: A, B bfloat16, bias float32, C float32 (or bfloat16
+// with bf16_c: the bias is rounded into C first), float32 math.
 // The host twin is a naive loop with the same accumulation types (float for bf16 inputs).
 #include <climits>
 
@@ -17,19 +18,19 @@ namespace hm::cuda {
 namespace {
 
 // C[i] = bias[col] or beta * C[i] (beta 0 writes 0, never reading C) over (batch..., m, n).
-template <class T>
+template <class C, class T = compute_t<C>>
 struct PrepareC {
-  T* c;
+  C* c;
   const T* bias;
   T beta;
   int64_t n;
   OffsetCalc<1> calc;
   HM_HD void operator()(int64_t i) const {
-    T& dst = c[calc.get(i).v[0]];
+    C& dst = c[calc.get(i).v[0]];
     if (bias)
-      dst = bias[i % n];
+      dst = convert<C>(bias[i % n]);
     else
-      dst = beta == T(0) ? T(0) : beta * dst;
+      dst = convert<C>(beta == T(0) ? T(0) : beta * convert<T>(dst));
   }
 };
 
@@ -76,10 +77,10 @@ void host_gemm(const GemmDesc& d) {
           acc += convert<Acc>(x) * convert<Acc>(y);
         }
         Out& dst = c[o.c + i * d.ldc + j];
-        const Acc prior = d.bias        ? static_cast<Acc>(static_cast<const Out*>(d.bias)[j])
+        const Acc prior = d.bias        ? static_cast<Acc>(static_cast<const Acc*>(d.bias)[j])
                           : d.beta == 0 ? Acc(0)
-                                        : static_cast<Acc>(d.beta) * static_cast<Acc>(dst);
-        dst = static_cast<Out>(alpha * acc + prior);
+                                        : static_cast<Acc>(d.beta) * convert<Acc>(dst);
+        dst = convert<Out>(alpha * acc + prior);
       }
   }
 }
@@ -95,11 +96,11 @@ void device_gemm(const GemmDesc& d, int device) {
   const bool mixed = d.dtype == DType::BFloat16;
   const bool dbl = d.dtype == DType::Float64;
   const cudaDataType in_type = mixed ? CUDA_R_16BF : dbl ? CUDA_R_64F : CUDA_R_32F;
-  const cudaDataType out_type = dbl ? CUDA_R_64F : CUDA_R_32F;
+  const cudaDataType out_type = dbl ? CUDA_R_64F : d.bf16_c ? CUDA_R_16BF : CUDA_R_32F;
   const cublasComputeType_t compute = dbl                        ? CUBLAS_COMPUTE_64F
                                       : (!mixed && allow_tf32()) ? CUBLAS_COMPUTE_32F_FAST_TF32
                                                                  : CUBLAS_COMPUTE_32F;
-  const size_t in_size = mixed ? 2 : dbl ? 8 : 4, out_size = dbl ? 8 : 4;
+  const size_t in_size = mixed ? 2 : dbl ? 8 : 4, out_size = dbl ? 8 : d.bf16_c ? 2 : 4;
   const double alpha_d = d.alpha, beta_d = d.bias ? 1.0 : d.beta;
   const float alpha_f = static_cast<float>(alpha_d), beta_f = static_cast<float>(beta_d);
   const void* alpha = dbl ? static_cast<const void*>(&alpha_d) : &alpha_f;
@@ -130,6 +131,8 @@ template <Exec E>
 void gemm_on(const GemmDesc& d) {
   check(d.dtype == DType::Float32 || d.dtype == DType::Float64 || d.dtype == DType::BFloat16, "gemm",
         "no CUDA GEMM for dtype {}", dtype_name(d.dtype));
+  check(!d.bf16_c || d.dtype == DType::BFloat16, "gemm", "a bfloat16 C needs bfloat16 operands, got {}",
+        dtype_name(d.dtype));
   const int64_t batches = numel_of(d.batch);
   if (batches == 0 || d.m == 0 || d.n == 0) return;
   int device = 0;
@@ -148,6 +151,10 @@ void gemm_on(const GemmDesc& d) {
       for_each_index(
           E, device, total,
           PrepareC<double>{static_cast<double*>(d.c), static_cast<const double*>(d.bias), d.beta, d.n, calc});
+    else if (d.bf16_c)
+      for_each_index(E, device, total,
+                     PrepareC<Bf16>{static_cast<Bf16*>(d.c), static_cast<const float*>(d.bias),
+                                    static_cast<float>(d.beta), d.n, calc});
     else
       for_each_index(E, device, total,
                      PrepareC<float>{static_cast<float*>(d.c), static_cast<const float*>(d.bias),
@@ -159,7 +166,9 @@ void gemm_on(const GemmDesc& d) {
   if constexpr (E == Exec::Device) {
     device_gemm(prepared, device);
   } else {
-    if (d.dtype == DType::BFloat16)
+    if (d.bf16_c)
+      host_gemm<Bf16, Bf16, float>(prepared);
+    else if (d.dtype == DType::BFloat16)
       host_gemm<Bf16, float, float>(prepared);
     else if (dbl)
       host_gemm<double, double, double>(prepared);

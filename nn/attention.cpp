@@ -7,6 +7,7 @@
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/core/factories.h"
 #include "harmonic/nn/fourier_score.h"
+#include "harmonic/ops/autocast.h"
 #include "harmonic/ops/ops.h"
 #include "harmonic/ops/scaled_dot_product_attention.h"
 
@@ -24,7 +25,8 @@ Tensor causal_blocked(int64_t nq, int64_t nk, Device device) {
 
 }  // namespace
 
-Tensor masked_softmax(const Tensor& logits, const AttentionMask& mask) {
+Tensor masked_softmax(const Tensor& logits_arg, const AttentionMask& mask) {
+  const Tensor logits = autocast_widen(logits_arg);  // bfloat16 under autocast: computed in float32
   constexpr const char* fn = "attention";
   HM_CHECK(logits.defined() && logits.dim() == 4 && is_floating(logits.dtype()), fn,
            "logits must be a float (B, H, Nq, Nk) tensor, got {}", logits.desc());

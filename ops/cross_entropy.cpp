@@ -4,6 +4,7 @@
 // ignored targets contribute 0 and Mean divides by the number of non-ignored targets.
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/autograd/node.h"
+#include "harmonic/ops/autocast.h"
 #include "harmonic/ops/cross_entropy_kernels.h"
 #include "harmonic/ops/elementwise_common.h"
 #include "harmonic/ops/cross_entropy.h"
@@ -48,7 +49,8 @@ Tensor target_count(const Tensor& like) { return Tensor::empty({}, DType::Float6
 
 }  // namespace
 
-Tensor cross_entropy(const Tensor& logits_in, const Tensor& target_in, const CrossEntropyOptions& opt) {
+Tensor cross_entropy(const Tensor& logits_in_arg, const Tensor& target_in, const CrossEntropyOptions& opt) {
+  const Tensor logits_in = autocast_widen(logits_in_arg);  // bfloat16 under autocast: computed in float32
   ClassLossArgs args = class_loss_args(logits_in, target_in, opt, "cross_entropy");
   check(opt.label_smoothing >= 0.0 && opt.label_smoothing <= 1.0, "cross_entropy",
         "label_smoothing must be in [0, 1], got {}", opt.label_smoothing);
@@ -70,7 +72,8 @@ Tensor cross_entropy(const Tensor& logits_in, const Tensor& target_in, const Cro
       });
 }
 
-Tensor nll_loss(const Tensor& log_probs_in, const Tensor& target_in, const CrossEntropyOptions& opt) {
+Tensor nll_loss(const Tensor& log_probs_in_arg, const Tensor& target_in, const CrossEntropyOptions& opt) {
+  const Tensor log_probs_in = autocast_widen(log_probs_in_arg);  // bfloat16 under autocast: computed in float32
   ClassLossArgs args = class_loss_args(log_probs_in, target_in, opt, "nll_loss");
   check(opt.label_smoothing == 0.0, "nll_loss", "label smoothing is a cross_entropy option, got {}",
         opt.label_smoothing);

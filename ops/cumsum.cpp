@@ -1,6 +1,7 @@
 // Inclusive cumulative sum along one dim; its gradient is the reversed cumulative sum of
 // the output gradient (dx_k = sum_{j >= k} g_j), the same kernel scanning from the back.
 #include "harmonic/autograd/node.h"
+#include "harmonic/ops/autocast.h"
 #include "harmonic/ops/cumsum_kernels.h"
 #include "harmonic/ops/reduce.h"
 #include "harmonic/ops/reduce_common.h"
@@ -23,7 +24,8 @@ Tensor scan(const Tensor& x, int64_t d, bool reverse) {
 
 }  // namespace
 
-Tensor cumsum(const Tensor& x, int64_t dim) {
+Tensor cumsum(const Tensor& x_arg, int64_t dim) {
+  const Tensor x = autocast_widen(x_arg);  // bfloat16 under autocast: computed in float32
   check(x.defined(), "cumsum", "undefined tensor");
   const int64_t d = normalize_dim(dim, x.dim(), "cumsum");
   // bool counts like PyTorch (int64 result); other dtypes keep theirs.

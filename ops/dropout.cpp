@@ -46,8 +46,9 @@ void check_dropout_add(const Tensor& x_in, const Tensor& r_in, double p) {
   check(p >= 0.0 && p <= 1.0, "dropout_add", "probability p must be in [0, 1], got {}", p);
   HM_CHECK(is_floating(r_in.dtype()) && r_in.dtype() != DType::Float16, "dropout_add",
            "expected a float32, float64 or bfloat16 tensor, got {}", r_in.desc());
-  HM_CHECK(x_in.shape() == r_in.shape() && x_in.dtype() == r_in.dtype() && x_in.device() == r_in.device(),
-           "dropout_add", "x {} and r {} must have one shape, dtype and device", x_in.desc(), r_in.desc());
+  const bool dtypes_ok = x_in.dtype() == r_in.dtype() || mixes_bf16_and_float32(x_in.dtype(), r_in.dtype());
+  HM_CHECK(x_in.shape() == r_in.shape() && dtypes_ok && x_in.device() == r_in.device(), "dropout_add",
+           "x {} and r {} must have one shape, dtype and device", x_in.desc(), r_in.desc());
 }
 
 }  // namespace
@@ -60,6 +61,8 @@ Tensor detail::dropout_add_composed(const Tensor& x, const Tensor& r, double p, 
 Tensor dropout_add(const Tensor& x_in, const Tensor& r_in, double p, bool training, Generator* gen) {
   check_dropout_add(x_in, r_in, p);
   if (!training || p == 0.0) return add(x_in, r_in);
+  // A float32 residual plus a bfloat16 branch (autocast): the fused kernel takes one dtype.
+  if (x_in.dtype() != r_in.dtype()) return add(x_in, dropout(r_in, p, training, gen));
   Tensor x, r;
   {
     NoGradGuard guard;

@@ -3,6 +3,7 @@
 // PyTorch); max/min send it to the returned index only.
 #include "harmonic/autograd/node.h"
 #include "harmonic/core/factories.h"
+#include "harmonic/ops/autocast.h"
 #include "harmonic/ops/elementwise.h"
 #include "harmonic/ops/elementwise_common.h"
 #include "harmonic/ops/extrema_kernels.h"
@@ -34,7 +35,8 @@ ExtremaResult run_extrema(ExtremaOp op, const Tensor& x, const std::vector<int64
   return res;
 }
 
-Tensor amax_amin(ExtremaOp op, const Tensor& x, const Dims& dims_in, bool keepdim, std::string_view name) {
+Tensor amax_amin(ExtremaOp op, const Tensor& x_arg, const Dims& dims_in, bool keepdim, std::string_view name) {
+  const Tensor x = autocast_widen(x_arg);  // bfloat16 under autocast: computed in float32
   check(x.defined(), name, "undefined tensor");
   std::vector<int64_t> dims = normalize_dims(dims_in, x.dim(), name);
   ExtremaResult res = run_extrema(op, x, dims, false, name);
@@ -55,7 +57,8 @@ Tensor amax_amin(ExtremaOp op, const Tensor& x, const Dims& dims_in, bool keepdi
                           });
 }
 
-ValuesIndices max_min(ExtremaOp op, const Tensor& x, int64_t dim, bool keepdim, std::string_view name) {
+ValuesIndices max_min(ExtremaOp op, const Tensor& x_arg, int64_t dim, bool keepdim, std::string_view name) {
+  const Tensor x = autocast_widen(x_arg);  // bfloat16 under autocast: computed in float32
   check(x.defined(), name, "undefined tensor");
   const int64_t d = normalize_dim(dim, x.dim(), name);
   std::vector<int64_t> dims = x.dim() == 0 ? std::vector<int64_t>{} : std::vector<int64_t>{d};
@@ -84,7 +87,8 @@ ValuesIndices max_min(ExtremaOp op, const Tensor& x, int64_t dim, bool keepdim, 
   return out;
 }
 
-Tensor arg_extremum(ExtremaOp op, const Tensor& x, int64_t dim, bool keepdim, std::string_view name) {
+Tensor arg_extremum(ExtremaOp op, const Tensor& x_arg, int64_t dim, bool keepdim, std::string_view name) {
+  const Tensor x = autocast_widen(x_arg);  // bfloat16 under autocast: computed in float32
   check(x.defined(), name, "undefined tensor");
   const int64_t d = normalize_dim(dim, x.dim(), name);
   std::vector<int64_t> dims = x.dim() == 0 ? std::vector<int64_t>{} : std::vector<int64_t>{d};

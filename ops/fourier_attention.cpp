@@ -8,6 +8,7 @@
 #include "harmonic/autograd/node.h"
 #include "harmonic/core/factories.h"
 #include "harmonic/ops/attention_dropout.h"
+#include "harmonic/ops/autocast.h"
 #include "harmonic/ops/elementwise.h"
 #include "harmonic/ops/fourier_attention_kernels.h"
 #include "harmonic/ops/reduce.h"
@@ -31,9 +32,12 @@ using autograd::NeedsGrad;
 using autograd::Saved;
 using Grads = std::vector<Tensor>;
 
-Tensor fourier_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in, const Tensor& R_in, int64_t p,
+Tensor fourier_attention(const Tensor& q_in_arg, const Tensor& k_in_arg, const Tensor& v_in_arg, const Tensor& R_in, int64_t p,
                          const FourierAttentionMask& mask, double dropout_p, bool training, Generator* gen,
                          bool recompute, double eps) {
+  const Tensor q_in = autocast_widen(q_in_arg);  // bfloat16 under autocast: computed in float32
+  const Tensor k_in = autocast_widen(k_in_arg);
+  const Tensor v_in = autocast_widen(v_in_arg);
   check(q_in.defined() && k_in.defined() && v_in.defined() && R_in.defined(), kFourierAttention, "q, k, v and R must be defined");
   check_p(p);
   HM_CHECK(q_in.dim() == 4 && k_in.dim() == 4 && v_in.dim() == 4, kFourierAttention,

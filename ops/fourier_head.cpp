@@ -29,6 +29,7 @@
 #include "harmonic/core/checked_math.h"
 #include "harmonic/core/constant_cache.h"
 #include "harmonic/core/factories.h"
+#include "harmonic/ops/autocast.h"
 #include "harmonic/ops/elementwise.h"
 #include "harmonic/ops/fourier_head_kernels.h"
 #include "harmonic/ops/matmul_kernels.h"
@@ -113,7 +114,8 @@ Tensor fourier_bin_centres(int64_t bins) {
   return centres;
 }
 
-Tensor fourier_head_log_pmf(const Tensor& coeffs, int64_t bins) {
+Tensor fourier_head_log_pmf(const Tensor& coeffs_arg, int64_t bins) {
+  const Tensor coeffs = autocast_widen(coeffs_arg);  // bfloat16 under autocast: computed in float32
   const int64_t n_freq = check_coeffs(coeffs, "fourier_head_log_pmf");
   HM_CHECK(bins >= 1, "fourier_head_log_pmf", "bins must be >= 1, got {} (coeffs {})", bins, coeffs.desc());
   const int64_t k = coeffs.size(-1), h = checked_add(bins, 1, "fourier_head_log_pmf") / 2;
@@ -179,13 +181,15 @@ std::pair<Tensor, Tensor> eval_series(const Tensor& coeffs, const Tensor& points
 
 }  // namespace
 
-Tensor fourier_pdf(const Tensor& coeffs, const Tensor& points) {
+Tensor fourier_pdf(const Tensor& coeffs_arg, const Tensor& points) {
+  const Tensor coeffs = autocast_widen(coeffs_arg);  // bfloat16 under autocast: computed in float32
   auto [re, im] = eval_series(coeffs, points, "fourier_pdf");
   Tensor norm2 = sum(square(coeffs), {-1}, true);  // (..., 1) = sum_l |a_l|^2
   return div(add(square(re), square(im)), mul(norm2, 2.0));
 }
 
-std::pair<Tensor, Tensor> fourier_autocorrelation(const Tensor& coeffs) {
+std::pair<Tensor, Tensor> fourier_autocorrelation(const Tensor& coeffs_arg) {
+  const Tensor coeffs = autocast_widen(coeffs_arg);  // bfloat16 under autocast: computed in float32
   const int64_t n_freq = check_coeffs(coeffs, "fourier_autocorrelation");
   Tensor alpha = narrow(coeffs, -1, 0, n_freq + 1), beta = narrow(coeffs, -1, n_freq + 1, n_freq + 1);
   std::vector<Tensor> re, im;
@@ -200,7 +204,8 @@ std::pair<Tensor, Tensor> fourier_autocorrelation(const Tensor& coeffs) {
   return {cat(re, -1), cat(im, -1)};
 }
 
-Tensor fourier_cdf(const Tensor& coeffs, const Tensor& points) {
+Tensor fourier_cdf(const Tensor& coeffs_arg, const Tensor& points) {
+  const Tensor coeffs = autocast_widen(coeffs_arg);  // bfloat16 under autocast: computed in float32
   const int64_t n_freq = check_coeffs(coeffs, "fourier_cdf");
   check_points(coeffs, points, "fourier_cdf");
   Tensor base = mul(add(points, 1.0), 0.5);  // (x + 1) / 2
@@ -232,7 +237,8 @@ Tensor detail::fourier_regularizer_composed(const Tensor& coeffs, double gamma, 
   return mul(mean(per_row), regularizer_scale(gamma, bins, code_scaling));
 }
 
-Tensor fourier_regularizer(const Tensor& coeffs, double gamma, int64_t bins, bool code_scaling) {
+Tensor fourier_regularizer(const Tensor& coeffs_arg, double gamma, int64_t bins, bool code_scaling) {
+  const Tensor coeffs = autocast_widen(coeffs_arg);  // bfloat16 under autocast: computed in float32
   check_coeffs(coeffs, "fourier_regularizer");
   HM_CHECK(bins >= 1, "fourier_regularizer", "bins must be >= 1, got {} (coeffs {})", bins, coeffs.desc());
   const bool fused = coeffs.device().is_cpu() ? fourier_regularizer_kernel.cpu : fourier_regularizer_kernel.cuda;

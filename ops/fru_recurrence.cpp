@@ -5,6 +5,7 @@
 #include "harmonic/autograd/node.h"
 #include "harmonic/core/error.h"
 #include "harmonic/core/factories.h"
+#include "harmonic/ops/autocast.h"
 #include "harmonic/ops/fru_recurrence_kernels.h"
 #include "harmonic/ops/ops.h"
 
@@ -18,8 +19,9 @@ void check_shape(const Tensor& t, const Shape& want, const char* what) {
 }
 
 // last_only: mu is (1, B, K*d), the state of the last step (CPU kernels only).
-Tensor run(const Tensor& px, const Tensor& w_r, const Tensor& b_r, const Tensor& w_pr, const Tensor& coef,
+Tensor run(const Tensor& px_arg, const Tensor& w_r, const Tensor& b_r, const Tensor& w_pr, const Tensor& coef,
            const Tensor& decay, const Tensor& mu0_in, bool last_only) {
+  const Tensor px = autocast_widen(px_arg);  // bfloat16 under autocast: computed in float32
   check(px.defined() && w_r.defined() && b_r.defined() && w_pr.defined() && coef.defined() && decay.defined(), kFruRecurrence,
         "px, w_r, b_r, w_pr, coef and decay must be defined");
   HM_CHECK(px.dim() == 3, kFruRecurrence, "px must be (T, B, d), got {}", px.desc());

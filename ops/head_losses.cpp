@@ -8,6 +8,7 @@
 
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/autograd/node.h"
+#include "harmonic/ops/autocast.h"
 #include "harmonic/ops/elementwise.h"
 #include "harmonic/ops/fourier_head.h"
 #include "harmonic/ops/head_losses_kernels.h"
@@ -89,7 +90,8 @@ Tensor detail::fourier_nll_composed(const Tensor& coeffs, const Tensor& targets)
   return mean(neg(log(add(squeeze(fourier_pdf(coeffs, unsqueeze(targets, -1)), -1), 1e-10))));
 }
 
-Tensor fourier_nll(const Tensor& coeffs, const Tensor& targets) {
+Tensor fourier_nll(const Tensor& coeffs_arg, const Tensor& targets) {
+  const Tensor coeffs = autocast_widen(coeffs_arg);  // bfloat16 under autocast: computed in float32
   check_fourier_nll(coeffs, targets);
   if (!fused_on(fourier_nll_kernel, coeffs)) return detail::fourier_nll_composed(coeffs, targets);
   Tensor x = flat(coeffs), t = flat(targets);
@@ -119,7 +121,9 @@ Tensor detail::gmm_log_pmf_composed(const Tensor& means, const Tensor& stds, int
   return log(add(pmf, 1e-5));
 }
 
-Tensor gmm_log_pmf(const Tensor& means, const Tensor& stds, int64_t bins) {
+Tensor gmm_log_pmf(const Tensor& means_arg, const Tensor& stds_arg, int64_t bins) {
+  const Tensor means = autocast_widen(means_arg);  // bfloat16 under autocast: computed in float32
+  const Tensor stds = autocast_widen(stds_arg);
   check_gmm_log_pmf(means, stds, bins);
   if (!fused_on(gmm_log_pmf_kernel, means)) return detail::gmm_log_pmf_composed(means, stds, bins);
   const int64_t k = means.size(-1), rows = means.numel() / k;
@@ -150,7 +154,9 @@ Tensor detail::gmm_nll_composed(const Tensor& means, const Tensor& stds, const T
   return mean(neg(log(add(mean(normal_density(z, s), {-1}), 1e-10))));
 }
 
-Tensor gmm_nll(const Tensor& means, const Tensor& stds, const Tensor& targets) {
+Tensor gmm_nll(const Tensor& means_arg, const Tensor& stds_arg, const Tensor& targets) {
+  const Tensor means = autocast_widen(means_arg);  // bfloat16 under autocast: computed in float32
+  const Tensor stds = autocast_widen(stds_arg);
   check_gmm_nll(means, stds, targets);
   if (!fused_on(gmm_nll_kernel, means)) return detail::gmm_nll_composed(means, stds, targets);
   Tensor mu = flat(means), sd = flat(stds), t = flat(targets);

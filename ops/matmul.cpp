@@ -84,16 +84,20 @@ void set_operands(GemmDesc& desc, const Tensor& a, const Tensor& b) {
   desc.trans_b = lb.trans, desc.ldb = lb.ld, desc.b = b.raw_data();
 }
 
-// Products of bfloat16 operands (autocast) accumulate into float32.
-DType result_dtype(const Tensor& a) { return a.dtype() == DType::BFloat16 ? DType::Float32 : a.dtype(); }
+// Products of bfloat16 operands (autocast) accumulate in float32 and are written as float32,
+// or as bfloat16 when bf16_c (autocast's bfloat16 products).
+DType result_dtype(const Tensor& a, bool bf16_c) {
+  return a.dtype() == DType::BFloat16 ? (bf16_c ? DType::BFloat16 : DType::Float32) : a.dtype();
+}
 
-// Autocast (ops/autocast.h): float32 CUDA operands go to the GEMM as bfloat16 copies.
+// Autocast (ops/autocast.h): float32 CUDA operands go to the GEMM as bfloat16 copies, and
+// bfloat16 ones (autocast's products) as they are.
 bool autocasting(const Tensor& a) {
-  return (a.device().is_cuda() || autocast_cpu_for_tests()) && a.dtype() == DType::Float32 &&
-         autocast_dtype() == DType::BFloat16;
+  return (a.device().is_cuda() || autocast_cpu_for_tests()) &&
+         (a.dtype() == DType::Float32 || a.dtype() == DType::BFloat16) && autocast_dtype() == DType::BFloat16;
 }
 Tensor cast_nograd(const Tensor& t, bool cast) {
-  if (!cast || !t.defined()) return t;
+  if (!cast || !t.defined() || t.dtype() == DType::BFloat16) return t;
   NoGradGuard guard;
   return t.to(DType::BFloat16);
 }
@@ -103,11 +107,12 @@ Tensor like_operand(const Tensor& g, const Tensor& operand) {
 }
 
 // out (m, n) = a (m, k) @ b (k, n) + bias, all 2-d; out is allocated contiguous.
-Tensor mm2(const Tensor& a_in, const Tensor& b_in, const Tensor& bias = {}) {
+Tensor mm2(const Tensor& a_in, const Tensor& b_in, const Tensor& bias = {}, bool bf16_c = false) {
   Tensor a = blas_ready(a_in), b = blas_ready(b_in);
-  Tensor out = Tensor::empty({a.size(0), b.size(1)}, result_dtype(a), a.device());
+  Tensor out = Tensor::empty({a.size(0), b.size(1)}, result_dtype(a, bf16_c), a.device());
   GemmDesc desc;
   set_operands(desc, a, b);
+  desc.bf16_c = out.dtype() == DType::BFloat16;
   desc.c = out.raw_data(), desc.ldc = std::max<int64_t>(desc.n, 1);
   const Tensor bias_c = bias.defined() ? contiguous_nograd(bias) : Tensor();  // alive until the GEMM has run
   if (bias_c.defined()) desc.bias = bias_c.raw_data();
@@ -116,14 +121,14 @@ Tensor mm2(const Tensor& a_in, const Tensor& b_in, const Tensor& bias = {}) {
 }
 
 // (..., n, k) @ (..., k, m) -> contiguous (batch..., n, m) with broadcast batch dims; no autograd.
-Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in) {
+Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in, bool bf16_c = false) {
   const int64_t n = a_in.size(-2), m = b_in.size(-1);
   // A 2-d right operand: fold every leading dim of a into rows, one GEMM.
   if (b_in.dim() == 2) {
     if (auto af = fold_rows(a_in); af && matrix_layout(*af)) {
       Shape shape = a_in.shape();
       shape.back() = m;
-      Tensor out = mm2(*af, b_in);
+      Tensor out = mm2(*af, b_in, {}, bf16_c);
       return restride(out, shape, contiguous_strides(shape));
     }
   }
@@ -134,10 +139,11 @@ Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in) {
   Strides ea = broadcast_strides(batch_a, strides_a, batch), eb = broadcast_strides(batch_b, strides_b, batch);
   Shape out_shape = batch;
   out_shape.push_back(n), out_shape.push_back(m);
-  Tensor out = Tensor::empty(out_shape, result_dtype(a), a.device());
+  Tensor out = Tensor::empty(out_shape, result_dtype(a, bf16_c), a.device());
   Strides ec(out.strides().begin(), out.strides().end() - 2);
   GemmDesc desc;
   set_operands(desc, a, b);
+  desc.bf16_c = out.dtype() == DType::BFloat16;
   desc.c = out.raw_data(), desc.ldc = std::max<int64_t>(m, 1);
   // Batch dims: drop size-1 dims, merge neighbours that are contiguous for all three operands.
   for (size_t i = 0; i < batch.size(); ++i) {
@@ -158,16 +164,22 @@ Tensor matmul_nd(const Tensor& a_in, const Tensor& b_in) {
 void check_operands(const Tensor& a, const Tensor& b, std::string_view fn) {
   check(a.defined() && b.defined(), fn, "undefined operand");
   HM_CHECK(a.device() == b.device(), fn, "operands on different devices: {} and {}", a.desc(), b.desc());
+  if (autocasting(a) && autocasting(b)) return;  // float32 and bfloat16 operands in any mix
   HM_CHECK(a.dtype() == b.dtype(), fn, "dtype mismatch: {} and {}", a.desc(), b.desc());
   HM_CHECK(a.dtype() == DType::Float32 || a.dtype() == DType::Float64, fn,
-           "expected float32 or float64 operands, got {}", a.desc());
+           "expected float32 or float64 operands{}, got {}", a.device().is_cuda() ? " (bfloat16 under autocast)" : "",
+           a.desc());
 }
+
+// Under autocast with bfloat16 products, the GEMM's output, and the gradient of each
+// bfloat16 input, are bfloat16.
+bool bf16_products(bool cast) { return cast && autocast_products() == AutocastProducts::BFloat16; }
 
 }  // namespace
 
 Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
   check_operands(a_in, b_in, "matmul");
-  const bool cast = autocasting(a_in);
+  const bool cast = autocasting(a_in) && autocasting(b_in);
   const Tensor a = cast_nograd(a_in, cast), b = cast_nograd(b_in, cast);
   HM_CHECK(a.dim() >= 1 && b.dim() >= 1, "matmul", "both operands need at least 1 dim, got shapes {} and {}",
            str(a.shape()), str(b.shape()));
@@ -186,7 +198,7 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
                                         str(b.shape())));
     }
   }
-  Tensor full = matmul_nd(a2, b2);  // (batch..., n, m)
+  Tensor full = matmul_nd(a2, b2, bf16_products(cast));  // (batch..., n, m)
   Shape out_shape(full.shape().begin(), full.shape().end() - 2);
   if (!row) out_shape.push_back(full.size(-2));
   if (!col) out_shape.push_back(full.size(-1));
@@ -196,7 +208,8 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
   return autograd::record(
       "matmul", out, {a_in, b_in},
       [sa = rec ? autograd::Saved(a) : autograd::Saved(), sb = rec ? autograd::Saved(b) : autograd::Saved(), row, col,
-       full_shape = full.shape()](const Tensor& g_in, const autograd::NeedsGrad& need) {
+       full_shape = full.shape(), ga_bf16 = a_in.dtype() == DType::BFloat16,
+       gb_bf16 = b_in.dtype() == DType::BFloat16](const Tensor& g_in, const autograd::NeedsGrad& need) {
         const Tensor& a = sa.get();
         const Tensor& b = sb.get();
         Tensor a2 = row ? restride(a, {1, a.size(0)}, {a.size(0) * a.strides()[0], a.strides()[0]}) : a;
@@ -205,16 +218,16 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
         Tensor g = restride(gc, full_shape, contiguous_strides(full_shape));  // (batch..., n, m)
         Tensor ga, gb;
         if (need[0]) {  // dA = g @ B^T, summed over A's broadcast batch dims
-          Tensor full_ga = matmul_nd(g, mT(b2));
+          Tensor full_ga = matmul_nd(g, mT(b2), ga_bf16);
           ga = sum_to(full_ga, a2.shape());
           ga = restride(ga, a.shape(), contiguous_strides(a.shape()));
         }
         if (need[1]) {  // dB = A^T @ g, summed over B's broadcast batch dims
           std::optional<Tensor> af, gf;
           if (b2.dim() == 2 && a2.dim() > 2 && (af = fold_rows(a2)) && matrix_layout(*af) && (gf = fold_rows(g)))
-            gb = mm2(mT(*af), *gf);  // (k, R) @ (R, m): the batch sum happens inside one GEMM
+            gb = mm2(mT(*af), *gf, {}, gb_bf16);  // (k, R) @ (R, m): the batch sum happens inside one GEMM
           else
-            gb = sum_to(matmul_nd(mT(a2), g), b2.shape());
+            gb = sum_to(matmul_nd(mT(a2), g, gb_bf16), b2.shape());
           gb = restride(gb, b.shape(), contiguous_strides(b.shape()));
         }
         return Grads{ga, gb};
@@ -223,13 +236,13 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
 
 Tensor linear(const Tensor& x_in, const Tensor& weight_in, const Tensor& bias) {
   check_operands(x_in, weight_in, "linear");
-  const bool cast = autocasting(x_in);
+  const bool cast = autocasting(x_in) && autocasting(weight_in);
   const Tensor x = cast_nograd(x_in, cast), weight = cast_nograd(weight_in, cast);  // bias stays float32
   HM_CHECK(weight.dim() == 2, "linear", "weight must be (out, in), got {}", str(weight.shape()));
   HM_CHECK(x.dim() >= 1 && x.size(-1) == weight.size(1), "linear", "input {} does not match weight {} (in = {})",
            str(x.shape()), str(weight.shape()), weight.size(1));
   if (bias.defined()) {
-    check_operands(x_in, bias, "linear");
+    check_operands(cast ? weight_in : x_in, bias, "linear");
     HM_CHECK(bias.dim() == 1 && bias.size(0) == weight.size(0), "linear", "bias {} does not match weight {} (out = {})",
              str(bias.shape()), str(weight.shape()), weight.size(0));
   }
@@ -237,7 +250,11 @@ Tensor linear(const Tensor& x_in, const Tensor& weight_in, const Tensor& bias) {
   Tensor x2 = x.dim() == 1 ? restride(x, {1, in}, {in * x.strides()[0], x.strides()[0]}) : x;
   std::optional<Tensor> xf = fold_rows(x2);
   Tensor xr = xf && matrix_layout(*xf) ? *xf : *fold_rows(contiguous_nograd(x2));  // (R, in)
-  Tensor out2 = mm2(xr, mT(weight), bias);                                          // (R, out)
+  const Tensor gemm_bias = cast && bias.defined() && bias.dtype() == DType::BFloat16 ? [&] {
+    NoGradGuard guard;  // the GEMM adds a float32 bias; its gradient is rounded back by the engine
+    return bias.to(DType::Float32);
+  }() : bias;
+  Tensor out2 = mm2(xr, mT(weight), gemm_bias, bf16_products(cast));  // (R, out)
   Shape out_shape = x.shape();
   out_shape.back() = out_features;
   Tensor out = restride(out2, out_shape, contiguous_strides(out_shape));
@@ -246,15 +263,16 @@ Tensor linear(const Tensor& x_in, const Tensor& weight_in, const Tensor& bias) {
   return autograd::record(
       "linear", out, {x_in, weight_in, bias},
       [sx = rec ? autograd::Saved(xr) : autograd::Saved(), sw = rec ? autograd::Saved(weight) : autograd::Saved(),
-       x_shape = x.shape(), out_features](const Tensor& g_in, const autograd::NeedsGrad& need) {
+       x_shape = x.shape(), out_features, gx_bf16 = x_in.dtype() == DType::BFloat16,
+       gw_bf16 = weight_in.dtype() == DType::BFloat16](const Tensor& g_in, const autograd::NeedsGrad& need) {
         const Tensor& xr = sx.get();
         const Tensor& w = sw.get();
         Tensor gc = contiguous_nograd(g_in);
         Tensor g = restride(gc, {xr.size(0), out_features}, {out_features, 1});  // (R, out)
         Tensor gm = like_operand(g, w);                                         // bf16 under autocast
         Tensor gx, gw, gb;
-        if (need[0]) gx = restride(mm2(gm, w), x_shape, contiguous_strides(x_shape));  // (R, out) @ (out, in)
-        if (need[1]) gw = mm2(mT(gm), xr);                                            // (out, R) @ (R, in)
+        if (need[0]) gx = restride(mm2(gm, w, {}, gx_bf16), x_shape, contiguous_strides(x_shape));  // (R, out) @ (out, in)
+        if (need[1]) gw = mm2(mT(gm), xr, {}, gw_bf16);                                            // (out, R) @ (R, in)
         if (need[2]) gb = sum(g, {0});                                                 // column sums
         return Grads{gx, gw, gb};
       });

@@ -12,8 +12,9 @@ namespace hm {
 // op(B) (k, n) and C (m, n). A is stored (m, k) with row stride lda, or (k, m) when trans_a
 // (same for B). When bias is set, C = alpha op(A) op(B) + bias with bias (n) added to every
 // row (beta is ignored). Pointers are element addresses on the tensors' device.
-// dtype BFloat16 (autocast, CUDA only; ops/autocast.h): A and B are bfloat16, C and bias
-// float32, accumulated in float32. The CPU kernel takes float32 and float64 only.
+// dtype BFloat16 (autocast, CUDA only; ops/autocast.h): A and B are bfloat16, bias float32,
+// C float32 or, with bf16_c, bfloat16, accumulated in float32. The CPU kernel takes float32
+// and float64 only.
 struct GemmDesc {
   DType dtype = DType::Float32;
   int64_t m = 0, n = 0, k = 0;
@@ -24,6 +25,7 @@ struct GemmDesc {
   int64_t ldb = 1;
   void* c = nullptr;
   int64_t ldc = 1;
+  bool bf16_c = false;  // dtype BFloat16 only: C is bfloat16 (autocast's bfloat16 products)
   double alpha = 1.0, beta = 0.0;
   const void* bias = nullptr;  // (n) or null
   // Batch dims, outermost first, with each operand's element stride per dim (0 broadcasts

@@ -3,6 +3,7 @@
 //   var: dx = g * 2 (x - mean) / (N - correction)
 //   std: dx = g * (x - mean) / ((N - correction) std), 0 where std = 0 (like PyTorch)
 #include "harmonic/autograd/node.h"
+#include "harmonic/ops/autocast.h"
 #include "harmonic/ops/elementwise.h"
 #include "harmonic/ops/elementwise_common.h"
 #include "harmonic/ops/moments_kernels.h"
@@ -16,8 +17,9 @@ using autograd::NeedsGrad;
 using autograd::Saved;
 using Grads = std::vector<Tensor>;
 
-Tensor moments(const Tensor& x, const Dims& dims_in, int64_t correction, bool keepdim, bool is_std,
+Tensor moments(const Tensor& x_arg, const Dims& dims_in, int64_t correction, bool keepdim, bool is_std,
                std::string_view name) {
+  const Tensor x = autocast_widen(x_arg);  // bfloat16 under autocast: computed in float32
   detail::check_float(x, name);
   check(correction >= 0, name, "correction must be >= 0, got {}", correction);
   std::vector<int64_t> dims = normalize_dims(dims_in, x.dim(), name);

@@ -1,6 +1,7 @@
 // mse_loss: one fused kernel forward and one backward.
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/autograd/node.h"
+#include "harmonic/ops/autocast.h"
 #include "harmonic/ops/elementwise_common.h"
 #include "harmonic/ops/mse_loss.h"
 #include "harmonic/ops/mse_loss_kernels.h"
@@ -12,7 +13,9 @@ using autograd::Saved;
 using detail::contiguous_nograd;
 using Grads = std::vector<Tensor>;
 
-Tensor mse_loss(const Tensor& input_in, const Tensor& target_in, Reduction reduction) {
+Tensor mse_loss(const Tensor& input_in_arg, const Tensor& target_in_arg, Reduction reduction) {
+  const Tensor input_in = autocast_widen(input_in_arg);  // bfloat16 under autocast: computed in float32
+  const Tensor target_in = autocast_widen(target_in_arg);
   check(input_in.defined() && target_in.defined(), "mse_loss", "undefined tensor");
   HM_CHECK(input_in.shape() == target_in.shape(), "mse_loss", "input {} and target {} must have the same shape",
            str(input_in.shape()), str(target_in.shape()));

@@ -37,6 +37,11 @@ void check_param(const Tensor& p, const Tensor& x, const Shape& shape, std::stri
   HM_CHECK(p.shape() == shape, fn, "{} shape {} must equal normalized shape {}", what, str(p.shape()), str(shape));
 }
 
+// The fused residual forms take one dtype; bfloat16 with float32 adds first (into float32).
+bool mixed_residual(const Tensor& x, const Tensor& r) {
+  return x.defined() && r.defined() && mixes_bf16_and_float32(x.dtype(), r.dtype());
+}
+
 void check_input(const Tensor& x, double eps, std::string_view fn) {
   check(x.defined(), fn, "undefined tensor");
   // NaN, inf or a negative eps would turn every row into NaN or inf without a word
@@ -115,6 +120,10 @@ std::pair<Tensor, Tensor> detail::add_layer_norm_composed(const Tensor& x, const
 
 std::pair<Tensor, Tensor> add_layer_norm(const Tensor& x_in, const Tensor& r_in, const Shape& normalized_shape,
                                          const Tensor& weight_in, const Tensor& bias_in, double eps) {
+  if (mixed_residual(x_in, r_in)) {  // float32 residual plus a bfloat16 branch (autocast): two kernels
+    Tensor sum = add(x_in, r_in);
+    return {sum, layer_norm(sum, normalized_shape, weight_in, bias_in, eps)};
+  }
   check_add_layer_norm(x_in, r_in, normalized_shape, weight_in, bias_in, eps);
   Tensor x = contiguous_nograd(x_in), r = contiguous_nograd(r_in);
   Tensor w = kernel_param(weight_in, x), b = kernel_param(bias_in, x);
@@ -182,6 +191,10 @@ std::pair<Tensor, Tensor> detail::add_rms_norm_composed(const Tensor& x, const T
 }
 
 std::pair<Tensor, Tensor> add_rms_norm(const Tensor& x_in, const Tensor& r_in, const Tensor& weight_in, double eps) {
+  if (mixed_residual(x_in, r_in)) {
+    Tensor sum = add(x_in, r_in);
+    return {sum, rms_norm(sum, weight_in, eps)};
+  }
   check_add_rms_norm(x_in, r_in, weight_in, eps);
   Tensor x = contiguous_nograd(x_in), r = contiguous_nograd(r_in), w = kernel_param(weight_in, x);
   const int64_t n = x.size(-1), rows = n == 0 ? 0 : x.numel() / n;

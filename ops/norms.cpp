@@ -9,6 +9,7 @@
 
 #include "harmonic/autograd/node.h"
 #include "harmonic/core/factories.h"
+#include "harmonic/ops/autocast.h"
 #include "harmonic/ops/elementwise.h"
 #include "harmonic/ops/norms_kernels.h"
 #include "harmonic/ops/reduce.h"
@@ -31,7 +32,8 @@ Tensor reduce_grad(ReduceGradOp op, double p, const Tensor& x, const Tensor& r, 
 
 }  // namespace
 
-Tensor logsumexp(const Tensor& x, const Dims& dims_in, bool keepdim) {
+Tensor logsumexp(const Tensor& x_arg, const Dims& dims_in, bool keepdim) {
+  const Tensor x = autocast_widen(x_arg);  // bfloat16 under autocast: computed in float32
   detail::check_float(x, "logsumexp");
   std::vector<int64_t> dims = normalize_dims(dims_in, x.dim(), "logsumexp");
   detail::ReduceLayout L = detail::reduce_layout(x, dims);
@@ -47,7 +49,8 @@ Tensor logsumexp(const Tensor& x, const Dims& dims_in, bool keepdim) {
       });
 }
 
-Tensor norm(const Tensor& x, double p, const Dims& dims_in, bool keepdim) {
+Tensor norm(const Tensor& x_arg, double p, const Dims& dims_in, bool keepdim) {
+  const Tensor x = autocast_widen(x_arg);  // bfloat16 under autocast: computed in float32
   detail::check_float(x, "norm");
   check(!std::isnan(p), "norm", "p must not be NaN");
   std::vector<int64_t> dims = normalize_dims(dims_in, x.dim(), "norm");

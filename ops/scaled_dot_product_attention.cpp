@@ -12,6 +12,7 @@
 #include "harmonic/autograd/node.h"
 #include "harmonic/core/factories.h"
 #include "harmonic/ops/attention_dropout.h"
+#include "harmonic/ops/autocast.h"
 #include "harmonic/ops/elementwise.h"
 #include "harmonic/ops/matmul.h"
 #include "harmonic/ops/nn_functional.h"
@@ -68,9 +69,12 @@ using autograd::NeedsGrad;
 using autograd::Saved;
 using Grads = std::vector<Tensor>;
 
-Tensor scaled_dot_product_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in,
+Tensor scaled_dot_product_attention(const Tensor& q_in_arg, const Tensor& k_in_arg, const Tensor& v_in_arg,
                                     const FusedAttentionMask& mask, double dropout_p, bool training, Generator* gen,
                                     std::optional<double> scale) {
+  const Tensor q_in = autocast_widen(q_in_arg);  // bfloat16 under autocast: computed in float32
+  const Tensor k_in = autocast_widen(k_in_arg);
+  const Tensor v_in = autocast_widen(v_in_arg);
   check_args(q_in, k_in, v_in, mask, dropout_p, scale);
   // The composed form takes every feature (its dropout draws the same Philox mask: one counter
   // per weight, flattened (b, h, i, j), from the same generator state).

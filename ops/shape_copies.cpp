@@ -23,10 +23,13 @@ Tensor cat(const std::vector<Tensor>& xs, int64_t dim) {
   const int64_t d = normalize_dim(dim, first.dim(), "cat");
   Shape shape = first.shape();
   shape[d] = 0;
+  // bfloat16 with float32 gives float32, as in a binary op: the copies widen as they write.
+  DType dtype = first.dtype();
   for (size_t i = 0; i < xs.size(); ++i) {
     const Tensor& x = xs[i];
-    HM_CHECK(x.dtype() == first.dtype(), "cat", "tensor {} is {} but tensor 0 is {} (convert with .to(dtype))", i,
-             x.desc(), first.desc());
+    HM_CHECK(x.dtype() == first.dtype() || mixes_bf16_and_float32(x.dtype(), first.dtype()), "cat",
+             "tensor {} is {} but tensor 0 is {} (convert with .to(dtype))", i, x.desc(), first.desc());
+    if (x.dtype() != dtype) dtype = DType::Float32;
     HM_CHECK(x.device() == first.device(), "cat", "tensor {} is on {} but tensor 0 is on {}", i, x.device().str(),
              first.device().str());
     bool same = x.dim() == first.dim();
@@ -35,7 +38,7 @@ Tensor cat(const std::vector<Tensor>& xs, int64_t dim) {
              str(first.shape()), i, str(x.shape()));
     shape[d] += x.shape()[d];
   }
-  Tensor out = Tensor::empty(shape, first.dtype(), first.device());
+  Tensor out = Tensor::empty(shape, dtype, first.device());
   std::vector<int64_t> offsets;
   int64_t offset = 0;
   for (const Tensor& x : xs) {
@@ -61,7 +64,9 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t dim) {
     HM_CHECK(xs[i].shape() == xs[0].shape(), "stack",
              "all tensors must have the same shape: tensor 0 has {} but tensor {} has {}", str(xs[0].shape()), i,
              str(xs[i].shape()));
-    HM_CHECK(xs[i].dtype() == xs[0].dtype() && xs[i].device() == xs[0].device(), "stack",
+    HM_CHECK((xs[i].dtype() == xs[0].dtype() || mixes_bf16_and_float32(xs[i].dtype(), xs[0].dtype())) &&
+                 xs[i].device() == xs[0].device(),
+             "stack",
              "all tensors must share dtype and device: tensor 0 is {} but tensor {} is {} (convert with .to(dtype))",
              xs[0].desc(), i, xs[i].desc());
   }

@@ -2,13 +2,15 @@
 // output y:  softmax: dx = y (g - sum(g y));  log_softmax: dx = g - exp(y) sum(g).
 #include "harmonic/autograd/grad_mode.h"
 #include "harmonic/autograd/node.h"
+#include "harmonic/ops/autocast.h"
 #include "harmonic/ops/nn_functional.h"
 #include "harmonic/ops/softmax_kernels.h"
 
 namespace hm {
 namespace {
 
-Tensor softmax_impl(const Tensor& x_in, int64_t dim_in, bool log, std::string_view name) {
+Tensor softmax_impl(const Tensor& x_in_arg, int64_t dim_in, bool log, std::string_view name) {
+  const Tensor x_in = autocast_widen(x_in_arg);  // bfloat16 under autocast: computed in float32
   check(x_in.defined(), name, "undefined tensor");
   HM_CHECK(x_in.dtype() == DType::Float32 || x_in.dtype() == DType::Float64, name,
            "expected a float32 or float64 tensor, got {}", x_in.desc());

@@ -48,6 +48,10 @@ struct BitsOf<1> {
   using type = uint8_t;
 };
 template <>
+struct BitsOf<2> {
+  using type = uint16_t;
+};
+template <>
 struct BitsOf<4> {
   using type = uint32_t;
 };

@@ -9,7 +9,7 @@ namespace {
 void cpu_where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {
   const bool* pc = cond.data<bool>();
   StridedLoop<4> loop(out.shape(), {out.strides(), cond.strides(), a.strides(), b.strides()});
-  dispatch_all(out.dtype(), "where", [&]<class T>() {
+  dispatch_storage(out.dtype(), "where", [&]<class T>() {
     const T* pa = static_cast<const T*>(a.raw_data());
     const T* pb = static_cast<const T*>(b.raw_data());
     T* po = out.data<T>();

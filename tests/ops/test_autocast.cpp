@@ -87,3 +87,76 @@ TEST_CASE("[cuda] autocast: a no-op on the CPU, and the guard's rules") {
   CHECK(throws_with([] { AutocastGuard g(DType::Float64); }, {"[AutocastGuard]", "bfloat16"}));
   CHECK_FALSE(cuda::allow_tf32());  // TF32 is opt-in
 }
+
+TEST_CASE("[cuda] autocast with bfloat16 products: bf16 activations in and out, float32 weight gradients") {
+  // The same network under both products: y = linear(x, w1) (no bias: bit-comparable), h = gelu(y),
+  // z = linear(h, w2, b). With bfloat16 products y is the float32 product rounded, h stays
+  // bfloat16 into the second GEMM, and every gradient agrees with the float32-products run up to
+  // bfloat16 rounding; weights' gradients stay float32, a bfloat16 input's is bfloat16.
+  announce_targets();
+  const Tensor x = normal({4, 3, 33}, 41, DType::Float32), w1 = normal({20, 33}, 42, DType::Float32);
+  const Tensor w2 = normal({7, 20}, 43, DType::Float32), b = normal({7}, 44, DType::Float32);
+  const Tensor g = normal({4, 3, 7}, 45, DType::Float32);
+  for_each_device([&](const Target& t) {
+    INFO(t.name);
+    set_autocast_cpu_for_tests(t.emulate);
+    auto leaf = [&](const Tensor& v) { return v.detach().to(t.device).detach().requires_grad_(true); };
+    struct Out {
+      Tensor y, z, gx, gw1, gw2, gb;
+    };
+    auto run = [&](AutocastProducts products, DType input_dtype) {
+      Tensor xd = leaf(x.to(input_dtype)), w1d = leaf(w1), w2d = leaf(w2), bd = leaf(b);
+      Tensor y, z;
+      {
+        AutocastGuard guard(DType::BFloat16, products);
+        CHECK(autocast_products() == products);
+        y = linear(xd, w1d);
+        z = linear(gelu(y), w2d, bd);
+      }
+      z.backward(g.to(t.device).to(z.dtype()));
+      auto host = [](const Tensor& v) { return v.detach().to(Device::cpu()); };
+      return Out{host(y), host(z), host(xd.grad()), host(w1d.grad()), host(w2d.grad()), host(bd.grad())};
+    };
+    const Out ref = run(AutocastProducts::Float32, DType::Float32);
+    const Out act = run(AutocastProducts::BFloat16, DType::Float32);
+    const Out act16 = run(AutocastProducts::BFloat16, DType::BFloat16);
+    set_autocast_cpu_for_tests(false);
+    CHECK(act.y.dtype() == DType::BFloat16);
+    CHECK(same_values(ref.y.to(DType::BFloat16), act.y));
+    CHECK(act.z.dtype() == DType::BFloat16);
+    CHECK(act.gx.dtype() == DType::Float32);
+    CHECK(act16.gx.dtype() == DType::BFloat16);
+    for (const Tensor& gw : {act.gw1, act.gw2, act.gb, act16.gw1}) CHECK(gw.dtype() == DType::Float32);
+    auto f64 = [](const Tensor& v) { return v.to(DType::Float64); };
+    check_close(f64(ref.z), f64(act.z), "z", 1e-4);
+    check_close(f64(ref.gx), f64(act.gx), "dx", 1e-4);
+    check_close(f64(ref.gx), f64(act16.gx), "dx of a bfloat16 input", 1e-4);
+    check_close(f64(ref.gw1), f64(act.gw1), "dw1", 1e-4);
+    check_close(f64(ref.gw2), f64(act.gw2), "dw2", 1e-4);
+    check_close(f64(ref.gb), f64(act.gb), "db", 1e-4);
+  });
+}
+
+TEST_CASE("[cuda] autocast: precision names, nested products and autocast_widen") {
+  CHECK_FALSE(autocast_for_precision("fp32", "test").has_value());
+  CHECK(autocast_for_precision("bf16", "test") == AutocastProducts::Float32);
+  CHECK(autocast_for_precision("bf16-activations", "test") == AutocastProducts::BFloat16);
+  CHECK(throws_with([] { autocast_for_precision("fp16", "Trainer"); }, {"[Trainer]", "fp16", "bf16-activations"}));
+  const Tensor h = normal({3}, 46, DType::Float32).to(DType::BFloat16).requires_grad_(true);
+  CHECK(autocast_widen(h).dtype() == DType::BFloat16);  // no autocast: unchanged
+  CHECK(autocast_products() == AutocastProducts::Float32);
+  {
+    AutocastGuard outer(DType::BFloat16, AutocastProducts::BFloat16);
+    {
+      AutocastGuard inner(DType::BFloat16);
+      CHECK(autocast_products() == AutocastProducts::Float32);
+    }
+    CHECK(autocast_products() == AutocastProducts::BFloat16);
+    Tensor w = autocast_widen(h);
+    CHECK(w.dtype() == DType::Float32);
+    sum(w).backward();
+  }
+  CHECK(autocast_products() == AutocastProducts::Float32);
+  CHECK(h.grad().dtype() == DType::BFloat16);
+  CHECK(same_values(ones({3}, {.dtype = DType::BFloat16}), h.grad()));
+}

@@ -79,6 +79,37 @@ TEST_CASE("[cuda] every registered task trains, evaluates, checkpoints and resum
   }
 }
 
+// bfloat16 activations (ops/autocast.h): every op a task's GEMM products reach either computes
+// in bfloat16 or widens them, forward and backward, the parameters stay float32, and two steps
+// end near the float32-products run (bfloat16 keeps 8 bits of mantissa: a few per mille).
+TEST_CASE("[cuda] every registered task trains with --precision bf16-activations on cuda:0") {
+  announce_targets();
+  if (!cuda::available()) return;
+  for (const train::TaskSpec& spec : train::tasks()) {
+    CAPTURE(spec.name);
+    if (test_only(spec.name) || !data_available_for(spec.name)) continue;
+    auto run = [&](const std::string& precision) {
+      ScratchDir dir;
+      Json config = train::smoke_config(spec, dir / "files");
+      train::apply_override(config, "trainer.steps=2");
+      train::apply_override(config, "trainer.precision=" + precision);
+      std::unique_ptr<train::Task> task = train::build_task(spec, config, Device::cuda(0));
+      train::Trainer trainer(*task, spec.name, config, dir / "run");
+      trainer.log = nullptr;
+      double last = NAN;
+      trainer.on_step = [&](const train::StepRecord& s) { last = s.loss; };
+      CHECK(trainer.fit().step == 2);
+      for (const Tensor& p : task->model().parameters()) CHECK(p.dtype() != DType::BFloat16);
+      return last;
+    };
+    const double products32 = run("bf16"), products16 = run("bf16-activations");
+    MESSAGE(spec.name << ": step-2 loss " << products16 << " with bf16 activations, " << products32
+                      << " with float32 products");
+    CHECK(std::isfinite(products16));
+    CHECK(std::abs(products16 - products32) <= 0.03 * std::abs(products32) + 1e-3);
+  }
+}
+
 TEST_CASE("[cuda] every study takes --set device=cuda and runs its quick grid's first run there") {
   announce_targets();
   for (const studies::StudySpec& spec : studies::all_studies()) {

@@ -189,12 +189,15 @@ TEST_CASE("trainer early stopping: patience evaluations without improvement end 
 }
 
 TEST_CASE("trainer precision: bf16 is refused on the CPU with a clear message") {
-  ScriptedTask task({1.0});
-  Json c = ScriptedTask::config({"trainer.steps=1", "trainer.precision=bf16"});
-  Trainer t(task, "scripted", c, "");
-  t.log = nullptr;
-  CHECK(throws_with([&] { t.fit(); },
-                    {"[Trainer] --precision bf16 needs a CUDA device: the CPU GEMMs have no bf16 kernel"}));
+  for (const char* precision : {"bf16", "bf16-activations"}) {
+    ScriptedTask task({1.0});
+    Json c = ScriptedTask::config({"trainer.steps=1", fmt::format("trainer.precision={}", precision)});
+    Trainer t(task, "scripted", c, "");
+    t.log = nullptr;
+    CHECK(throws_with([&] { t.fit(); }, {fmt::format("[Trainer] --precision {} needs a CUDA device: the CPU GEMMs "
+                                                     "have no bf16 kernel",
+                                                     precision)}));
+  }
   CHECK(throws_with([] { TrainerOptions::from_json(ScriptedTask::config({"trainer.precision=fp16"})["trainer"]); },
-                    {"precision 'fp16' is not fp32 or bf16"}));
+                    {"precision 'fp16' is not fp32, bf16 or bf16-activations"}));
 }

@@ -118,8 +118,8 @@ void add(CLI::App& app) {
   cmd->add_option("--dtype", opt.dtype, "float32 or float64");
   cmd->add_option("--device", opt.device, "cpu or cuda (cuda:0; GPU time per call)");
   cmd->add_option("--precision", opt.precision,
-                  "fp32, or bf16 on cuda for --gpt/--dt/--vit/--audio/--chronos/--recurrent/--attention (autocast: "
-                  "bf16 GEMMs, float32 weights)");
+                  "fp32, or bf16 / bf16-activations on cuda for --gpt/--dt/--vit/--audio/--chronos/--recurrent/"
+                  "--attention (autocast: bf16 GEMMs, float32 weights; bf16-activations: their products stay bf16)");
   cmd->add_option("--json", opt.json_path, "Also write the results as JSON to this file ('-': stdout only)");
 }
 
@@ -159,22 +159,22 @@ int run() {
   }
   // Where a case ran, for its line: the GPU or the CPU's thread count.
   const std::string where = device.is_cuda() ? "cuda:0" : fmt::format("threads={}", get_num_threads());
-  check(opt.precision == "fp32" || opt.precision == "bf16", "bench", "--precision must be fp32 or bf16, got '{}'",
-        opt.precision);
+  const std::optional<AutocastProducts> products = autocast_for_precision(opt.precision, "bench");
   const bool autocast_cases =
       opt.gpt || opt.dt || opt.vit || opt.audio || opt.chronos || opt.recurrent || opt.attention;
   check(opt.precision == "fp32" || (device.is_cuda() && autocast_cases), "bench",
-        "--precision bf16 needs --device cuda and one of --gpt, --dt, --vit, --audio, --chronos, --recurrent, "
-        "--attention (the CPU GEMMs have no bf16 kernel)");
+        "--precision {} needs --device cuda and one of --gpt, --dt, --vit, --audio, --chronos, --recurrent, "
+        "--attention (the CPU GEMMs have no bf16 kernel)",
+        opt.precision);
   // bf16: the GEMMs (the composed attention's too) in bfloat16 with float32 master weights, as `harmonic
-  // train --precision bf16`.
+  // train --precision bf16`; bf16-activations: their products stay bfloat16 (ops/autocast.h).
   std::optional<AutocastGuard> autocast;
-  if (opt.precision == "bf16") autocast.emplace(DType::BFloat16);
+  if (products) autocast.emplace(DType::BFloat16, *products);
   if (opt.attention) {
     check(dtype == DType::Float32, "bench", "--attention times float32 inputs only");
     run_attention_cases(opt.cases, timing, device, [&](std::string label, double fwd, double fwd_bwd) {
       // Under bf16 autocast only the GEMMs change (the composed path's): "sdpa_composed_bf16_8x12x1024x64".
-      if (opt.precision == "bf16") label.insert(label.rfind('_'), "_bf16");
+      if (products) label.insert(label.rfind('_'), *products == AutocastProducts::BFloat16 ? "_bf16act" : "_bf16");
       fmt::print("{:<36} {}  fwd {} ms  fwd+bwd {} ms\n", label, where, ms_text(fwd), ms_text(fwd_bwd));
       std::fflush(stdout);
     });

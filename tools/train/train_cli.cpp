@@ -162,7 +162,7 @@ void add_train_commands(CLI::App& app) {
       app.add_subcommand("train", "Train a registered task (checkpoints, metrics.jsonl, Ctrl-C saves and stops)");
   t.add(cmd, false);
   cmd->add_option("--seed", t.seed, "random seed (sets the config's seed)");
-  cmd->add_option("--precision", t.precision, "fp32 or bf16 (CUDA only; sets trainer.precision)");
+  cmd->add_option("--precision", t.precision, "fp32, bf16 (bf16 GEMMs) or bf16-activations (their products stay bf16); CUDA only; sets trainer.precision");
   cmd->add_flag("--resume", t.resume, "continue from OUT/checkpoint_last.safetensors");
   cmd->add_flag("--force", t.force, "delete the previous run in OUT (checkpoints, metrics) and start over");
   cmd->add_flag("--list", t.list, "list the tasks: a table (name, length, description)");

@@ -169,7 +169,8 @@ Tensor Trainer::micro_step(const data::Batch& batch, int64_t batch_index, int64_
     b = {batch.input.to(device_), batch.target.defined() ? batch.target.to(device_) : Tensor()};
   }
   std::optional<AutocastGuard> autocast;
-  if (options_.precision == "bf16") autocast.emplace(DType::BFloat16);
+  if (const auto products = autocast_for_precision(options_.precision, "Trainer"))
+    autocast.emplace(DType::BFloat16, *products);
   Tensor loss;
   {
     ProfilePhase phase("forward");
@@ -274,9 +275,9 @@ FitResult Trainer::fit() {
   if (handle_sigint) clear_stop();
   session_steps_ = session_items_ = 0;
   stop_reason_.clear();
-  check(options_.precision != "bf16" || device_.is_cuda(), "Trainer",
-        "--precision bf16 needs a CUDA device: the CPU GEMMs have no bf16 kernel (task '{}' is on {})", task_name_,
-        device_);
+  check(options_.precision == "fp32" || device_.is_cuda(), "Trainer",
+        "--precision {} needs a CUDA device: the CPU GEMMs have no bf16 kernel (task '{}' is on {})",
+        options_.precision, task_name_, device_);
   const data::DataLoader& loader = task_.train_loader();
   const int64_t nb = loader.num_batches(), k = options_.accumulate;
   check(nb > 0, "Trainer::fit", "task '{}': the training loader has no batches", task_name_);

@@ -81,7 +81,8 @@ struct TrainerOptions {
   std::string monitor;                  // a validation metric ("val_loss"); "": no best checkpoint
   std::string monitor_mode = "min";     // min | max: which direction is better
   int64_t early_stopping_patience = 0;  // evaluations without improvement; 0: off (needs monitor)
-  std::string precision = "fp32";       // fp32 | bf16 (CUDA autocast of the GEMMs)
+  std::string precision = "fp32";       // fp32 | bf16 (CUDA autocast of the GEMMs) | bf16-activations
+                                        // (and their products stay bfloat16: ops/autocast.h)
   // Data-parallel runs (mpirun -np N): MiB of gradients per all-reduce bucket, whether buckets
   // are reduced during backward (false: all after it), and the seconds a collective may take
   // before the job is aborted (<= 0: no limit).

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "harmonic/ops/autocast.h"
 #include "harmonic/tools/train/config.h"
 #include "harmonic/tools/train/trainer.h"
 
@@ -108,8 +109,7 @@ TrainerOptions TrainerOptions::from_json(const Json& j) {
         o.monitor);
   check(o.early_stopping_patience == 0 || !o.monitor.empty(), "Trainer",
         "trainer.early_stopping_patience needs trainer.monitor (the metric to watch, e.g. val_loss)");
-  check(o.precision == "fp32" || o.precision == "bf16", "Trainer", "trainer.precision '{}' is not fp32 or bf16",
-        o.precision);
+  autocast_for_precision(o.precision, "Trainer");  // throws for an unknown precision
   check(o.cuda_graph == "off" || o.cuda_graph == "on" || o.cuda_graph == "auto", "Trainer",
         "trainer.cuda_graph '{}' is not off, on or auto", o.cuda_graph);
   check(o.ddp_bucket_mb > 0, "Trainer", "trainer.ddp_bucket_mb must be > 0, got {}", o.ddp_bucket_mb);

@@ -53,7 +53,9 @@ std::string run_summary_line(const std::vector<Tensor>& parameters, Device devic
                                         : device.str();
   return fmt::format("model: {} parameter{} ({}) | device {}, {} CPU thread{} | precision {}", with_thousands(count),
                      count == 1 ? "" : "s", bytes_text(static_cast<double>(bytes)), where, threads,
-                     threads == 1 ? "" : "s", precision == "bf16" ? "bf16 autocast (fp32 weights)" : precision);
+                     threads == 1 ? "" : "s", precision == "bf16"               ? "bf16 autocast (fp32 weights)"
+                     : precision == "bf16-activations" ? "bf16 autocast, bf16 activations (fp32 weights)"
+                                                       : precision);
 }
 
 void Trainer::print_start(int64_t total, int64_t batches_per_epoch) const {

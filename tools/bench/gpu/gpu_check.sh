@@ -8,7 +8,7 @@
 #      evaluates, checkpoints and resumes on cuda:0; every study's first quick run on cuda:0), then
 #      the recurrent layers through cuDNN against the own kernels (tests/cuda/test_rnn_cudnn.cpp)
 #   2. the tiled attention kernels' check (tools/bench/gpu/flash_check.sh), when present
-#   3. the 12-layer d768 GPT step (N 1024, B 8): Harmonic's profile (fp32, bf16, fp32 deterministic
+#   3. the 12-layer d768 GPT step (N 1024, B 8): Harmonic's profile (fp32, bf16, bf16-activations, fp32 deterministic
 #      with index checks at each op: HARMONIC_DETERMINISTIC=1 HARMONIC_DEFER_INDEX_CHECKS=0, the
 #      two-pass attention backward) and PyTorch's step; then GPT-2 small itself (124M, vocabulary
 #      50257) in fp32 and bf16 beside PyTorch with SDPA
@@ -86,7 +86,7 @@ fi
 step "3. the 12-layer d768 GPT step (N 1024, B 8, vocabulary 8192)"
 gpt=(--set n_layer=12 --set n_embd=768 --set n_head=12 --set n_inner=3072 --set block_size=1024 --set batch_size=8
   --set vocab_size=8192 --set eval_tokens=8192 --set trainer.steps=5 --set trainer.eval_every=0 --set trainer.warmup_steps=0)
-for prec in fp32 bf16; do
+for prec in fp32 bf16 bf16-activations; do
   late "gpt $prec" && break
   o=$(timeout 75 "$H" train kjv-lm --device cuda "${gpt[@]}" --precision "$prec" --profile 3 --out "/tmp/gpt-$prec" --force 2>&1)
   echo "$o" | grep -A24 "^profile:" | tee -a "$log"
@@ -110,9 +110,9 @@ done
 
 # GPT-2 small itself (124M: vocabulary 50257, learned positions, tied head, no dropout), the size
 # llm.c publishes its step times for, in float32 and bf16, beside PyTorch with SDPA.
-for prec in fp32 bf16; do
+for prec in fp32 bf16 bf16-activations; do
   late "gpt2_124m $prec" && break
-  torch_flags="--sdpa" && [[ $prec == bf16 ]] && torch_flags="--sdpa --bf16"
+  torch_flags="--sdpa" && [[ $prec == bf16* ]] && torch_flags="--sdpa --bf16"
   h=$(timeout 60 "$H" bench --gpt --case gpt2_124m --device cuda --precision "$prec" --repeat 5 --warmup 2 2>&1 | tail -1)
   t=$(timeout 60 python3 tools/bench/torch/bench_gpt_torch.py --device cuda --size gpt2_124m --case softmax --repeat 5 \
     --warmup 2 $torch_flags 2>&1 | tail -1)
@@ -209,6 +209,9 @@ ast=(--case linear --case fourier --case ast_linear --case ast_fourier)
 pair fp32 25 --audio "${ast[@]}" -- "$peers/bench_audio_torch.py" "${ast[@]}" --sdpa
 pair bf16 15 --dt --precision bf16 -- "$peers/bench_dt_torch.py" --bf16
 pair bf16 15 --gpt --case softmax --precision bf16 -- "$peers/bench_gpt_torch.py" --case softmax --sdpa --bf16
+# The GEMMs' products kept in bf16 (PyTorch's autocast semantics), against the same peers.
+pair bf16act 15 --dt --precision bf16-activations -- "$peers/bench_dt_torch.py" --bf16
+pair bf16act 15 --gpt --case softmax --precision bf16-activations -- "$peers/bench_gpt_torch.py" --case softmax --sdpa --bf16
 # Deterministic mode (core/deterministic.h: the tiled attention's two-pass backward), against the
 # same peer.
 HARMONIC_DETERMINISTIC=1 pair determ 20 --gpt --case softmax -- "$peers/bench_gpt_torch.py" --case softmax --sdpa
