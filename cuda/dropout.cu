@@ -41,10 +41,12 @@ HM_HD double mul_rounded(double a, double b) {
 #endif
 }
 
-template <class T>
+// R: r's type, T's or bfloat16 beside a float32 x (a bfloat16 branch on a float32 residual).
+template <class T, class R = T>
 struct DropoutAdd {
   using C = compute_t<T>;
-  const T *x, *r;
+  const T* x;
+  const R* r;
   T* out;
   uint64_t seed, offset;
   const int64_t* base;  // as Dropout's
@@ -52,9 +54,9 @@ struct DropoutAdd {
   C scale;
   HM_HD void operator()(int64_t i) const {
     const uint64_t o = base ? offset + static_cast<uint64_t>(*base) : offset;
-    // The dropped r is rounded to T (a no-op but for bfloat16) as dropout's output would be.
+    // The dropped r is rounded to R (a no-op but for bfloat16) as dropout's output would be.
     const C d = dropout_keep(seed, o, static_cast<uint64_t>(i), p)
-                    ? convert<C>(convert<T>(mul_rounded(convert<C>(r[i]), scale)))
+                    ? convert<C>(convert<R>(mul_rounded(convert<C>(r[i]), scale)))
                     : C(0);
     out[i] = convert<T>(convert<C>(x[i]) + d);
   }
@@ -81,13 +83,15 @@ void dropout_add_on(const Tensor& x, const Tensor& r, double p, uint64_t seed, u
   const int device = offset_base.defined() ? kernel_device(E, "dropout_add", {&x, &r, &offset_base, &out})
                                            : kernel_device(E, "dropout_add", {&x, &r, &out});
   const int64_t* base = offset_base.defined() ? static_cast<const int64_t*>(offset_base.raw_data()) : nullptr;
-  dispatch_kernel_floating(x.dtype(), "dropout_add", [&]<class T>() {
+  auto launch = [&]<class T, class R>() {
     using C = compute_t<T>;
     const C scale = p < 1.0 ? static_cast<C>(1.0 / (1.0 - p)) : C(0);
     for_each_index(E, device, x.numel(),
-                   DropoutAdd<T>{static_cast<const T*>(x.raw_data()), static_cast<const T*>(r.raw_data()),
-                                 static_cast<T*>(out.raw_data()), seed, offset, base, static_cast<float>(p), scale});
-  });
+                   DropoutAdd<T, R>{static_cast<const T*>(x.raw_data()), static_cast<const R*>(r.raw_data()),
+                                    static_cast<T*>(out.raw_data()), seed, offset, base, static_cast<float>(p), scale});
+  };
+  if (x.dtype() == DType::Float32 && r.dtype() == DType::BFloat16) return launch.template operator()<float, Bf16>();
+  dispatch_kernel_floating(x.dtype(), "dropout_add", [&]<class T>() { launch.template operator()<T, T>(); });
 }
 
 [[maybe_unused]] const bool bound =

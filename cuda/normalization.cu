@@ -59,12 +59,13 @@ struct LayerNormRows {  // x, y (rows, n); mean, rstd (rows); w, b (n) or null
 // add_layer_norm: part1 writes the row of sum = x + r and returns its sum; part2 and write read
 // the sum back, each lane the elements it wrote (the same lane stride in every part), so the
 // rest is LayerNormRows over the sum.
-template <class X>
+template <class X, class R = X>  // R: the branch r's type (bfloat16 beside a float32 x under autocast)
 struct AddLayerNormRows {
   using T = compute_t<X>;
   using Acc = T;
   using Op1 = AddOp;
-  const X *x, *r;
+  const X* x;
+  const R* r;
   X* sum;
   LayerNormRows<X> norm;  // norm.x == sum
   HM_HD T part1(int64_t row, int lane, int lanes) const {
@@ -112,12 +113,13 @@ struct RmsNormRows {
 
 // add_rms_norm: part1 writes the row of sum = x + r and returns its sum of squares, as
 // RmsNormRows::part1 does over x; write is RmsNormRows's over the sum.
-template <class X>
+template <class X, class R = X>
 struct AddRmsNormRows {
   using T = compute_t<X>;
   using Acc = T;
   using Op1 = AddOp;
-  const X *x, *r;
+  const X* x;
+  const R* r;
   X* sum;
   RmsNormRows<X> norm;  // norm.x == sum
   HM_HD T part1(int64_t row, int lane, int lanes) const {
@@ -149,12 +151,13 @@ void layer_norm_on(const Tensor& x, const Tensor& weight, const Tensor& bias, do
   });
 }
 
+// x and the sum are float32 when r is bfloat16 (a bfloat16 branch on a float32 residual).
 template <Exec E>
 void add_layer_norm_on(const Tensor& x, const Tensor& r, const Tensor& weight, const Tensor& bias, double eps,
                        const Tensor& sum, const Tensor& out, const Tensor& mean, const Tensor& rstd) {
   const int device = kernel_device(E, "add_layer_norm", {&x, &r, &sum, &out, &mean, &rstd});
   const int64_t rows = mean.numel(), n = rows == 0 ? 0 : x.numel() / rows;
-  dispatch_kernel_floating(x.dtype(), "add_layer_norm", [&]<class X>() {
+  auto launch = [&]<class X, class R>() {
     using T = compute_t<X>;
     X* ps = static_cast<X*>(sum.raw_data());
     const LayerNormRows<X> norm{ps,
@@ -166,9 +169,11 @@ void add_layer_norm_on(const Tensor& x, const Tensor& r, const Tensor& weight, c
                                 n,
                                 static_cast<T>(eps)};
     run_rows(E, device,
-             AddLayerNormRows<X>{static_cast<const X*>(x.raw_data()), static_cast<const X*>(r.raw_data()), ps, norm},
+             AddLayerNormRows<X, R>{static_cast<const X*>(x.raw_data()), static_cast<const R*>(r.raw_data()), ps, norm},
              rows, n);
-  });
+  };
+  if (x.dtype() == DType::Float32 && r.dtype() == DType::BFloat16) return launch.template operator()<float, Bf16>();
+  dispatch_kernel_floating(x.dtype(), "add_layer_norm", [&]<class X>() { launch.template operator()<X, X>(); });
 }
 
 template <Exec E>
@@ -176,15 +181,17 @@ void add_rms_norm_on(const Tensor& x, const Tensor& r, const Tensor& weight, dou
                      const Tensor& out, const Tensor& rstd) {
   const int device = kernel_device(E, "add_rms_norm", {&x, &r, &sum, &out, &rstd});
   const int64_t rows = rstd.numel(), n = rows == 0 ? 0 : x.numel() / rows;
-  dispatch_kernel_floating(x.dtype(), "add_rms_norm", [&]<class X>() {
+  auto launch = [&]<class X, class R>() {
     using T = compute_t<X>;
     X* ps = static_cast<X*>(sum.raw_data());
     const RmsNormRows<X> norm{ps, ptr_or_null<T>(weight), static_cast<X*>(out.raw_data()),
                               static_cast<T*>(rstd.raw_data()), n, static_cast<T>(eps)};
     run_rows(E, device,
-             AddRmsNormRows<X>{static_cast<const X*>(x.raw_data()), static_cast<const X*>(r.raw_data()), ps, norm},
+             AddRmsNormRows<X, R>{static_cast<const X*>(x.raw_data()), static_cast<const R*>(r.raw_data()), ps, norm},
              rows, n);
-  });
+  };
+  if (x.dtype() == DType::Float32 && r.dtype() == DType::BFloat16) return launch.template operator()<float, Bf16>();
+  dispatch_kernel_floating(x.dtype(), "add_rms_norm", [&]<class X>() { launch.template operator()<X, X>(); });
 }
 
 template <Exec E>

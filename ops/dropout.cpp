@@ -61,8 +61,9 @@ Tensor detail::dropout_add_composed(const Tensor& x, const Tensor& r, double p, 
 Tensor dropout_add(const Tensor& x_in, const Tensor& r_in, double p, bool training, Generator* gen) {
   check_dropout_add(x_in, r_in, p);
   if (!training || p == 0.0) return add(x_in, r_in);
-  // A float32 residual plus a bfloat16 branch (autocast): the fused kernel takes one dtype.
-  if (x_in.dtype() != r_in.dtype()) return add(x_in, dropout(r_in, p, training, gen));
+  // The kernel takes a bfloat16 r beside a float32 x (autocast's branch on its residual stream).
+  if (x_in.dtype() == DType::BFloat16 && r_in.dtype() == DType::Float32)
+    return add(x_in, dropout(r_in, p, training, gen));
   Tensor x, r;
   {
     NoGradGuard guard;

@@ -16,7 +16,8 @@ inline Kernel<void(const Tensor& x, double p, uint64_t seed, uint64_t offset, co
     dropout_kernel{"dropout"};
 
 // out = x + r * keep / (1 - p) with dropout's mask, offset_base as there (the product rounded
-// before the add, as in dropout then add). x, r, out contiguous of one shape.
+// before the add, as in dropout then add). x, r, out contiguous of one shape and dtype, or r
+// bfloat16 beside a float32 x and out (the product rounded to bfloat16, as dropout(r) would be).
 inline Kernel<void(const Tensor& x, const Tensor& r, double p, uint64_t seed, uint64_t offset,
                    const Tensor& offset_base, const Tensor& out)>
     dropout_add_kernel{"dropout_add"};

@@ -37,7 +37,8 @@ void check_param(const Tensor& p, const Tensor& x, const Shape& shape, std::stri
   HM_CHECK(p.shape() == shape, fn, "{} shape {} must equal normalized shape {}", what, str(p.shape()), str(shape));
 }
 
-// The fused residual forms take one dtype; bfloat16 with float32 adds first (into float32).
+// A bfloat16 branch on a float32 residual (autocast): the sum is float32. The kernels take r as
+// the bfloat16 side; the sum is symmetric, so a bfloat16 x swaps with its float32 r.
 bool mixed_residual(const Tensor& x, const Tensor& r) {
   return x.defined() && r.defined() && mixes_bf16_and_float32(x.dtype(), r.dtype());
 }
@@ -104,8 +105,8 @@ void check_add_layer_norm(const Tensor& x, const Tensor& r, const Shape& normali
                           const Tensor& bias, double eps) {
   check(r.defined(), "add_layer_norm", "undefined tensor");
   check_layer_norm(x, normalized_shape, weight, bias, eps, "add_layer_norm");
-  HM_CHECK(x.shape() == r.shape() && x.dtype() == r.dtype() && x.device() == r.device(), "add_layer_norm",
-           "x {} and r {} must have one shape, dtype and device", x.desc(), r.desc());
+  HM_CHECK(x.shape() == r.shape() && (x.dtype() == r.dtype() || mixed_residual(x, r)) && x.device() == r.device(),
+           "add_layer_norm", "x {} and r {} must have one shape, dtype and device", x.desc(), r.desc());
 }
 
 }  // namespace
@@ -120,10 +121,8 @@ std::pair<Tensor, Tensor> detail::add_layer_norm_composed(const Tensor& x, const
 
 std::pair<Tensor, Tensor> add_layer_norm(const Tensor& x_in, const Tensor& r_in, const Shape& normalized_shape,
                                          const Tensor& weight_in, const Tensor& bias_in, double eps) {
-  if (mixed_residual(x_in, r_in)) {  // float32 residual plus a bfloat16 branch (autocast): two kernels
-    Tensor sum = add(x_in, r_in);
-    return {sum, layer_norm(sum, normalized_shape, weight_in, bias_in, eps)};
-  }
+  if (x_in.defined() && x_in.dtype() == DType::BFloat16 && mixed_residual(x_in, r_in))
+    return add_layer_norm(r_in, x_in, normalized_shape, weight_in, bias_in, eps);
   check_add_layer_norm(x_in, r_in, normalized_shape, weight_in, bias_in, eps);
   Tensor x = contiguous_nograd(x_in), r = contiguous_nograd(r_in);
   Tensor w = kernel_param(weight_in, x), b = kernel_param(bias_in, x);
@@ -167,8 +166,8 @@ Tensor record_rms_norm(const Tensor& out, const Tensor& x_in, const Tensor& x, c
 void check_add_rms_norm(const Tensor& x, const Tensor& r, const Tensor& weight, double eps) {
   check(r.defined(), "add_rms_norm", "undefined tensor");
   check_rms_norm(x, weight, eps, "add_rms_norm");
-  HM_CHECK(x.shape() == r.shape() && x.dtype() == r.dtype() && x.device() == r.device(), "add_rms_norm",
-           "x {} and r {} must have one shape, dtype and device", x.desc(), r.desc());
+  HM_CHECK(x.shape() == r.shape() && (x.dtype() == r.dtype() || mixed_residual(x, r)) && x.device() == r.device(),
+           "add_rms_norm", "x {} and r {} must have one shape, dtype and device", x.desc(), r.desc());
 }
 
 }  // namespace
@@ -191,10 +190,8 @@ std::pair<Tensor, Tensor> detail::add_rms_norm_composed(const Tensor& x, const T
 }
 
 std::pair<Tensor, Tensor> add_rms_norm(const Tensor& x_in, const Tensor& r_in, const Tensor& weight_in, double eps) {
-  if (mixed_residual(x_in, r_in)) {
-    Tensor sum = add(x_in, r_in);
-    return {sum, rms_norm(sum, weight_in, eps)};
-  }
+  if (x_in.defined() && x_in.dtype() == DType::BFloat16 && mixed_residual(x_in, r_in))
+    return add_rms_norm(r_in, x_in, weight_in, eps);
   check_add_rms_norm(x_in, r_in, weight_in, eps);
   Tensor x = contiguous_nograd(x_in), r = contiguous_nograd(r_in), w = kernel_param(weight_in, x);
   const int64_t n = x.size(-1), rows = n == 0 ? 0 : x.numel() / n;

@@ -11,7 +11,8 @@ inline Kernel<void(const Tensor& x, const Tensor& weight, const Tensor& bias, do
                    const Tensor& mean, const Tensor& rstd)>
     layer_norm_kernel{"layer_norm"};
 
-// sum = x + r, then layer_norm_kernel's work on sum, row by row: x, r, sum, out (R, D).
+// sum = x + r, then layer_norm_kernel's work on sum, row by row: x, r, sum, out (R, D). r is
+// x's dtype, or bfloat16 beside a float32 x (a bfloat16 branch on a float32 residual stream).
 inline Kernel<void(const Tensor& x, const Tensor& r, const Tensor& weight, const Tensor& bias, double eps,
                    const Tensor& sum, const Tensor& out, const Tensor& mean, const Tensor& rstd)>
     add_layer_norm_kernel{"add_layer_norm"};
@@ -25,7 +26,7 @@ inline Kernel<void(const Tensor& g, const Tensor& x, const Tensor& weight, const
 inline Kernel<void(const Tensor& x, const Tensor& weight, double eps, const Tensor& out, const Tensor& rstd)>
     rms_norm_kernel{"rms_norm"};
 
-// sum = x + r, then rms_norm_kernel's work on sum, row by row.
+// sum = x + r, then rms_norm_kernel's work on sum, row by row (r as for add_layer_norm_kernel).
 inline Kernel<void(const Tensor& x, const Tensor& r, const Tensor& weight, double eps, const Tensor& sum,
                    const Tensor& out, const Tensor& rstd)>
     add_rms_norm_kernel{"add_rms_norm"};

@@ -111,6 +111,7 @@ void cpu_add_layer_norm(const Tensor& x, const Tensor& r, const Tensor& weight, 
     add_rounded(x, r, sum);
     return cpu_layer_norm(sum, weight, bias, eps, out, mean, rstd);
   }
+  if (r.dtype() != x.dtype()) return cpu_add_layer_norm(x, widened(r), weight, bias, eps, sum, out, mean, rstd);
   const int64_t rows = mean.numel(), n = rows == 0 ? 0 : x.numel() / rows;
   dispatch_float(x.dtype(), "add_layer_norm", [&]<class T>() {
     const T *px = x.data<T>(), *pr = r.data<T>(), *w = data_or_null<T>(weight), *b = data_or_null<T>(bias);
@@ -166,6 +167,7 @@ void cpu_add_rms_norm(const Tensor& x, const Tensor& r, const Tensor& weight, do
     add_rounded(x, r, sum);
     return cpu_rms_norm(sum, weight, eps, out, rstd);
   }
+  if (r.dtype() != x.dtype()) return cpu_add_rms_norm(x, widened(r), weight, eps, sum, out, rstd);
   const int64_t rows = rstd.numel(), n = rows == 0 ? 0 : x.numel() / rows;
   dispatch_float(x.dtype(), "add_rms_norm", [&]<class T>() {
     const T *px = x.data<T>(), *pr = r.data<T>(), *w = data_or_null<T>(weight);

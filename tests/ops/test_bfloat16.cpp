@@ -235,6 +235,38 @@ TEST_CASE("bfloat16 layer_norm and rms_norm: float32 statistics and parameters, 
                        Error);
 }
 
+TEST_CASE("a bfloat16 branch on a float32 residual: the fused residual ops match add then the op") {
+  const Tensor x = values({6, 40}, f32, 37), r = bvalues({6, 40}, 38);
+  const Tensor w = values({40}, f32, 39, 1.0), b = values({40}, f32, 40, 1.0);
+  for (bool swap : {false, true}) {  // the sum is symmetric: a bfloat16 x with a float32 r too
+    INFO("bfloat16 " << (swap ? "x" : "r"));
+    const Tensor& first = swap ? r : x;
+    const Tensor& second = swap ? x : r;
+    auto [sum, y] = add_layer_norm(first, second, {40}, w, b);
+    CHECK(sum.dtype() == f32);
+    CHECK(same_values(add(x, r), sum));
+    CHECK(same_values(layer_norm(add(x, r), {40}, w, b), y));
+    auto [rsum, ry] = add_rms_norm(first, second, w);
+    CHECK(same_values(add(x, r), rsum));
+    CHECK(same_values(rms_norm(add(x, r), w), ry));
+  }
+  Tensor rl = r.detach().requires_grad_(true), xl = x.detach().requires_grad_(true);
+  auto [total, normed] = add_layer_norm(xl, rl, {40}, w, b);
+  sum(add(total, normed)).backward();
+  CHECK(rl.grad().dtype() == bf16);
+  CHECK(xl.grad().dtype() == f32);
+  CHECK(same_values(xl.grad().to(bf16), rl.grad()));  // one gradient, rounded for the bfloat16 side
+
+  Generator g1(8), g2(8);
+  const Tensor da = dropout_add(x, r, 0.3, true, &g1);
+  CHECK(da.dtype() == f32);
+  CHECK(same_values(add(x, dropout(r, 0.3, true, &g2)), da));
+  Tensor rd = r.detach().requires_grad_(true);
+  Generator g3(9);
+  sum(dropout_add(x, rd, 0.3, true, &g3)).backward();
+  CHECK(rd.grad().dtype() == bf16);
+}
+
 TEST_CASE("bfloat16: the dtypes that still need a conversion say so") {
   const Tensor a = bvalues({3}, 19);
   CHECK_THROWS_WITH_AS(add(a, values({3}, DType::Float64, 20)), doctest::Contains("dtype mismatch"), Error);
@@ -330,6 +362,32 @@ TEST_CASE("[cuda] bfloat16 layer_norm, rms_norm and their residual forms match t
         },
         {x, r, w}, tol);
   }
+}
+
+TEST_CASE("[cuda] a bfloat16 branch on a float32 residual: fused add_layer_norm, add_rms_norm, dropout_add") {
+  announce_targets();
+  const Tensor x = values({5, 40}, f32, 41), r = values({5, 40}, f32, 42).to(bf16);
+  const Tensor w = values({40}, f32, 43, 1.0), b = values({40}, f32, 44, 1.0);
+  check_against_cpu(
+      "add_layer_norm",
+      [](auto& v) {
+        auto [s, y] = add_layer_norm(v[0], v[1], {40}, v[2], v[3]);
+        return add(s, y);
+      },
+      {x, r, w, b}, 1e-10);
+  check_against_cpu(
+      "add_rms_norm",
+      [](auto& v) {
+        auto [s, y] = add_rms_norm(v[0], v[1], v[2]);
+        return add(s, y);
+      },
+      {x, r, w}, 1e-10);
+  check_against_cpu("dropout_add",
+                    [](auto& v) {
+                      Generator g(5);
+                      return dropout_add(v[0], v[1], 0.25, true, &g);
+                    },
+                    {x, r});
 }
 
 }  // namespace bf16_cuda_cases
