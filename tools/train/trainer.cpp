@@ -110,30 +110,6 @@ int64_t Trainer::total_steps() const {
   return options_.steps > 0 ? options_.steps : options_.epochs * steps_per_epoch();
 }
 
-namespace {
-
-// The task's metrics in eval mode under no-grad (train mode restored after): its validation
-// split's ("val_" prefixed) and its test metrics, each when asked for.
-Json task_metrics(Task& task, const std::string& name, bool validation, bool test) {
-  NoGradGuard no_grad;
-  nn::Module& model = task.model();
-  model.eval();
-  Json val = validation ? task.validate() : Json::object();
-  Json metrics = test ? task.evaluate() : Json::object();
-  model.train();
-  check(metrics.is_object(), "Trainer::evaluate", "task '{}' returned {} instead of a JSON object", name,
-        metrics.dump());
-  check(val.is_object() || val.is_null(), "Trainer::evaluate", "task '{}': validate() returned {}, not an object",
-        name, val.dump());
-  if (val.is_object())
-    for (const auto& [k, v] : val.items()) metrics["val_" + k] = v;
-  return metrics;
-}
-
-}  // namespace
-
-Json Trainer::evaluate(bool test) { return task_metrics(task_, task_name_, true, test); }
-
 void Trainer::apply_lr(int64_t step) {
   // Every group at initial_lr * lr_scale * schedule(step) / schedule.lr, as LRScheduler does.
   optim::Optimizer& opt = task_.optimizer();
@@ -294,16 +270,7 @@ FitResult Trainer::fit() {
   nn::Module& model = task_.model();
   // Data parallelism: every rank starts from rank 0's state and averages its gradients.
   const int world = process_group ? process_group->world_size() : 1, rank = process_group ? process_group->rank() : 0;
-  std::unique_ptr<dist::DataParallel> ddp;
-  if (world > 1) {
-    process_group->set_timeout(options_.dist_timeout);
-    std::vector<Tensor> state;
-    for (const auto& [name, t] : model.state_dict()) state.push_back(t);
-    dist::broadcast_tensors(*process_group, state, 0);
-    ddp = std::make_unique<dist::DataParallel>(
-        params_, process_group,
-        dist::DataParallelOptions{.bucket_mb = options_.ddp_bucket_mb, .overlap = options_.ddp_overlap});
-  }
+  std::unique_ptr<dist::DataParallel> ddp = world > 1 ? start_data_parallel() : nullptr;
   // The stop every rank agrees on (Ctrl-C on any rank, exchanged once per step), so all ranks
   // leave the loop after the same step.
   read_each_step_ = device_.is_cpu() || static_cast<bool>(on_step) || world > 1;
@@ -330,8 +297,8 @@ FitResult Trainer::fit() {
   FitResult result;
   std::optional<SigintScope> sigint;
   if (handle_sigint) sigint.emplace();
-  int64_t last_checkpoint = -1;
-  double last_checkpoint_time = now_seconds();
+  last_checkpoint_step_ = -1;
+  last_checkpoint_time_ = now_seconds();
   bool early_stop = false;
   model.train();
   // A rank that raises ends the whole job (naming itself) at once: unwinding would wait on
@@ -402,79 +369,27 @@ FitResult Trainer::fit() {
           Tensor norm = update();
           taken = pending_step(loss, norm, items, first_batch);
         }
-        if (world > 1) {  // the step's loss over all ranks, and whether any rank was asked to stop
-          Tensor shared = Tensor::empty({2}, DType::Float64);
-          // On the host (read_each_step_), or a replay's on the device: read after the step.
-          shared.data<double>()[0] = taken.loss.defined() ? taken.loss.item<double>() : 0.0;
-          shared.data<double>()[1] = stop_requested() ? 1.0 : 0.0;
-          shared = shared.to(device_);  // the group's device (NCCL reduces CUDA tensors)
-          process_group->all_reduce(shared, dist::ReduceOp::Sum);
-          const std::vector<double> sums = shared.to(Device::cpu()).to_vector();
-          taken.loss = scalar_tensor(sums[0], {.dtype = DType::Float64});
-          agreed_stop = sums[1] > 0;
-        }
+        if (world > 1) agreed_stop = share_across_ranks(taken);
         pending_.push_back(std::move(taken));
         ++step_, ++session_steps_;
         batch_ = pos;
         if (batch_ == nb) ++epoch_, batch_ = 0;  // the position of the next batch, saved by checkpoints
         session_items_ += items;
 
-        const bool done = step_ >= total;
-        const bool log_now = step_ % options_.log_every == 0 || done;
-        const bool eval_now = (options_.eval_every > 0 && step_ % options_.eval_every == 0) || done;
-        const bool checkpoint_due =
+        StepDue due;
+        due.done = step_ >= total;
+        due.log = step_ % options_.log_every == 0 || due.done;
+        due.eval = (options_.eval_every > 0 && step_ % options_.eval_every == 0) || due.done;
+        due.checkpoint =
             (options_.checkpoint_every > 0 && step_ % options_.checkpoint_every == 0) ||
-            (options_.checkpoint_seconds > 0 && now_seconds() - last_checkpoint_time >= options_.checkpoint_seconds);
+            (options_.checkpoint_seconds > 0 && now_seconds() - last_checkpoint_time_ >= options_.checkpoint_seconds);
         StepRecord r = pending_.back().record;
         // A diverged step is found here, before anything is logged, evaluated or saved after it.
-        if (read_each_step_ || log_now || eval_now || checkpoint_due || stopping()) r = settle_pending();
+        if (read_each_step_ || due.log || due.eval || due.checkpoint || stopping()) r = settle_pending();
         if (on_step) on_step(r);
         profile_after_step();
-
-        nlohmann::ordered_json record;
-        if (log_now) {
-          const double n = static_cast<double>(log_count_);
-          // The session's throughput as the progress line shows it: measured before an evaluation
-          // at this step, whose time is not training.
-          const double session = now_seconds() - session_start_;
-          record = {{"step", step_},
-                    {"epoch", r.epoch},
-                    {"loss", loss_sum_ / n},
-                    {"lr", r.lr},
-                    {"grad_norm", grad_norm_sum_ / n},
-                    {"items_per_s", session > 0 ? static_cast<double>(session_items_) / session : 0.0}};
-          loss_sum_ = grad_norm_sum_ = 0, log_count_ = 0;
-          progress(r, record["loss"].get<double>());
-        }
-        if (eval_now) {
-          // The test split at the run's last evaluation only (trainer.test_metrics), which is
-          // also the one where early stopping ends it.
-          const bool test = done || options_.test_metrics == "every";
-          Json metrics = evaluate(test);
-          if (!metrics.empty()) {
-            early_stop = track_best(metrics);
-            if (early_stop && !test) {
-              const Json test_only = task_metrics(task_, task_name_, false, true);
-              for (const auto& [key, v] : test_only.items()) metrics[key] = v;
-            }
-            result.eval = metrics;
-            if (record.empty()) record = {{"step", step_}, {"epoch", r.epoch}};
-            for (const auto& [key, v] : metrics.items()) record[key] = v;
-            print_eval(metrics);
-            if (on_eval) on_eval(step_, metrics);
-          } else if (!test) {
-            warn_no_validation();
-          }
-        }
-        if (!record.empty()) write_metrics(record);
-        if (checkpoint_due && !out_dir_.empty()) {
-          save_checkpoint(checkpoint_path());
-          if (options_.keep_checkpoints)
-            save_checkpoint(fmt::format("{}/checkpoint_step{}.safetensors", out_dir_, step_));
-          last_checkpoint = step_;
-          last_checkpoint_time = now_seconds();
-        }
-        if (done || early_stop || stopping()) break;
+        early_stop = record_step(r, due, result);
+        if (due.done || early_stop || stopping()) break;
         fetching.emplace("data");
       }
     }
@@ -488,7 +403,7 @@ FitResult Trainer::fit() {
   result.stopped_early = early_stop;
   result.step = step_;
   result.best = best_, result.best_step = best_step_;
-  if (!out_dir_.empty() && last_checkpoint != step_) {
+  if (!out_dir_.empty() && last_checkpoint_step_ != step_) {
     save_checkpoint(checkpoint_path());
     if (options_.keep_checkpoints) save_checkpoint(fmt::format("{}/checkpoint_step{}.safetensors", out_dir_, step_));
   }

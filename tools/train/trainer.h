@@ -294,6 +294,18 @@ class Trainer {
   std::unique_ptr<StepGraph> graph_;
   int64_t graph_replays_ = 0;
   std::string graph_fallback_;
+  // What is due after optimizer step step_ (fit's bookkeeping).
+  struct StepDue {
+    bool done = false, log = false, eval = false, checkpoint = false;
+  };
+  // The metrics line, the evaluation (best checkpoint, early stopping) and the checkpoint due
+  // after a step (trainer_record.cpp); true when early stopping ends the run.
+  bool record_step(const StepRecord& r, const StepDue& due, FitResult& result);
+  // Data parallelism (trainer_ranks.cpp): every rank starts from rank 0's state and syncs its
+  // gradients through the returned DataParallel; after each step the loss summed over the ranks
+  // replaces taken's, and the result says whether any rank was asked to stop.
+  std::unique_ptr<dist::DataParallel> start_data_parallel();
+  bool share_across_ranks(PendingStep& taken);
   // After an evaluation: the best checkpoint and early stopping; true to stop.
   bool track_best(const Json& metrics);
   void write_metrics(const nlohmann::ordered_json& record);
@@ -313,6 +325,8 @@ class Trainer {
   std::vector<Tensor> params_;                // the model's parameters, for clipping (set by fit)
   optim::Schedule schedule_;                  // the lr schedule relative to the base lr (set by fit)
   int64_t step_ = 0, epoch_ = 0, batch_ = 0;  // steps done; position of the next batch (0-based)
+  int64_t last_checkpoint_step_ = -1;         // this fit's last checkpoint (-1: none yet)
+  double last_checkpoint_time_ = 0;
   double elapsed_before_ = 0;                 // seconds of earlier sessions (resume)
   double loss_sum_ = 0, grad_norm_sum_ = 0;   // since the last metrics line
   int64_t log_count_ = 0;
