@@ -229,7 +229,7 @@ template <> struct hm::compute_type<hm::cuda::Bf16> { using type = float; };
 
 namespace hm::cuda {
 
-// The conversion rules of core/copy.cpp.
+// The conversion rules of core/dtype.h (hm::convert), with kernel-side bfloat16.
 template <class To, class From>
 HM_HD To convert(From x) {
   if constexpr (std::is_same_v<To, From>)
